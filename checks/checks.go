@@ -1,0 +1,90 @@
+// Package checks decides, from a snapshot of observations, whether each
+// step of a lab is done. It does no I/O and knows nothing of the TUI: every
+// function here is a pure function of its Input, so the same snapshot always
+// gives the same results (live, replayed, or in a test).
+package checks
+
+import (
+	"github.com/labhub/labmate/observe"
+)
+
+// Status is the state of a check or a step.
+type Status string
+
+const (
+	Passed  Status = "passed"  // done
+	Failed  Status = "failed"  // the learner must act
+	Waiting Status = "waiting" // the cluster is converging, caches unsynced, or an earlier step is unfinished
+	Unknown Status = "unknown" // the cluster is unreachable: stale data is never shown as passed
+	Error   Status = "error"   // the check itself could not run
+)
+
+// Result is one check's verdict. Message is Korean and complete on its own
+// (for a failure it names what was expected and what was observed);
+// Expected, Observed and Where repeat those parts for the TUI and tools.
+type Result struct {
+	ID       string `json:"id"`
+	Status   Status `json:"status"`
+	Message  string `json:"message"`
+	Expected string `json:"expected,omitempty"`
+	Observed string `json:"observed,omitempty"`
+	Where    string `json:"where,omitempty"`
+}
+
+// Fact is one line of a step's "observed" view: what labmate actually
+// parsed, ran or saw, as opposed to what the learner wrote.
+type Fact struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// StepEval is what a step's evaluator returns.
+type StepEval struct {
+	Checks   []Result
+	Observed []Fact
+}
+
+// Input is everything a step's evaluator may look at.
+type Input struct {
+	Snap    *observe.Snapshot
+	Root    string         // absolute lab root, only for messages
+	Witness *Witness       // facts of the past; read-only here
+	Prior   map[int]Status // statuses of earlier steps in this evaluation
+}
+
+// Step is the executable side of a lab step. The Korean text of the step
+// lives in package content under the same ID.
+type Step struct {
+	Number int
+	ID     string
+	// Files are the lab-relative paths the step reads; the file source
+	// watches exactly these.
+	Files []string
+	// Probe, when set, asks the prober to run a learner's script.
+	Probe *observe.ProbeSpec
+	// Eval decides the step.
+	Eval func(in Input) StepEval
+	// Remember, when set, records facts of the past this step will need
+	// later (the pod was Unschedulable, ...). It returns true when it
+	// changed w.
+	Remember func(snap *observe.Snapshot, w *Witness) bool
+}
+
+// Aggregate folds check results into a step status: passed only when every
+// check passed; otherwise the most actionable state wins.
+func Aggregate(rs []Result) Status {
+	if len(rs) == 0 {
+		return Unknown
+	}
+	rank := map[Status]int{Failed: 5, Error: 4, Unknown: 3, Waiting: 2, Passed: 1}
+	worst := Passed
+	for _, r := range rs {
+		if rank[r.Status] > rank[worst] {
+			worst = r.Status
+		}
+	}
+	return worst
+}
+
+// Labs maps a lab ID to its steps, in order.
+var Labs = map[string][]Step{}

@@ -1,0 +1,371 @@
+// Package engine joins sources of observations to a lab's checks: it folds
+// observations into a store, remembers facts of the past, evaluates every
+// step and hands out reports. It is the only place that knows both sides;
+// the TUI and the check command only consume Reports.
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"runtime/debug"
+	"sort"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/observe"
+)
+
+// Report is the result of one evaluation. Its JSON form is the stable
+// `labmate check --json` shape.
+type Report struct {
+	Lab   string       `json:"lab"`
+	Title string       `json:"title"`
+	Root  string       `json:"root"`
+	Steps []StepResult `json:"steps"`
+	// Cluster is the connection state the cluster checks saw.
+	Cluster observe.ClusterObs `json:"cluster"`
+	// Problems are Korean messages about sources that failed (the file
+	// watcher could not start, ...). The rest keeps working.
+	Problems []string `json:"problems,omitempty"`
+	// Ready is true once every source delivered its initial state.
+	Ready bool      `json:"ready"`
+	Time  time.Time `json:"time"`
+	// Seq increases with every report an engine hands out.
+	Seq uint64 `json:"-"`
+}
+
+// StepResult is one step's verdict.
+type StepResult struct {
+	Number   int             `json:"number"`
+	ID       string          `json:"id"`
+	Title    string          `json:"title"`
+	Status   checks.Status   `json:"status"`
+	Checks   []checks.Result `json:"checks"`
+	Observed []checks.Fact   `json:"observed,omitempty"`
+}
+
+// Step returns the result for step n (1-based), or nil.
+func (r *Report) Step(n int) *StepResult {
+	for i := range r.Steps {
+		if r.Steps[i].Number == n {
+			return &r.Steps[i]
+		}
+	}
+	return nil
+}
+
+// AllPassed reports whether every step in the report passed.
+func (r *Report) AllPassed() bool {
+	for _, s := range r.Steps {
+		if s.Status != checks.Passed {
+			return false
+		}
+	}
+	return len(r.Steps) > 0
+}
+
+// Config builds an Engine.
+type Config struct {
+	Lab   *content.Lab
+	Steps []checks.Step
+	Root  string // absolute lab root
+	// Witness is the persisted memory to start from.
+	Witness checks.Witness
+	// SaveWitness, if set, is called (from the engine goroutine) whenever
+	// the memory changed.
+	SaveWitness func(checks.Witness) error
+	// Tap, if set, sees every observation the engine applies, in order
+	// (the recorder).
+	Tap func(observe.Observation)
+}
+
+// Engine evaluates a lab. Apply and Evaluate must be called from one
+// goroutine (Run does that).
+type Engine struct {
+	cfg      Config
+	store    *observe.Store
+	witness  checks.Witness
+	sources  []string
+	problems []string
+	seq      uint64
+}
+
+// New returns an engine for the lab.
+func New(cfg Config) *Engine {
+	w := cfg.Witness
+	if w.Facts == nil {
+		w.Facts = map[string]checks.WitnessFact{}
+	}
+	return &Engine{cfg: cfg, store: observe.NewStore(), witness: w}
+}
+
+// Files returns the lab-relative paths the steps read, sorted, for the file
+// source to watch.
+func (e *Engine) Files() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range e.cfg.Steps {
+		for _, f := range s.Files {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Probes returns the scripts the steps ask to run.
+func (e *Engine) Probes() []observe.ProbeSpec {
+	var out []observe.ProbeSpec
+	for _, s := range e.cfg.Steps {
+		if s.Probe != nil {
+			out = append(out, *s.Probe)
+		}
+	}
+	return out
+}
+
+// Witness returns a copy of the current memory.
+func (e *Engine) Witness() checks.Witness {
+	w := checks.Witness{Facts: make(map[string]checks.WitnessFact, len(e.witness.Facts))}
+	for k, v := range e.witness.Facts {
+		w.Facts[k] = v
+	}
+	return w
+}
+
+// Apply folds one observation in and updates the memory of the past.
+func (e *Engine) Apply(o observe.Observation) {
+	if e.cfg.Tap != nil {
+		e.cfg.Tap(o)
+	}
+	e.store.Apply(o)
+}
+
+// remember lets every step record facts of the past from the current
+// snapshot, and persists them when they changed.
+func (e *Engine) remember(snap *observe.Snapshot) {
+	changed := false
+	for _, s := range e.cfg.Steps {
+		if s.Remember != nil && s.Remember(snap, &e.witness) {
+			changed = true
+		}
+	}
+	if changed && e.cfg.SaveWitness != nil {
+		if err := e.cfg.SaveWitness(e.Witness()); err != nil {
+			e.problem(content.Msg("engine.witness_save", "err", err))
+		}
+	}
+}
+
+func (e *Engine) problem(msg string) {
+	for _, p := range e.problems {
+		if p == msg {
+			return
+		}
+	}
+	e.problems = append(e.problems, msg)
+}
+
+// Evaluate runs every step's checks against the current snapshot.
+func (e *Engine) Evaluate() Report {
+	snap := e.store.Snapshot()
+	e.remember(snap)
+	rep := Report{
+		Lab:      e.cfg.Lab.ID,
+		Title:    e.cfg.Lab.Title,
+		Root:     e.cfg.Root,
+		Cluster:  snap.Cluster,
+		Problems: append([]string(nil), e.problems...),
+		Ready:    e.ready(snap),
+		Time:     snap.Time,
+	}
+	prior := map[int]checks.Status{}
+	byID := map[string]checks.Step{}
+	for _, s := range e.cfg.Steps {
+		byID[s.ID] = s
+	}
+	for _, ls := range e.cfg.Lab.Steps {
+		sr := StepResult{Number: ls.Number, ID: ls.ID, Title: ls.Title}
+		if s, ok := byID[ls.ID]; ok && s.Eval != nil {
+			ev := safeEval(s, checks.Input{Snap: snap, Root: e.cfg.Root, Witness: &e.witness, Prior: copyPrior(prior)})
+			sr.Checks, sr.Observed = ev.Checks, ev.Observed
+		} else {
+			sr.Checks = []checks.Result{{ID: ls.ID, Status: checks.Unknown, Message: content.Msg("engine.no_checks")}}
+		}
+		sr.Status = checks.Aggregate(sr.Checks)
+		prior[ls.Number] = sr.Status
+		rep.Steps = append(rep.Steps, sr)
+	}
+	e.seq++
+	rep.Seq = e.seq
+	return rep
+}
+
+func copyPrior(m map[int]checks.Status) map[int]checks.Status {
+	out := make(map[int]checks.Status, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// safeEval turns a panicking check into an error result instead of taking
+// labmate down.
+func safeEval(s checks.Step, in checks.Input) (ev checks.StepEval) {
+	defer func() {
+		if r := recover(); r != nil {
+			ev = checks.StepEval{Checks: []checks.Result{{
+				ID:      s.ID + ".internal",
+				Status:  checks.Error,
+				Message: content.Msg("engine.check_panic", "err", fmt.Sprint(r)),
+			}}}
+		}
+	}()
+	return s.Eval(in)
+}
+
+func (e *Engine) ready(snap *observe.Snapshot) bool {
+	for _, name := range e.sources {
+		if !snap.Synced[name] {
+			return false
+		}
+	}
+	return true
+}
+
+// Reactor is a source that also reacts to file observations (the script
+// prober runs a script when its content changes).
+type Reactor interface {
+	observe.Source
+	Offer(f observe.FileObs)
+}
+
+// Run starts the sources, applies what they observe, and sends a report
+// to out after every burst of observations that changed a result. Only the
+// newest report is kept when the reader is slow. Run returns when ctx is
+// done.
+func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Report) {
+	in := make(chan observe.Observation, 256)
+	errs := make(chan sourceErr, len(sources))
+	var reactors []Reactor
+	e.sources = e.sources[:0]
+	for _, src := range sources {
+		e.sources = append(e.sources, src.Name())
+		if r, ok := src.(Reactor); ok {
+			reactors = append(reactors, r)
+		}
+		go runSource(ctx, src, in, errs)
+	}
+
+	var last *Report
+	publish := func() {
+		rep := e.Evaluate()
+		if last != nil && sameResults(last, &rep) {
+			return
+		}
+		last = &rep
+		select {
+		case out <- rep:
+		default:
+			// Reader is behind: replace the stale report with this one.
+			select {
+			case <-out:
+			default:
+			}
+			select {
+			case out <- rep:
+			case <-ctx.Done():
+			}
+		}
+	}
+	publish()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case se := <-errs:
+			e.problem(content.Msg("engine.source_failed", "source", se.name, "err", se.err))
+			// A failed source never syncs; do not keep callers waiting on it.
+			e.Apply(observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: se.name}})
+			publish()
+		case o := <-in:
+			e.apply(o, reactors)
+			// Coalesce whatever else is already queued into one evaluation.
+		drain:
+			for {
+				select {
+				case o := <-in:
+					e.apply(o, reactors)
+				default:
+					break drain
+				}
+			}
+			publish()
+		}
+	}
+}
+
+func (e *Engine) apply(o observe.Observation, reactors []Reactor) {
+	e.Apply(o)
+	if o.File != nil {
+		for _, r := range reactors {
+			r.Offer(*o.File)
+		}
+	}
+}
+
+type sourceErr struct {
+	name string
+	err  error
+}
+
+func runSource(ctx context.Context, src observe.Source, out chan<- observe.Observation, errs chan<- sourceErr) {
+	defer func() {
+		if r := recover(); r != nil {
+			errs <- sourceErr{src.Name(), fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	if err := src.Run(ctx, out); err != nil && ctx.Err() == nil {
+		errs <- sourceErr{src.Name(), err}
+	}
+}
+
+// sameResults reports whether two reports would look the same to a
+// learner (ignoring sequence numbers and times).
+func sameResults(a, b *Report) bool {
+	return a.Ready == b.Ready && a.Cluster == b.Cluster &&
+		reflect.DeepEqual(a.Steps, b.Steps) && reflect.DeepEqual(a.Problems, b.Problems)
+}
+
+// Once runs the sources until every one has delivered its initial state
+// (or timeout passes) and returns that report. It is `labmate check`.
+func (e *Engine) Once(ctx context.Context, sources []observe.Source, timeout time.Duration) Report {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	out := make(chan Report, 1)
+	go e.Run(ctx, sources, out)
+	var last Report
+	for {
+		select {
+		case rep := <-out:
+			last = rep
+			if rep.Ready {
+				return rep
+			}
+		case <-ctx.Done():
+			last.Problems = append(last.Problems, content.Msg("engine.not_ready", "timeout", timeout))
+			return last
+		}
+	}
+}
+
+// AbsRoot cleans a lab root for display and for sources.
+func AbsRoot(root string) (string, error) {
+	return filepath.Abs(root)
+}

@@ -1,0 +1,138 @@
+// Package observe defines what labmate can observe about a lab: files on
+// disk, live cluster objects, script runs and the cluster connection, and
+// the Source contract every producer of observations (fsnotify watcher,
+// informers, replayed trace) implements.
+//
+// Nothing here knows about steps: a source is told which paths or objects
+// to look at and reports what it sees. Deciding what that means is the job
+// of package checks.
+package observe
+
+import (
+	"context"
+	"io/fs"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// Source produces observations until ctx is cancelled. It must send the
+// initial state of everything it observes, then a Synced observation
+// carrying its name, then changes as they happen. Run must recover its own
+// panics and return them as errors.
+type Source interface {
+	Name() string
+	Run(ctx context.Context, out chan<- Observation) error
+}
+
+// Observation is one thing a source saw at a point in time. Exactly one of
+// the pointer fields is set.
+type Observation struct {
+	Time    time.Time   `json:"time"`
+	File    *FileObs    `json:"file,omitempty"`
+	Object  *ObjectObs  `json:"object,omitempty"`
+	Script  *ScriptObs  `json:"script,omitempty"`
+	Cluster *ClusterObs `json:"cluster,omitempty"`
+	Synced  *SyncedObs  `json:"synced,omitempty"`
+}
+
+// FileState says what a path looked like when it was read.
+type FileState string
+
+const (
+	FilePresent    FileState = "present"    // a regular file, Content holds it
+	FileMissing    FileState = "missing"    // nothing at the path
+	FileIsDir      FileState = "dir"        // a directory where a file should be
+	FileUnreadable FileState = "unreadable" // exists but could not be read (Err says why)
+	FileTooLarge   FileState = "too-large"  // larger than MaxFileSize; Content is empty
+)
+
+// MaxFileSize caps how much of a learner's file labmate reads. Lab files are
+// a few kilobytes; anything larger is reported, not parsed.
+const MaxFileSize = 1 << 20
+
+// FileObs is the state of one lab file. Path is relative to the lab root,
+// slash-separated.
+type FileObs struct {
+	Path    string      `json:"path"`
+	State   FileState   `json:"state"`
+	Content []byte      `json:"content,omitempty"`
+	Size    int64       `json:"size"`
+	Mode    fs.FileMode `json:"mode"`
+	Err     string      `json:"err,omitempty"`
+}
+
+// Op is what happened to a cluster object.
+type Op string
+
+const (
+	OpUpsert Op = "upsert"
+	OpDelete Op = "delete"
+)
+
+// ObjectObs is one cluster object as an informer delivered it. Kind is the
+// API kind ("Node", "Pod", "Event", "Namespace", "RuntimeClass",
+// "ConfigMap", "DaemonSet"). Object is the typed client-go object
+// (*corev1.Node, ...); it is treated as immutable once observed.
+type ObjectObs struct {
+	Op        Op             `json:"op"`
+	Kind      string         `json:"kind"`
+	Namespace string         `json:"namespace,omitempty"`
+	Name      string         `json:"name"`
+	Object    runtime.Object `json:"-"`
+}
+
+// ScriptObs is the outcome of running a learner's script under one
+// scenario (for example "nvidia" or "runc-only" for check-runtime.sh).
+type ScriptObs struct {
+	Script     string        `json:"script"`      // path relative to the lab root
+	ContentSHA string        `json:"content_sha"` // sha256 of the script that ran
+	Scenario   string        `json:"scenario"`
+	ExitCode   int           `json:"exit_code"` // -1 when it did not exit (timeout, start failure)
+	TimedOut   bool          `json:"timed_out,omitempty"`
+	StartErr   string        `json:"start_err,omitempty"`
+	FakeArgv   [][]string    `json:"fake_argv"` // every argv the fake command was called with
+	Output     string        `json:"output"`    // combined stdout+stderr tail, capped
+	Truncated  bool          `json:"truncated,omitempty"`
+	Duration   time.Duration `json:"duration"`
+}
+
+// ClusterState is how far the cluster source got.
+type ClusterState string
+
+const (
+	ClusterOff         ClusterState = "off"         // no kubeconfig / not configured
+	ClusterConnecting  ClusterState = "connecting"  // reachable, caches not yet synced
+	ClusterSynced      ClusterState = "synced"      // caches synced, watching
+	ClusterUnreachable ClusterState = "unreachable" // probe failed; cached data is stale
+)
+
+// ClusterObs reports the cluster connection.
+type ClusterObs struct {
+	State   ClusterState `json:"state"`
+	Server  string       `json:"server,omitempty"`
+	Context string       `json:"context,omitempty"`
+	Version string       `json:"version,omitempty"`
+	Err     string       `json:"err,omitempty"`
+}
+
+// SyncedObs says a source has delivered its initial state.
+type SyncedObs struct {
+	Source string `json:"source"`
+}
+
+// ProbeSpec asks a prober to run a learner's script for real: once per
+// scenario, with a fake command of the given name first on PATH that
+// prints the scenario's Stdout for any arguments and records its argv.
+// The prober reruns only when the script's content changes.
+type ProbeSpec struct {
+	Script      string     // lab-relative path of the script
+	FakeCommand string     // name the script must call through PATH
+	Scenarios   []Scenario // each run gets its own temp dir
+}
+
+// Scenario is one run of a probed script.
+type Scenario struct {
+	Name   string
+	Stdout string
+}
