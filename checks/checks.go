@@ -66,7 +66,9 @@ type Step struct {
 	Eval func(in Input) StepEval
 	// Remember, when set, records facts of the past this step will need
 	// later (the pod was Unschedulable, ...). It returns true when it
-	// changed w.
+	// changed w. Keys must start with the step's ID and a slash
+	// ("runtimeclass-pending/unschedulable") so `labmate reset --step N`
+	// can forget one step's facts.
 	Remember func(snap *observe.Snapshot, w *Witness) bool
 }
 

@@ -1,0 +1,218 @@
+// Package state keeps what labmate must remember between runs, per lab and
+// per lab root: the facts of the past it witnessed and the learner's
+// progress. The file is small JSON under the XDG state dir, written
+// atomically (temp file, fsync, rename) under an advisory lock so that a
+// crash, a full disk or a second labmate never corrupts it.
+package state
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+)
+
+// Version is the state file format version.
+const Version = 1
+
+// File is the state of one lab at one root.
+type File struct {
+	Version  int            `json:"version"`
+	Lab      string         `json:"lab"`
+	Root     string         `json:"root"`
+	Witness  checks.Witness `json:"witness"`
+	Progress Progress       `json:"progress"`
+}
+
+// Progress is the learner's way through the lab.
+type Progress struct {
+	// CurrentStep is the page the learner was on (0 = introduction).
+	CurrentStep int `json:"current_step"`
+	// PassedAt is when each step first passed.
+	PassedAt map[int]time.Time `json:"passed_at,omitempty"`
+	// HintsSeen is how many hints of each step the learner opened.
+	HintsSeen map[int]int `json:"hints_seen,omitempty"`
+	// SolutionSeen marks steps whose worked solution was opened.
+	SolutionSeen map[int]bool `json:"solution_seen,omitempty"`
+}
+
+// Store reads and writes one state file.
+type Store struct {
+	Path string
+	lab  string
+	root string
+}
+
+// Dir returns the XDG state directory for labmate.
+func Dir() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "labmate"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "state", "labmate"), nil
+}
+
+// Open returns the store for a lab at a root, under dir (Dir() when empty).
+// Nothing is created until the first write.
+func Open(dir, lab, root string) (*Store, error) {
+	if dir == "" {
+		d, err := Dir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
+	sum := sha256.Sum256([]byte(root))
+	return &Store{
+		Path: filepath.Join(dir, lab, hex.EncodeToString(sum[:6]), "state.json"),
+		lab:  lab,
+		root: root,
+	}, nil
+}
+
+// ErrCorrupt wraps a state file that could not be read; Load moved it
+// aside to the path named in the error and starts afresh.
+var ErrCorrupt = errors.New("state file damaged")
+
+// Load reads the state. A missing file is an empty state. A damaged file
+// is renamed to *.damaged-<time> and reported with ErrCorrupt alongside an
+// empty state, so the learner is told and nothing is silently dropped.
+func (s *Store) Load() (File, error) {
+	var f File
+	err := s.locked(func() error {
+		var err error
+		f, err = s.read()
+		return err
+	})
+	return f, err
+}
+
+// Update applies fn to the current state and writes the result atomically.
+// Concurrent labmate processes serialise on a lock file, and each applies
+// its change to what the other wrote.
+func (s *Store) Update(fn func(*File)) error {
+	return s.locked(func() error {
+		f, err := s.read()
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return err
+		}
+		fn(&f)
+		return s.write(f)
+	})
+}
+
+// Reset clears progress and witnessed facts: of one step when step > 0
+// (its witness keys are those prefixed by keyPrefix), or all.
+func (s *Store) Reset(step int, keyPrefixes []string) error {
+	return s.Update(func(f *File) {
+		if step <= 0 {
+			*f = s.empty()
+			return
+		}
+		delete(f.Progress.PassedAt, step)
+		delete(f.Progress.HintsSeen, step)
+		delete(f.Progress.SolutionSeen, step)
+		for k := range f.Witness.Facts {
+			for _, p := range keyPrefixes {
+				if len(k) >= len(p) && k[:len(p)] == p {
+					delete(f.Witness.Facts, k)
+				}
+			}
+		}
+	})
+}
+
+func (s *Store) empty() File {
+	return File{Version: Version, Lab: s.lab, Root: s.root}
+}
+
+func (s *Store) read() (File, error) {
+	raw, err := os.ReadFile(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s.empty(), nil
+	}
+	if err != nil {
+		return s.empty(), err
+	}
+	var f File
+	if err := json.Unmarshal(raw, &f); err != nil || f.Version < 1 || f.Version > Version {
+		reason := "unknown version"
+		if err != nil {
+			reason = err.Error()
+		}
+		aside := fmt.Sprintf("%s.damaged-%s", s.Path, time.Now().UTC().Format("20060102T150405Z"))
+		if rerr := os.Rename(s.Path, aside); rerr != nil {
+			return s.empty(), fmt.Errorf("%w (%s); could not move it aside: %v", ErrCorrupt, reason, rerr)
+		}
+		return s.empty(), fmt.Errorf("%w (%s); moved to %s", ErrCorrupt, reason, aside)
+	}
+	f.Lab, f.Root = s.lab, s.root
+	return f, nil
+}
+
+// write replaces the file atomically: a crash leaves either the old or the
+// new content, never a torn one.
+func (s *Store) write(f File) error {
+	f.Version = Version
+	raw, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(s.Path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, ".state-*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(append(raw, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), s.Path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// locked runs fn holding an exclusive flock on a lock file beside the state.
+func (s *Store) locked(fn func() error) error {
+	dir := filepath.Dir(s.Path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	lf, err := os.OpenFile(s.Path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return err
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	return fn()
+}
