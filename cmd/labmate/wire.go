@@ -1,0 +1,151 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+
+	"k8s.io/klog/v2"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/observe/files"
+	"github.com/labhub/labmate/state"
+)
+
+// silenceKlog keeps client-go's logging off the terminal: bubbletea owns
+// it, and `check --json` output must stay parseable.
+func silenceKlog() {
+	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
+	klog.InitFlags(fs)
+	_ = fs.Set("logtostderr", "false")
+	_ = fs.Set("alsologtostderr", "false")
+	_ = fs.Set("stderrthreshold", "FATAL")
+	klog.SetOutput(io.Discard)
+	klog.LogToStderr(false)
+}
+
+// common are the flags every lab-reading command takes.
+type common struct {
+	root       string
+	kubeconfig string
+	kubeCtx    string
+	noCluster  bool
+	logFile    string
+	stateDir   string
+	lab        string
+}
+
+func (c *common) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.root, "root", "", content.Msg("cli.flag.root"))
+	fs.StringVar(&c.kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
+	fs.StringVar(&c.kubeCtx, "context", "", content.Msg("cli.flag.context"))
+	fs.BoolVar(&c.noCluster, "no-cluster", false, content.Msg("cli.flag.no_cluster"))
+	fs.StringVar(&c.logFile, "log", "", content.Msg("cli.flag.log"))
+	fs.StringVar(&c.stateDir, "state-dir", "", content.Msg("cli.flag.state_dir"))
+	fs.StringVar(&c.lab, "lab", content.DefaultLabID, content.Msg("cli.flag.lab"))
+}
+
+// setup is the wired-up program for one lab root.
+type setup struct {
+	lab     *content.Lab
+	root    string
+	engine  *engine.Engine
+	files   *files.Source
+	sources []observe.Source
+	store   *state.Store
+	state   state.File
+	// warnings are Korean messages to show but not fail on.
+	warnings []string
+	closeLog func()
+}
+
+// envError is a usage or environment problem: exit code 2.
+type envError struct{ msg string }
+
+func (e envError) Error() string { return e.msg }
+
+func (c *common) build() (*setup, error) {
+	s := &setup{closeLog: func() {}}
+	if err := s.openLog(c.logFile); err != nil {
+		return nil, envError{content.Msg("cli.log_open", "path", c.logFile, "err", err)}
+	}
+	lab, err := content.Load(c.lab)
+	if err != nil {
+		return nil, envError{content.Msg("cli.lab_missing", "lab", c.lab, "err", err)}
+	}
+	steps, ok := checks.Labs[lab.ID]
+	if !ok {
+		return nil, envError{content.Msg("cli.lab_missing", "lab", c.lab, "err", "no checks")}
+	}
+	s.lab = lab
+	root := c.root
+	if root == "" {
+		root = os.Getenv("LABMATE_ROOT")
+	}
+	if root == "" {
+		root = lab.DefaultRoot
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return nil, envError{content.Msg("cli.root_bad", "root", c.root, "err", err)}
+	}
+	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
+		return nil, envError{content.Msg("cli.root_not_dir", "root", root)}
+	}
+	s.root = root
+
+	if s.store, err = state.Open(c.stateDir, lab.ID, root); err == nil {
+		s.state, err = s.store.Load()
+		if err != nil {
+			s.warnings = append(s.warnings, content.Msg("cli.state_damaged", "err", err))
+		}
+	} else {
+		s.warnings = append(s.warnings, content.Msg("cli.state_unavailable", "err", err))
+	}
+
+	cfg := engine.Config{Lab: lab, Steps: steps, Root: root, Witness: s.state.Witness}
+	if s.store != nil {
+		store := s.store
+		cfg.SaveWitness = func(w checks.Witness) error {
+			return store.Update(func(f *state.File) { f.Witness = w })
+		}
+	}
+	s.engine = engine.New(cfg)
+	s.files = files.New(files.Options{Root: root, Paths: s.engine.Files()})
+	s.sources = append(s.sources, s.files)
+	if err := s.addSources(c); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *setup) openLog(path string) error {
+	if path == "" {
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	klog.SetOutput(f)
+	s.closeLog = func() { f.Close() }
+	return nil
+}
+
+func exitFor(err error, stderr io.Writer) int {
+	var ee envError
+	if errors.As(err, &ee) {
+		fmt.Fprintln(stderr, ee.msg)
+		return exitUsage
+	}
+	fmt.Fprintln(stderr, err)
+	return exitUsage
+}
