@@ -44,6 +44,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runCheck(ctx, args, stdout, stderr)
 	case "sandbox":
 		return runSandbox(ctx, args, stdout, stderr)
+	case "replay":
+		return runReplay(ctx, args, stdout, stderr)
+	case "doctor":
+		return runDoctor(ctx, args, stdout, stderr)
+	case "report":
+		return runReport(ctx, args, stdout, stderr)
+	case "reset":
+		return runReset(ctx, args, stdin(), stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "labmate", version)
 		return exitOK
