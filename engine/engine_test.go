@@ -1,0 +1,201 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/observe"
+)
+
+// A two-step lab whose checks read one file each.
+func testLab() (*content.Lab, []checks.Step) {
+	lab := &content.Lab{ID: "t", Title: "T", Steps: []content.Step{
+		{Number: 1, ID: "one", Title: "하나"},
+		{Number: 2, ID: "two", Title: "둘"},
+	}}
+	fileIs := func(path, want string) func(checks.Input) checks.StepEval {
+		return func(in checks.Input) checks.StepEval {
+			f := in.Snap.File(path)
+			st := checks.Failed
+			if f.State == observe.FilePresent && string(f.Content) == want {
+				st = checks.Passed
+			}
+			return checks.StepEval{Checks: []checks.Result{{ID: path, Status: st}}}
+		}
+	}
+	steps := []checks.Step{
+		{Number: 1, ID: "one", Files: []string{"a"}, Eval: fileIs("a", "ok")},
+		{Number: 2, ID: "two", Files: []string{"b", "a"}, Eval: func(in checks.Input) checks.StepEval {
+			if in.Prior[1] != checks.Passed {
+				return checks.StepEval{Checks: []checks.Result{{ID: "b", Status: checks.Waiting}}}
+			}
+			return fileIs("b", "ok")(in)
+		}},
+	}
+	return lab, steps
+}
+
+func fileObs(path, body string) observe.Observation {
+	return observe.Observation{Time: time.Now(), File: &observe.FileObs{Path: path, State: observe.FilePresent, Content: []byte(body)}}
+}
+
+func TestEvaluatePassesPriorStatuses(t *testing.T) {
+	lab, steps := testLab()
+	e := New(Config{Lab: lab, Steps: steps, Root: "/r"})
+	rep := e.Evaluate()
+	if got := rep.Step(2).Status; got != checks.Waiting {
+		t.Fatalf("step 2 before step 1 = %s, want waiting", got)
+	}
+	e.Apply(fileObs("a", "ok"))
+	e.Apply(fileObs("b", "ok"))
+	rep = e.Evaluate()
+	if !rep.AllPassed() {
+		t.Fatalf("want all passed, got %+v", rep.Steps)
+	}
+	if got := e.Files(); strings.Join(got, ",") != "a,b" {
+		t.Fatalf("Files() = %v", got)
+	}
+}
+
+func TestPanickingCheckIsAnErrorResult(t *testing.T) {
+	lab, steps := testLab()
+	steps[0].Eval = func(checks.Input) checks.StepEval { panic("boom") }
+	e := New(Config{Lab: lab, Steps: steps})
+	rep := e.Evaluate()
+	st := rep.Step(1)
+	if st.Status != checks.Error || !strings.Contains(st.Checks[0].Message, "boom") {
+		t.Fatalf("step 1 = %+v", st)
+	}
+	if rep.Step(2).Status != checks.Waiting {
+		t.Fatalf("step 2 should wait on the broken step 1, got %s", rep.Step(2).Status)
+	}
+}
+
+func TestRememberPersistsOnlyOnChange(t *testing.T) {
+	lab, steps := testLab()
+	steps[0].Remember = func(s *observe.Snapshot, w *checks.Witness) bool {
+		if f := s.File("a"); f.State == observe.FilePresent {
+			return w.Set("one/seen", checks.WitnessFact{Value: string(f.Content)})
+		}
+		return false
+	}
+	var saved []checks.Witness
+	e := New(Config{Lab: lab, Steps: steps, SaveWitness: func(w checks.Witness) error {
+		saved = append(saved, w)
+		return nil
+	}})
+	e.Apply(fileObs("a", "x"))
+	e.Evaluate()
+	e.Evaluate()
+	e.Apply(fileObs("a", "y"))
+	e.Evaluate()
+	if len(saved) != 2 || saved[1].Facts["one/seen"].Value != "y" {
+		t.Fatalf("saved = %+v, want two saves ending with y", saved)
+	}
+}
+
+type chanSource struct {
+	name string
+	obs  chan observe.Observation
+	err  error
+}
+
+func (c *chanSource) Name() string { return c.name }
+func (c *chanSource) Run(ctx context.Context, out chan<- observe.Observation) error {
+	if c.err != nil {
+		return c.err
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case o := <-c.obs:
+			out <- o
+		}
+	}
+}
+
+func next(t *testing.T, out <-chan Report) Report {
+	t.Helper()
+	select {
+	case r := <-out:
+		return r
+	case <-time.After(3 * time.Second):
+		t.Fatal("no report")
+		return Report{}
+	}
+}
+
+func TestRunPublishesOnlyChangesAndReadiness(t *testing.T) {
+	lab, steps := testLab()
+	e := New(Config{Lab: lab, Steps: steps})
+	src := &chanSource{name: "s", obs: make(chan observe.Observation)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan Report, 1)
+	go e.Run(ctx, []observe.Source{src}, out)
+
+	if r := next(t, out); r.Ready {
+		t.Fatal("ready before the source synced")
+	}
+	src.obs <- observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: "s"}}
+	if r := next(t, out); !r.Ready {
+		t.Fatal("not ready after sync")
+	}
+	// An observation that changes no result publishes nothing.
+	src.obs <- fileObs("unrelated", "x")
+	select {
+	case r := <-out:
+		t.Fatalf("unexpected report %d", r.Seq)
+	case <-time.After(200 * time.Millisecond):
+	}
+	src.obs <- fileObs("a", "ok")
+	if r := next(t, out); r.Step(1).Status != checks.Passed {
+		t.Fatalf("step 1 = %s", r.Step(1).Status)
+	}
+}
+
+func TestFailedSourceIsAProblemAndDoesNotBlockReadiness(t *testing.T) {
+	lab, steps := testLab()
+	e := New(Config{Lab: lab, Steps: steps})
+	src := &chanSource{name: "broken", err: errors.New("no inotify")}
+	rep := e.Once(context.Background(), []observe.Source{src}, 3*time.Second)
+	if !rep.Ready {
+		t.Fatal("Once did not finish ready")
+	}
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "no inotify") {
+		t.Fatalf("problems = %v", rep.Problems)
+	}
+}
+
+func TestSlowReaderGetsNewestReport(t *testing.T) {
+	lab, steps := testLab()
+	e := New(Config{Lab: lab, Steps: steps})
+	src := &chanSource{name: "s", obs: make(chan observe.Observation)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan Report, 1)
+	go e.Run(ctx, []observe.Source{src}, out)
+	for _, body := range []string{"ok", "no", "ok", "no", "ok"} {
+		src.obs <- fileObs("a", body)
+	}
+	time.Sleep(100 * time.Millisecond)
+	var last Report
+	for {
+		select {
+		case r := <-out:
+			last = r
+			continue
+		case <-time.After(100 * time.Millisecond):
+		}
+		break
+	}
+	if last.Step(1).Status != checks.Passed {
+		t.Fatalf("newest report has step 1 = %s, want passed", last.Step(1).Status)
+	}
+}
