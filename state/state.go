@@ -42,6 +42,8 @@ type Progress struct {
 	HintsSeen map[int]int `json:"hints_seen,omitempty"`
 	// SolutionSeen marks steps whose worked solution was opened.
 	SolutionSeen map[int]bool `json:"solution_seen,omitempty"`
+	// StartedAt is when labmate first recorded anything for this lab root.
+	StartedAt time.Time `json:"started_at,omitzero"`
 }
 
 // Store reads and writes one state file.
@@ -110,6 +112,57 @@ func (s *Store) Update(fn func(*File)) error {
 		fn(&f)
 		return s.write(f)
 	})
+}
+
+// UpdateIf is Update for changes that may turn out to be no-ops: fn
+// reports whether it changed anything, and the file is written only then.
+func (s *Store) UpdateIf(fn func(*File) bool) error {
+	return s.locked(func() error {
+		f, err := s.read()
+		if err != nil && !errors.Is(err, ErrCorrupt) {
+			return err
+		}
+		if !fn(&f) {
+			return nil
+		}
+		return s.write(f)
+	})
+}
+
+// Record folds progress events into the file (see Progress.Apply),
+// writing only when they changed something. It is what the TUI's progress
+// callback calls.
+func (s *Store) Record(evs ...Event) error {
+	return s.UpdateIf(func(f *File) bool {
+		changed := false
+		for _, ev := range evs {
+			changed = f.Progress.Apply(ev) || changed
+		}
+		return changed
+	})
+}
+
+// ResetStep forgets one step (see File.ResetStep) and reports what it
+// removed.
+func (s *Store) ResetStep(step int, stepID string) (Cleared, error) {
+	var c Cleared
+	err := s.UpdateIf(func(f *File) bool {
+		c = f.ResetStep(step, stepID)
+		return c.Passed || c.Hints > 0 || c.Solution || len(c.Facts) > 0
+	})
+	return c, err
+}
+
+// ResetAll forgets everything recorded for this lab root and returns what
+// was there.
+func (s *Store) ResetAll() (File, error) {
+	var old File
+	err := s.UpdateIf(func(f *File) bool {
+		old = *f
+		*f = s.empty()
+		return true
+	})
+	return old, err
 }
 
 // Reset clears progress and witnessed facts: of one step when step > 0
@@ -192,11 +245,24 @@ func (s *Store) write(f File) error {
 	if err := os.Rename(tmp.Name(), s.Path); err != nil {
 		return err
 	}
+	s.sweepTemps(dir, tmp.Name())
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()
 	}
 	return nil
+}
+
+// sweepTemps removes temp files that a crashed writer left behind. Only
+// old ones: a temp file of a live writer is at most milliseconds old, and
+// writers hold the lock anyway.
+func (s *Store) sweepTemps(dir, keep string) {
+	olds, _ := filepath.Glob(filepath.Join(dir, ".state-*.tmp"))
+	for _, p := range olds {
+		if fi, err := os.Stat(p); err == nil && p != keep && time.Since(fi.ModTime()) > time.Minute {
+			_ = os.Remove(p)
+		}
+	}
 }
 
 // locked runs fn holding an exclusive flock on a lock file beside the state.

@@ -1,0 +1,145 @@
+package state
+
+import (
+	"strings"
+	"time"
+)
+
+// EventKind is something the learner did that progress remembers.
+type EventKind string
+
+const (
+	// Visited: the learner opened a page (Step 0 is the introduction).
+	Visited EventKind = "visited"
+	// HintOpened: the learner opened hint number Hint (1-based) of Step.
+	HintOpened EventKind = "hint"
+	// SolutionOpened: the learner confirmed and opened Step's worked solution.
+	SolutionOpened EventKind = "solution"
+	// StepPassed: Step's checks all passed (only the first time is kept).
+	StepPassed EventKind = "passed"
+)
+
+// Event is one progress change, as the TUI (or `check --watch`) reports it.
+type Event struct {
+	Kind EventKind
+	Step int
+	Hint int // for HintOpened
+	At   time.Time
+}
+
+// Apply folds one event into the progress and reports whether anything
+// changed. Events are idempotent: opening hint 2 twice counts once, a step
+// keeps the time it first passed, and reopening an earlier hint never
+// lowers the count.
+func (p *Progress) Apply(ev Event) bool {
+	at := ev.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	at = at.UTC()
+	changed := false
+	if p.StartedAt.IsZero() {
+		p.StartedAt = at
+		changed = true
+	}
+	switch ev.Kind {
+	case Visited:
+		if ev.Step >= 0 && p.CurrentStep != ev.Step {
+			p.CurrentStep = ev.Step
+			changed = true
+		}
+	case HintOpened:
+		if ev.Step > 0 && ev.Hint > p.HintsSeen[ev.Step] {
+			if p.HintsSeen == nil {
+				p.HintsSeen = map[int]int{}
+			}
+			p.HintsSeen[ev.Step] = ev.Hint
+			changed = true
+		}
+	case SolutionOpened:
+		if ev.Step > 0 && !p.SolutionSeen[ev.Step] {
+			if p.SolutionSeen == nil {
+				p.SolutionSeen = map[int]bool{}
+			}
+			p.SolutionSeen[ev.Step] = true
+			changed = true
+		}
+	case StepPassed:
+		if _, ok := p.PassedAt[ev.Step]; ev.Step > 0 && !ok {
+			if p.PassedAt == nil {
+				p.PassedAt = map[int]time.Time{}
+			}
+			p.PassedAt[ev.Step] = at
+			changed = true
+		}
+	}
+	return changed
+}
+
+// Merge folds another copy of the progress into p (for a caller that holds
+// a whole Progress rather than events): the earliest pass time and start
+// wins, hint counts and opened solutions only grow, and o's current page
+// wins. It reports whether p changed.
+func (p *Progress) Merge(o Progress) bool {
+	changed := false
+	if !o.StartedAt.IsZero() && (p.StartedAt.IsZero() || o.StartedAt.Before(p.StartedAt)) {
+		p.StartedAt = o.StartedAt
+		changed = true
+	}
+	if p.CurrentStep != o.CurrentStep {
+		p.CurrentStep = o.CurrentStep
+		changed = true
+	}
+	for step, at := range o.PassedAt {
+		if old, ok := p.PassedAt[step]; !ok || at.Before(old) {
+			if p.PassedAt == nil {
+				p.PassedAt = map[int]time.Time{}
+			}
+			p.PassedAt[step] = at
+			changed = true
+		}
+	}
+	for step, n := range o.HintsSeen {
+		changed = p.Apply(Event{Kind: HintOpened, Step: step, Hint: n, At: p.StartedAt}) || changed
+	}
+	for step, seen := range o.SolutionSeen {
+		if seen {
+			changed = p.Apply(Event{Kind: SolutionOpened, Step: step, At: p.StartedAt}) || changed
+		}
+	}
+	return changed
+}
+
+// ResetStep forgets one step: when it passed, its hints and solution, and
+// the witnessed facts whose keys belong to it (checks.Step.Remember keys
+// start with the step's ID and a slash). It reports what it removed.
+func (f *File) ResetStep(step int, stepID string) (removed Cleared) {
+	if _, ok := f.Progress.PassedAt[step]; ok {
+		removed.Passed = true
+		delete(f.Progress.PassedAt, step)
+	}
+	if n := f.Progress.HintsSeen[step]; n > 0 {
+		removed.Hints = n
+		delete(f.Progress.HintsSeen, step)
+	}
+	if f.Progress.SolutionSeen[step] {
+		removed.Solution = true
+		delete(f.Progress.SolutionSeen, step)
+	}
+	prefix := stepID + "/"
+	for k := range f.Witness.Facts {
+		if stepID != "" && strings.HasPrefix(k, prefix) {
+			delete(f.Witness.Facts, k)
+			removed.Facts = append(removed.Facts, k)
+		}
+	}
+	return removed
+}
+
+// Cleared says what a reset removed, for the confirmation message.
+type Cleared struct {
+	Passed   bool
+	Hints    int
+	Solution bool
+	Facts    []string
+}
