@@ -1,0 +1,224 @@
+// Package doctor looks at the learner's environment and says, in Korean,
+// what is right and what is wrong with it: the kubeconfig and the API
+// server, the three lab nodes, the lab root, the file watcher, the terminal
+// and tmux. Every finding that is not right carries the command that fixes
+// it. Every probe has its own timeout and the whole run is bounded, so
+// doctor answers within a few seconds even when the API server's address
+// swallows packets.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-runewidth"
+
+	"github.com/labhub/labmate/content"
+)
+
+// Verdict is how one finding turned out.
+type Verdict string
+
+const (
+	OK   Verdict = "ok"   // right
+	Warn Verdict = "warn" // works, but worse than it should (colours, tmux keys)
+	Fail Verdict = "fail" // labmate or the lab cannot work like this
+	Skip Verdict = "skip" // not looked at (no tmux, --no-cluster, the API was unreachable)
+)
+
+// Finding is one line of the doctor's screen.
+type Finding struct {
+	ID      string  `json:"id"`
+	Verdict Verdict `json:"verdict"`
+	Title   string  `json:"title"`         // what was looked at (Korean)
+	Detail  string  `json:"detail"`        // what was seen (Korean)
+	Fix     string  `json:"fix,omitempty"` // the command(s) that fix it, one per line
+}
+
+// Options say what to look at.
+type Options struct {
+	Kubeconfig string // --kubeconfig; empty: kubectl's loading rules
+	Context    string // --context
+	NoCluster  bool   // skip the cluster probes
+	// Nodes are the lab's node names that must exist.
+	Nodes []string
+	// Root is the absolute lab root.
+	Root string
+	// StatePath is the progress file; empty skips that probe.
+	StatePath string
+	// Getenv reads the environment (os.Getenv when nil); tests pass
+	// their own so TERM, TMUX and NO_COLOR can be set per case.
+	Getenv func(string) string
+	// TTY says whether stdout is a terminal.
+	TTY bool
+	// InotifyDir is where the inotify limits are read
+	// (/proc/sys/fs/inotify when empty).
+	InotifyDir string
+	// Tmux is the tmux binary ("tmux" when empty).
+	Tmux string
+	// Deadline bounds the whole run (4.5s when zero).
+	Deadline time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.InotifyDir == "" {
+		o.InotifyDir = "/proc/sys/fs/inotify"
+	}
+	if o.Tmux == "" {
+		o.Tmux = "tmux"
+	}
+	if o.Deadline <= 0 {
+		o.Deadline = 4500 * time.Millisecond
+	}
+}
+
+// Result is everything doctor found, in screen order.
+type Result struct {
+	Findings []Finding     `json:"findings"`
+	Elapsed  time.Duration `json:"elapsed_ns"`
+}
+
+// OK reports whether nothing failed. Warnings do not fail the run: they
+// make labmate look or feel worse, not stop working.
+func (r Result) OK() bool {
+	for _, f := range r.Findings {
+		if f.Verdict == Fail {
+			return false
+		}
+	}
+	return true
+}
+
+// Count returns how many findings have the verdict.
+func (r Result) Count(v Verdict) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Verdict == v {
+			n++
+		}
+	}
+	return n
+}
+
+// probe is one independent group of findings. It must honour ctx; its
+// placeholders are what the screen shows if it does not finish in time.
+type probe struct {
+	ids []string
+	run func(ctx context.Context) []Finding
+}
+
+// Run looks at everything at once and returns within opts.Deadline, plus
+// a few milliseconds. A probe that did not answer in time is a failure
+// that says so.
+func Run(ctx context.Context, opts Options) Result {
+	opts.defaults()
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
+	defer cancel()
+
+	probes := []probe{
+		{[]string{"kubeconfig", "apiserver", "nodes"}, func(ctx context.Context) []Finding { return kubeProbe(ctx, opts) }},
+		{[]string{"root"}, func(ctx context.Context) []Finding { return []Finding{rootProbe(opts)} }},
+		{[]string{"watcher", "inotify"}, func(ctx context.Context) []Finding { return watcherProbe(ctx, opts) }},
+		{[]string{"state"}, func(ctx context.Context) []Finding { return []Finding{stateProbe(opts)} }},
+		{[]string{"terminal", "locale"}, func(ctx context.Context) []Finding { return terminalProbe(opts) }},
+		{[]string{"tmux"}, func(ctx context.Context) []Finding { return tmuxProbe(ctx, opts) }},
+	}
+	results := make([]chan []Finding, len(probes))
+	for i, p := range probes {
+		ch := make(chan []Finding, 1)
+		results[i] = ch
+		go func() {
+			defer func() {
+				if r := recover(); r != nil {
+					ch <- []Finding{{ID: p.ids[0], Verdict: Fail, Title: title(p.ids[0]),
+						Detail: content.Msg("ops.doctor.panic", "err", fmt.Sprint(r))}}
+				}
+			}()
+			ch <- p.run(ctx)
+		}()
+	}
+	var res Result
+	for i, ch := range results {
+		select {
+		case fs := <-ch:
+			res.Findings = append(res.Findings, fs...)
+		case <-ctx.Done():
+			// Take what finished in the same instant; report the rest.
+			select {
+			case fs := <-ch:
+				res.Findings = append(res.Findings, fs...)
+			default:
+				for _, id := range probes[i].ids {
+					res.Findings = append(res.Findings, Finding{ID: id, Verdict: Fail, Title: title(id),
+						Detail: content.Msg("ops.doctor.timed_out", "timeout", opts.Deadline.Round(100*time.Millisecond))})
+				}
+			}
+		}
+	}
+	res.Elapsed = time.Since(start)
+	return res
+}
+
+func title(id string) string { return content.Msg("ops.doctor.title." + id) }
+
+// finding builds one line; fix is the command text (see fix), if any.
+func finding(id string, v Verdict, detail string, fix ...string) Finding {
+	return Finding{ID: id, Verdict: v, Title: title(id), Detail: detail, Fix: strings.TrimSpace(strings.Join(fix, "\n"))}
+}
+
+// fix returns the commands that fix a problem, kept with the Korean text
+// in content (a comment after # explains a line).
+func fix(key string, kv ...any) string { return content.Msg("ops.doctor.fix."+key, kv...) }
+
+// clip shortens s to at most n runes.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-3]) + "..."
+}
+
+var width = runewidth.Condition{EastAsianWidth: false}
+
+func displayWidth(s string) int { return width.StringWidth(s) }
+
+// Write prints the result as one screen of Korean text.
+func Write(w io.Writer, r Result) error {
+	var b strings.Builder
+	b.WriteString(content.Msg("ops.doctor.heading") + "\n\n")
+	width := 0
+	for _, f := range r.Findings {
+		if n := displayWidth(f.Title); n > width {
+			width = n
+		}
+	}
+	for _, f := range r.Findings {
+		label := content.Msg("ops.doctor.verdict." + string(f.Verdict))
+		fmt.Fprintf(&b, "[%s] %s%s  %s\n", label, f.Title, strings.Repeat(" ", width-displayWidth(f.Title)),
+			strings.ReplaceAll(f.Detail, "\n", "\n       "))
+		if f.Fix != "" && f.Verdict != OK && f.Verdict != Skip {
+			fmt.Fprintf(&b, "       %s\n", content.Msg("ops.doctor.fix_heading"))
+			for _, line := range strings.Split(f.Fix, "\n") {
+				fmt.Fprintf(&b, "         %s\n", line)
+			}
+		}
+	}
+	b.WriteString("\n")
+	if r.OK() && r.Count(Warn) == 0 {
+		b.WriteString(content.Msg("ops.doctor.summary_ok", "elapsed", r.Elapsed.Round(time.Millisecond)) + "\n")
+	} else {
+		b.WriteString(content.Msg("ops.doctor.summary", "fail", r.Count(Fail), "warn", r.Count(Warn),
+			"elapsed", r.Elapsed.Round(time.Millisecond)) + "\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}

@@ -1,0 +1,20 @@
+package doctor
+
+import (
+	"testing"
+
+	"github.com/labhub/labmate/sandbox/sandboxtest"
+)
+
+// Against the real lab cluster (LABMATE_E2E=1): every cluster finding is
+// right and doctor still answers within 5 seconds.
+func TestSandboxE2E(t *testing.T) {
+	kubeconfig := sandboxtest.Start(t)
+	o := opts(t)
+	o.Kubeconfig = kubeconfig
+	r := within(t, o)
+	expect(t, r, map[string]Verdict{"kubeconfig": OK, "apiserver": OK, "nodes": OK})
+	if !r.OK() {
+		t.Errorf("doctor against the sandbox: %+v", r.Findings)
+	}
+}

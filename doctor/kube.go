@@ -1,0 +1,240 @@
+package doctor
+
+import (
+	"context"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/labhub/labmate/content"
+)
+
+// Budgets inside the doctor's deadline: the API server gets most of it,
+// the node lookups what is left after it answered.
+const (
+	dialTimeout    = 1500 * time.Millisecond
+	versionTimeout = 2500 * time.Millisecond
+	nodesTimeout   = 1500 * time.Millisecond
+)
+
+// kubeProbe reports the kubeconfig, the API server and the lab nodes. Each
+// later finding is skipped when an earlier one failed.
+func kubeProbe(ctx context.Context, o Options) []Finding {
+	if o.NoCluster {
+		skip := content.Msg("ops.doctor.kube.no_cluster")
+		return []Finding{finding("kubeconfig", Skip, skip), finding("apiserver", Skip, skip), finding("nodes", Skip, skip)}
+	}
+	cfg, kc := loadKubeconfig(o)
+	out := []Finding{kc}
+	if cfg == nil {
+		skip := content.Msg("ops.doctor.kube.skipped_no_config")
+		return append(out, finding("apiserver", Skip, skip), finding("nodes", Skip, skip))
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		out[0] = finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.client_error", "err", err), fix("kubeconfig"))
+		skip := content.Msg("ops.doctor.kube.skipped_no_config")
+		return append(out, finding("apiserver", Skip, skip), finding("nodes", Skip, skip))
+	}
+	api, ok := versionProbe(ctx, cs, cfg.Host)
+	out = append(out, api)
+	if !ok {
+		return append(out, finding("nodes", Skip, content.Msg("ops.doctor.kube.skipped_unreachable")))
+	}
+	return append(out, nodesProbe(ctx, cs, o.Nodes))
+}
+
+// loadKubeconfig follows kubectl's rules. It never prompts: exec plugins
+// must not take the terminal.
+func loadKubeconfig(o Options) (*rest.Config, Finding) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.Kubeconfig
+	over := &clientcmd.ConfigOverrides{CurrentContext: o.Context}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, over)
+
+	var paths []string
+	if o.Kubeconfig != "" {
+		paths = []string{o.Kubeconfig}
+	} else {
+		for _, p := range rules.GetLoadingPrecedence() {
+			if _, err := os.Stat(p); err == nil {
+				paths = append(paths, p)
+			}
+		}
+	}
+	where := strings.Join(paths, ", ")
+	if where == "" {
+		where = strings.Join(rules.GetLoadingPrecedence(), ", ")
+	}
+
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.unreadable", "path", where, "err", err), fix("kubeconfig"))
+	}
+	ctxName := raw.CurrentContext
+	if o.Context != "" {
+		ctxName = o.Context
+	}
+	cfg, err := cc.ClientConfig()
+	switch {
+	case err != nil && clientcmd.IsEmptyConfig(err):
+		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where), fix("kubeconfig"))
+	case err != nil && o.Context != "" && raw.Contexts[o.Context] == nil:
+		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.no_context", "context", o.Context, "path", where,
+			"contexts", contextNames(raw.Contexts)), fix("context"))
+	case err != nil:
+		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.invalid", "path", where, "context", ctxName, "err", err),
+			fix("kubeconfig_invalid"))
+	}
+	cfg = rest.CopyConfig(cfg)
+	cfg.Timeout = versionTimeout
+	d := &net.Dialer{Timeout: dialTimeout}
+	cfg.Dial = d.DialContext
+	cfg.QPS, cfg.Burst = 50, 100
+	return cfg, finding("kubeconfig", OK, content.Msg("ops.doctor.kube.ok", "path", where, "context", ctxName, "server", cfg.Host))
+}
+
+func contextNames[V any](m map[string]V) string {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return "-"
+	}
+	return strings.Join(names, ", ")
+}
+
+// versionProbe asks /version, the cheapest request every API server
+// answers, with a short timeout.
+func versionProbe(ctx context.Context, cs kubernetes.Interface, host string) (Finding, bool) {
+	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
+	defer cancel()
+	start := time.Now()
+	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	took := time.Since(start).Round(time.Millisecond)
+	if err != nil {
+		detail, how := explainAPIError(err, host, took)
+		return finding("apiserver", Fail, detail, how), false
+	}
+	var v version.Info
+	if err := json.Unmarshal(raw, &v); err != nil || v.GitVersion == "" {
+		return finding("apiserver", Fail, content.Msg("ops.doctor.api.not_k8s", "server", host), fix("kubeconfig_invalid")), false
+	}
+	return finding("apiserver", OK, content.Msg("ops.doctor.api.ok", "server", host, "version", v.GitVersion, "took", took)), true
+}
+
+// explainAPIError turns a failed request into what the learner should
+// understand and do.
+func explainAPIError(err error, host string, took time.Duration) (string, string) {
+	var ua x509.UnknownAuthorityError
+	var hn x509.HostnameError
+	var ci x509.CertificateInvalidError
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return content.Msg("ops.doctor.api.refused", "server", host),
+			fix("api_refused")
+	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) ||
+		strings.Contains(err.Error(), "Client.Timeout") || strings.Contains(err.Error(), "i/o timeout"):
+		return content.Msg("ops.doctor.api.timeout", "server", host, "took", took),
+			fix("api_timeout")
+	case errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci) || strings.Contains(err.Error(), "x509:"):
+		return content.Msg("ops.doctor.api.tls", "server", host, "err", shortErr(err)),
+			fix("api_tls")
+	case apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err):
+		return content.Msg("ops.doctor.api.auth", "server", host, "err", shortErr(err)),
+			fix("api_auth")
+	default:
+		return content.Msg("ops.doctor.api.other", "server", host, "err", shortErr(err)),
+			fix("api_other")
+	}
+}
+
+// nodesProbe looks up each lab node by name (get, not list: the learner's
+// account may only be allowed that).
+func nodesProbe(ctx context.Context, cs kubernetes.Interface, names []string) Finding {
+	if len(names) == 0 {
+		return finding("nodes", Skip, content.Msg("ops.doctor.nodes.none_expected"))
+	}
+	ctx, cancel := context.WithTimeout(ctx, nodesTimeout)
+	defer cancel()
+	type answer struct {
+		node *corev1.Node
+		err  error
+	}
+	answers := make([]chan answer, len(names))
+	for i, n := range names {
+		ch := make(chan answer, 1)
+		answers[i] = ch
+		go func() {
+			node, err := cs.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			ch <- answer{node, err}
+		}()
+	}
+	var missing, notReady, found []string
+	for i, ch := range answers {
+		a := <-ch
+		switch {
+		case a.err == nil:
+			found = append(found, names[i])
+			if !nodeReady(a.node) {
+				notReady = append(notReady, names[i])
+			}
+		case apierrors.IsNotFound(a.err):
+			missing = append(missing, names[i])
+		case apierrors.IsForbidden(a.err):
+			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.forbidden", "err", shortErr(a.err)),
+				fix("nodes_forbidden"))
+		default:
+			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.error", "node", names[i], "err", shortErr(a.err)),
+				fix("api_other"))
+		}
+	}
+	switch {
+	case len(missing) > 0:
+		return finding("nodes", Fail, content.Msg("ops.doctor.nodes.missing", "missing", strings.Join(missing, ", "),
+			"found", orDash(strings.Join(found, ", "))), fix("nodes_missing"))
+	case len(notReady) > 0:
+		return finding("nodes", Warn, content.Msg("ops.doctor.nodes.not_ready", "nodes", strings.Join(notReady, ", ")),
+			fix("nodes_not_ready"))
+	}
+	return finding("nodes", OK, content.Msg("ops.doctor.nodes.ok", "nodes", strings.Join(found, ", ")))
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// shortErr keeps the last, most specific part of a wrapped error on one
+// line of reasonable length.
+func shortErr(err error) string {
+	return clip(strings.ReplaceAll(err.Error(), "\n", " "), 160)
+}
