@@ -1,0 +1,493 @@
+package scriptprobe
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/observe"
+)
+
+const scriptPath = "bin/check-runtime.sh"
+
+// The two scenarios of the lab, in small.
+var testSpec = observe.ProbeSpec{
+	Script:      scriptPath,
+	FakeCommand: "containerd",
+	Scenarios: []observe.Scenario{
+		{Name: "nvidia", Stdout: "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n"},
+		{Name: "runc-only", Stdout: "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n"},
+	},
+}
+
+// harness runs a Prober the way the engine does: Run in a goroutine,
+// Offer from the test.
+type harness struct {
+	t      *testing.T
+	p      *Prober
+	out    chan observe.Observation
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func start(t *testing.T, root string, specs []observe.ProbeSpec, opts Options) *harness {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h := &harness{t: t, p: New(root, specs, opts), out: make(chan observe.Observation, 16), cancel: cancel, done: make(chan error, 1)}
+	go func() { h.done <- h.p.Run(ctx, h.out) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-h.done:
+			if err != nil {
+				t.Errorf("Run returned %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Errorf("Run did not return after cancel")
+		}
+	})
+	return h
+}
+
+func (h *harness) next(timeout time.Duration) (observe.Observation, bool) {
+	select {
+	case o := <-h.out:
+		return o, true
+	case <-time.After(timeout):
+		return observe.Observation{}, false
+	}
+}
+
+// runs collects n script observations (skipping Synced) by scenario.
+func (h *harness) runs(n int, timeout time.Duration) map[string]observe.ScriptObs {
+	h.t.Helper()
+	got := map[string]observe.ScriptObs{}
+	deadline := time.Now().Add(timeout)
+	for len(got) < n {
+		o, ok := h.next(time.Until(deadline))
+		if !ok {
+			h.t.Fatalf("got %d of %d script runs within %v", len(got), n, timeout)
+		}
+		if o.Script != nil {
+			got[o.Script.Scenario] = *o.Script
+		}
+	}
+	return got
+}
+
+// quiet asserts no script observation arrives for d.
+func (h *harness) quiet(d time.Duration) {
+	h.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		o, ok := h.next(time.Until(deadline))
+		if !ok {
+			return
+		}
+		if o.Script != nil {
+			h.t.Fatalf("unexpected run: %+v", *o.Script)
+		}
+	}
+}
+
+func present(content string, mode fs.FileMode) observe.FileObs {
+	return observe.FileObs{Path: scriptPath, State: observe.FilePresent, Content: []byte(content), Size: int64(len(content)), Mode: mode}
+}
+
+func sha(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
+
+// probeOnce runs one script through both scenarios.
+func probeOnce(t *testing.T, content string, mode fs.FileMode, opts Options) map[string]observe.ScriptObs {
+	t.Helper()
+	if opts.TempDir == "" {
+		opts.TempDir = t.TempDir()
+	}
+	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, opts)
+	h.p.Offer(present(content, mode))
+	runs := h.runs(2, 30*time.Second)
+	for _, r := range runs {
+		if r.ContentSHA != sha(content) || r.Script != scriptPath {
+			t.Errorf("run %s: script %q sha %s, want %q %s", r.Scenario, r.Script, r.ContentSHA, scriptPath, sha(content))
+		}
+	}
+	if left, _ := os.ReadDir(opts.TempDir); len(left) != 0 {
+		t.Errorf("run directories left behind in %s: %v", opts.TempDir, left)
+	}
+	return runs
+}
+
+func TestReferenceScriptPassesBothScenarios(t *testing.T) {
+	ref, err := os.ReadFile("../../checks/testdata/files/reference/bin/check-runtime.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runs := probeOnce(t, string(ref), 0o755, Options{})
+	if r := runs["nvidia"]; r.ExitCode != 0 || r.StartErr != "" || r.TimedOut || !strings.Contains(r.Output, "is loaded") {
+		t.Errorf("nvidia run: %+v", r)
+	}
+	if r := runs["runc-only"]; r.ExitCode != 1 || !strings.Contains(r.Output, "NOT loaded") {
+		t.Errorf("runc-only run: %+v", r)
+	}
+	for name, r := range runs {
+		if fmt.Sprint(r.FakeArgv) != "[[config dump]]" {
+			t.Errorf("%s: fake argv %q, want [[config dump]]", name, r.FakeArgv)
+		}
+	}
+}
+
+func TestFakeRecordsEveryCallExactly(t *testing.T) {
+	script := "#!/bin/sh\ncontainerd config dump >/dev/null\ncontainerd --address '/run/a b.sock' 'multi\nline' ''\nexit 0\n"
+	runs := probeOnce(t, script, 0o755, Options{})
+	want := [][]string{{"config", "dump"}, {"--address", "/run/a b.sock", "multi\nline", ""}}
+	if got := runs["nvidia"].FakeArgv; fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+		t.Errorf("argv %q, want %q", got, want)
+	}
+}
+
+func TestFakePrintsScenarioOutputExactly(t *testing.T) {
+	runs := probeOnce(t, "#!/bin/sh\ncontainerd config dump\n", 0o755, Options{})
+	for _, sc := range testSpec.Scenarios {
+		if got := runs[sc.Name].Output; got != sc.Stdout {
+			t.Errorf("%s output %q, want %q", sc.Name, got, sc.Stdout)
+		}
+	}
+}
+
+func TestEnvironmentIsPrivate(t *testing.T) {
+	script := "#!/bin/sh\necho \"pwd=$(pwd)\"\necho \"home=$HOME\"\necho \"tmp=$TMPDIR\"\necho \"path=$PATH\"\nread x && echo \"stdin=$x\"\necho done\n"
+	tmp := t.TempDir()
+	runs := probeOnce(t, script, 0o755, Options{TempDir: tmp})
+	out := runs["nvidia"].Output
+	for _, want := range []string{"pwd=" + tmp, "home=" + tmp, "tmp=" + tmp, "path=" + tmp} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output %q lacks %q", out, want)
+		}
+	}
+	if strings.Contains(out, "stdin=") || !strings.Contains(out, "done") {
+		t.Errorf("stdin is not closed: %q", out)
+	}
+}
+
+func TestNotExecutableIsReportedNotRun(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "ran")
+	runs := probeOnce(t, "#!/bin/sh\ntouch "+marker+"\n", 0o644, Options{})
+	for name, r := range runs {
+		if r.StartErr != NotExecutable || r.ExitCode != -1 || r.FakeArgv != nil {
+			t.Errorf("%s: %+v", name, r)
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("a non-executable script was run anyway")
+	}
+}
+
+func TestNoShebangCannotStart(t *testing.T) {
+	runs := probeOnce(t, "containerd config dump | grep -q nvidia\n", 0o755, Options{})
+	for name, r := range runs {
+		if !strings.Contains(r.StartErr, "exec format error") || r.ExitCode != -1 {
+			t.Errorf("%s: start err %q exit %d, want exec format error", name, r.StartErr, r.ExitCode)
+		}
+		if strings.Contains(r.StartErr, "labmate-probe") {
+			t.Errorf("%s: start error leaks the temp path: %q", name, r.StartErr)
+		}
+	}
+}
+
+func TestMissingInterpreter(t *testing.T) {
+	runs := probeOnce(t, "#!/no/such/shell\nexit 0\n", 0o755, Options{})
+	if r := runs["nvidia"]; !strings.Contains(r.StartErr, "no such file") {
+		t.Errorf("start err %q", r.StartErr)
+	}
+}
+
+func TestSyntaxError(t *testing.T) {
+	runs := probeOnce(t, "#!/bin/sh\nif then fi\n", 0o755, Options{})
+	for name, r := range runs {
+		if r.ExitCode == 0 || r.ExitCode == -1 || !strings.Contains(strings.ToLower(r.Output), "syntax") {
+			t.Errorf("%s: exit %d output %q", name, r.ExitCode, r.Output)
+		}
+	}
+}
+
+// alive reports whether pid is a live (not zombie) process.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) S ...: the state follows the last ')'.
+	s := string(stat)
+	i := strings.LastIndexByte(s, ')')
+	return i < 0 || i+2 >= len(s) || s[i+2] != 'Z'
+}
+
+func pidsFrom(t *testing.T, name string) []int {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("pid file: %v", err)
+	}
+	var pids []int
+	for _, f := range strings.Fields(string(b)) {
+		if n, err := strconv.Atoi(f); err == nil {
+			pids = append(pids, n)
+		}
+	}
+	return pids
+}
+
+func assertAllGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for _, pid := range pids {
+		for alive(pid) {
+			if time.Now().After(deadline) {
+				t.Errorf("process %d survived the run", pid)
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+func TestHangingScriptIsKilledWithItsChildren(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	script := "#!/bin/sh\n" +
+		"sleep 1000 &\necho $! >> " + pidFile + "\n" +
+		"sh -c 'echo $$ >> " + pidFile + "; exec sleep 1000' &\n" +
+		"echo $$ >> " + pidFile + "\n" +
+		"echo started\n" +
+		"while :; do sleep 1; done\n"
+	begin := time.Now()
+	runs := probeOnce(t, script, 0o755, Options{Timeout: 500 * time.Millisecond})
+	if el := time.Since(begin); el > 5*time.Second {
+		t.Errorf("probing a hanging script took %v", el)
+	}
+	for name, r := range runs {
+		if !r.TimedOut || r.ExitCode != -1 || !strings.Contains(r.Output, "started") {
+			t.Errorf("%s: %+v", name, r)
+		}
+		if r.Duration < 500*time.Millisecond || r.Duration > 3*time.Second {
+			t.Errorf("%s: duration %v", name, r.Duration)
+		}
+	}
+	pids := pidsFrom(t, pidFile)
+	if len(pids) != 6 { // three per scenario
+		t.Fatalf("pids %v", pids)
+	}
+	assertAllGone(t, pids)
+}
+
+func TestBackgroundChildOfAFinishedScriptIsKilled(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pids")
+	// The child keeps stdout open: without killing the group, reading
+	// the output would wait for it.
+	script := "#!/bin/sh\nsleep 1000 &\necho $! >> " + pidFile + "\necho bye\nexit 0\n"
+	runs := probeOnce(t, script, 0o755, Options{Timeout: 20 * time.Second})
+	for name, r := range runs {
+		if r.TimedOut || r.ExitCode != 0 || strings.TrimSpace(r.Output) != "bye" || r.Duration > 2*time.Second {
+			t.Errorf("%s: %+v", name, r)
+		}
+	}
+	assertAllGone(t, pidsFrom(t, pidFile))
+}
+
+func TestHugeOutputIsCappedToItsTail(t *testing.T) {
+	const capBytes = 64 << 10
+	script := "#!/bin/sh\nhead -c 50000000 /dev/zero | tr '\\000' 'x'\necho\necho END-MARKER\nexit 3\n"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	runs := probeOnce(t, script, 0o755, Options{OutputCap: capBytes, Timeout: 30 * time.Second})
+	runtime.ReadMemStats(&after)
+	for name, r := range runs {
+		if !r.Truncated || len(r.Output) > capBytes || r.ExitCode != 3 {
+			t.Errorf("%s: truncated %v, %d bytes kept, exit %d", name, r.Truncated, len(r.Output), r.ExitCode)
+		}
+		if !strings.HasSuffix(r.Output, "xxx\nEND-MARKER\n") {
+			t.Errorf("%s: tail %q", name, r.Output[max(0, len(r.Output)-40):])
+		}
+	}
+	// Two runs printed 100 MB between them; what the prober allocated
+	// must not scale with that.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+		t.Errorf("allocated %d MiB while probing", grew>>20)
+	}
+}
+
+func TestRerunsOnlyWhenContentOrExecBitChanges(t *testing.T) {
+	counter := filepath.Join(t.TempDir(), "count")
+	script := "#!/bin/sh\necho run >> " + counter + "\ncontainerd config dump >/dev/null\nexit 0\n"
+	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, Options{TempDir: t.TempDir()})
+	h.p.Offer(present(script, 0o755))
+	first := h.runs(2, 30*time.Second)
+	if o, ok := h.next(5 * time.Second); !ok || o.Synced == nil || o.Synced.Source != Name {
+		t.Fatalf("want Synced after the first runs, got %+v", o)
+	}
+
+	// The same bytes again (a touch, an editor saving unchanged text).
+	h.p.Offer(present(script, 0o755))
+	h.p.Offer(present(script, 0o775)) // a permission change that keeps it executable
+	h.quiet(500 * time.Millisecond)
+
+	// chmod -x, then +x: both change what a run does.
+	h.p.Offer(present(script, 0o644))
+	if r := h.runs(2, 30*time.Second)["nvidia"]; r.StartErr != NotExecutable {
+		t.Errorf("after chmod -x: %+v", r)
+	}
+	h.p.Offer(present(script, 0o755))
+	if r := h.runs(2, 30*time.Second)["nvidia"]; r.ExitCode != 0 {
+		t.Errorf("after chmod +x: %+v", r)
+	}
+
+	// New content runs again.
+	edited := script + "# edited\n"
+	second := h.runs2(edited)
+	if second["nvidia"].ContentSHA == first["nvidia"].ContentSHA {
+		t.Error("edited script reported with the old hash")
+	}
+	if n := strings.Count(readFile(t, counter), "run"); n != 6 {
+		t.Errorf("script ran %d times, want 6 (two scenarios × three executable states)", n)
+	}
+}
+
+func (h *harness) runs2(content string) map[string]observe.ScriptObs {
+	h.p.Offer(present(content, 0o755))
+	return h.runs(2, 30*time.Second)
+}
+
+func readFile(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func TestNewerContentSupersedesARunningProbe(t *testing.T) {
+	hang := "#!/bin/sh\nwhile :; do sleep 1; done\n"
+	good := "#!/bin/sh\ncontainerd config dump | grep -q runtimes.nvidia\n"
+	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, Options{TempDir: t.TempDir(), Timeout: 20 * time.Second})
+	h.p.Offer(present(hang, 0o755))
+	time.Sleep(300 * time.Millisecond) // let the hanging runs start
+	begin := time.Now()
+	h.p.Offer(present(good, 0o755))
+	runs := h.runs(2, 10*time.Second)
+	if el := time.Since(begin); el > 5*time.Second {
+		t.Errorf("newer content waited %v for the stale run", el)
+	}
+	for name, r := range runs {
+		if r.ContentSHA != sha(good) {
+			t.Errorf("%s: a run of the superseded script was reported", name)
+		}
+	}
+	if runs["nvidia"].ExitCode != 0 || runs["runc-only"].ExitCode != 1 {
+		t.Errorf("runs %+v", runs)
+	}
+}
+
+func TestMissingScriptIsNotRunButSyncs(t *testing.T) {
+	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, Options{TempDir: t.TempDir()})
+	for _, st := range []observe.FileState{observe.FileMissing, observe.FileIsDir, observe.FileUnreadable, observe.FileTooLarge} {
+		h.p.Offer(observe.FileObs{Path: scriptPath, State: st})
+	}
+	o, ok := h.next(5 * time.Second)
+	if !ok || o.Synced == nil {
+		t.Fatalf("want Synced, got %+v", o)
+	}
+	h.quiet(300 * time.Millisecond)
+}
+
+func TestSyncedWaitsForEverySpec(t *testing.T) {
+	other := testSpec
+	other.Script = "bin/other.sh"
+	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec, other}, Options{TempDir: t.TempDir()})
+	h.p.Offer(observe.FileObs{Path: "unrelated.txt", State: observe.FileMissing})
+	h.p.Offer(observe.FileObs{Path: scriptPath, State: observe.FileMissing})
+	if o, ok := h.next(300 * time.Millisecond); ok {
+		t.Fatalf("synced before every spec was offered: %+v", o)
+	}
+	h.p.Offer(observe.FileObs{Path: other.Script, State: observe.FileMissing})
+	if o, ok := h.next(5 * time.Second); !ok || o.Synced == nil {
+		t.Fatalf("want Synced, got %+v", o)
+	}
+}
+
+func TestNoSpecsSyncsAtOnce(t *testing.T) {
+	h := start(t, t.TempDir(), nil, Options{})
+	if o, ok := h.next(5 * time.Second); !ok || o.Synced == nil || o.Synced.Source != Name {
+		t.Fatalf("want Synced, got %+v", o)
+	}
+}
+
+func TestNeverWritesIntoTheLabRoot(t *testing.T) {
+	root := t.TempDir()
+	script := "#!/bin/sh\ntouch made-by-script\ncontainerd config dump > dump.txt\nexit 0\n"
+	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, scriptPath), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	list := func() string {
+		var b bytes.Buffer
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			fmt.Fprintln(&b, p)
+			return nil
+		})
+		return b.String()
+	}
+	before := list()
+	h := start(t, root, []observe.ProbeSpec{testSpec}, Options{TempDir: t.TempDir()})
+	// An observation without content makes the prober read the file
+	// itself.
+	h.p.Offer(observe.FileObs{Path: scriptPath, State: observe.FilePresent, Size: int64(len(script)), Mode: 0o755})
+	runs := h.runs(2, 30*time.Second)
+	if runs["nvidia"].ContentSHA != sha(script) || runs["nvidia"].ExitCode != 0 {
+		t.Errorf("run %+v", runs["nvidia"])
+	}
+	if after := list(); after != before {
+		t.Errorf("lab root changed:\n%s\nwas\n%s", after, before)
+	}
+}
+
+func TestTailKeepsTheLastBytes(t *testing.T) {
+	var all bytes.Buffer
+	tl := newTail(10)
+	for i, chunk := range []string{"abc", "defgh", "ijklmnopq", "r", "stuvwxyz0123", "45", "", "6789"} {
+		all.WriteString(chunk)
+		tl.Write([]byte(chunk))
+		want := all.String()
+		if len(want) > 10 {
+			want = want[len(want)-10:]
+		}
+		got, trunc := tl.String()
+		if got != want || trunc != (all.Len() > 10) {
+			t.Errorf("after chunk %d: %q %v, want %q %v", i, got, trunc, want, all.Len() > 10)
+		}
+	}
+	// A cut through a multi-byte character does not leave half of it.
+	tl = newTail(4)
+	tl.Write([]byte("가나"))
+	if got, _ := tl.String(); got != "나" {
+		t.Errorf("got %q, want 나", got)
+	}
+}
