@@ -1,0 +1,337 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"runtime/debug"
+	"sort"
+	"strings"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/labhub/labmate/observe"
+)
+
+// Probe retry backoff while the API server is unreachable. When it is
+// reachable nothing polls: watch errors trigger the next probe.
+const (
+	probeRetryMin = time.Second
+	probeRetryMax = 30 * time.Second
+)
+
+// internalKey names errors of labmate's own handlers in the health map.
+const internalKey = "labmate"
+
+// session is one Run of a Source: its informers and the goroutine that
+// owns the connection state.
+type session struct {
+	ctx    context.Context
+	src    *Source
+	out    chan<- observe.Observation
+	events chan connEvent
+}
+
+type connEventKind int
+
+const (
+	evHealth connEventKind = iota // an informer's list/watch failed (err) or succeeded (nil)
+	evSynced                      // every handler received its initial list
+	evProbe                       // a probe finished
+)
+
+type connEvent struct {
+	kind     connEventKind
+	informer string
+	err      error
+	version  string
+}
+
+func newSession(ctx context.Context, src *Source, out chan<- observe.Observation) *session {
+	return &session{ctx: ctx, src: src, out: out, events: make(chan connEvent, 64)}
+}
+
+// report hands an event to the state loop; it never blocks past ctx.
+func (s *session) report(ev connEvent) {
+	select {
+	case s.events <- ev:
+	case <-s.ctx.Done():
+	}
+}
+
+// guard recovers a panic in a goroutine or callback of labmate's own and
+// reports it as an error of the source instead of crashing the program.
+func (s *session) guard(where string) {
+	if r := recover(); r != nil {
+		go s.report(connEvent{kind: evHealth, informer: internalKey,
+			err: fmt.Errorf("%s: panic: %v\n%s", where, r, debug.Stack())})
+	}
+}
+
+func (s *session) run() error {
+	// Connecting goes out before any object does.
+	st := &connState{health: map[string]string{}}
+	s.emit(st)
+	specs := watchSpecs(s.src.client, s.src.opts.Namespaces, s.src.opts.Nodes)
+	var synced []cache.InformerSynced
+	for _, sp := range specs {
+		inf, reg, err := s.informer(sp)
+		if err != nil {
+			return err
+		}
+		synced = append(synced, reg.HasSynced)
+		go func() {
+			defer s.guard("informer " + sp.desc)
+			inf.RunWithContext(s.ctx)
+		}()
+	}
+	go func() {
+		defer s.guard("cache sync")
+		if cache.WaitForCacheSync(s.ctx.Done(), synced...) {
+			s.report(connEvent{kind: evSynced})
+		}
+	}()
+	s.loop(st)
+	return nil
+}
+
+// informer builds one scoped informer whose list/watch calls report their
+// outcome to the state loop, with managed fields stripped and handlers
+// that turn deliveries into observations.
+func (s *session) informer(sp watchSpec) (cache.SharedIndexInformer, cache.ResourceEventHandlerRegistration, error) {
+	health := func(err error) {
+		if s.ctx.Err() != nil {
+			return
+		}
+		s.report(connEvent{kind: evHealth, informer: sp.desc, err: err})
+	}
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			obj, err := sp.list(ctx, o)
+			health(err)
+			return obj, err
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			w, err := sp.watch(ctx, o)
+			health(err)
+			return w, err
+		},
+	}
+	inf := cache.NewSharedIndexInformerWithOptions(lw, sp.example, cache.SharedIndexInformerOptions{ObjectDescription: sp.desc})
+	if err := inf.SetTransform(s.stripManagedFields); err != nil {
+		return nil, nil, err
+	}
+	if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
+		if !benignWatchError(err) {
+			health(err)
+		}
+	}); err != nil {
+		return nil, nil, err
+	}
+	reg, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { s.deliver(sp, observe.OpUpsert, obj) },
+		UpdateFunc: func(_, obj any) { s.deliver(sp, observe.OpUpsert, obj) },
+		DeleteFunc: func(obj any) {
+			if tomb, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+				obj = tomb.Obj
+			}
+			s.deliver(sp, observe.OpDelete, obj)
+		},
+	})
+	return inf, reg, err
+}
+
+func (s *session) stripManagedFields(obj any) (out any, err error) {
+	defer s.guard("transform")
+	if m, ok := obj.(metav1.Object); ok {
+		m.SetManagedFields(nil)
+	}
+	return obj, nil
+}
+
+func (s *session) deliver(sp watchSpec, op observe.Op, obj any) {
+	defer s.guard("handler " + sp.desc)
+	if !sp.keep(obj) {
+		return
+	}
+	m, ok := obj.(metav1.Object)
+	ro, ok2 := obj.(runtime.Object)
+	if !ok || !ok2 {
+		return
+	}
+	send(s.ctx, s.out, observe.Observation{Time: time.Now(), Object: &observe.ObjectObs{
+		Op: op, Kind: sp.kind, Namespace: m.GetNamespace(), Name: m.GetName(), Object: ro,
+	}})
+}
+
+// benignWatchError is what client-go's default handler treats as a normal
+// end of a watch: the reflector lists or watches again by itself.
+func benignWatchError(err error) bool {
+	return apierrors.IsResourceExpired(err) || apierrors.IsGone(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// reachability is what the latest probe said.
+type reachability int
+
+const (
+	reachUnknown reachability = iota
+	reachYes
+	reachNo
+)
+
+// connState is the state loop's memory.
+type connState struct {
+	reach     reachability
+	probeErr  string
+	version   string
+	synced    bool              // every handler got its initial list
+	health    map[string]string // informer -> last list/watch error, until one succeeds
+	announce  bool              // SyncedObs is due
+	announced bool              // SyncedObs sent
+	last      *observe.ClusterObs
+}
+
+// loop owns the connection state: it runs probes (on start, on watch
+// errors, and with backoff while unreachable), and emits ClusterObs when
+// the state a learner would see changes.
+func (s *session) loop(st *connState) {
+	defer s.guard("connection state")
+	probing := false
+	backoff := probeRetryMin
+	var retry *time.Timer
+	var retryC <-chan time.Time
+	startProbe := func() {
+		if probing {
+			return
+		}
+		probing = true
+		go func() {
+			defer s.guard("probe")
+			v, err := s.src.probe(s.ctx)
+			s.report(connEvent{kind: evProbe, err: err, version: v})
+		}()
+	}
+	stopRetry := func() {
+		if retry != nil {
+			retry.Stop()
+			retry, retryC = nil, nil
+		}
+	}
+	defer stopRetry()
+
+	startProbe()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-retryC:
+			retry, retryC = nil, nil
+			startProbe()
+		case ev := <-s.events:
+			switch ev.kind {
+			case evProbe:
+				probing = false
+				if ev.err != nil {
+					st.reach, st.probeErr = reachNo, describe(ev.err, s.src.opts.ProbeTimeout)
+					stopRetry()
+					retry = time.NewTimer(backoff)
+					retryC = retry.C
+					backoff = min(2*backoff, probeRetryMax)
+					st.announce = true
+				} else {
+					st.reach, st.probeErr, st.version = reachYes, "", ev.version
+					backoff = probeRetryMin
+					stopRetry()
+				}
+			case evSynced:
+				st.synced, st.announce = true, true
+				if st.reach == reachNo {
+					stopRetry()
+					startProbe()
+				}
+			case evHealth:
+				if ev.err == nil {
+					delete(st.health, ev.informer)
+					break
+				}
+				st.health[ev.informer] = describe(ev.err, s.src.opts.ProbeTimeout)
+				var status apierrors.APIStatus
+				if errors.As(ev.err, &status) {
+					// The server answered (forbidden, not found, ...):
+					// waiting on these caches would hang `labmate check`.
+					st.announce = true
+				} else if st.reach != reachNo {
+					startProbe()
+				}
+			}
+			s.emit(st)
+		}
+	}
+}
+
+// emit sends the ClusterObs for st when it differs from the last one, and
+// the source's SyncedObs the first time st.announce is set.
+func (s *session) emit(st *connState) {
+	obs := observe.ClusterObs{Server: s.src.server, Context: s.src.context, Version: st.version}
+	switch {
+	case st.reach == reachNo:
+		obs.State, obs.Err = observe.ClusterUnreachable, st.probeErr
+	case st.synced && len(st.health) == 0:
+		obs.State = observe.ClusterSynced
+	default:
+		obs.State, obs.Err = observe.ClusterConnecting, joinHealth(st.health)
+	}
+	if st.last == nil || *st.last != obs {
+		st.last = &obs
+		send(s.ctx, s.out, observe.Observation{Time: time.Now(), Cluster: &obs})
+	}
+	if st.announce && !st.announced {
+		st.announced = true
+		send(s.ctx, s.out, observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: SourceName}})
+	}
+}
+
+func joinHealth(h map[string]string) string {
+	if len(h) == 0 {
+		return ""
+	}
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + ": " + h[k]
+	}
+	return strings.Join(parts, "; ")
+}
+
+// describe shortens a client error to the part a learner can act on: no
+// request URL, the server's own message for API errors.
+func describe(err error, probeTimeout time.Duration) string {
+	var status apierrors.APIStatus
+	if errors.As(err, &status) {
+		st := status.Status()
+		if st.Message != "" {
+			return st.Message
+		}
+		return string(st.Reason)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Sprintf("no answer within %s", probeTimeout)
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}

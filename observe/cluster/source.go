@@ -1,0 +1,153 @@
+// Package cluster is the observation source for live Kubernetes objects:
+// a few shared informers scoped to what a lab names (namespaces, nodes),
+// a reachability probe separate from the watches, and the connection state
+// the checks need to never pass a step on stale data.
+//
+// It is read-only (get, list, watch) and lab-agnostic: the caller passes in
+// the namespaces and nodes to watch.
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"k8s.io/apimachinery/pkg/version"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/labhub/labmate/observe"
+)
+
+// SourceName is the name the cluster source reports in SyncedObs.
+const SourceName = "cluster"
+
+// DefaultProbeTimeout bounds one reachability probe.
+const DefaultProbeTimeout = 2 * time.Second
+
+// Options says which cluster to use and what in it to watch.
+type Options struct {
+	// Kubeconfig is an explicit kubeconfig path (kubectl's --kubeconfig);
+	// empty means the default loading rules ($KUBECONFIG, ~/.kube/config).
+	Kubeconfig string
+	// Context overrides the kubeconfig's current context (--context).
+	Context string
+	// Namespaces are watched for the Namespace object itself and its Pods,
+	// FailedScheduling Events, ConfigMaps and DaemonSets.
+	Namespaces []string
+	// Nodes are watched by name.
+	Nodes []string
+	// ProbeTimeout bounds the reachability probe; DefaultProbeTimeout when 0.
+	ProbeTimeout time.Duration
+}
+
+// ProbeFunc asks the API server for its version: the reachability probe.
+type ProbeFunc func(ctx context.Context) (gitVersion string, err error)
+
+// Source watches a cluster. A Source with no kubeconfig reports the
+// cluster as off and is synced at once.
+type Source struct {
+	opts    Options
+	client  kubernetes.Interface // nil when off
+	probe   ProbeFunc
+	server  string
+	context string
+}
+
+// New loads the kubeconfig the way kubectl does. It fails when a
+// kubeconfig exists (or was named with --kubeconfig/--context) but cannot
+// be used; when there is none at all, the Source reports ClusterOff.
+func New(opts Options) (*Source, error) {
+	silenceKlog()
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	rc, err := loadConfig(opts.Kubeconfig, opts.Context)
+	if err != nil {
+		return nil, err
+	}
+	if rc.cfg == nil {
+		return &Source{opts: opts}, nil
+	}
+	client, err := kubernetes.NewForConfig(rc.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	probe, err := versionProbe(rc.cfg, opts.ProbeTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	return &Source{opts: opts, client: client, probe: probe, server: rc.cfg.Host, context: rc.context}, nil
+}
+
+// NewForClient builds a Source on an existing client (tests use a fake
+// clientset) with the given probe.
+func NewForClient(client kubernetes.Interface, probe ProbeFunc, opts Options) *Source {
+	silenceKlog()
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = DefaultProbeTimeout
+	}
+	return &Source{opts: opts, client: client, probe: probe}
+}
+
+// Name implements observe.Source.
+func (s *Source) Name() string { return SourceName }
+
+// Off reports whether no kubeconfig was found.
+func (s *Source) Off() bool { return s.client == nil }
+
+// Server is the API server URL in use ("" when off).
+func (s *Source) Server() string { return s.server }
+
+// Run implements observe.Source: it sends the connection state, every
+// object in scope, a Synced observation once the caches are filled (or
+// once it is clear they will not fill soon), then changes, until ctx ends.
+func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cluster source panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	if s.client == nil {
+		send(ctx, out, observe.Observation{Time: time.Now(), Cluster: &observe.ClusterObs{State: observe.ClusterOff}})
+		send(ctx, out, observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: SourceName}})
+		<-ctx.Done()
+		return nil
+	}
+	return newSession(ctx, s, out).run()
+}
+
+// versionProbe GETs /version with its own short timeout, on a client
+// separate from the watches.
+func versionProbe(cfg *rest.Config, timeout time.Duration) (ProbeFunc, error) {
+	pc := rest.CopyConfig(cfg)
+	pc.Timeout = timeout
+	dc, err := discovery.NewDiscoveryClientForConfig(pc)
+	if err != nil {
+		return nil, err
+	}
+	rc := dc.RESTClient()
+	return func(ctx context.Context) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		raw, err := rc.Get().AbsPath("/version").Do(ctx).Raw()
+		if err != nil {
+			return "", err
+		}
+		var info version.Info
+		if err := json.Unmarshal(raw, &info); err != nil {
+			return "", fmt.Errorf("/version: %w", err)
+		}
+		return info.GitVersion, nil
+	}, nil
+}
+
+func send(ctx context.Context, out chan<- observe.Observation, o observe.Observation) {
+	select {
+	case out <- o:
+	case <-ctx.Done():
+	}
+}

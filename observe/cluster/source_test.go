@@ -1,0 +1,375 @@
+package cluster
+
+import (
+	"context"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/labhub/labmate/observe"
+)
+
+var labScope = Options{Namespaces: []string{"gpu-lab", "gpu-operator"}, Nodes: []string{"lab-node-0", "lab-node-1", "lab-node-2"}}
+
+func okProbe(context.Context) (string, error) { return "v1.34.0-test", nil }
+
+// collector runs a source and keeps every observation it sends.
+type collector struct {
+	t      *testing.T
+	ch     chan observe.Observation
+	seen   []observe.Observation
+	from   int // until looks at seen[from:] and later observations
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func start(t *testing.T, src observe.Source) *collector {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &collector{t: t, ch: make(chan observe.Observation, 1024), cancel: cancel, done: make(chan error, 1)}
+	go func() { c.done <- src.Run(ctx, c.ch) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-c.done:
+			if err != nil {
+				t.Errorf("Run returned %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("Run did not return after cancel")
+		}
+	})
+	return c
+}
+
+// forget makes until ignore what was seen so far.
+func (c *collector) forget() { c.from = len(c.seen) }
+
+// until reads observations until pred holds for one of them.
+func (c *collector) until(what string, timeout time.Duration, pred func(observe.Observation) bool) observe.Observation {
+	c.t.Helper()
+	for _, o := range c.seen[c.from:] {
+		if pred(o) {
+			return o
+		}
+	}
+	deadline := time.After(timeout)
+	for {
+		select {
+		case o := <-c.ch:
+			c.seen = append(c.seen, o)
+			if pred(o) {
+				return o
+			}
+		case <-deadline:
+			c.t.Fatalf("no observation %s within %s; saw %d: %s", what, timeout, len(c.seen), summarize(c.seen))
+			return observe.Observation{}
+		}
+	}
+}
+
+func summarize(obs []observe.Observation) string {
+	var parts []string
+	for _, o := range obs {
+		switch {
+		case o.Object != nil:
+			parts = append(parts, string(o.Object.Op)+" "+o.Object.Kind+" "+o.Object.Namespace+"/"+o.Object.Name)
+		case o.Cluster != nil:
+			parts = append(parts, "cluster "+string(o.Cluster.State)+" "+o.Cluster.Err)
+		case o.Synced != nil:
+			parts = append(parts, "synced "+o.Synced.Source)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func isObject(op observe.Op, kind, ns, name string) func(observe.Observation) bool {
+	return func(o observe.Observation) bool {
+		return o.Object != nil && o.Object.Op == op && o.Object.Kind == kind && o.Object.Namespace == ns && o.Object.Name == name
+	}
+}
+
+func isSynced(o observe.Observation) bool { return o.Synced != nil && o.Synced.Source == SourceName }
+
+func isState(s observe.ClusterState) func(observe.Observation) bool {
+	return func(o observe.Observation) bool { return o.Cluster != nil && o.Cluster.State == s }
+}
+
+func node(name string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, ManagedFields: []metav1.ManagedFieldsEntry{{Manager: "kwok"}}}}
+}
+
+func TestInformersDeliverScopedObjects(t *testing.T) {
+	client := fake.NewClientset(
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpu-lab"}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}},
+		node("lab-node-0"), node("lab-node-1"), node("other-node"),
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "cuda-probe"}},
+		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "elsewhere"}},
+		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "e1"}, Reason: "FailedScheduling", Message: "0/3 nodes are available"},
+		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "e2"}, Reason: "Scheduled"},
+		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "nvidia"}, Handler: "nvidia"},
+		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "time-slicing-config"}},
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "nvidia-container-toolkit"}},
+	)
+	c := start(t, NewForClient(client, okProbe, labScope))
+	c.until("connecting first", time.Second, func(o observe.Observation) bool { return o.Cluster != nil })
+	if first := c.seen[0]; first.Cluster == nil || first.Cluster.State != observe.ClusterConnecting {
+		t.Fatalf("first observation = %s, want cluster connecting", summarize(c.seen[:1]))
+	}
+	c.until("synced", 10*time.Second, isSynced)
+
+	// Everything in scope arrived before Synced; nothing out of scope did.
+	want := []func(observe.Observation) bool{
+		isObject(observe.OpUpsert, "Namespace", "", "gpu-lab"),
+		isObject(observe.OpUpsert, "Node", "", "lab-node-0"),
+		isObject(observe.OpUpsert, "Node", "", "lab-node-1"),
+		isObject(observe.OpUpsert, "Pod", "gpu-lab", "cuda-probe"),
+		isObject(observe.OpUpsert, "Event", "gpu-lab", "e1"),
+		isObject(observe.OpUpsert, "RuntimeClass", "", "nvidia"),
+		isObject(observe.OpUpsert, "ConfigMap", "gpu-operator", "time-slicing-config"),
+		isObject(observe.OpUpsert, "DaemonSet", "gpu-operator", "nvidia-container-toolkit"),
+	}
+	syncedAt := -1
+	for i, o := range c.seen {
+		if isSynced(o) {
+			syncedAt = i
+		}
+	}
+	for i, pred := range want {
+		found := false
+		for _, o := range c.seen[:syncedAt] {
+			if pred(o) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("wanted object #%d before Synced; saw %s", i, summarize(c.seen))
+		}
+	}
+	for _, o := range c.seen {
+		if o.Object == nil {
+			continue
+		}
+		switch o.Object.Name {
+		case "default", "other-node", "elsewhere", "e2":
+			t.Errorf("out-of-scope object delivered: %s %s", o.Object.Kind, o.Object.Name)
+		}
+		if m, ok := o.Object.Object.(metav1.Object); ok && len(m.GetManagedFields()) > 0 {
+			t.Errorf("%s %s kept its managed fields", o.Object.Kind, o.Object.Name)
+		}
+	}
+	c.until("cluster synced state", time.Second, isState(observe.ClusterSynced))
+
+	// Changes flow through as upserts and deletes of typed objects.
+	ctx := context.Background()
+	n := node("lab-node-0")
+	n.Status.Allocatable = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("4")}
+	if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	o := c.until("node update", 5*time.Second, func(o observe.Observation) bool {
+		if !isObject(observe.OpUpsert, "Node", "", "lab-node-0")(o) {
+			return false
+		}
+		got := o.Object.Object.(*corev1.Node).Status.Allocatable["nvidia.com/gpu"]
+		return got.String() == "4"
+	})
+	if len(o.Object.Object.(*corev1.Node).ManagedFields) != 0 {
+		t.Errorf("updated node kept managed fields")
+	}
+	if err := client.CoreV1().Pods("gpu-lab").Delete(ctx, "cuda-probe", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.until("pod delete", 5*time.Second, isObject(observe.OpDelete, "Pod", "gpu-lab", "cuda-probe"))
+	if _, err := client.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "late"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.CoreV1().Pods("gpu-lab").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "again"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.until("new pod", 5*time.Second, isObject(observe.OpUpsert, "Pod", "gpu-lab", "again"))
+	for _, o := range c.seen {
+		if o.Object != nil && o.Object.Name == "late" {
+			t.Errorf("pod in another namespace delivered")
+		}
+	}
+}
+
+func TestForbiddenListIsReportedAndDoesNotHang(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "daemonsets", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "", errors.New("RBAC: no list"))
+	})
+	c := start(t, NewForClient(client, okProbe, labScope))
+	c.until("synced despite forbidden", 10*time.Second, isSynced)
+	o := c.until("connecting with err", 5*time.Second, func(o observe.Observation) bool {
+		return o.Cluster != nil && o.Cluster.State == observe.ClusterConnecting && strings.Contains(o.Cluster.Err, "daemonsets")
+	})
+	if !strings.Contains(o.Cluster.Err, "forbidden") {
+		t.Errorf("Err = %q, want the server's forbidden message", o.Cluster.Err)
+	}
+	for _, o := range c.seen {
+		if o.Cluster != nil && o.Cluster.State == observe.ClusterSynced {
+			t.Errorf("reported synced while daemonsets cannot be listed")
+		}
+	}
+}
+
+// A watch that breaks with a network error makes the source probe; a
+// failing probe turns the state unreachable, and recovery brings it back
+// to synced once the informer lists or watches again. Connection refused
+// is the error client-go's reflector retries silently, without calling
+// the watch error handler: the wrapped list/watch calls must catch it.
+func TestWatchErrorTriggersProbe(t *testing.T) {
+	client := fake.NewClientset(node("lab-node-0"))
+	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
+	var down atomic.Bool
+	var probes atomic.Int32
+	probe := func(context.Context) (string, error) {
+		probes.Add(1)
+		if down.Load() {
+			return "", refused
+		}
+		return "v1.34.0", nil
+	}
+	client.PrependReactor("list", "nodes", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if down.Load() {
+			return true, nil, refused
+		}
+		return false, nil, nil
+	})
+	watches := make(chan *watch.FakeWatcher, 16)
+	client.PrependWatchReactor("nodes", func(k8stesting.Action) (bool, watch.Interface, error) {
+		if down.Load() {
+			return true, nil, refused
+		}
+		w := watch.NewFake()
+		watches <- w
+		return true, w, nil
+	})
+	c := start(t, NewForClient(client, probe, Options{Nodes: []string{"lab-node-0"}}))
+	c.until("synced", 10*time.Second, isState(observe.ClusterSynced))
+	before := probes.Load()
+
+	down.Store(true)
+	c.forget()
+	time.Sleep(1100 * time.Millisecond) // a watch shorter than 1s is a different error path
+	(<-watches).Stop()
+	o := c.until("unreachable", 10*time.Second, isState(observe.ClusterUnreachable))
+	if !strings.Contains(o.Cluster.Err, "connection refused") {
+		t.Errorf("Err = %q", o.Cluster.Err)
+	}
+	if probes.Load() <= before {
+		t.Errorf("no probe after the watch error")
+	}
+
+	down.Store(false)
+	c.forget()
+	c.until("synced again", 15*time.Second, isState(observe.ClusterSynced))
+}
+
+func writeKubeconfig(t *testing.T, server string, exec bool) string {
+	t.Helper()
+	user := "  user:\n    token: x\n"
+	if exec {
+		user = "  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: /bin/false\n      interactiveMode: Always\n"
+	}
+	kc := "apiVersion: v1\nkind: Config\ncurrent-context: lab\nclusters:\n- name: lab\n  cluster:\n    server: " + server +
+		"\ncontexts:\n- name: lab\n  context:\n    cluster: lab\n    user: lab\n- name: other\n  context:\n    cluster: lab\n    user: lab\nusers:\n- name: lab\n" + user
+	p := filepath.Join(t.TempDir(), "kubeconfig")
+	if err := os.WriteFile(p, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Port 1 on loopback refuses at once: the source must say unreachable
+// quickly, and say it is synced so `labmate check` does not wait.
+func TestUnreachableServerIsReportedQuickly(t *testing.T) {
+	kc := writeKubeconfig(t, "http://127.0.0.1:1", false)
+	src, err := New(Options{Kubeconfig: kc, Namespaces: []string{"gpu-lab"}, Nodes: []string{"lab-node-0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	c := start(t, src)
+	o := c.until("unreachable", 3*time.Second, isState(observe.ClusterUnreachable))
+	c.until("synced", time.Second, isSynced)
+	if d := time.Since(begin); d > 2500*time.Millisecond {
+		t.Errorf("unreachable took %s", d)
+	}
+	if !strings.Contains(o.Cluster.Err, "connection refused") || strings.Contains(o.Cluster.Err, "http://") {
+		t.Errorf("Err = %q, want the short dial error without the URL", o.Cluster.Err)
+	}
+	if o.Cluster.Server != "http://127.0.0.1:1" || o.Cluster.Context != "lab" {
+		t.Errorf("server/context = %q/%q", o.Cluster.Server, o.Cluster.Context)
+	}
+}
+
+func TestNoKubeconfigIsOff(t *testing.T) {
+	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	src, err := New(labScope)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !src.Off() {
+		t.Fatal("source is not off without a kubeconfig")
+	}
+	c := start(t, src)
+	c.until("off", time.Second, isState(observe.ClusterOff))
+	c.until("synced", time.Second, isSynced)
+}
+
+func TestBrokenExplicitConfigFails(t *testing.T) {
+	if _, err := New(Options{Kubeconfig: filepath.Join(t.TempDir(), "nope")}); err == nil {
+		t.Error("missing --kubeconfig file accepted")
+	}
+	kc := writeKubeconfig(t, "http://127.0.0.1:1", false)
+	if _, err := New(Options{Kubeconfig: kc, Context: "missing"}); err == nil {
+		t.Error("unknown --context accepted")
+	}
+	src, err := New(Options{Kubeconfig: kc, Context: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.context != "other" {
+		t.Errorf("context = %q, want the override", src.context)
+	}
+}
+
+func TestExecPluginNeverInteractive(t *testing.T) {
+	kc := writeKubeconfig(t, "https://127.0.0.1:1", true) // auth applies only over TLS
+	rc, err := loadConfig(kc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := rc.cfg.ExecProvider
+	if ep == nil || ep.InteractiveMode != clientcmdapi.NeverExecInteractiveMode || !ep.StdinUnavailable {
+		t.Errorf("exec provider = %+v, want never interactive, stdin unavailable", ep)
+	}
+	if rc.cfg.Timeout != 0 || rc.cfg.Dial == nil {
+		t.Errorf("want no client timeout and a dial timeout; got timeout %s", rc.cfg.Timeout)
+	}
+}
