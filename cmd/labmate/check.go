@@ -25,6 +25,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	step := fs.Int("step", 0, content.Msg("cli.flag.step"))
 	asJSON := fs.Bool("json", false, content.Msg("cli.flag.json"))
 	timeout := fs.Duration("timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
+	watch := fs.Bool("watch", false, content.Msg("ops.flag.watch"))
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -40,6 +41,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	if *step < 0 || *step > len(s.lab.Steps) {
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", *step, "max", len(s.lab.Steps)))
 		return exitUsage
+	}
+	if *watch {
+		return watchOptions{JSON: *asJSON, Step: *step, ReadyTimeout: *timeout}.run(ctx, s, stdout, stderr)
 	}
 	rep := s.engine.Once(ctx, s.sources, *timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)
