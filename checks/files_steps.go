@@ -1,9 +1,15 @@
 package checks
 
-// Placeholder until the file checks land; every step reports unknown.
+// Steps 1-4 of the GPU incident lab judge the learner's files only:
+// the main containerd config and the toolkit's drop-in (TOML, parsed),
+// the merge verdict computed from them, and a script run for real.
 var (
-	stepMainConfig   = Step{Number: 1, ID: "main-config"}
-	stepDropIn       = Step{Number: 2, ID: "dropin"}
-	stepMergeVerdict = Step{Number: 3, ID: "merge-verdict"}
-	stepCheckScript  = Step{Number: 4, ID: "check-script"}
+	stepMainConfig = Step{Number: 1, ID: "main-config",
+		Files: []string{mainConfigPath}, Eval: evalMainConfig}
+	stepDropIn = Step{Number: 2, ID: "dropin",
+		Files: []string{dropInPath, mainConfigPath}, Eval: evalDropIn}
+	stepMergeVerdict = Step{Number: 3, ID: "merge-verdict",
+		Files: []string{mainConfigPath, dropInPath, mergePath}, Eval: evalMergeVerdict}
+	stepCheckScript = Step{Number: 4, ID: "check-script",
+		Files: []string{checkScriptPath}, Probe: checkScriptProbe, Eval: evalCheckScript}
 )

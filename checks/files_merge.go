@@ -1,0 +1,316 @@
+package checks
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Step 3: the merge verdict the learner computes from steps 1 and 2.
+
+// mergeKeys are merge.txt's keys, in the order the file must have them.
+var mergeKeys = []string{"MAIN_RUNTIMES", "DROPIN_RUNTIMES", "CONFLICT", "CONFLICT_TABLE", "LOADED_RUNTIMES"}
+
+// loadedRuntimes is not computed: it is what `containerd config dump`
+// showed on the incident node.
+const loadedRuntimes = "runc"
+
+// mergeTruth is what the companion derives from the learner's two files.
+type mergeTruth struct {
+	values map[string]string // key -> derived value
+	why    map[string]string // key -> where that value comes from (Korean)
+}
+
+func deriveMerge(in Input, main, drop *tomlDoc) mergeTruth {
+	table := keyPath(runtimesPath)
+	t := mergeTruth{values: map[string]string{}, why: map[string]string{}}
+	side := func(key string, d *tomlDoc) bool {
+		names, has := d.runtimeNames()
+		t.values[key] = strings.Join(names, ",")
+		if has {
+			t.why[key] = msg("files.merge.why.runtimes", "file", shown(in, d.rel), "table", table, "list", joinOr(names, ", "))
+		} else {
+			t.why[key] = msg("files.merge.why.no_runtimes", "file", shown(in, d.rel), "table", table)
+		}
+		return has
+	}
+	mainHas := side("MAIN_RUNTIMES", main)
+	dropHas := side("DROPIN_RUNTIMES", drop)
+	if mainHas && dropHas {
+		t.values["CONFLICT"], t.values["CONFLICT_TABLE"] = "yes", table
+		t.why["CONFLICT"] = msg("files.merge.why.conflict_yes", "table", table)
+	} else {
+		var lacking []string
+		if !mainHas {
+			lacking = append(lacking, shown(in, main.rel))
+		}
+		if !dropHas {
+			lacking = append(lacking, shown(in, drop.rel))
+		}
+		t.values["CONFLICT"], t.values["CONFLICT_TABLE"] = "no", ""
+		t.why["CONFLICT"] = msg("files.merge.why.conflict_no", "files", strings.Join(lacking, ", "), "table", table)
+	}
+	t.why["CONFLICT_TABLE"] = t.why["CONFLICT"]
+	t.values["LOADED_RUNTIMES"] = loadedRuntimes
+	t.why["LOADED_RUNTIMES"] = msg("files.merge.why.loaded")
+	return t
+}
+
+// mergeLine is one line of merge.txt.
+type mergeLine struct {
+	n          int
+	key, value string // trimmed
+}
+
+func evalMergeVerdict(in Input) StepEval {
+	main := openTOML(in, "main-config", mainConfigPath)
+	drop := openTOML(in, "dropin", dropInPath)
+	if main.doc == nil || drop.doc == nil {
+		var what []string
+		for _, w := range []struct {
+			step int
+			tf   tomlFile
+			rel  string
+		}{{1, main, mainConfigPath}, {2, drop, dropInPath}} {
+			if w.tf.doc != nil {
+				continue
+			}
+			why := w.tf.file.Observed
+			if w.tf.file.Status == Passed {
+				why = msg("files.merge.wait_toml", "where", w.tf.parse.Where)
+			}
+			what = append(what, msg("files.merge.wait_item", "step", w.step, "path", shown(in, w.rel), "why", why))
+		}
+		return StepEval{Checks: []Result{waiting("merge-verdict.inputs", msg("files.merge.wait", "what", strings.Join(what, ", ")))}}
+	}
+	truth := deriveMerge(in, main.doc, drop.doc)
+
+	valueIDs := []string{"merge-verdict.main-runtimes", "merge-verdict.dropin-runtimes", "merge-verdict.conflict",
+		"merge-verdict.conflict-table", "merge-verdict.loaded-runtimes"}
+	text, bad := readText(in, "merge-verdict.file", mergePath)
+	if bad != nil {
+		ev := StepEval{Checks: []Result{*bad, waiting("merge-verdict.format", msg("files.wait.file"))}}
+		for _, id := range valueIDs {
+			ev.Checks = append(ev.Checks, waiting(id, msg("files.wait.file")))
+		}
+		ev.Observed = mergeFacts(truth, nil)
+		return ev
+	}
+	lines, format := checkMergeFormat(in, text)
+	ev := StepEval{Checks: []Result{
+		passed("merge-verdict.file", msg("files.file.ok", "path", shown(in, mergePath), "size", len(text))),
+		format,
+	}}
+	byKey := map[string]mergeLine{}
+	for _, l := range lines {
+		if _, dup := byKey[l.key]; !dup {
+			byKey[l.key] = l
+		}
+	}
+	for i, key := range mergeKeys {
+		ev.Checks = append(ev.Checks, checkMergeValue(in, valueIDs[i], key, truth, byKey))
+	}
+	ev.Observed = mergeFacts(truth, byKey)
+	return ev
+}
+
+// checkMergeFormat checks the shape of merge.txt: exactly five KEY=VALUE
+// lines in order. A trailing newline and CRLF line endings are fine.
+func checkMergeFormat(in Input, text string) ([]mergeLine, Result) {
+	const id = "merge-verdict.format"
+	text = strings.TrimSuffix(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	raw := strings.Split(text, "\n")
+	var (
+		lines    []mergeLine
+		problems []string
+		order    []string
+	)
+	seen := map[string]int{}
+	for i, l := range raw {
+		n := i + 1
+		if strings.TrimSpace(l) == "" {
+			problems = append(problems, msg("files.merge.p.blank", "line", n))
+			continue
+		}
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			problems = append(problems, msg("files.merge.p.no_equals", "line", n, "text", clip(l, 40)))
+			continue
+		}
+		key, value := strings.TrimSpace(k), strings.TrimSpace(v)
+		if l != key+"="+value {
+			problems = append(problems, msg("files.merge.p.spaces", "line", n))
+		}
+		if !slices.Contains(mergeKeys, key) {
+			p := msg("files.merge.p.unknown_key", "line", n, "key", clip(key, 40))
+			for _, mk := range mergeKeys {
+				if strings.EqualFold(mk, key) {
+					p += msg("files.merge.p.key_case", "want", mk)
+				}
+			}
+			problems = append(problems, p)
+			continue
+		}
+		if first, dup := seen[key]; dup {
+			problems = append(problems, msg("files.merge.p.duplicate", "key", key, "line", n, "first", first))
+			continue
+		}
+		seen[key] = n
+		order = append(order, key)
+		lines = append(lines, mergeLine{n: n, key: key, value: value})
+	}
+	for _, k := range mergeKeys {
+		if _, ok := seen[k]; !ok {
+			problems = append(problems, msg("files.merge.p.missing_key", "key", k))
+		}
+	}
+	if len(order) == len(mergeKeys) && !slices.Equal(order, mergeKeys) {
+		problems = append(problems, msg("files.merge.p.order", "got", strings.Join(order, ", ")))
+	}
+	if len(raw) != len(mergeKeys) {
+		problems = append([]string{msg("files.merge.p.count", "n", len(raw))}, problems...)
+	}
+	want := strings.Join(mergeKeys, ", ")
+	if len(problems) == 0 {
+		return lines, passed(id, msg("files.merge.format_ok", "path", shown(in, mergePath)))
+	}
+	return lines, failed(id, msg("files.merge.format_bad", "want", want, "problems", strings.Join(problems, "; ")),
+		want, strings.Join(order, ", "), mergePath)
+}
+
+// checkMergeValue compares one line of merge.txt with the derived value.
+func checkMergeValue(in Input, id, key string, truth mergeTruth, byKey map[string]mergeLine) Result {
+	want := truth.values[key]
+	expected := key + "=" + want
+	l, ok := byKey[key]
+	if !ok {
+		return failed(id, msg("files.merge.value_missing", "key", key, "want", want), expected, msg("files.seen.absent"), mergePath)
+	}
+	at := where(mergePath, l.n)
+	if mergeValueOK(key, l.value, want) {
+		return passed(id, msg("files.merge.value_ok", "key", key, "value", l.value, "line", l.n))
+	}
+	observed := key + "=" + l.value
+	if key == "LOADED_RUNTIMES" {
+		return failed(id, msg("files.merge.loaded_wrong", "got", l.value, "line", l.n, "want", want)+quoteHint(l.value), expected, observed, at)
+	}
+	shownWant := want
+	if shownWant == "" {
+		shownWant = msg("files.merge.empty_value")
+	}
+	m := msg("files.merge.value_wrong", "key", key, "got", l.value, "line", l.n, "want", shownWant, "why", truth.why[key])
+	return failed(id, m+mergeHint(key, l.value, want), expected, observed, at)
+}
+
+// mergeValueOK accepts the derived value, and for CONFLICT_TABLE any
+// spelling of the same TOML key path (single quotes, for one).
+func mergeValueOK(key, got, want string) bool {
+	if got == want {
+		return true
+	}
+	if key != "CONFLICT_TABLE" {
+		return false
+	}
+	if want == "" {
+		return got == "none" || got == "-"
+	}
+	segs := parseKeyPath(got)
+	return segs != nil && equalPath(segs, runtimesPath)
+}
+
+func mergeHint(key, got, want string) string {
+	if h := quoteHint(got); h != "" {
+		return h
+	}
+	switch key {
+	case "MAIN_RUNTIMES", "DROPIN_RUNTIMES":
+		var parts []string
+		for _, p := range strings.Split(got, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				parts = append(parts, p)
+			}
+		}
+		norm := append([]string(nil), parts...)
+		slices.Sort(norm)
+		switch {
+		case strings.Join(parts, ",") == want:
+			return msg("files.merge.hint.list_spaces")
+		case strings.Join(norm, ",") == want:
+			return msg("files.merge.hint.unsorted")
+		}
+	case "CONFLICT":
+		if got != "yes" && got != "no" {
+			return msg("files.merge.hint.yes_no")
+		}
+	case "CONFLICT_TABLE":
+		if want == "" {
+			return msg("files.merge.hint.no_table")
+		}
+		segs := parseKeyPath(got)
+		switch {
+		case segs == nil:
+			return msg("files.merge.hint.not_key_path")
+		case indexRun(segs, "io", "containerd", "grpc", "v1", "cri") >= 0:
+			return msg("files.hint.unquoted_plugin")
+		case len(segs) > len(runtimesPath) && equalPath(segs[:len(runtimesPath)], runtimesPath):
+			return msg("files.merge.hint.table_too_deep")
+		case len(segs) < len(runtimesPath) && equalPath(segs, runtimesPath[:len(segs)]):
+			return msg("files.merge.hint.table_too_shallow")
+		}
+	}
+	return ""
+}
+
+func quoteHint(got string) string {
+	if len(got) >= 2 && strings.ContainsAny(got[:1], `"'`) && got[len(got)-1] == got[0] {
+		return msg("files.merge.hint.quotes")
+	}
+	return ""
+}
+
+// parseKeyPath reads a dotted TOML key path (bare, "basic" or 'literal'
+// segments); nil when s is not one.
+func parseKeyPath(s string) []string {
+	if strings.ContainsAny(s, "\n=#[]") || strings.TrimSpace(s) == "" {
+		return nil
+	}
+	var tree map[string]any
+	if err := toml.Unmarshal([]byte(s+" = 0"), &tree); err != nil {
+		return nil
+	}
+	var segs []string
+	var cur any = tree
+	for {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return segs
+		}
+		if len(m) != 1 {
+			return nil
+		}
+		for k, v := range m {
+			segs, cur = append(segs, k), v
+		}
+	}
+}
+
+func mergeFacts(truth mergeTruth, byKey map[string]mergeLine) []Fact {
+	var facts []Fact
+	for _, k := range mergeKeys {
+		got := msg("files.seen.absent")
+		if l, ok := byKey[k]; ok {
+			got = l.value
+		}
+		key := "files.fact.merge_derived"
+		if k == "LOADED_RUNTIMES" {
+			key = "files.fact.merge_observed"
+		}
+		want := truth.values[k]
+		if want == "" {
+			want = msg("files.merge.empty_value")
+		}
+		facts = append(facts, Fact{Label: k, Value: msg(key, "want", want, "got", got)})
+	}
+	return facts
+}
