@@ -124,7 +124,7 @@ func checkMergeFormat(in Input, text string) ([]mergeLine, Result) {
 	var (
 		lines    []mergeLine
 		problems []string
-		order    []string
+		order    []string // known keys in the order written
 	)
 	seen := map[string]int{}
 	for i, l := range raw {
@@ -175,8 +175,8 @@ func checkMergeFormat(in Input, text string) ([]mergeLine, Result) {
 	if len(problems) == 0 {
 		return lines, passed(id, msg("files.merge.format_ok", "path", shown(in, mergePath)))
 	}
-	return lines, failed(id, msg("files.merge.format_bad", "want", want, "problems", strings.Join(problems, "; ")),
-		want, strings.Join(order, ", "), mergePath)
+	found := strings.Join(problems, "; ")
+	return lines, failed(id, msg("files.merge.format_bad", "want", want, "problems", found), want, clip(found, 160), mergePath)
 }
 
 // checkMergeValue compares one line of merge.txt with the derived value.
