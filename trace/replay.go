@@ -1,0 +1,351 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/labhub/labmate/observe"
+)
+
+// SourceName is the replay source's name (distinct from every live
+// source's).
+const SourceName = "replay"
+
+// Instant is the speed that plays without waiting between records.
+const Instant = 0.0
+
+// ReplayOptions configure a replay.
+type ReplayOptions struct {
+	// Speed scales the recorded pace: 1 as recorded, 10 ten times faster,
+	// Instant without waiting.
+	Speed float64
+	// MaxGap, when positive, shortens recorded pauses longer than it to
+	// it (a learner's coffee break need not be replayed).
+	MaxGap time.Duration
+	// Marks are record counts at which a fast-forward stops (see
+	// FastForward); Changes(...) gives the counts at which a step's status
+	// changed.
+	Marks []int
+}
+
+// Progress is where a replay is.
+type Progress struct {
+	Pos, Total  int           // records delivered, records in the trace
+	At, Length  time.Duration // recorded time of the last delivered record, of the whole trace
+	Speed       float64       // Instant is 0
+	Paused      bool
+	FastForward bool
+	Done        bool // every record delivered
+}
+
+// Control steers a running replay. Every method is safe for concurrent
+// use and returns at once.
+type Control interface {
+	// TogglePause stops delivering records, or resumes where it stopped.
+	TogglePause()
+	// SetSpeed changes the pace (1, 10, Instant, ...); negative values
+	// are ignored.
+	SetSpeed(speed float64)
+	// FastForward delivers records without waiting, even when paused,
+	// until the next mark, StopFastForward, or the end. With marks set to
+	// the record counts where a step's status changed, it is "jump to
+	// the next step's change"; afterwards the replay goes on at its speed
+	// (or stays paused).
+	FastForward()
+	// StopFastForward ends a fast-forward where it is.
+	StopFastForward()
+	// Progress says where the replay is.
+	Progress() Progress
+	// Updates receives a value (coalesced) whenever Progress changed.
+	Updates() <-chan struct{}
+}
+
+// Replay is an observe.Source that plays a trace back: the recorded
+// observations, in order, with their recorded timing scaled by a speed.
+// It also sends Synced{Source: "replay"} right after every source that
+// synced in the recording had synced, so the engine's Ready means what it
+// meant live.
+type Replay struct {
+	recs    []Record
+	play    []time.Duration // recorded offsets with long gaps shortened
+	readyAt int             // index of the record after which "replay" is synced; -1: at once
+	marks   []int
+
+	mu      sync.Mutex
+	pos     int           // records delivered
+	vpos    time.Duration // play offset reached
+	speed   float64
+	paused  bool
+	ff      bool
+	ffUntil int // stop fast-forwarding once pos reaches it (0: at the end)
+	done    bool
+	running bool
+	kick    chan struct{} // wakes Run after a control change
+	updates chan struct{}
+}
+
+var _ Control = (*Replay)(nil)
+
+// ReplaySource returns a replay of t. It never runs anything the trace
+// contains: script runs are replayed as the outcomes that were recorded.
+func ReplaySource(t *Trace, opts ReplayOptions) *Replay {
+	r := &Replay{
+		recs:    t.Records,
+		play:    make([]time.Duration, len(t.Records)),
+		readyAt: -1,
+		speed:   validSpeed(opts.Speed, 1),
+		kick:    make(chan struct{}, 1),
+		updates: make(chan struct{}, 1),
+	}
+	var prev, at time.Duration
+	first := map[string]int{}
+	for i, rec := range t.Records {
+		gap := rec.At - prev
+		if i == 0 || gap < 0 {
+			gap = 0 // the first record plays at once; time never runs backwards
+		}
+		if opts.MaxGap > 0 && gap > opts.MaxGap {
+			gap = opts.MaxGap
+		}
+		at += gap
+		prev = max(prev, rec.At)
+		r.play[i] = at
+		if s := rec.Obs.Synced; s != nil {
+			if _, seen := first[s.Source]; !seen {
+				first[s.Source] = i
+				r.readyAt = max(r.readyAt, i)
+			}
+		}
+	}
+	r.marks = append([]int(nil), opts.Marks...)
+	sort.Ints(r.marks)
+	return r
+}
+
+func validSpeed(s, fallback float64) float64 {
+	if s < 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return fallback
+	}
+	return s
+}
+
+// Name implements observe.Source.
+func (r *Replay) Name() string { return SourceName }
+
+// Run implements observe.Source: it delivers the records and returns nil
+// after the last one (or when ctx is done).
+func (r *Replay) Run(ctx context.Context, out chan<- observe.Observation) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("replay panic: %v", p)
+		}
+	}()
+	r.mu.Lock()
+	if r.running {
+		r.mu.Unlock()
+		return fmt.Errorf("replay already running")
+	}
+	r.running = true
+	r.mu.Unlock()
+
+	send := func(o observe.Observation) bool {
+		select {
+		case out <- o:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	synced := func() observe.Observation {
+		return observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: SourceName}}
+	}
+	if r.readyAt < 0 {
+		o := synced()
+		if len(r.recs) > 0 {
+			o.Time = r.recs[0].Obs.Time
+		}
+		if !send(o) {
+			return nil
+		}
+	}
+	for {
+		r.mu.Lock()
+		if r.pos >= len(r.recs) {
+			r.done, r.ff = true, false
+			r.mu.Unlock()
+			r.notify()
+			return nil
+		}
+		i := r.pos
+		if r.paused && !r.ff {
+			r.mu.Unlock()
+			if r.sleep(ctx, -1); ctx.Err() != nil {
+				return nil
+			}
+			continue
+		}
+		fast := r.ff || r.speed == Instant
+		var wait time.Duration
+		if !fast {
+			wait = time.Duration(float64(r.play[i]-r.vpos) / r.speed)
+		}
+		speed := r.speed
+		r.mu.Unlock()
+
+		if fast {
+			if i > 0 && r.play[i] > r.play[i-1] {
+				yieldTo(ctx, out)
+			}
+		} else if wait > 0 {
+			start := time.Now()
+			woke := r.sleep(ctx, wait)
+			if ctx.Err() != nil {
+				return nil
+			}
+			if !woke {
+				// A control changed: account for the time played so far
+				// and decide again.
+				r.mu.Lock()
+				r.vpos = min(r.vpos+time.Duration(float64(time.Since(start))*speed), r.play[i])
+				r.mu.Unlock()
+				continue
+			}
+		}
+		if !send(r.recs[i].Obs) {
+			return nil
+		}
+		if i == r.readyAt {
+			o := synced()
+			o.Time = r.recs[i].Obs.Time
+			if !send(o) {
+				return nil
+			}
+		}
+		r.mu.Lock()
+		r.pos = i + 1
+		r.vpos = r.play[i]
+		if r.ff && r.ffUntil > 0 && r.pos >= r.ffUntil {
+			r.ff = false
+		}
+		r.mu.Unlock()
+		r.notify()
+	}
+}
+
+// sleep waits for d (d < 0: until woken). It returns true when the time
+// passed, false when a control change or ctx woke it.
+func (r *Replay) sleep(ctx context.Context, d time.Duration) bool {
+	var timeout <-chan time.Time
+	if d >= 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-timeout:
+		return true
+	case <-r.kick:
+		return false
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// yieldTo lets the reader of out (the engine) take what was sent before
+// the next burst of records follows, so that at high speed the engine
+// still evaluates roughly where it did live, rather than folding the whole
+// trace into one evaluation (facts of the past are remembered at
+// evaluations). It gives up after a short while: it is pacing, not a
+// guarantee. FinalReport is the exact path.
+func yieldTo(ctx context.Context, out chan<- observe.Observation) {
+	deadline := time.Now().Add(50 * time.Millisecond)
+	for len(out) > 0 && time.Now().Before(deadline) && ctx.Err() == nil {
+		time.Sleep(100 * time.Microsecond)
+	}
+	if len(out) == 0 {
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+func (r *Replay) wake() {
+	select {
+	case r.kick <- struct{}{}:
+	default:
+	}
+	r.notify()
+}
+
+func (r *Replay) notify() {
+	select {
+	case r.updates <- struct{}{}:
+	default:
+	}
+}
+
+// TogglePause implements Control.
+func (r *Replay) TogglePause() {
+	r.mu.Lock()
+	r.paused = !r.paused
+	r.mu.Unlock()
+	r.wake()
+}
+
+// SetSpeed implements Control.
+func (r *Replay) SetSpeed(speed float64) {
+	r.mu.Lock()
+	r.speed = validSpeed(speed, r.speed)
+	r.mu.Unlock()
+	r.wake()
+}
+
+// FastForward implements Control.
+func (r *Replay) FastForward() {
+	r.mu.Lock()
+	if !r.done {
+		r.ff = true
+		r.ffUntil = 0
+		if k := sort.SearchInts(r.marks, r.pos+1); k < len(r.marks) {
+			r.ffUntil = r.marks[k]
+		}
+	}
+	r.mu.Unlock()
+	r.wake()
+}
+
+// StopFastForward implements Control.
+func (r *Replay) StopFastForward() {
+	r.mu.Lock()
+	r.ff = false
+	r.mu.Unlock()
+	r.wake()
+}
+
+// SetMarks replaces the record counts a fast-forward stops at.
+func (r *Replay) SetMarks(marks []int) {
+	m := append([]int(nil), marks...)
+	sort.Ints(m)
+	r.mu.Lock()
+	r.marks = m
+	r.mu.Unlock()
+}
+
+// Progress implements Control.
+func (r *Replay) Progress() Progress {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	p := Progress{Pos: r.pos, Total: len(r.recs), Speed: r.speed, Paused: r.paused, FastForward: r.ff, Done: r.done}
+	if r.pos > 0 {
+		p.At = r.recs[r.pos-1].At
+	}
+	if n := len(r.recs); n > 0 {
+		p.Length = r.recs[n-1].At
+	}
+	return p
+}
+
+// Updates implements Control.
+func (r *Replay) Updates() <-chan struct{} { return r.updates }

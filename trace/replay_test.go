@@ -1,0 +1,273 @@
+package trace
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/observe"
+)
+
+// timedTrace has one file record per offset, then (when synced) a Synced
+// record of "files" right after the first.
+func timedTrace(synced bool, offsets ...time.Duration) *Trace {
+	tr := &Trace{Name: "mem", Header: Header{Format: Format, Version: Version, Lab: "gpu-incident", Started: t0}}
+	for i, at := range offsets {
+		tr.Records = append(tr.Records, Record{Line: len(tr.Records) + 2, At: at, Obs: observe.Observation{
+			Time: t0.Add(at), File: &observe.FileObs{Path: fmt.Sprintf("f%d", i), State: observe.FileMissing},
+		}})
+		if synced && i == 0 {
+			tr.Records = append(tr.Records, Record{Line: len(tr.Records) + 2, At: at, Obs: observe.Observation{
+				Time: t0.Add(at), Synced: &observe.SyncedObs{Source: "files"},
+			}})
+		}
+	}
+	return tr
+}
+
+type played struct {
+	obs observe.Observation
+	at  time.Duration // since Run started
+}
+
+// play runs a replay in the background and collects what it sends.
+func play(t *testing.T, r *Replay) (<-chan played, context.CancelFunc) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	raw := make(chan observe.Observation)
+	got := make(chan played, 1000)
+	start := time.Now()
+	go func() {
+		if err := r.Run(ctx, raw); err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		close(raw)
+	}()
+	go func() {
+		for o := range raw {
+			got <- played{o, time.Since(start)}
+		}
+		close(got)
+	}()
+	t.Cleanup(cancel)
+	return got, cancel
+}
+
+func next(t *testing.T, ch <-chan played, within time.Duration) played {
+	t.Helper()
+	select {
+	case p, ok := <-ch:
+		if !ok {
+			t.Fatal("replay ended early")
+		}
+		return p
+	case <-time.After(within):
+		t.Fatalf("nothing within %v", within)
+	}
+	return played{}
+}
+
+func nothing(t *testing.T, ch <-chan played, during time.Duration) {
+	t.Helper()
+	select {
+	case p, ok := <-ch:
+		if ok {
+			t.Fatalf("got %+v, want nothing for %v", p.obs, during)
+		}
+	case <-time.After(during):
+	}
+}
+
+func fileName(p played) string {
+	if p.obs.File == nil {
+		return ""
+	}
+	return p.obs.File.Path
+}
+
+func TestReplayInstantOrderAndSynced(t *testing.T) {
+	tr := timedTrace(true, 0, time.Hour, 2*time.Hour)
+	r := ReplaySource(tr, ReplayOptions{Speed: Instant})
+	ch, _ := play(t, r)
+	var seq []string
+	for p := range ch {
+		switch {
+		case p.obs.File != nil:
+			seq = append(seq, p.obs.File.Path)
+		case p.obs.Synced != nil:
+			seq = append(seq, "synced:"+p.obs.Synced.Source)
+		}
+	}
+	want := "[f0 synced:files synced:replay f1 f2]"
+	if fmt.Sprint(seq) != want {
+		t.Fatalf("sent %v, want %s", seq, want)
+	}
+	p := r.Progress()
+	if !p.Done || p.Pos != 4 || p.Total != 4 || p.At != 2*time.Hour || p.Length != 2*time.Hour {
+		t.Fatalf("progress %+v", p)
+	}
+}
+
+func TestReplayWithoutSyncedRecordsIsReadyAtOnce(t *testing.T) {
+	r := ReplaySource(timedTrace(false, 0, time.Hour), ReplayOptions{Speed: 1})
+	ch, _ := play(t, r)
+	if p := next(t, ch, time.Second); p.obs.Synced == nil || p.obs.Synced.Source != SourceName {
+		t.Fatalf("first = %+v", p.obs)
+	}
+	if p := next(t, ch, time.Second); fileName(p) != "f0" {
+		t.Fatalf("second = %+v", p.obs)
+	}
+	nothing(t, ch, 100*time.Millisecond) // f1 is an hour away
+}
+
+func TestReplayKeepsTimingScaledBySpeed(t *testing.T) {
+	offsets := []time.Duration{0, 300 * time.Millisecond, 600 * time.Millisecond}
+	for _, speed := range []float64{1, 10} {
+		t.Run(fmt.Sprint(speed), func(t *testing.T) {
+			ch, _ := play(t, ReplaySource(timedTrace(false, offsets...), ReplayOptions{Speed: speed}))
+			next(t, ch, time.Second) // synced
+			first := next(t, ch, time.Second)
+			for i := 1; i < len(offsets); i++ {
+				p := next(t, ch, 2*time.Second)
+				got := p.at - first.at
+				want := time.Duration(float64(offsets[i]) / speed)
+				if got < want-5*time.Millisecond || got > want+150*time.Millisecond {
+					t.Fatalf("record %d after %v, want about %v", i, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestReplayMaxGapShortensPauses(t *testing.T) {
+	ch, _ := play(t, ReplaySource(timedTrace(false, 0, time.Hour, time.Hour+10*time.Millisecond), ReplayOptions{Speed: 1, MaxGap: 20 * time.Millisecond}))
+	next(t, ch, time.Second)
+	first := next(t, ch, time.Second)
+	p := next(t, ch, time.Second)
+	if fileName(p) != "f1" || p.at-first.at < 15*time.Millisecond {
+		t.Fatalf("f1 after %v", p.at-first.at)
+	}
+	next(t, ch, time.Second)
+}
+
+func TestReplayPauseAndResume(t *testing.T) {
+	r := ReplaySource(timedTrace(false, 0, 50*time.Millisecond, 100*time.Millisecond), ReplayOptions{Speed: 1})
+	ch, _ := play(t, r)
+	next(t, ch, time.Second)
+	next(t, ch, time.Second) // f0
+	r.TogglePause()
+	if !r.Progress().Paused {
+		t.Fatal("not paused")
+	}
+	nothing(t, ch, 300*time.Millisecond)
+	// Paused at Instant speed still waits.
+	r.SetSpeed(Instant)
+	nothing(t, ch, 100*time.Millisecond)
+	r.TogglePause()
+	if fileName(next(t, ch, time.Second)) != "f1" || fileName(next(t, ch, time.Second)) != "f2" {
+		t.Fatal("wrong order after resume")
+	}
+}
+
+func TestReplaySpeedChangeMidWait(t *testing.T) {
+	r := ReplaySource(timedTrace(false, 0, 10*time.Second), ReplayOptions{Speed: 1})
+	ch, _ := play(t, r)
+	next(t, ch, time.Second)
+	next(t, ch, time.Second)
+	time.Sleep(50 * time.Millisecond)
+	r.SetSpeed(1000) // 10s at 1000x: 10ms, less the 50ms already played
+	p := next(t, ch, time.Second)
+	if fileName(p) != "f1" {
+		t.Fatalf("got %+v", p.obs)
+	}
+	r.SetSpeed(-3) // ignored
+	if s := r.Progress().Speed; s != 1000 {
+		t.Fatalf("speed %v", s)
+	}
+}
+
+// "Jump to the next step's change": a fast-forward stops at each mark,
+// even while paused, and otherwise runs to the end.
+func TestReplayFastForwardStopsAtMarks(t *testing.T) {
+	var offsets []time.Duration
+	for i := 0; i < 10; i++ {
+		offsets = append(offsets, time.Duration(i)*time.Hour)
+	}
+	r := ReplaySource(timedTrace(false, offsets...), ReplayOptions{Speed: 1, Marks: []int{7, 3}})
+	ch, _ := play(t, r)
+	next(t, ch, time.Second) // synced
+	next(t, ch, time.Second) // f0
+	r.TogglePause()
+	r.FastForward()
+	for _, want := range []string{"f1", "f2"} {
+		if got := fileName(next(t, ch, time.Second)); got != want {
+			t.Fatalf("got %s want %s", got, want)
+		}
+	}
+	nothing(t, ch, 100*time.Millisecond)
+	if p := r.Progress(); p.Pos != 3 || p.FastForward || !p.Paused {
+		t.Fatalf("progress after the first mark: %+v", p)
+	}
+	r.FastForward()
+	for i := 3; i < 7; i++ {
+		next(t, ch, time.Second)
+	}
+	nothing(t, ch, 100*time.Millisecond)
+	if p := r.Progress(); p.Pos != 7 {
+		t.Fatalf("progress after the second mark: %+v", p)
+	}
+	r.FastForward() // no mark left: to the end
+	for i := 7; i < 10; i++ {
+		next(t, ch, time.Second)
+	}
+	if _, open := <-ch; open {
+		t.Fatal("replay did not end")
+	}
+	if p := r.Progress(); !p.Done || p.FastForward {
+		t.Fatalf("progress at the end: %+v", p)
+	}
+}
+
+func TestReplayStopFastForward(t *testing.T) {
+	var offsets []time.Duration
+	for i := 0; i < 500; i++ {
+		offsets = append(offsets, time.Duration(i)*time.Minute)
+	}
+	r := ReplaySource(timedTrace(false, offsets...), ReplayOptions{Speed: 1})
+	ch, _ := play(t, r)
+	next(t, ch, time.Second)
+	next(t, ch, time.Second)
+	r.FastForward()
+	next(t, ch, time.Second)
+	r.StopFastForward()
+	pos := r.Progress().Pos
+	time.Sleep(100 * time.Millisecond)
+	if p := r.Progress(); p.FastForward || p.Pos > pos+1 || p.Done {
+		t.Fatalf("still going: %+v (was at %d)", p, pos)
+	}
+}
+
+func TestReplayUpdatesAndCancel(t *testing.T) {
+	r := ReplaySource(timedTrace(false, 0, time.Hour), ReplayOptions{Speed: 1})
+	ch, cancel := play(t, r)
+	next(t, ch, time.Second)
+	next(t, ch, time.Second)
+	select {
+	case <-r.Updates():
+	case <-time.After(time.Second):
+		t.Fatal("no update after a record")
+	}
+	r.SetSpeed(10)
+	select {
+	case <-r.Updates():
+	case <-time.After(time.Second):
+		t.Fatal("no update after a speed change")
+	}
+	cancel()
+	for range ch {
+	}
+	if err := r.Run(context.Background(), make(chan observe.Observation)); err == nil {
+		t.Fatal("a second Run should fail")
+	}
+}
