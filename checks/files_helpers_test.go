@@ -207,15 +207,28 @@ type variant struct {
 	name    string
 	fixture string // under testdata/files, replacing the step's file
 	fail    map[string][]string
-	others  Status // what the unlisted checks must be; "" means Passed
+	wait    []string // checks that must be waiting
+	others  Status   // what the unlisted checks must be; "" means Passed
+	// probe, when set, runs the step's script probe for real first.
+	probe *scriptprobe.Options
+	// unless names a host path whose existence would change the outcome
+	// (a real containerd binary, a real config): the case is skipped.
+	unless string
 }
 
 func runVariants(t *testing.T, s Step, rel string, vs []variant) {
 	t.Helper()
 	for _, v := range vs {
 		t.Run(v.name, func(t *testing.T) {
+			if _, err := os.Stat(v.unless); v.unless != "" && err == nil {
+				t.Skipf("%s exists on this host", v.unless)
+			}
 			root := labRoot(t, map[string]string{rel: v.fixture})
-			ev := evalStep(t, s, root, observeRoot(t, root))
+			var runs []observe.Observation
+			if v.probe != nil {
+				runs = probeScript(t, root, *v.probe)
+			}
+			ev := evalStep(t, s, root, observeRoot(t, root, runs...))
 			assertOutcome(t, ev, v)
 		})
 	}
@@ -227,8 +240,19 @@ func assertOutcome(t *testing.T, ev StepEval, v variant) {
 	if others == "" {
 		others = Passed
 	}
+	waits := map[string]bool{}
+	for _, id := range v.wait {
+		waits[id] = true
+		result(t, ev, id)
+	}
 	for _, r := range ev.Checks {
 		words, listed := v.fail[r.ID]
+		if waits[r.ID] {
+			if r.Status != Waiting {
+				t.Errorf("%s: %s, want waiting: %s", r.ID, r.Status, r.Message)
+			}
+			continue
+		}
 		if !listed {
 			// A file that could be read stays passed whatever is in it.
 			if strings.HasSuffix(r.ID, ".file") && r.Status != Passed {

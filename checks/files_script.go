@@ -186,15 +186,19 @@ func evalCheckScript(in Input) StepEval {
 	}
 
 	first := lineAt(text, 1)
+	firstSeen := first
+	if strings.TrimSpace(first) == "" {
+		firstSeen = msg("files.script.blank_line")
+	}
 	switch {
 	case strings.HasPrefix(text, "#!"):
 		add(passed(idShebang, msg("files.script.shebang_ok", "line", first)))
 	case strings.HasPrefix(text, "\uFEFF#!"):
-		add(failed(idShebang, msg("files.script.shebang_bom"), "#!/bin/sh", first, where(checkScriptPath, 1)))
+		add(failed(idShebang, msg("files.script.shebang_bom"), "#!/bin/sh", firstSeen, where(checkScriptPath, 1)))
 	case strings.Contains(text, "#!"):
-		add(failed(idShebang, msg("files.script.shebang_not_first", "line", first), "#!/bin/sh", first, where(checkScriptPath, 1)))
+		add(failed(idShebang, msg("files.script.shebang_not_first", "line", firstSeen), "#!/bin/sh", firstSeen, where(checkScriptPath, 1)))
 	default:
-		add(failed(idShebang, msg("files.script.shebang_missing", "line", first), "#!/bin/sh", first, where(checkScriptPath, 1)))
+		add(failed(idShebang, msg("files.script.shebang_missing", "line", firstSeen), "#!/bin/sh", firstSeen, where(checkScriptPath, 1)))
 	}
 
 	code := codeLines(text)
@@ -310,6 +314,8 @@ func checkRun(id string, r observe.ScriptObs, want int) Result {
 		hint = msg("files.script.hint_127")
 	case r.ExitCode == 126:
 		hint = msg("files.script.hint_126")
+	case r.Scenario == scenarioNvidia && !calledWithDump(r):
+		hint = msg("files.script.hint_no_dump")
 	case r.Scenario == scenarioNvidia:
 		hint = msg("files.script.hint_missed_nvidia")
 	case r.ExitCode == 0:
@@ -368,7 +374,7 @@ func outputTail(out string, n int) string {
 	var lines []string
 	for _, l := range strings.Split(out, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
-			lines = append(lines, clip(l, 100))
+			lines = append(lines, clip(l, 160))
 		}
 	}
 	if len(lines) > n {

@@ -1,0 +1,189 @@
+package checks
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+
+	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/observe/scriptprobe"
+)
+
+const (
+	sExec    = "check-script.executable"
+	sShebang = "check-script.shebang"
+	sCalls   = "check-script.calls-dump"
+	sAbs     = "check-script.no-abs-containerd"
+	sMainCfg = "check-script.no-main-config"
+	sFake    = "check-script.fake-called"
+	sNvidia  = "check-script.run-nvidia"
+	sRunc    = "check-script.run-runc-only"
+	sFile    = "check-script.file"
+)
+
+var dynamicChecks = []string{sFake, sNvidia, sRunc}
+
+func TestCheckScriptReferencePasses(t *testing.T) {
+	root := labRoot(t, nil)
+	runs := probeScript(t, root, scriptprobe.Options{})
+	if len(runs) != 2 {
+		t.Fatalf("runs %+v", runs)
+	}
+	ev := evalStep(t, stepCheckScript, root, observeRoot(t, root, runs...))
+	assertAllPassed(t, ev, 9)
+	for _, w := range []struct{ label, want string }{
+		{msg("files.fact.run", "scenario", scenarioNvidia), "종료 코드 0"},
+		{msg("files.fact.run", "scenario", scenarioRuncOnly), "종료 코드 1"},
+		{msg("files.fact.fake_argv", "scenario", scenarioNvidia), "containerd config dump"},
+		{msg("files.fact.output", "scenario", scenarioRuncOnly), "NOT loaded"},
+	} {
+		if got := fact(ev, w.label); !strings.Contains(got, w.want) {
+			t.Errorf("fact %s = %q, want %q", w.label, got, w.want)
+		}
+	}
+}
+
+func TestCheckScriptWrong(t *testing.T) {
+	probe := &scriptprobe.Options{}
+	short := &scriptprobe.Options{Timeout: 500 * time.Millisecond}
+	runVariants(t, stepCheckScript, checkScriptPath, []variant{
+		{name: "not executable", fixture: "check-script/not-executable.sh", probe: probe, wait: dynamicChecks,
+			fail: map[string][]string{sExec: {"실행 권한이 없습니다", "-rw-r--r--", "chmod +x"}}},
+		{name: "no shebang", fixture: "check-script/no-shebang.sh", probe: probe,
+			fail: map[string][]string{
+				sShebang: {"#!", "containerd config dump"},
+				sFake:    {"시작되지 않아", "exec format error"},
+				sNvidia:  {"exec format error", "#! 가 없으면"},
+				sRunc:    {"exec format error"},
+			}},
+		{name: "shebang on the second line", fixture: "check-script/shebang-second-line.sh", probe: probe,
+			fail: map[string][]string{
+				sShebang: {"맨 앞"},
+				sFake:    {"exec format error"}, sNvidia: {"exec format error"}, sRunc: {"exec format error"},
+			}},
+		{name: "absolute path to containerd", fixture: "check-script/abs-path.sh", probe: probe, unless: "/usr/bin/containerd",
+			fail: map[string][]string{
+				sCalls:  {"containerd config dump"},
+				sAbs:    {"2번째 줄", "/usr/bin/containerd", "PATH"},
+				sFake:   {"한 번도 불리지 않았습니다", "절대 경로"},
+				sNvidia: {"종료 코드가 0 이어야 하는데 1"},
+			}},
+		{name: "reads the config file", fixture: "check-script/reads-config-file.sh", probe: probe, unless: "/etc/containerd/config.toml",
+			fail: map[string][]string{
+				sCalls:   {"containerd config dump"},
+				sMainCfg: {"3번째 줄", "/etc/containerd/config.toml", "로드된 설정이 아닙니다"},
+				sFake:    {"한 번도 불리지 않았습니다"},
+				sNvidia:  {"종료 코드가 0 이어야 하는데 2"},
+				sRunc:    {"종료 코드가 1 이어야 하는데 2"},
+			}},
+		{name: "mentions the config file in a comment", fixture: "check-script/mentions-in-comment.sh", probe: probe,
+			fail: map[string][]string{sMainCfg: {"2번째 줄", "주석 포함"}}},
+		{name: "always exits 0", fixture: "check-script/always-zero.sh", probe: probe,
+			fail: map[string][]string{sRunc: {"runc-only", "종료 코드가 1 이어야 하는데 0", "dumped", "grep"}}},
+		{name: "prints found but exits 0 either way", fixture: "check-script/found-but-exit-zero.sh", probe: probe,
+			fail: map[string][]string{sRunc: {"종료 코드가 1 이어야 하는데 0", "(출력 없음)"}}},
+		{name: "exits 2 without nvidia", fixture: "check-script/exit-two.sh", probe: probe,
+			fail: map[string][]string{sRunc: {"종료 코드가 1 이어야 하는데 2", "no nvidia", "정확히 1"}}},
+		{name: "looks for the table name without quotes", fixture: "check-script/wrong-pattern.sh", probe: probe,
+			fail: map[string][]string{sNvidia: {"nvidia 시나리오", "종료 코드가 0 이어야 하는데 1", `[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]`}}},
+		{name: "calls containerd with other arguments", fixture: "check-script/wrong-args.sh", probe: probe,
+			fail: map[string][]string{
+				sCalls: {"containerd config dump"},
+				// The fake prints its dump whatever it is asked, so the
+				// runs pass; only the argv gives the mistake away.
+				sFake: {"config dump 가 아닌", "containerd dump config"},
+			}},
+		{name: "hangs", fixture: "check-script/hangs.sh", probe: short,
+			fail: map[string][]string{
+				sNvidia: {"끝나지 않아", "프로세스 그룹째", "checking", "표준 입력"},
+				sRunc:   {"끝나지 않아"},
+			}},
+		{name: "syntax error", fixture: "check-script/syntax-error.sh", probe: probe,
+			fail: map[string][]string{
+				sFake:   {"한 번도 불리지 않았습니다"},
+				sNvidia: {"종료 코드가 0 이어야 하는데 2", "Syntax error"},
+				sRunc:   {"종료 코드가 1 이어야 하는데 2", "Syntax error"},
+			}},
+	})
+}
+
+func scriptObs(content, scenario string, exit int, argv ...[]string) observe.Observation {
+	sum := sha256.Sum256([]byte(content))
+	return observe.Observation{Time: time.Now(), Script: &observe.ScriptObs{
+		Script: checkScriptPath, ContentSHA: hex.EncodeToString(sum[:]), Scenario: scenario,
+		ExitCode: exit, FakeArgv: argv, Output: "out of " + scenario, Duration: 30 * time.Millisecond,
+	}}
+}
+
+// The runs in the snapshot count only for the script as it is now.
+func TestCheckScriptWaitsForRunsOfTheCurrentContent(t *testing.T) {
+	root := labRoot(t, nil)
+	ref := readFixture(t, reference+"/"+checkScriptPath)
+	dump := []string{"config", "dump"}
+	notExec := scriptObs(ref, scenarioNvidia, -1)
+	notExec.Script.StartErr = scriptprobe.NotExecutable
+	for _, tc := range []struct {
+		name string
+		runs []observe.Observation
+		want Status
+	}{
+		{"no runs yet", nil, Waiting},
+		{"one scenario only", []observe.Observation{scriptObs(ref, scenarioNvidia, 0, dump)}, Waiting},
+		{"runs of an older version", []observe.Observation{
+			scriptObs(ref+"# old\n", scenarioNvidia, 0, dump), scriptObs(ref+"# old\n", scenarioRuncOnly, 1, dump)}, Waiting},
+		{"a run from before chmod +x", []observe.Observation{notExec, scriptObs(ref, scenarioRuncOnly, 1, dump)}, Waiting},
+		{"runs of this version", []observe.Observation{
+			scriptObs(ref, scenarioNvidia, 0, []string{"--version"}, dump), scriptObs(ref, scenarioRuncOnly, 1, dump)}, Passed},
+	} {
+		ev := evalStep(t, stepCheckScript, root, observeRoot(t, root, tc.runs...))
+		for _, id := range dynamicChecks {
+			if r := result(t, ev, id); r.Status != tc.want {
+				t.Errorf("%s: %s is %s: %s", tc.name, id, r.Status, r.Message)
+			}
+		}
+		if tc.want == Waiting && !strings.Contains(fact(ev, msg("files.fact.run", "scenario", scenarioRuncOnly))+
+			fact(ev, msg("files.fact.run", "scenario", scenarioNvidia)), "대기") {
+			t.Errorf("%s: the observed panel does not say a run is pending", tc.name)
+		}
+	}
+}
+
+func TestCheckScriptProbeSpec(t *testing.T) {
+	p := stepCheckScript.Probe
+	if p == nil || p.Script != checkScriptPath || p.FakeCommand != "containerd" || len(p.Scenarios) != 2 {
+		t.Fatalf("probe %+v", p)
+	}
+	nvidiaTable := `[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]`
+	runcTable := `[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]`
+	for _, sc := range p.Scenarios {
+		var tree map[string]any
+		d := &tomlDoc{}
+		if err := tomlUnmarshal(sc.Stdout, &tree); err != nil {
+			t.Errorf("%s: the dump is not TOML: %v", sc.Name, err)
+			continue
+		}
+		d.tree = tree
+		names, _ := d.runtimeNames()
+		switch sc.Name {
+		case scenarioNvidia:
+			if !strings.Contains(sc.Stdout, nvidiaTable) || strings.Join(names, ",") != "nvidia,runc" {
+				t.Errorf("nvidia dump defines %v", names)
+			}
+		case scenarioRuncOnly:
+			if strings.Contains(sc.Stdout, "nvidia") || !strings.Contains(sc.Stdout, runcTable) || strings.Join(names, ",") != "runc" {
+				t.Errorf("runc-only dump defines %v", names)
+			}
+		default:
+			t.Errorf("unknown scenario %s", sc.Name)
+		}
+	}
+	if scriptprobe.NotExecutable != startErrNotExecutable {
+		t.Errorf("the prober says %q for a non-executable script, the check looks for %q", scriptprobe.NotExecutable, startErrNotExecutable)
+	}
+}
+
+func tomlUnmarshal(s string, v any) error { return toml.Unmarshal([]byte(s), v) }

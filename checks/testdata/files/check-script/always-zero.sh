@@ -1,0 +1,4 @@
+#!/bin/sh
+containerd config dump
+echo "dumped"
+exit 0

@@ -1,0 +1,3 @@
+#!/bin/sh
+containerd config dump | grep -qF "containerd.runtimes.nvidia]" && echo found
+exit 0

@@ -1,0 +1,1 @@
+containerd config dump | grep -qF "containerd.runtimes.nvidia]"
