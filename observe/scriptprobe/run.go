@@ -34,7 +34,10 @@ const maxArgvLog = 64 << 10
 //	dir/home, dir/tmp    HOME and TMPDIR
 //	dir/work             the working directory
 //	dir/fake-argv        what the fake was called with
-func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc observe.Scenario, script []byte, mode fs.FileMode, sha string) observe.ScriptObs {
+//
+// The shell names the script in its errors by the path it ran; the
+// output shows the learner's path (shownAs) instead of the private copy.
+func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc observe.Scenario, script []byte, mode fs.FileMode, sha, shownAs string) observe.ScriptObs {
 	o := observe.ScriptObs{Script: spec.Script, ContentSHA: sha, Scenario: sc.Name, ExitCode: -1}
 	if mode&0o111 == 0 {
 		o.StartErr = NotExecutable
@@ -130,6 +133,7 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 		o.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	o.Output, o.Truncated = tail.String()
+	o.Output = strings.ReplaceAll(o.Output, scriptCopy, shownAs)
 	o.FakeArgv = readArgv(argvLog)
 	return o
 }
@@ -141,7 +145,14 @@ func killGroup(pgid int) {
 }
 
 // writeFile creates name with exactly perm (umask aside).
+//
+// It holds syscall.ForkLock for reading while the file is open for
+// writing: a process forked meanwhile (the other scenario's script, or
+// any exec in labmate) would hold the descriptor until its exec, and a
+// script exec'ing this file then fails with "text file busy".
 func writeFile(name string, data []byte, perm fs.FileMode) error {
+	syscall.ForkLock.RLock()
+	defer syscall.ForkLock.RUnlock()
 	if err := os.WriteFile(name, data, 0o600); err != nil {
 		return err
 	}

@@ -78,8 +78,9 @@ type Prober struct {
 }
 
 // New returns a prober for the given specs. root is the lab root the
-// specs' paths are relative to; the prober only reads from it, and only
-// when an offered observation carries no content.
+// specs' paths are relative to: output names the script by its path
+// there, and the prober reads from it only when an offered observation
+// carries no content. It never writes there.
 func New(root string, specs []observe.ProbeSpec, opts Options) *Prober {
 	return &Prober{
 		root:    root,
@@ -286,5 +287,5 @@ func (p *Prober) runSafe(ctx context.Context, spec observe.ProbeSpec, sc observe
 				StartErr: fmt.Sprintf("labmate: prober panic: %v", r)}
 		}
 	}()
-	return runScenario(ctx, p.opts, spec, sc, script, mode, sha)
+	return runScenario(ctx, p.opts, spec, sc, script, mode, sha, filepath.Join(p.root, filepath.FromSlash(spec.Script)))
 }

@@ -162,7 +162,7 @@ func TestFakePrintsScenarioOutputExactly(t *testing.T) {
 	runs := probeOnce(t, "#!/bin/sh\ncontainerd config dump\n", 0o755, Options{})
 	for _, sc := range testSpec.Scenarios {
 		if got := runs[sc.Name].Output; got != sc.Stdout {
-			t.Errorf("%s output %q, want %q", sc.Name, got, sc.Stdout)
+			t.Errorf("%s output %q, want %q; run %+v", sc.Name, got, sc.Stdout, runs[sc.Name])
 		}
 	}
 }
@@ -489,5 +489,16 @@ func TestTailKeepsTheLastBytes(t *testing.T) {
 	tl.Write([]byte("가나"))
 	if got, _ := tl.String(); got != "나" {
 		t.Errorf("got %q, want 나", got)
+	}
+}
+
+func TestOutputNamesTheLearnersScript(t *testing.T) {
+	root := t.TempDir()
+	h := start(t, root, []observe.ProbeSpec{testSpec}, Options{TempDir: t.TempDir()})
+	h.p.Offer(present("#!/bin/sh\nif then fi\n", 0o755))
+	r := h.runs(2, 30*time.Second)["nvidia"]
+	want := filepath.Join(root, scriptPath) + ": 2: Syntax error"
+	if !strings.Contains(r.Output, want) || strings.Contains(r.Output, "labmate-probe") {
+		t.Errorf("output %q, want it to contain %q", r.Output, want)
 	}
 }
