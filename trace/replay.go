@@ -4,10 +4,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -349,3 +352,46 @@ func (r *Replay) Progress() Progress {
 
 // Updates implements Control.
 func (r *Replay) Updates() <-chan struct{} { return r.updates }
+
+// DisplayName is how a trace is named to the learner: "참조 기록" for the
+// built-in reference run, else the file's base name.
+func DisplayName(name string) string {
+	if name == ReferenceName {
+		return content.Msg("trace.reference_name")
+	}
+	return filepath.Base(name)
+}
+
+// SpeedLabel is a speed in Korean ("10배속", "즉시").
+func SpeedLabel(speed float64) string {
+	if speed == Instant {
+		return content.Msg("trace.speed_instant")
+	}
+	return content.Msg("trace.speed", "x", strconv.FormatFloat(speed, 'g', 4, 64))
+}
+
+// Label describes where a replay is, in Korean, for a banner:
+// "재생 중 · reference · 10배속 · 45/812 · 1:23/5:40".
+func (p Progress) Label(name string) string {
+	state := "trace.state_playing"
+	switch {
+	case p.Done:
+		state = "trace.state_done"
+	case p.FastForward:
+		state = "trace.state_forward"
+	case p.Paused:
+		state = "trace.state_paused"
+	}
+	return content.Msg("trace.banner", "state", content.Msg(state), "name", DisplayName(name), "speed", SpeedLabel(p.Speed),
+		"pos", p.Pos, "total", p.Total, "at", Clock(p.At), "length", Clock(p.Length))
+}
+
+// Clock formats a trace offset as m:ss (h:mm:ss past an hour).
+func Clock(d time.Duration) string {
+	d = d.Round(time.Second)
+	h, m, s := int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60
+	if h > 0 {
+		return fmt.Sprintf("%d:%02d:%02d", h, m, s)
+	}
+	return fmt.Sprintf("%d:%02d", m, s)
+}
