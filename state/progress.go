@@ -1,6 +1,8 @@
 package state
 
 import (
+	"maps"
+	"sort"
 	"strings"
 	"time"
 )
@@ -115,7 +117,7 @@ func (p *Progress) Merge(o Progress) bool {
 // start with the step's ID and a slash). It reports what it removed.
 func (f *File) ResetStep(step int, stepID string) (removed Cleared) {
 	if _, ok := f.Progress.PassedAt[step]; ok {
-		removed.Passed = true
+		removed.Passed = 1
 		delete(f.Progress.PassedAt, step)
 	}
 	if n := f.Progress.HintsSeen[step]; n > 0 {
@@ -123,7 +125,7 @@ func (f *File) ResetStep(step int, stepID string) (removed Cleared) {
 		delete(f.Progress.HintsSeen, step)
 	}
 	if f.Progress.SolutionSeen[step] {
-		removed.Solution = true
+		removed.Solutions = 1
 		delete(f.Progress.SolutionSeen, step)
 	}
 	prefix := stepID + "/"
@@ -133,13 +135,47 @@ func (f *File) ResetStep(step int, stepID string) (removed Cleared) {
 			removed.Facts = append(removed.Facts, k)
 		}
 	}
+	sort.Strings(removed.Facts)
 	return removed
 }
 
-// Cleared says what a reset removed, for the confirmation message.
+// Preview says what ResetStep (step > 0) or a reset of everything
+// (step 0) would remove, without changing f.
+func (f File) Preview(step int, stepID string) Cleared {
+	if step > 0 {
+		c := f
+		c.Progress.PassedAt = maps.Clone(f.Progress.PassedAt)
+		c.Progress.HintsSeen = maps.Clone(f.Progress.HintsSeen)
+		c.Progress.SolutionSeen = maps.Clone(f.Progress.SolutionSeen)
+		c.Witness.Facts = maps.Clone(f.Witness.Facts)
+		return c.ResetStep(step, stepID)
+	}
+	var all Cleared
+	all.Passed = len(f.Progress.PassedAt)
+	for _, n := range f.Progress.HintsSeen {
+		all.Hints += n
+	}
+	for _, seen := range f.Progress.SolutionSeen {
+		if seen {
+			all.Solutions++
+		}
+	}
+	for k := range f.Witness.Facts {
+		all.Facts = append(all.Facts, k)
+	}
+	sort.Strings(all.Facts)
+	return all
+}
+
+// Cleared says what a reset removes, for the confirmation message.
 type Cleared struct {
-	Passed   bool
-	Hints    int
-	Solution bool
-	Facts    []string
+	Passed    int // steps whose first-pass time goes
+	Hints     int // opened hints
+	Solutions int // opened solutions
+	Facts     []string
+}
+
+// Empty reports whether there is nothing to remove.
+func (c Cleared) Empty() bool {
+	return c.Passed == 0 && c.Hints == 0 && c.Solutions == 0 && len(c.Facts) == 0
 }

@@ -107,7 +107,7 @@ func TestResetStepByID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !c.Passed || c.Hints != 2 || !c.Solution || len(c.Facts) != 1 || c.Facts[0] != "runtimeclass-pending/unschedulable" {
+	if c.Passed != 1 || c.Hints != 2 || c.Solutions != 1 || len(c.Facts) != 1 || c.Facts[0] != "runtimeclass-pending/unschedulable" {
 		t.Fatalf("cleared = %+v", c)
 	}
 	f, _ := s.Load()
@@ -120,8 +120,24 @@ func TestResetStepByID(t *testing.T) {
 	if _, ok := f.Progress.PassedAt[8]; !ok {
 		t.Error("step 8's progress was dropped")
 	}
-	if c, _ := s.ResetStep(5, "runtimeclass-pending"); c.Passed || c.Hints != 0 || len(c.Facts) != 0 {
+	if c, _ := s.ResetStep(5, "runtimeclass-pending"); !c.Empty() {
 		t.Errorf("second reset cleared %+v", c)
+	}
+}
+
+func TestPreviewChangesNothing(t *testing.T) {
+	f := File{Progress: Progress{PassedAt: map[int]time.Time{1: time.Now(), 2: time.Now()}, HintsSeen: map[int]int{1: 2, 2: 1},
+		SolutionSeen: map[int]bool{2: true}}, Witness: checks.Witness{Facts: map[string]checks.WitnessFact{"two/a": {}, "one/b": {}}}}
+	one := f.Preview(1, "one")
+	if one.Passed != 1 || one.Hints != 2 || one.Solutions != 0 || len(one.Facts) != 1 || one.Facts[0] != "one/b" {
+		t.Errorf("preview of step 1 = %+v", one)
+	}
+	all := f.Preview(0, "")
+	if all.Passed != 2 || all.Hints != 3 || all.Solutions != 1 || len(all.Facts) != 2 {
+		t.Errorf("preview of all = %+v", all)
+	}
+	if len(f.Progress.PassedAt) != 2 || len(f.Witness.Facts) != 2 || f.Progress.HintsSeen[1] != 2 {
+		t.Errorf("preview changed the file: %+v", f)
 	}
 }
 

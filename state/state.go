@@ -148,7 +148,7 @@ func (s *Store) ResetStep(step int, stepID string) (Cleared, error) {
 	var c Cleared
 	err := s.UpdateIf(func(f *File) bool {
 		c = f.ResetStep(step, stepID)
-		return c.Passed || c.Hints > 0 || c.Solution || len(c.Facts) > 0
+		return !c.Empty()
 	})
 	return c, err
 }

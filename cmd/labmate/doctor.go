@@ -2,12 +2,109 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/state"
 )
 
-// runDoctor is `labmate doctor` (not built yet).
+// labNodes are the nodes the lab's cluster must have. The cluster checks
+// own this list; until they export it (checks.ClusterScope), it is
+// repeated here.
+var labNodes = []string{"lab-node-0", "lab-node-1", "lab-node-2"}
+
+// runDoctor is `labmate doctor`: one screen, in Korean, of what is right
+// and wrong in the learner's environment, each problem with the command
+// that fixes it. Exit 0 when nothing failed, 1 otherwise, 2 on a usage
+// error. It never waits more than about 5 seconds.
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "labmate doctor: not built yet")
-	return exitUsage
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	asJSON := fs.Bool("json", false, content.Msg("ops.flag.doctor_json"))
+	if !parseFlags(fs, args, stderr) {
+		return exitUsage
+	}
+	lab, err := content.Load(c.lab)
+	if err != nil {
+		fmt.Fprintln(stderr, content.Msg("cli.lab_missing", "lab", c.lab, "err", err))
+		return exitUsage
+	}
+	// Unlike build(), a root that is a file is a finding here, not an
+	// error: doctor is where the learner finds out.
+	root := labRoot(&c, lab)
+	opts := doctor.Options{
+		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, NoCluster: c.noCluster,
+		Nodes: labNodes, Root: root, TTY: isTerminal(stdout),
+	}
+	if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
+		opts.StatePath = st.Path
+	}
+	res := doctor.Run(ctx, opts)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(struct {
+			OK bool `json:"ok"`
+			doctor.Result
+		}{res.OK(), res})
+	} else {
+		err = doctor.Write(stdout, res)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	if !res.OK() {
+		return exitFail
+	}
+	return exitOK
+}
+
+// labRoot resolves the lab root as build() does: --root, $LABMATE_ROOT,
+// the lab's default; made absolute.
+func labRoot(c *common, lab *content.Lab) string {
+	root := c.root
+	if root == "" {
+		root = os.Getenv("LABMATE_ROOT")
+	}
+	if root == "" {
+		root = lab.DefaultRoot
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
+	return root
+}
+
+// isTerminal reports whether stdin or stdout is a character device (a
+// terminal), without pulling in a terminal package for one bit.
+func isTerminal(v any) bool {
+	f, ok := v.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// parseFlags parses a subcommand's flags and refuses positional
+// arguments; false means a usage error was printed.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args(), " ")))
+		return false
+	}
+	return true
 }

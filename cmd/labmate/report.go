@@ -1,13 +1,103 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/report"
 )
 
-// runReport is `labmate report` (not built yet).
+// reportNow is the report's clock; tests fix it.
+var reportNow = time.Now
+
+// runReport is `labmate report [--json] [-o FILE]`: it evaluates once, as
+// `labmate check` does, and writes the skeleton of an incident report of
+// the learner's run (per step: when it passed, hints used, the values
+// that decided it). Exit 0 when the report was written, 2 otherwise; how
+// far the learner got is in the report, not in the exit code.
 func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "labmate report: not built yet")
-	return exitUsage
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	asJSON := fs.Bool("json", false, content.Msg("ops.flag.report_json"))
+	var out string
+	fs.StringVar(&out, "o", "", content.Msg("ops.flag.output"))
+	fs.StringVar(&out, "output", "", content.Msg("ops.flag.output"))
+	timeout := fs.Duration("timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
+	if !parseFlags(fs, args, stderr) {
+		return exitUsage
+	}
+	s, err := c.build()
+	if err != nil {
+		return exitFor(err, stderr)
+	}
+	defer s.closeLog()
+	rep := s.engine.Once(ctx, s.sources, *timeout)
+	rep.Problems = append(s.warnings, rep.Problems...)
+	now := reportNow()
+	recordPasses(s, rep, now, stderr)
+	progress := s.state.Progress
+	if s.store != nil {
+		if f, err := s.store.Load(); err == nil {
+			progress = f.Progress
+		}
+	}
+	r := report.Build(s.lab, rep, progress, now)
+
+	var buf bytes.Buffer
+	if *asJSON {
+		err = r.WriteJSON(&buf)
+	} else {
+		_, err = buf.WriteString(r.Markdown(time.Local))
+	}
+	if err == nil && out == "" {
+		_, err = stdout.Write(buf.Bytes())
+	} else if err == nil {
+		err = writeFileAtomic(out, buf.Bytes())
+		if err == nil {
+			fmt.Fprintln(stderr, content.Msg("ops.report.written", "path", out))
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, content.Msg("ops.report.write_failed", "path", orStdout(out), "err", err))
+		return exitUsage
+	}
+	return exitOK
+}
+
+func orStdout(path string) string {
+	if path == "" {
+		return "stdout"
+	}
+	return path
+}
+
+// writeFileAtomic writes a report so that a reader never sees half of
+// it and a failed write leaves an older report in place.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(0o644); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }

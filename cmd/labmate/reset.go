@@ -1,16 +1,110 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
+
+	"github.com/labhub/labmate/content"
 )
 
 func stdin() io.Reader { return os.Stdin }
 
-// runReset is `labmate reset` (not built yet).
+// runReset is `labmate reset [--step N] [--yes]`: it forgets the learner's
+// progress and the facts labmate witnessed, for one step or the whole lab
+// root, after a y/N question on stdin unless --yes. The learner's own
+// files are never touched. Exit 0 when done (or nothing to do), 1 when the
+// learner said no, 2 on a usage or state error.
 func runReset(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "labmate reset: not built yet")
-	return exitUsage
+	fs := flag.NewFlagSet("reset", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	step := fs.Int("step", 0, content.Msg("ops.flag.reset_step"))
+	yes := fs.Bool("yes", false, content.Msg("ops.flag.yes"))
+	if !parseFlags(fs, args, stderr) {
+		return exitUsage
+	}
+	s, err := c.build()
+	if err != nil {
+		return exitFor(err, stderr)
+	}
+	defer s.closeLog()
+	for _, w := range s.warnings {
+		fmt.Fprintln(stderr, w)
+	}
+	if s.store == nil {
+		fmt.Fprintln(stderr, content.Msg("ops.reset.no_store", "err", "-"))
+		return exitUsage
+	}
+	if *step < 0 || *step > len(s.lab.Steps) {
+		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", *step, "max", len(s.lab.Steps)))
+		return exitUsage
+	}
+
+	what := content.Msg("ops.reset.scope_all", "root", s.root)
+	stepID := ""
+	if *step > 0 {
+		ls := labStep(s.lab, *step)
+		what = content.Msg("ops.reset.scope_step", "step", *step, "title", ls.Title)
+		stepID = ls.ID
+	}
+	plan := s.state.Preview(*step, stepID)
+	if plan.Empty() && (*step > 0 || s.state.Progress.CurrentStep == 0) {
+		fmt.Fprintln(stdout, content.Msg("ops.reset.nothing", "what", what, "path", s.store.Path))
+		return exitOK
+	}
+	fmt.Fprintln(stdout, content.Msg("ops.reset.plan", "what", what, "passed", plan.Passed, "hints", plan.Hints,
+		"solutions", plan.Solutions, "facts", len(plan.Facts), "root", s.root, "path", s.store.Path))
+
+	if !*yes {
+		fmt.Fprint(stdout, content.Msg("ops.reset.prompt"))
+		answer, err := bufio.NewReader(in).ReadString('\n')
+		if !isTerminal(in) {
+			// The answer was not echoed: end the prompt's line ourselves.
+			fmt.Fprintln(stdout)
+		}
+		if err != nil && strings.TrimSpace(answer) == "" {
+			fmt.Fprintln(stderr, content.Msg("ops.reset.needs_yes"))
+			return exitFail
+		}
+		if !affirmative(answer) {
+			fmt.Fprintln(stdout, content.Msg("ops.reset.cancelled"))
+			return exitFail
+		}
+	}
+	if *step > 0 {
+		_, err = s.store.ResetStep(*step, stepID)
+	} else {
+		_, err = s.store.ResetAll()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, content.Msg("ops.reset.failed", "err", err))
+		return exitUsage
+	}
+	fmt.Fprintln(stdout, content.Msg("ops.reset.done", "what", what))
+	return exitOK
+}
+
+// affirmative accepts y/yes and the Korean 예/네/ㅇ; anything else is no.
+func affirmative(answer string) bool {
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes", "예", "네", "ㅇ":
+		return true
+	}
+	return false
+}
+
+// labStep returns the lab's step with that number (checked in range).
+func labStep(lab *content.Lab, n int) content.Step {
+	for _, s := range lab.Steps {
+		if s.Number == n {
+			return s
+		}
+	}
+	return lab.Steps[n-1]
 }

@@ -88,7 +88,7 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 			}
 		}
 		printed = statuses(rep)
-		o.recordPasses(s, rep, stderr)
+		recordPasses(s, rep, o.Now(), stderr)
 		if err := o.write(stdout, rep, changed, first); err != nil {
 			fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
 			return false
@@ -156,14 +156,14 @@ func statusChanges(before map[int]checks.Status, rep engine.Report) []stepChange
 // recordPasses keeps the first time each step was seen passing, as the
 // TUI does, so a learner who only uses the command line has a timeline
 // in `labmate report` too.
-func (o watchOptions) recordPasses(s *setup, rep engine.Report, stderr io.Writer) {
+func recordPasses(s *setup, rep engine.Report, now time.Time, stderr io.Writer) {
 	if s.store == nil {
 		return
 	}
 	var evs []state.Event
 	for _, st := range rep.Steps {
 		if st.Status == checks.Passed {
-			evs = append(evs, state.Event{Kind: state.StepPassed, Step: st.Number, At: o.Now()})
+			evs = append(evs, state.Event{Kind: state.StepPassed, Step: st.Number, At: now})
 		}
 	}
 	if len(evs) == 0 {

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/doctor"
+)
+
+// goodTerminal gives doctor a terminal with nothing to complain about,
+// whatever the machine running the tests has.
+func goodTerminal(t *testing.T) {
+	t.Setenv("TERM", "xterm-256color")
+	t.Setenv("LANG", "C.UTF-8")
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_CTYPE", "")
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TMUX", "")
+}
+
+func timedRun(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	start := time.Now()
+	code, out, errOut := runCmd(t, args...)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Fatalf("labmate %s took %v, want < 5s", strings.Join(args, " "), took)
+	}
+	return code, out, errOut
+}
+
+func TestDoctorAllWellExitsZero(t *testing.T) {
+	goodTerminal(t)
+	code, out, errOut := timedRun(t, "doctor", "--no-cluster", "--root", t.TempDir(), "--state-dir", t.TempDir())
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "모두 정상입니다") && !strings.Contains(out, "문제 0개") {
+		t.Errorf("no all-well summary:\n%s", out)
+	}
+}
+
+func TestDoctorNoKubeconfig(t *testing.T) {
+	goodTerminal(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", "")
+	code, out, _ := timedRun(t, "doctor", "--root", t.TempDir(), "--state-dir", t.TempDir())
+	if code != exitFail || !strings.Contains(out, "[문제] kubeconfig") || !strings.Contains(out, "labmate sandbox up") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+func TestDoctorClosedPortJSON(t *testing.T) {
+	goodTerminal(t)
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	os.WriteFile(kc, []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://%s"}}]
+contexts: [{name: lab, context: {cluster: c, user: u}}]
+users: [{name: u, user: {token: x}}]
+current-context: lab
+`, addr)), 0o600)
+	code, out, errOut := timedRun(t, "doctor", "--json", "--kubeconfig", kc, "--root", t.TempDir(), "--state-dir", t.TempDir())
+	if code != exitFail {
+		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
+	}
+	var r struct {
+		OK       bool             `json:"ok"`
+		Findings []doctor.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	verdicts := map[string]doctor.Verdict{}
+	for _, f := range r.Findings {
+		verdicts[f.ID] = f.Verdict
+	}
+	if r.OK || verdicts["kubeconfig"] != doctor.OK || verdicts["apiserver"] != doctor.Fail || verdicts["nodes"] != doctor.Skip || verdicts["root"] != doctor.OK {
+		t.Errorf("ok=%v verdicts=%v", r.OK, verdicts)
+	}
+}
+
+func TestDoctorRootIsAFile(t *testing.T) {
+	goodTerminal(t)
+	file := filepath.Join(t.TempDir(), "gpuop")
+	os.WriteFile(file, nil, 0o644)
+	code, out, _ := timedRun(t, "doctor", "--no-cluster", "--root", file, "--state-dir", t.TempDir())
+	if code != exitFail || !strings.Contains(out, "[문제] 실습 루트") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+}
