@@ -1,0 +1,310 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	nodev1 "k8s.io/api/node/v1"
+
+	"github.com/labhub/labmate/observe"
+)
+
+// Step 5: a RuntimeClass and a GPU pod, applied, and the pod Pending
+// because no node advertises nvidia.com/gpu.
+
+func evalRuntimeClassPending(in Input) StepEval {
+	var ev StepEval
+	fileRC, rcm, r := decodeManifest[nodev1.RuntimeClass](in, "runtimeclass-pending.rc-file", runtimeClassPath, "node.k8s.io/v1", "RuntimeClass")
+	ev.Checks = append(ev.Checks, r, runtimeClassFields(rcm, fileRC))
+	filePod, podm, r := decodeManifest[corev1.Pod](in, "runtimeclass-pending.pod-file", gpuPodPath, "v1", "Pod")
+	ev.Checks = append(ev.Checks, r, gpuPodFields(podm, filePod))
+	lines, r := unscheduledFormat(in)
+	ev.Checks = append(ev.Checks, r)
+
+	if !liveChecksMayRun(in, &ev, "runtimeclass-pending") {
+		return ev
+	}
+	livePod := live[*corev1.Pod](in, "Pod", labNamespace, probePodName)
+	ev.Checks = append(ev.Checks,
+		namespaceLive(in, "runtimeclass-pending.namespace", labNamespace, 5),
+		runtimeClassLive(in, fileRC),
+		gpuPodLive(in, filePod, livePod),
+		unschedulableLive(in, livePod),
+		unscheduledLive(in, livePod, lines),
+	)
+	ev.Observed = append(ev.Observed, pendingFacts(in, livePod, lines)...)
+	return ev
+}
+
+// rememberUnschedulable keeps the scheduler's message while the pod is
+// Unschedulable (or from a FailedScheduling event for it), tied to the
+// pod's UID, so step 5 stays green after step 6 schedules the pod.
+func rememberUnschedulable(snap *observe.Snapshot, w *Witness) bool {
+	p, _ := snap.Object("Pod", labNamespace, probePodName).(*corev1.Pod)
+	if p == nil {
+		return false
+	}
+	m, ok := unschedulableNow(p)
+	if !ok {
+		evs := failedSchedulingEvents(Input{Snap: snap}, p)
+		if len(evs) == 0 {
+			return false
+		}
+		if old, known := w.Get(witnessUnschedulable); known && old.UID == string(p.UID) {
+			return false // the live condition taught us more than an event can
+		}
+		m = evs[len(evs)-1]
+	}
+	return w.Set(witnessUnschedulable, WitnessFact{Value: strings.TrimSpace(m), UID: string(p.UID), Seen: snap.Time})
+}
+
+func runtimeClassFields(m *manifest, rc *nodev1.RuntimeClass) Result {
+	const id = "runtimeclass-pending.rc-fields"
+	if m == nil {
+		return waiting(id, msg("cluster.wait.manifest", "path", runtimeClassPath))
+	}
+	fc := objectFields(m, rc, gpuRuntimeClass, "")
+	fc.expect("handler", rc.Handler, gpuRuntimeClass, msg("cluster.rc.handler_hint"))
+	return fc.result(id, msg("cluster.rc.fields_ok"))
+}
+
+// podGPULimit sums nvidia.com/gpu limits over a pod's containers and
+// returns the path of the first container that sets one.
+func podGPULimit(p *corev1.Pod) (amount string, path string) {
+	total := int64(0)
+	found := false
+	for i, c := range p.Spec.Containers {
+		if q, ok := c.Resources.Limits[gpuResource]; ok {
+			if !found {
+				path = fmt.Sprintf("spec.containers[%d].resources.limits", i)
+			}
+			found = true
+			total += q.Value()
+		}
+	}
+	if !found {
+		return "", ""
+	}
+	return fmt.Sprint(total), path
+}
+
+func gpuPodFields(m *manifest, p *corev1.Pod) Result {
+	const id = "runtimeclass-pending.pod-fields"
+	if m == nil {
+		return waiting(id, msg("cluster.wait.manifest", "path", gpuPodPath))
+	}
+	fc := objectFields(m, p, probePodName, labNamespace)
+	fc.expect("spec.runtimeClassName", derefString(p.Spec.RuntimeClassName), gpuRuntimeClass, msg("cluster.pod.rcn_hint"))
+	amount, path := podGPULimit(p)
+	fc.expected = append(fc.expected, "limits[nvidia.com/gpu]=1")
+	fc.observed = append(fc.observed, "limits[nvidia.com/gpu]="+orNone(amount))
+	switch {
+	case amount == "" && podGPURequested(p):
+		fc.problem("spec.containers", msg("cluster.pod.gpu_requests_only"))
+	case amount == "":
+		fc.problem("spec.containers", msg("cluster.pod.gpu_missing"))
+	case amount != "1":
+		fc.problem(path, msg("cluster.pod.gpu_wrong", "got", amount, "line", m.line(path)))
+	}
+	return fc.result(id, msg("cluster.pod.fields_ok"))
+}
+
+func podGPURequested(p *corev1.Pod) bool {
+	for _, c := range p.Spec.Containers {
+		if _, ok := c.Resources.Requests[gpuResource]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+func derefString(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// unscheduledFormat checks unscheduled.txt without the cluster: two lines,
+// the first the reason Unschedulable. It returns the lines it read.
+func unscheduledFormat(in Input) ([]string, Result) {
+	const id = "runtimeclass-pending.unscheduled-file"
+	text, bad := readText(in, id, unscheduledPath)
+	if bad != nil {
+		return nil, *bad
+	}
+	lines := textLines(text)
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " \t")
+	}
+	want := msg("cluster.unsched.expect")
+	if len(lines) != 2 {
+		return nil, failed(id, msg("cluster.unsched.count", "path", shown(in, unscheduledPath), "n", len(lines)), want,
+			msg("cluster.lines", "n", len(lines)), unscheduledPath)
+	}
+	if lines[0] != corev1.PodReasonUnschedulable {
+		hint := ""
+		switch {
+		case strings.EqualFold(lines[0], "pending"):
+			hint = msg("cluster.unsched.pending_hint")
+		case strings.Contains(lines[0], corev1.PodReasonUnschedulable):
+			hint = msg("cluster.unsched.label_hint")
+		}
+		return lines, failed(id, msg("cluster.unsched.reason", "got", clip(lines[0], 60))+hint,
+			corev1.PodReasonUnschedulable, lines[0], where(unscheduledPath, 1))
+	}
+	if strings.TrimSpace(lines[1]) == "" {
+		return lines, failed(id, msg("cluster.unsched.no_message"), want, msg("cluster.unsched.empty_line"), where(unscheduledPath, 2))
+	}
+	return lines, passed(id, msg("cluster.unsched.format_ok", "path", shown(in, unscheduledPath)))
+}
+
+func namespaceLive(in Input, id, ns string, step int) Result {
+	if live[*corev1.Namespace](in, "Namespace", "", ns) == nil {
+		return failed(id, msg("cluster.ns.missing", "ns", ns, "step", step), msg("cluster.ns.expect", "ns", ns), msg("cluster.absent"), "")
+	}
+	return passed(id, msg("cluster.ns.ok", "ns", ns))
+}
+
+func runtimeClassLive(in Input, file *nodev1.RuntimeClass) Result {
+	const id = "runtimeclass-pending.rc-live"
+	rc := live[*nodev1.RuntimeClass](in, "RuntimeClass", "", gpuRuntimeClass)
+	want := "handler=" + gpuRuntimeClass
+	if rc == nil {
+		return failed(id, msg("cluster.rc.live_missing", "path", shown(in, runtimeClassPath)), want, msg("cluster.absent"), "")
+	}
+	got := "handler=" + orNone(rc.Handler)
+	if rc.Handler != gpuRuntimeClass {
+		m := msg("cluster.rc.live_handler", "got", orNone(rc.Handler))
+		if file != nil && file.Handler != rc.Handler {
+			m += msg("cluster.rc.live_vs_file", "file", orNone(file.Handler), "live", orNone(rc.Handler))
+		}
+		return failed(id, m+msg("cluster.rc.recreate", "path", shown(in, runtimeClassPath)), want, got, "")
+	}
+	if file != nil && file.Name == gpuRuntimeClass && file.Handler != rc.Handler {
+		return failed(id, msg("cluster.rc.file_behind", "file", orNone(file.Handler), "live", rc.Handler), want, got, runtimeClassPath)
+	}
+	return Result{ID: id, Status: Passed, Message: msg("cluster.rc.live_ok"), Expected: want, Observed: got}
+}
+
+func gpuPodLive(in Input, file, p *corev1.Pod) Result {
+	const id = "runtimeclass-pending.pod-live"
+	want := "runtimeClassName=nvidia, limits[nvidia.com/gpu]=1"
+	if p == nil {
+		return failed(id, msg("cluster.pod.live_missing", "path", shown(in, gpuPodPath)), want, msg("cluster.absent"), "")
+	}
+	liveRCN := derefString(p.Spec.RuntimeClassName)
+	liveGPU, _ := podGPULimit(p)
+	got := "runtimeClassName=" + orNone(liveRCN) + ", limits[nvidia.com/gpu]=" + orNone(liveGPU)
+	var problems []string
+	compare := func(field, fileVal, liveVal, wantVal string) {
+		if liveVal == wantVal {
+			return
+		}
+		m := msg("cluster.pod.live_field", "field", field, "got", orNone(liveVal), "want", wantVal)
+		if file != nil && fileVal != liveVal {
+			m += msg("cluster.side", "file", orNone(fileVal), "live", orNone(liveVal))
+		}
+		problems = append(problems, m)
+	}
+	var fileRCN, fileGPU string
+	if file != nil {
+		fileRCN = derefString(file.Spec.RuntimeClassName)
+		fileGPU, _ = podGPULimit(file)
+	}
+	compare("runtimeClassName", fileRCN, liveRCN, gpuRuntimeClass)
+	compare("limits[nvidia.com/gpu]", fileGPU, liveGPU, "1")
+	if len(problems) > 0 {
+		return failed(id, strings.Join(problems, " ")+msg("cluster.pod.recreate", "path", shown(in, gpuPodPath)), want, got, "")
+	}
+	return Result{ID: id, Status: Passed, Message: msg("cluster.pod.live_ok"), Expected: want, Observed: got}
+}
+
+// unschedulableLive decides "the pod is (or was) Pending as Unschedulable".
+func unschedulableLive(in Input, p *corev1.Pod) Result {
+	const id = "runtimeclass-pending.unschedulable"
+	want := "PodScheduled=False, reason=Unschedulable"
+	if p == nil {
+		return waiting(id, msg("cluster.pending.no_pod"))
+	}
+	if m, ok := unschedulableNow(p); ok {
+		return Result{ID: id, Status: Passed, Message: msg("cluster.pending.now", "message", m), Expected: want, Observed: "Unschedulable"}
+	}
+	if notes := schedulerNotes(in, p, witnessUnschedulable); len(notes) > 0 {
+		return Result{ID: id, Status: Passed, Message: msg("cluster.pending.was", "phase", p.Status.Phase,
+			"source", msg("cluster.source."+notes[0].source), "message", notes[0].message),
+			Expected: want, Observed: msg("cluster.pending.observed_past")}
+	}
+	c := podCondition(p, corev1.PodScheduled)
+	switch {
+	case c == nil && p.Spec.NodeName == "":
+		return waiting(id, msg("cluster.pending.not_yet"))
+	case c != nil && c.Status == corev1.ConditionFalse:
+		return failed(id, msg("cluster.pending.other_reason", "reason", c.Reason, "message", c.Message), want, "reason="+c.Reason, "")
+	default:
+		return failed(id, msg("cluster.pending.scheduled", "phase", p.Status.Phase, "node", orNone(p.Spec.NodeName)), want,
+			msg("cluster.pending.seen_scheduled", "node", orNone(p.Spec.NodeName)), "")
+	}
+}
+
+// unscheduledLive compares unscheduled.txt's message with what the
+// scheduler said about this pod.
+func unscheduledLive(in Input, p *corev1.Pod, lines []string) Result {
+	const id = "runtimeclass-pending.unscheduled-live"
+	if len(lines) != 2 {
+		return waiting(id, msg("cluster.unsched.wait_file"))
+	}
+	if p == nil {
+		return waiting(id, msg("cluster.pending.no_pod"))
+	}
+	notes := schedulerNotes(in, p, witnessUnschedulable)
+	if len(notes) == 0 {
+		return waiting(id, msg("cluster.unsched.no_notes"))
+	}
+	got := strings.TrimSpace(lines[1])
+	for _, n := range notes {
+		if got == n.message {
+			return Result{ID: id, Status: Passed, Message: msg("cluster.unsched.live_ok", "source", msg("cluster.source."+n.source)),
+				Expected: n.message, Observed: got, Where: where(unscheduledPath, 2)}
+		}
+	}
+	best := notes[0]
+	m := msg("cluster.unsched.live_wrong", "got", clip(got, 200), "want", best.message, "source", msg("cluster.source."+best.source),
+		"col", firstDiff(got, best.message))
+	return failed(id, m, best.message, got, where(unscheduledPath, 2))
+}
+
+func pendingFacts(in Input, p *corev1.Pod, lines []string) []Fact {
+	var facts []Fact
+	if rc := live[*nodev1.RuntimeClass](in, "RuntimeClass", "", gpuRuntimeClass); rc != nil {
+		facts = append(facts, Fact{Label: msg("cluster.fact.runtimeclass"), Value: "handler=" + orNone(rc.Handler)})
+	} else {
+		facts = append(facts, Fact{Label: msg("cluster.fact.runtimeclass"), Value: msg("cluster.absent")})
+	}
+	if p == nil {
+		return append(facts, Fact{Label: msg("cluster.fact.pod"), Value: msg("cluster.absent")})
+	}
+	gpu, _ := podGPULimit(p)
+	facts = append(facts, Fact{Label: msg("cluster.fact.pod"), Value: msg("cluster.fact.pod_value",
+		"phase", p.Status.Phase, "node", orNone(p.Spec.NodeName), "rcn", orNone(derefString(p.Spec.RuntimeClassName)), "gpu", orNone(gpu))})
+	if c := podCondition(p, corev1.PodScheduled); c != nil {
+		facts = append(facts, Fact{Label: "PodScheduled", Value: fmt.Sprintf("%s / %s / %s", c.Status, orNone(c.Reason), orNone(c.Message))})
+	} else {
+		facts = append(facts, Fact{Label: "PodScheduled", Value: msg("cluster.none")})
+	}
+	if evs := failedSchedulingEvents(in, p); len(evs) > 0 {
+		facts = append(facts, Fact{Label: msg("cluster.fact.events"), Value: msg("cluster.fact.events_value", "n", len(evs), "last", evs[len(evs)-1])})
+	}
+	if f, ok := in.Witness.Get(witnessUnschedulable); ok {
+		v := f.Value
+		if f.UID != string(p.UID) {
+			v = msg("cluster.fact.other_uid", "value", v)
+		}
+		facts = append(facts, Fact{Label: msg("cluster.fact.witness"), Value: v})
+	}
+	if len(lines) == 2 {
+		facts = append(facts, Fact{Label: msg("cluster.fact.unsched_line2"), Value: lines[1]})
+	}
+	return facts
+}

@@ -1,0 +1,297 @@
+package checks
+
+import (
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Step 7: the time-slicing ConfigMap, lab-node-1 advertising GPUs ×
+// replicas, and the slot arithmetic.
+
+// The hardware of the lab's story: 4 × A100 40 GiB per node.
+const (
+	physicalGPUs = 4
+	vramPerGPU   = 40
+	wantReplicas = 5
+)
+
+var slotsKeys = []string{"PHYSICAL_GPUS", "REPLICAS", "ADVERTISED", "VRAM_PER_GPU_GIB",
+	"VRAM_GUARANTEED_PER_SLOT_GIB", "VRAM_SHARED_PER_GPU_GIB", "ISOLATION"}
+
+// sharingConfig is the NVIDIA device plugin's config file, the part this
+// lab uses; other top-level sections are accepted as they are.
+type sharingConfig struct {
+	Version   string `json:"version,omitempty"`
+	Flags     any    `json:"flags,omitempty"`
+	Resources any    `json:"resources,omitempty"`
+	Imex      any    `json:"imex,omitempty"`
+	Sharing   struct {
+		TimeSlicing *timeSlicing `json:"timeSlicing,omitempty"`
+		MPS         any          `json:"mps,omitempty"`
+	} `json:"sharing"`
+}
+
+type timeSlicing struct {
+	RenameByDefault            *bool            `json:"renameByDefault,omitempty"`
+	FailRequestsGreaterThanOne *bool            `json:"failRequestsGreaterThanOne,omitempty"`
+	Resources                  []sharedResource `json:"resources"`
+}
+
+type sharedResource struct {
+	Name     string `json:"name"`
+	Rename   string `json:"rename,omitempty"`
+	Replicas int    `json:"replicas"`
+	Devices  any    `json:"devices,omitempty"`
+}
+
+// parseSharing decodes data.any strictly.
+func parseSharing(text string) (*sharingConfig, *yamlProblem) {
+	var tree yamlv3.Node
+	tp := &tree
+	if yamlv3.Unmarshal([]byte(text), &tree) != nil {
+		tp = nil
+	}
+	var c sharingConfig
+	if p := decodeYAMLStrict(text, tp, &c); p != nil {
+		return nil, p
+	}
+	return &c, nil
+}
+
+// replicas returns resources[0].replicas when the config has it.
+func (c *sharingConfig) replicas() (int, bool) {
+	if c == nil || c.Sharing.TimeSlicing == nil || len(c.Sharing.TimeSlicing.Resources) == 0 {
+		return 0, false
+	}
+	return c.Sharing.TimeSlicing.Resources[0].Replicas, true
+}
+
+// summary names the fields the lab cares about, for "file vs cluster".
+func (c *sharingConfig) summary() string {
+	if c == nil || c.Sharing.TimeSlicing == nil {
+		return "sharing.timeSlicing=" + msg("cluster.none")
+	}
+	ts := c.Sharing.TimeSlicing
+	fail := msg("cluster.none")
+	if ts.FailRequestsGreaterThanOne != nil {
+		fail = strconv.FormatBool(*ts.FailRequestsGreaterThanOne)
+	}
+	var rs []string
+	for _, r := range ts.Resources {
+		rs = append(rs, fmt.Sprintf("%s×%d", orNone(r.Name), r.Replicas))
+	}
+	return "failRequestsGreaterThanOne=" + fail + ", resources=[" + strings.Join(rs, " ") + "]"
+}
+
+func evalTimeSlicing(in Input) StepEval {
+	var ev StepEval
+	cm, m, r := decodeManifest[corev1.ConfigMap](in, "time-slicing.cm-file", timeSlicingPath, "v1", "ConfigMap")
+	ev.Checks = append(ev.Checks, r)
+	fileCfg, r := timeSlicingFields(m, cm)
+	ev.Checks = append(ev.Checks, r)
+	fileReplicas, fileOK := fileCfg.replicas()
+
+	text, bad := readText(in, "time-slicing.slots-format", slotsPath)
+	var byKey map[string]kvLine
+	if bad != nil {
+		ev.Checks = append(ev.Checks, *bad, waiting("time-slicing.slots-values", msg("cluster.wait.file", "path", slotsPath)))
+	} else {
+		byKey, r = parseReport(in, "time-slicing.slots-format", slotsPath, text, slotsKeys)
+		ev.Checks = append(ev.Checks, r, slotsValues(byKey, fileReplicas, fileOK))
+	}
+
+	if fileOK {
+		ev.Observed = append(ev.Observed, Fact{Label: msg("cluster.fact.replicas_file"), Value: strconv.Itoa(fileReplicas)})
+	}
+	if !liveChecksMayRun(in, &ev, "time-slicing") {
+		return ev
+	}
+	liveCfg, r := timeSlicingLive(in, fileCfg)
+	ev.Checks = append(ev.Checks, r)
+	liveReplicas, liveOK := liveCfg.replicas()
+	switch {
+	case liveOK:
+		ev.Checks = append(ev.Checks, nodeAdvertises(in, "time-slicing.node", timeSlicedNode,
+			strconv.Itoa(physicalGPUs*liveReplicas), msg("cluster.node.why_step7", "gpus", physicalGPUs, "replicas", liveReplicas)))
+	default:
+		ev.Checks = append(ev.Checks, waiting("time-slicing.node", msg("cluster.ts.node_wait")))
+	}
+	ev.Checks = append(ev.Checks, slotsLive(in, byKey, bad == nil, liveReplicas, liveOK))
+
+	if liveOK {
+		ev.Observed = append(ev.Observed, Fact{Label: msg("cluster.fact.replicas_live"), Value: strconv.Itoa(liveReplicas)})
+	}
+	if liveCfg != nil {
+		ev.Observed = append(ev.Observed, Fact{Label: msg("cluster.fact.sharing_live"), Value: liveCfg.summary()})
+	}
+	if n := live[*corev1.Node](in, "Node", "", timeSlicedNode); n != nil {
+		ev.Observed = append(ev.Observed, Fact{Label: timeSlicedNode + " nvidia.com/gpu",
+			Value: "capacity=" + orNone(gpuAmount(n.Status.Capacity)) + ", allocatable=" + orNone(gpuAmount(n.Status.Allocatable))})
+	}
+	return ev
+}
+
+// timeSlicingFields checks the ConfigMap file and returns its parsed
+// data.any (nil when it could not be read).
+func timeSlicingFields(m *manifest, cm *corev1.ConfigMap) (*sharingConfig, Result) {
+	const id = "time-slicing.cm-fields"
+	if m == nil {
+		return nil, waiting(id, msg("cluster.wait.manifest", "path", timeSlicingPath))
+	}
+	fc := objectFields(m, cm, timeSlicingName, operatorNamespace)
+	raw, ok := cm.Data["any"]
+	if !ok {
+		var keys []string
+		for k := range cm.Data {
+			keys = append(keys, k)
+		}
+		fc.problem("data", msg("cluster.ts.no_any", "keys", joinOr(keys, ", ")))
+		return nil, fc.result(id, "")
+	}
+	cfg, prob := parseSharing(raw)
+	if prob != nil {
+		fc.problem("data.any", sharingProblem(prob))
+		return nil, fc.result(id, "")
+	}
+	sharingFields(fc, cfg)
+	return cfg, fc.result(id, msg("cluster.ts.fields_ok"))
+}
+
+// sharingProblem says why data.any could not be read.
+func sharingProblem(p *yamlProblem) string {
+	switch p.kind {
+	case "syntax":
+		return msg("cluster.ts.any_syntax", "line", p.line, "err", p.err)
+	case "unknown":
+		return msg("cluster.ts.any_unknown", "fields", strings.Join(p.all, ", "))
+	case "type":
+		return msg("cluster.ts.any_type", "field", p.field, "line", p.line, "err", p.err)
+	}
+	return msg("cluster.ts.any_value", "err", p.err)
+}
+
+func sharingFields(fc *fieldCheck, cfg *sharingConfig) {
+	ts := cfg.Sharing.TimeSlicing
+	if ts == nil {
+		fc.problem("data.any", msg("cluster.ts.no_timeslicing"))
+		return
+	}
+	fail := ""
+	if ts.FailRequestsGreaterThanOne != nil {
+		fail = strconv.FormatBool(*ts.FailRequestsGreaterThanOne)
+	}
+	fc.expected = append(fc.expected, "failRequestsGreaterThanOne=true")
+	fc.observed = append(fc.observed, "failRequestsGreaterThanOne="+orNone(fail))
+	if fail != "true" {
+		fc.problem("data.any", msg("cluster.ts.fail_requests", "got", orNone(fail)))
+	}
+	if len(ts.Resources) == 0 {
+		fc.problem("data.any", msg("cluster.ts.no_resources"))
+		return
+	}
+	r0 := ts.Resources[0]
+	fc.expected = append(fc.expected, "resources[0]=nvidia.com/gpu×5")
+	fc.observed = append(fc.observed, fmt.Sprintf("resources[0]=%s×%d", orNone(r0.Name), r0.Replicas))
+	if r0.Name != string(gpuResource) {
+		fc.problem("data.any", msg("cluster.ts.resource_name", "got", orNone(r0.Name)))
+	}
+	if r0.Replicas != wantReplicas {
+		fc.problem("data.any", msg("cluster.ts.replicas", "got", r0.Replicas, "want", wantReplicas))
+	}
+}
+
+// timeSlicingLive compares the live ConfigMap's parsed data.any with the
+// file's.
+func timeSlicingLive(in Input, file *sharingConfig) (*sharingConfig, Result) {
+	const id = "time-slicing.cm-live"
+	cm := live[*corev1.ConfigMap](in, "ConfigMap", operatorNamespace, timeSlicingName)
+	want := msg("cluster.ts.live_expect")
+	if cm == nil {
+		m := msg("cluster.ts.live_missing", "path", shown(in, timeSlicingPath))
+		if live[*corev1.Namespace](in, "Namespace", "", operatorNamespace) == nil {
+			m += msg("cluster.ts.no_namespace", "ns", operatorNamespace)
+		}
+		return nil, failed(id, m, want, msg("cluster.absent"), "")
+	}
+	raw, ok := cm.Data["any"]
+	if !ok {
+		return nil, failed(id, msg("cluster.ts.live_no_any"), want, msg("cluster.none"), "")
+	}
+	cfg, prob := parseSharing(raw)
+	if prob != nil {
+		return nil, failed(id, msg("cluster.ts.live_unreadable", "why", sharingProblem(prob)), want, prob.err, "")
+	}
+	if file != nil && !reflect.DeepEqual(file, cfg) {
+		fs, ls := file.summary(), cfg.summary()
+		if fs == ls {
+			return cfg, failed(id, msg("cluster.ts.live_differs_other"), fs, ls, timeSlicingPath)
+		}
+		return cfg, failed(id, msg("cluster.ts.live_differs", "file", fs, "live", ls), fs, ls, timeSlicingPath)
+	}
+	var fc fieldCheck
+	fc.m = &manifest{}
+	sharingFields(&fc, cfg)
+	if len(fc.problems) > 0 {
+		return cfg, failed(id, msg("cluster.ts.live_wrong", "problems", strings.Join(fc.problems, " ")), want, cfg.summary(), "")
+	}
+	return cfg, Result{ID: id, Status: Passed, Message: msg("cluster.ts.live_ok"), Expected: want, Observed: cfg.summary()}
+}
+
+// slotsValues checks slots.txt against the hardware and the ConfigMap file.
+func slotsValues(byKey map[string]kvLine, replicas int, replicasKnown bool) Result {
+	const id = "time-slicing.slots-values"
+	vals := []reportValue{
+		{key: "PHYSICAL_GPUS", want: strconv.Itoa(physicalGPUs), why: msg("cluster.slots.why_gpus")},
+	}
+	if replicasKnown {
+		vals = append(vals,
+			reportValue{key: "REPLICAS", want: strconv.Itoa(replicas), why: msg("cluster.slots.why_replicas_file")},
+			reportValue{key: "ADVERTISED", want: strconv.Itoa(physicalGPUs * replicas), why: msg("cluster.slots.why_advertised", "gpus", physicalGPUs, "replicas", replicas)})
+	}
+	vals = append(vals,
+		reportValue{key: "VRAM_PER_GPU_GIB", want: strconv.Itoa(vramPerGPU), why: msg("cluster.slots.why_vram")},
+		reportValue{key: "VRAM_GUARANTEED_PER_SLOT_GIB", want: "0", why: msg("cluster.slots.why_guaranteed"),
+			hint: guaranteedHint(byKey["VRAM_GUARANTEED_PER_SLOT_GIB"].value, replicas)},
+		reportValue{key: "VRAM_SHARED_PER_GPU_GIB", want: strconv.Itoa(vramPerGPU), why: msg("cluster.slots.why_shared")},
+		reportValue{key: "ISOLATION", want: "none", why: msg("cluster.slots.why_isolation")},
+	)
+	return checkReportValues(id, slotsPath, byKey, vals, msg("cluster.slots.values_ok"))
+}
+
+// guaranteedHint explains the most common wrong answer: dividing the
+// GPU's memory by the replicas, as if time-slicing partitioned it.
+func guaranteedHint(got string, replicas int) string {
+	n, err := strconv.Atoi(got)
+	if err != nil || n == 0 {
+		return ""
+	}
+	if replicas > 0 && n == vramPerGPU/replicas {
+		return msg("cluster.slots.divided_hint", "got", n, "replicas", replicas)
+	}
+	return msg("cluster.slots.guaranteed_hint")
+}
+
+// slotsLive ties REPLICAS to the live ConfigMap and ADVERTISED to
+// lab-node-1's live amount.
+func slotsLive(in Input, byKey map[string]kvLine, fileRead bool, replicas int, replicasKnown bool) Result {
+	const id = "time-slicing.slots-live"
+	if !fileRead {
+		return waiting(id, msg("cluster.wait.file", "path", slotsPath))
+	}
+	var vals []reportValue
+	if replicasKnown {
+		vals = append(vals, reportValue{key: "REPLICAS", want: strconv.Itoa(replicas), why: msg("cluster.slots.why_replicas_live")})
+	}
+	if n := live[*corev1.Node](in, "Node", "", timeSlicedNode); n != nil && gpuAmount(n.Status.Allocatable) != "" {
+		vals = append(vals, reportValue{key: "ADVERTISED", want: gpuAmount(n.Status.Allocatable), why: msg("cluster.slots.why_advertised_live", "node", timeSlicedNode)})
+	}
+	if len(vals) == 0 {
+		return waiting(id, msg("cluster.slots.live_wait", "node", timeSlicedNode))
+	}
+	return checkReportValues(id, slotsPath, byKey, vals, msg("cluster.slots.live_ok", "node", timeSlicedNode))
+}
