@@ -1,7 +1,41 @@
 package main
 
+import (
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/observe/cluster"
+	"github.com/labhub/labmate/observe/scriptprobe"
+)
+
 // addSources adds the script prober and the cluster source next to the
-// file watcher.
-func (s *setup) addSources(c *common) error {
+// file watcher. A kubeconfig that exists but cannot be used is an
+// environment error for scripts (strict) and a warning in the TUI, where
+// the file steps keep working.
+func (s *setup) addSources(c *common, strict bool) error {
+	if probes := s.engine.Probes(); len(probes) > 0 {
+		s.sources = append(s.sources, scriptprobe.New(s.root, probes, scriptprobe.Options{}))
+	}
+	if c.noCluster {
+		return nil
+	}
+	namespaces, nodes := checks.ClusterScope(s.lab.ID)
+	if len(namespaces) == 0 && len(nodes) == 0 {
+		return nil
+	}
+	src, err := cluster.New(cluster.Options{
+		Kubeconfig: c.kubeconfig,
+		Context:    c.kubeCtx,
+		Namespaces: namespaces,
+		Nodes:      nodes,
+	})
+	if err != nil {
+		msg := content.Msg("cli.kubeconfig_bad", "err", err)
+		if strict {
+			return envError{msg}
+		}
+		s.warnings = append(s.warnings, msg)
+		return nil
+	}
+	s.sources = append(s.sources, src)
 	return nil
 }

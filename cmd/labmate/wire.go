@@ -40,6 +40,9 @@ type common struct {
 	logFile    string
 	stateDir   string
 	lab        string
+	// lenient turns an unusable kubeconfig into a warning (the TUI)
+	// instead of an environment error (scripts).
+	lenient bool
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -119,7 +122,7 @@ func (c *common) build() (*setup, error) {
 	s.engine = engine.New(cfg)
 	s.files = files.New(files.Options{Root: root, Paths: s.engine.Files()})
 	s.sources = append(s.sources, s.files)
-	if err := s.addSources(c); err != nil {
+	if err := s.addSources(c, !c.lenient); err != nil {
 		return nil, err
 	}
 	return s, nil
