@@ -16,7 +16,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-//go:embed all:gpu-incident ui.toml
+//go:embed all:gpu-incident ui.toml ui-*.toml
 var files embed.FS
 
 // DefaultLabID is the lab labmate opens when none is named.
@@ -57,9 +57,15 @@ var (
 func load() {
 	labs = map[string]*Lab{}
 	msgs = map[string]string{}
-	if err := loadMessages("ui.toml"); err != nil {
-		labsErr = err
-		return
+	// ui.toml holds strings every part shares; ui-*.toml hold one part's
+	// strings each (ui-tui.toml: the TUI), so parts can be edited apart.
+	uis, _ := fs.Glob(files, "ui-*.toml")
+	sort.Strings(uis)
+	for _, name := range append([]string{"ui.toml"}, uis...) {
+		if err := loadMessages(name); err != nil {
+			labsErr = err
+			return
+		}
 	}
 	entries, err := fs.ReadDir(files, ".")
 	if err != nil {

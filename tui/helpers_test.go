@@ -1,0 +1,149 @@
+package tui
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-runewidth"
+	"github.com/muesli/termenv"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/tui/internal/fixture"
+)
+
+func TestMain(m *testing.M) {
+	// Goldens and width checks must not depend on the machine's terminal
+	// or locale.
+	lipgloss.SetColorProfile(termenv.Ascii)
+	runewidth.DefaultCondition.EastAsianWidth = false
+	// Inside tmux the copy key has one more target; goldens must not care.
+	os.Unsetenv("TMUX")
+	os.Exit(m.Run())
+}
+
+// narrow measures like the tmux tests do: go-runewidth, ambiguous = 1.
+var narrow = &runewidth.Condition{EastAsianWidth: false}
+
+// testModel is a sized model showing the fixture lab with its report, all
+// renderings done.
+func testModel(t *testing.T, w, h int, opts ...func(*Options)) Model {
+	t.Helper()
+	lab := fixture.Lab()
+	o := Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone}
+	for _, f := range opts {
+		f(&o)
+	}
+	m := New(o)
+	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
+	m = send(t, m, reportMsg{fixture.Report(o.Lab)})
+	return m
+}
+
+// send delivers msg and then every message its commands produce (render
+// results, ...), the way the program would. Commands that do not finish
+// quickly (toast timers, report waits) are left alone.
+func send(t *testing.T, m Model, msg tea.Msg) Model {
+	t.Helper()
+	m, cmd := update(m, msg)
+	for i := 0; cmd != nil && i < 20; i++ {
+		var next []tea.Cmd
+		for _, msg := range runCmd(cmd) {
+			var c tea.Cmd
+			m, c = update(m, msg)
+			if c != nil {
+				next = append(next, c)
+			}
+		}
+		cmd = tea.Batch(next...)
+	}
+	return m
+}
+
+func update(m Model, msg tea.Msg) (Model, tea.Cmd) {
+	mm, cmd := m.Update(msg)
+	return mm.(Model), cmd
+}
+
+// runCmd runs a command and returns the messages it produced, flattening
+// batches; a command still running after a moment is skipped.
+func runCmd(cmd tea.Cmd) []tea.Msg {
+	if cmd == nil {
+		return nil
+	}
+	ch := make(chan tea.Msg, 1)
+	go func() { ch <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-ch:
+	case <-time.After(300 * time.Millisecond):
+		return nil
+	}
+	switch msg := msg.(type) {
+	case nil:
+		return nil
+	case tea.BatchMsg:
+		var out []tea.Msg
+		for _, c := range msg {
+			out = append(out, runCmd(c)...)
+		}
+		return out
+	default:
+		return []tea.Msg{msg}
+	}
+}
+
+func keyMsg(k string) tea.KeyMsg {
+	switch k {
+	case "enter":
+		return tea.KeyMsg{Type: tea.KeyEnter}
+	case "esc":
+		return tea.KeyMsg{Type: tea.KeyEsc}
+	case "ctrl+c":
+		return tea.KeyMsg{Type: tea.KeyCtrlC}
+	case "down":
+		return tea.KeyMsg{Type: tea.KeyDown}
+	}
+	return tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+}
+
+func press(t *testing.T, m Model, keys ...string) Model {
+	t.Helper()
+	for _, k := range keys {
+		m = send(t, m, keyMsg(k))
+	}
+	return m
+}
+
+// screen is the plain text of the view.
+func screen(m Model) string { return ansi.Strip(m.View()) }
+
+// checkFits fails when the view is not exactly the pane: as many lines as
+// it is tall, none wider than it is wide.
+func checkFits(t *testing.T, m Model) {
+	t.Helper()
+	lines := strings.Split(m.View(), "\n")
+	if len(lines) != m.height {
+		t.Errorf("%dx%d: view has %d lines", m.width, m.height, len(lines))
+	}
+	for i, l := range lines {
+		if w := narrow.StringWidth(ansi.Strip(l)); w > m.width {
+			t.Errorf("%dx%d: line %d is %d wide: %q", m.width, m.height, i, w, ansi.Strip(l))
+		}
+		if strings.ContainsRune(l, '\uFFFD') {
+			t.Errorf("line %d has U+FFFD: %q", i, l)
+		}
+	}
+}
+
+func withReport(rep engine.Report, n int, st checks.Status) engine.Report {
+	return fixture.With(rep, fixture.Lab(), n, st)
+}
+
+func msg(key string, kv ...any) string { return content.Msg(key, kv...) }

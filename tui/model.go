@@ -1,0 +1,623 @@
+// Package tui is labmate's terminal interface: the lab's introduction and
+// steps rendered from markdown, each step's live checks, and keys that
+// work in a narrow tmux pane. It only shows: reports come in on a channel
+// from the engine, and every slow or outside action (markdown rendering,
+// the clipboard, re-running checks, saving progress) is a tea.Cmd, so
+// Update and View stay pure and the program is idle when nothing changes.
+package tui
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/tui/keys"
+	"github.com/labhub/labmate/tui/theme"
+)
+
+// Minimum pane size; below it a short notice replaces the layout.
+const (
+	MinWidth  = 40
+	MinHeight = 10
+)
+
+// How long a toast stays. A toast is one timer, not a tick loop.
+const toastTTL = 8 * time.Second
+
+// maxCache bounds the rendered-markdown cache (pages × widths seen).
+const maxCache = 64
+
+// Model is the TUI's state. It is a tea.Model.
+type Model struct {
+	opts  Options
+	lab   *content.Lab
+	th    theme.Theme
+	keys  keys.KeyMap
+	help  help.Model
+	clip  clipboard
+	vp    viewport.Model
+	pages int // introduction + steps
+
+	width, height int
+	gen           uint64 // layout generation: bumped on every resize
+
+	page     int // 0: introduction, 1..: steps (index into lab.Steps + 1)
+	offsets  map[int]int
+	showHelp bool
+	observed bool
+	confirm  bool // asking whether to open the worked solution
+
+	report   *engine.Report
+	progress map[int]HintProgress // by step number
+	copyNext map[int]int          // by page: which copy target comes next
+
+	cache    map[docKey][][]string
+	inflight map[docKey]uint64
+
+	toast   *toast
+	toastID int
+	alert   *alert
+
+	// blocks of what the viewport shows, for keeping the scroll position
+	// on the same paragraph across a resize.
+	blockStarts []int
+	blockGaps   []bool
+	anchor      *anchor
+}
+
+type toast struct {
+	id   int
+	text string
+	// target is the page enter goes to while the toast shows (-1: none).
+	target int
+}
+
+// alert is a regression: a step that had passed turned red. It stays
+// until the learner dismisses it, goes there, or the step passes again.
+type alert struct {
+	steps []int // step numbers
+	text  string
+}
+
+type anchor struct{ block, line, of int }
+
+type reportMsg struct{ rep engine.Report }
+type reportsClosedMsg struct{}
+type toastExpiredMsg struct{ id int }
+
+// New returns the model for opts. It never fails: a missing lab shows an
+// empty introduction.
+func New(opts Options) Model {
+	lab := opts.Lab
+	if lab == nil {
+		lab = &content.Lab{Title: "labmate"}
+	}
+	th := theme.New(opts.Theme, opts.Colors.profile())
+	m := Model{
+		opts:     opts,
+		lab:      lab,
+		th:       th,
+		keys:     keys.Default(len(lab.Steps)),
+		pages:    len(lab.Steps) + 1,
+		offsets:  map[int]int{},
+		progress: map[int]HintProgress{},
+		copyNext: map[int]int{},
+		cache:    map[docKey][][]string{},
+		inflight: map[docKey]uint64{},
+		clip:     clipboard{mode: opts.Clipboard, tmux: os.Getenv("TMUX") != ""},
+	}
+	if m.clip.mode == "" {
+		m.clip.mode = ClipboardAuto
+	}
+	for step, p := range opts.Progress {
+		m.progress[step] = p
+	}
+	notices := append([]string(nil), opts.Notices...)
+	notices = append(notices, m.keys.Rebind(opts.Keys)...)
+	m.opts.Notices = notices
+	m.help = help.New()
+	m.help.ShortSeparator = "  "
+	m.help.FullSeparator = "  "
+	m.help.Ellipsis = ".."
+	m.help.Styles = help.Styles{
+		ShortKey: th.Key, ShortDesc: th.Desc, ShortSeparator: th.Muted, Ellipsis: th.Muted,
+		FullKey: th.Key, FullDesc: th.Desc, FullSeparator: th.Muted,
+	}
+	m.vp = viewport.New(0, 0)
+	// The viewport's own keys (h/l/d/u, ...) would fight ours: scrolling
+	// goes through our key map only.
+	m.vp.KeyMap = viewport.KeyMap{}
+	m.vp.MouseWheelEnabled = false
+	m.syncKeys()
+	return m
+}
+
+// Init starts reading reports and shows start-up notices.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{waitReport(m.opts.Reports)}
+	if len(m.opts.Notices) > 0 {
+		cmds = append(cmds, func() tea.Msg { return noticesMsg{} })
+	}
+	return tea.Batch(cmds...)
+}
+
+type noticesMsg struct{}
+
+// waitReport reads the next report; Update re-arms it after each one.
+func waitReport(ch <-chan engine.Report) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		rep, ok := <-ch
+		if !ok {
+			return reportsClosedMsg{}
+		}
+		return reportMsg{rep}
+	}
+}
+
+// Update handles one message.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmds []tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		cmds = append(cmds, m.resize(msg.Width, msg.Height))
+	case tea.KeyMsg:
+		// Keys typed faster than they are read arrive as one message with
+		// several runes: take them one by one (a paste is not keys).
+		for _, k := range splitRunes(msg) {
+			c, quit := m.key(k)
+			if quit {
+				return m, tea.Quit
+			}
+			cmds = append(cmds, c)
+		}
+	case reportMsg:
+		cmds = append(cmds, m.applyReport(msg.rep), waitReport(m.opts.Reports))
+	case reportsClosedMsg:
+		// The engine stopped; keep showing the last report.
+	case renderedMsg:
+		if msg.key.width != m.width || msg.key.theme != m.th.Name || msg.gen != m.gen {
+			return m, nil // stale: asked for another size or layout
+		}
+		delete(m.inflight, msg.key)
+		m.cache[msg.key] = msg.blocks
+		m.rebuild()
+		cmds = append(cmds, m.prefetch())
+	case toastExpiredMsg:
+		if m.toast != nil && m.toast.id == msg.id {
+			m.toast = nil
+		}
+	case copiedMsg:
+		cmds = append(cmds, m.showToast(copiedText(msg), -1))
+	case noticesMsg:
+		if len(m.opts.Notices) > 0 {
+			cmds = append(cmds, m.showToast(joinNotices(m.opts.Notices), -1))
+		}
+	}
+	m.syncKeys()
+	// The help line's length depends on whether the page scrolls, which
+	// depends on the viewport's height: settle it twice.
+	m.layout()
+	m.layout()
+	return m, tea.Batch(cmds...)
+}
+
+func splitRunes(msg tea.KeyMsg) []tea.KeyMsg {
+	if msg.Type != tea.KeyRunes || len(msg.Runes) < 2 || msg.Paste {
+		return []tea.KeyMsg{msg}
+	}
+	out := make([]tea.KeyMsg, len(msg.Runes))
+	for i, r := range msg.Runes {
+		out[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
+	}
+	return out
+}
+
+func joinNotices(ns []string) string {
+	s := ""
+	for i, n := range ns {
+		if i > 0 {
+			s += " / "
+		}
+		s += n
+	}
+	return s
+}
+
+// resize adopts a new pane size: the scroll position is remembered as a
+// paragraph, the markdown is re-rendered for the new width (or taken from
+// the cache), and until then the old lines are shown cut to the new width.
+func (m *Model) resize(w, h int) tea.Cmd {
+	if w == m.width && h == m.height {
+		return nil
+	}
+	if m.anchor == nil && len(m.blockStarts) > 0 {
+		m.anchor = m.anchorAt(m.vp.YOffset)
+	}
+	m.width, m.height = max(w, 0), max(h, 0)
+	m.gen++
+	m.vp.Width = m.width
+	m.layout()
+	if m.tooSmall() {
+		return nil
+	}
+	if m.haveDocs() {
+		m.rebuild()
+	}
+	return m.requestDocs()
+}
+
+func (m Model) tooSmall() bool { return m.width < MinWidth || m.height < MinHeight }
+
+// key handles a key press; quit is true when the program should end.
+func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
+	k := &m.keys
+	if key.Matches(msg, k.Quit) {
+		return nil, true
+	}
+	if m.tooSmall() {
+		return nil, false
+	}
+	if m.confirm {
+		switch {
+		case key.Matches(msg, k.Yes):
+			m.confirm = false
+			return m.openSolution(), false
+		case key.Matches(msg, k.No):
+			m.confirm = false
+			m.rebuild()
+		}
+		return nil, false
+	}
+	switch {
+	case key.Matches(msg, k.Help):
+		m.showHelp = !m.showHelp
+		m.rebuildTop()
+	case key.Matches(msg, k.Close):
+		switch {
+		case m.showHelp:
+			m.showHelp = false
+			m.rebuildTop()
+		case m.observed:
+			m.observed = false
+			m.rebuildTop()
+		case m.alert != nil:
+			m.alert = nil
+		case m.toast != nil:
+			m.toast = nil
+		}
+	case key.Matches(msg, k.Next):
+		return m.goPage(m.page + 1), false
+	case key.Matches(msg, k.Prev):
+		return m.goPage(m.page - 1), false
+	case key.Matches(msg, k.Jump):
+		var n int
+		if _, err := fmt.Sscan(msg.String(), &n); err == nil {
+			return m.goPage(n), false
+		}
+	case key.Matches(msg, k.Go):
+		if t := m.goTarget(); t >= 0 {
+			m.alert = nil
+			m.toast = nil
+			return m.goPage(t), false
+		}
+	case key.Matches(msg, k.Down):
+		m.vp.ScrollDown(1)
+	case key.Matches(msg, k.Up):
+		m.vp.ScrollUp(1)
+	case key.Matches(msg, k.PageDown):
+		m.vp.PageDown()
+	case key.Matches(msg, k.PageUp):
+		m.vp.PageUp()
+	case key.Matches(msg, k.HalfDown):
+		m.vp.HalfPageDown()
+	case key.Matches(msg, k.HalfUp):
+		m.vp.HalfPageUp()
+	case key.Matches(msg, k.Top):
+		m.vp.GotoTop()
+	case key.Matches(msg, k.Bottom):
+		m.vp.GotoBottom()
+	case key.Matches(msg, k.Hint):
+		return m.nextHint(), false
+	case key.Matches(msg, k.Observed):
+		if m.page > 0 {
+			m.observed = !m.observed
+			m.showHelp = false
+			m.rebuildTop()
+		}
+	case key.Matches(msg, k.Copy):
+		return m.copyNextTarget(), false
+	case key.Matches(msg, k.Rescan):
+		if m.opts.Rescan != nil {
+			rescan := m.opts.Rescan
+			return tea.Batch(
+				func() tea.Msg { rescan(); return nil },
+				m.showToast(content.Msg("tui.toast.rescan"), -1),
+			), false
+		}
+	}
+	return nil, false
+}
+
+// goPage shows page p (clamped), remembering where the old one was
+// scrolled to.
+func (m *Model) goPage(p int) tea.Cmd {
+	p = max(0, min(p, m.pages-1))
+	if p == m.page && !m.showHelp && !m.observed {
+		return nil
+	}
+	m.offsets[m.page] = m.vp.YOffset
+	m.page = p
+	m.showHelp = false
+	m.observed = false
+	m.anchor = nil
+	m.rebuild()
+	m.vp.SetYOffset(m.offsets[p])
+	return m.requestDocs()
+}
+
+// stepAt returns the lab step shown on page p (nil for the introduction).
+func (m Model) stepAt(p int) *content.Step {
+	if p < 1 || p > len(m.lab.Steps) {
+		return nil
+	}
+	return &m.lab.Steps[p-1]
+}
+
+// pageOf returns the page that shows step number n, or -1.
+func (m Model) pageOf(n int) int {
+	for i, s := range m.lab.Steps {
+		if s.Number == n {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// result returns the latest result for a step, or nil before any report.
+func (m Model) result(s *content.Step) *engine.StepResult {
+	if m.report == nil || s == nil {
+		return nil
+	}
+	return m.report.Step(s.Number)
+}
+
+func (m Model) status(s *content.Step) checks.Status {
+	if r := m.result(s); r != nil {
+		return r.Status
+	}
+	return checks.Waiting
+}
+
+// applyReport adopts a new report: a toast for steps that just passed, an
+// alert for steps that were green and turned red. Transitions count only
+// from a report taken after every source had synced, so start-up does not
+// flood the learner with toasts for work done earlier.
+func (m *Model) applyReport(rep engine.Report) tea.Cmd {
+	prev := m.report
+	m.report = &rep
+	var cmd tea.Cmd
+	if prev != nil && prev.Ready {
+		var passed, regressed []int
+		for _, s := range rep.Steps {
+			old := prev.Step(s.Number)
+			if old == nil {
+				continue
+			}
+			switch {
+			case old.Status != checks.Passed && s.Status == checks.Passed:
+				passed = append(passed, s.Number)
+			case old.Status == checks.Passed && (s.Status == checks.Failed || s.Status == checks.Error):
+				regressed = append(regressed, s.Number)
+			}
+		}
+		if len(regressed) > 0 {
+			m.raiseAlert(regressed)
+		}
+		if len(passed) > 0 {
+			cmd = m.passedToast(passed)
+		}
+	}
+	if m.alert != nil {
+		m.alert = m.stillRed(m.alert)
+	}
+	m.rebuild()
+	return cmd
+}
+
+func (m *Model) raiseAlert(steps []int) {
+	if m.alert != nil {
+		for _, n := range m.alert.steps {
+			if !containsInt(steps, n) {
+				steps = append(steps, n)
+			}
+		}
+	}
+	m.alert = &alert{steps: steps}
+	m.alert.text = m.alertText(steps)
+}
+
+// stillRed drops steps from an alert that are no longer red.
+func (m *Model) stillRed(a *alert) *alert {
+	var keep []int
+	for _, n := range a.steps {
+		if r := m.report.Step(n); r != nil && (r.Status == checks.Failed || r.Status == checks.Error) {
+			keep = append(keep, n)
+		}
+	}
+	if len(keep) == 0 {
+		return nil
+	}
+	if len(keep) == len(a.steps) {
+		return a
+	}
+	return &alert{steps: keep, text: m.alertText(keep)}
+}
+
+func (m Model) alertText(steps []int) string {
+	first := steps[0]
+	reason := ""
+	if r := m.report.Step(first); r != nil {
+		for _, c := range r.Checks {
+			if c.Status == checks.Failed || c.Status == checks.Error {
+				reason = firstLine(sanitize(c.Message))
+				break
+			}
+		}
+	}
+	return content.Msg("tui.alert.regressed", "steps", joinInts(steps), "reason", reason)
+}
+
+func (m *Model) passedToast(passed []int) tea.Cmd {
+	if m.report.AllPassed() {
+		return m.showToast(content.Msg("tui.toast.all_passed"), -1)
+	}
+	last := passed[len(passed)-1]
+	target := -1
+	text := content.Msg("tui.toast.passed", "steps", joinInts(passed))
+	if p := m.pageOf(last); p >= 0 && p+1 < m.pages {
+		target = p + 1
+		if s := m.stepAt(p); s != nil && m.page == p {
+			text += " " + content.Msg("tui.toast.passed_next_here", "key", keys.Display(m.keys.Next.Keys()[0]), "next", m.stepAt(p+1).Number)
+		} else {
+			text += " " + content.Msg("tui.toast.passed_go", "key", keys.Display(m.keys.Go.Keys()[0]), "next", m.stepAt(p+1).Number)
+		}
+	}
+	return m.showToast(text, target)
+}
+
+func (m *Model) showToast(text string, target int) tea.Cmd {
+	m.toastID++
+	id := m.toastID
+	m.toast = &toast{id: id, text: text, target: target}
+	return tea.Tick(toastTTL, func(time.Time) tea.Msg { return toastExpiredMsg{id} })
+}
+
+// goTarget is the page enter goes to: the regressed step, else the step a
+// toast points at.
+func (m Model) goTarget() int {
+	if m.alert != nil {
+		return m.pageOf(m.alert.steps[0])
+	}
+	if m.toast != nil {
+		return m.toast.target
+	}
+	return -1
+}
+
+// nextHint climbs the current step's hint ladder: one more hint, then the
+// worked solution behind a question.
+func (m *Model) nextHint() tea.Cmd {
+	s := m.stepAt(m.page)
+	if s == nil {
+		return nil
+	}
+	m.observed = false
+	m.showHelp = false
+	p := m.progress[s.Number]
+	switch {
+	case p.Seen < len(s.Hints):
+		p.Seen++
+		m.progress[s.Number] = p
+		m.rebuild()
+		m.scrollToBlock(m.hintBlock(p.Seen - 1))
+		return m.saveProgress(s.Number)
+	case !p.Solution:
+		m.confirm = true
+		m.rebuild()
+		m.vp.GotoBottom()
+	default:
+		m.rebuild()
+		m.scrollToBlock(m.solutionBlock())
+	}
+	return nil
+}
+
+func (m *Model) openSolution() tea.Cmd {
+	s := m.stepAt(m.page)
+	if s == nil {
+		return nil
+	}
+	p := m.progress[s.Number]
+	p.Solution = true
+	m.progress[s.Number] = p
+	m.rebuild()
+	m.scrollToBlock(m.solutionBlock())
+	return tea.Batch(m.saveProgress(s.Number), m.requestDocs())
+}
+
+func (m Model) saveProgress(step int) tea.Cmd {
+	if m.opts.OnProgress == nil {
+		return nil
+	}
+	p := m.progress[step]
+	on := m.opts.OnProgress
+	return func() tea.Msg {
+		on(step, p.Seen, p.Solution)
+		return nil
+	}
+}
+
+// Progress returns how far the learner went up each step's hint ladder.
+func (m Model) Progress() map[int]HintProgress {
+	out := make(map[int]HintProgress, len(m.progress))
+	for k, v := range m.progress {
+		out[k] = v
+	}
+	return out
+}
+
+func (m *Model) copyNextTarget() tea.Cmd {
+	targets := m.copyTargets()
+	if len(targets) == 0 || !m.clip.enabled() {
+		return nil
+	}
+	i := m.copyNext[m.page] % len(targets)
+	m.copyNext[m.page] = i + 1
+	return copyCmd(m.clip, targets[i])
+}
+
+func (m Model) copyTargets() []string {
+	return copyTargets(m.pageMarkdown(m.page), m.opts.Root)
+}
+
+func (m Model) pageMarkdown(p int) string {
+	if s := m.stepAt(p); s != nil {
+		return s.Body
+	}
+	return m.lab.Intro
+}
+
+func copiedText(c copiedMsg) string {
+	shown := firstLine(c.text)
+	if shown != c.text {
+		shown += " ..."
+	}
+	switch {
+	case c.tmux && c.osc52:
+		s := content.Msg("tui.toast.copied_tmux", "text", shown)
+		if c.tmuxClipboard == "off" {
+			s += " " + content.Msg("tui.toast.tmux_clipboard_off")
+		}
+		return s
+	case c.tmux:
+		return content.Msg("tui.toast.copied_tmux_only", "text", shown)
+	case c.osc52 && c.tmuxErr != nil:
+		return content.Msg("tui.toast.copied_osc52_tmux_failed", "text", shown, "err", sanitize(c.tmuxErr.Error()))
+	case c.osc52:
+		return content.Msg("tui.toast.copied_osc52", "text", shown)
+	case c.tmuxErr != nil:
+		return content.Msg("tui.toast.copy_failed", "err", sanitize(c.tmuxErr.Error()))
+	}
+	return content.Msg("tui.toast.copy_failed", "err", "-")
+}

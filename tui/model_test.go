@@ -1,0 +1,553 @@
+package tui
+
+import (
+	"bytes"
+	"encoding/base64"
+	"strings"
+	"sync"
+	"testing"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/tui/internal/fixture"
+)
+
+func TestNavigation(t *testing.T) {
+	m := testModel(t, 80, 24)
+	if m.page != 0 {
+		t.Fatalf("starts on page %d, want the introduction", m.page)
+	}
+	if m.keys.Prev.Enabled() {
+		t.Error("prev is enabled on the first page")
+	}
+	m = press(t, m, "n")
+	if m.page != 1 || !strings.Contains(screen(m), "1/2 사고 노드의 주 containerd 설정 재현") {
+		t.Fatalf("after n: page %d\n%s", m.page, screen(m))
+	}
+	m = press(t, m, "n", "n", "n")
+	if m.page != 2 {
+		t.Fatalf("n past the end: page %d, want 2", m.page)
+	}
+	if m.keys.Next.Enabled() {
+		t.Error("next is enabled on the last page")
+	}
+	if strings.Contains(screen(m), "n "+msg("tui.short.next")) {
+		t.Error("help line offers next on the last page")
+	}
+	m = press(t, m, "p")
+	if m.page != 1 {
+		t.Fatalf("after p: page %d, want 1", m.page)
+	}
+	// Keys typed faster than they are read arrive as one message.
+	m = send(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("np")})
+	if m.page != 1 {
+		t.Fatalf("after batched np: page %d, want 1", m.page)
+	}
+}
+
+func TestJumpKeys(t *testing.T) {
+	m := testModel(t, 80, 24)
+	m = press(t, m, "2")
+	if m.page != 2 {
+		t.Fatalf("2: page %d", m.page)
+	}
+	m = press(t, m, "9") // the fixture lab has two steps
+	if m.page != 2 {
+		t.Fatalf("9 in a two-step lab moved to page %d", m.page)
+	}
+	m = press(t, m, "0")
+	if m.page != 0 || !strings.Contains(screen(m), "GPU 사고 재현") {
+		t.Fatalf("0: page %d", m.page)
+	}
+	if got := m.keys.Jump.Help().Key; got != "0-2" {
+		t.Errorf("jump help key = %q, want 0-2", got)
+	}
+}
+
+func TestScrollKeepsPagePosition(t *testing.T) {
+	m := testModel(t, 60, 20)
+	m = press(t, m, "2", "j", "j", "j")
+	if m.vp.YOffset != 3 {
+		t.Fatalf("after jjj: offset %d", m.vp.YOffset)
+	}
+	m = press(t, m, "1", "2")
+	if m.vp.YOffset != 3 {
+		t.Errorf("back on page 2: offset %d, want 3", m.vp.YOffset)
+	}
+	m = press(t, m, "G")
+	if !m.vp.AtBottom() {
+		t.Error("G did not reach the bottom")
+	}
+	m = press(t, m, "g")
+	if m.vp.YOffset != 0 {
+		t.Error("g did not reach the top")
+	}
+}
+
+func TestHintLadder(t *testing.T) {
+	var mu sync.Mutex
+	var saved []HintProgress
+	m := testModel(t, 80, 30, func(o *Options) {
+		o.OnProgress = func(step, seen int, sol bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if step != 1 {
+				t.Errorf("progress for step %d", step)
+			}
+			saved = append(saved, HintProgress{seen, sol})
+		}
+	})
+	lab := fixture.Lab()
+	m = press(t, m, "1", "h")
+	if got := m.progress[1]; got.Seen != 1 || got.Solution {
+		t.Fatalf("after one h: %+v", got)
+	}
+	if s := screen(m); !strings.Contains(s, lab.Steps[0].Hints[0]) || strings.Contains(s, lab.Steps[0].Hints[1]) {
+		t.Fatalf("first hint not shown alone:\n%s", s)
+	}
+	m = press(t, m, "h")
+	if !strings.Contains(screen(m), "SystemdCgroup 은 따옴표 없는 true") {
+		t.Fatalf("second hint missing:\n%s", screen(m))
+	}
+	// Hints are used up: the next h asks before showing the solution.
+	m = press(t, m, "h")
+	if !m.confirm || m.progress[1].Solution {
+		t.Fatalf("third h: confirm=%v progress=%+v", m.confirm, m.progress[1])
+	}
+	if m.keys.Next.Enabled() || !m.keys.Yes.Enabled() || !m.keys.No.Enabled() {
+		t.Error("while asking, only yes/no (and quit) may be enabled")
+	}
+	if !strings.Contains(screen(m), "y "+msg("tui.short.yes")) {
+		t.Errorf("help line does not offer y:\n%s", screen(m))
+	}
+	m = press(t, m, "n") // no: not the next step
+	if m.confirm || m.page != 1 || m.progress[1].Solution {
+		t.Fatalf("n while asking: confirm=%v page=%d %+v", m.confirm, m.page, m.progress[1])
+	}
+	m = press(t, m, "h", "y")
+	if !m.progress[1].Solution {
+		t.Fatal("y did not open the solution")
+	}
+	if !strings.Contains(screen(press(t, m, "G")), "imports = [\"/etc/containerd/conf.d/*.toml\"]") {
+		t.Fatalf("solution not rendered:\n%s", screen(m))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []HintProgress{{1, false}, {2, false}, {2, true}}
+	if len(saved) != len(want) {
+		t.Fatalf("OnProgress calls = %+v, want %+v", saved, want)
+	}
+	for i := range want {
+		if saved[i] != want[i] {
+			t.Errorf("OnProgress call %d = %+v, want %+v", i, saved[i], want[i])
+		}
+	}
+}
+
+func TestHintProgressRestored(t *testing.T) {
+	m := testModel(t, 80, 30, func(o *Options) {
+		o.Progress = map[int]HintProgress{2: {Seen: 2}}
+	})
+	m = press(t, m, "2")
+	s := screen(m)
+	lab := fixture.Lab()
+	if !strings.Contains(s, lab.Steps[1].Hints[0]) || !strings.Contains(s, lab.Steps[1].Hints[1]) {
+		t.Fatalf("restored hints not shown:\n%s", s)
+	}
+	if got := m.keys.Hint.Help().Desc; got != msg("tui.short.hint", "n", 3, "total", 3) {
+		t.Errorf("hint key says %q", got)
+	}
+	if p := m.Progress()[2]; p.Seen != 2 {
+		t.Errorf("Progress() = %+v", p)
+	}
+}
+
+func TestObservedToggle(t *testing.T) {
+	m := testModel(t, 80, 30)
+	m = press(t, m, "o")
+	if m.observed {
+		t.Fatal("observed view opened on the introduction")
+	}
+	m = press(t, m, "2", "o")
+	s := screen(m)
+	for _, want := range []string{"드롭인이 정의한 런타임", "nvidia", `"true" (문자열)`, "dropin.systemd_cgroup"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("observed view lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "## 할 일") || strings.Contains(s, "할 일") {
+		t.Error("observed view still shows the step text")
+	}
+	m = press(t, m, "o")
+	if m.observed || !strings.Contains(screen(m), "할 일") {
+		t.Fatal("o did not go back to the step text")
+	}
+	m = press(t, m, "o", "esc")
+	if m.observed {
+		t.Fatal("esc did not close the observed view")
+	}
+}
+
+func TestFailedCheckShowsExpectedObservedWhere(t *testing.T) {
+	m := testModel(t, 100, 40)
+	m = press(t, m, "2", "G")
+	s := screen(m)
+	for _, want := range []string{
+		"✗ 미통과",
+		msg("tui.checks.expected") + " true (불리언)",
+		msg("tui.checks.observed") + ` "true" (문자열)`,
+		msg("tui.checks.where") + " etc/containerd/conf.d/99-nvidia.toml:6:17",
+		"✓ 통과  TOML 로 읽었습니다.",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("step page lacks %q:\n%s", want, s)
+		}
+	}
+}
+
+func TestToastOnPass(t *testing.T) {
+	m := testModel(t, 80, 24)
+	lab := fixture.Lab()
+	base := withReport(fixture.Report(lab), 1, checks.Failed)
+	m = send(t, m, reportMsg{base})
+	m = press(t, m, "1")
+	if m.toast != nil {
+		t.Fatalf("toast without a change: %q", m.toast.text)
+	}
+	m, cmd := update(m, reportMsg{withReport(base, 1, checks.Passed)})
+	if m.toast == nil || !strings.Contains(m.toast.text, msg("tui.toast.passed", "steps", 1)) {
+		t.Fatalf("no pass toast: %+v", m.toast)
+	}
+	if !strings.Contains(m.toast.text, "2단계") {
+		t.Errorf("toast does not say how to go on: %q", m.toast.text)
+	}
+	if cmd == nil {
+		t.Error("no commands after a report (timer, next read)")
+	}
+	if m.page != 1 {
+		t.Error("a pass moved the learner")
+	}
+	m = press(t, m, "enter")
+	if m.page != 2 || m.toast != nil {
+		t.Errorf("enter on the toast: page %d toast %v", m.page, m.toast)
+	}
+	// The toast goes away by itself: only its own timer clears it.
+	m, _ = update(m, reportMsg{withReport(base, 1, checks.Failed)})
+	m, _ = update(m, reportMsg{withReport(base, 1, checks.Passed)})
+	id := m.toast.id
+	m, _ = update(m, toastExpiredMsg{id: id - 1})
+	if m.toast == nil {
+		t.Fatal("an older timer cleared the toast")
+	}
+	m, _ = update(m, toastExpiredMsg{id: id})
+	if m.toast != nil {
+		t.Fatal("toast outlived its timer")
+	}
+}
+
+func TestNoToastsBeforeReady(t *testing.T) {
+	m := New(Options{Lab: fixture.Lab(), Colors: ColorsNone})
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	rep := withReport(fixture.Report(fixture.Lab()), 1, checks.Waiting)
+	rep.Ready = false
+	m = send(t, m, reportMsg{rep})
+	m = send(t, m, reportMsg{withReport(rep, 1, checks.Passed)})
+	if m.toast != nil {
+		t.Fatalf("toast from start-up settling: %q", m.toast.text)
+	}
+	if !strings.Contains(screen(m), msg("tui.status.not_ready")) {
+		t.Error("not-ready state not shown")
+	}
+}
+
+func TestRegressionAlert(t *testing.T) {
+	m := testModel(t, 80, 24)
+	lab := fixture.Lab()
+	base := fixture.Report(lab) // step 1 passed
+	m = send(t, m, reportMsg{base})
+	m = press(t, m, "2")
+	// Waiting or unknown is not red: no alert.
+	m = send(t, m, reportMsg{withReport(base, 1, checks.Unknown)})
+	if m.alert != nil {
+		t.Fatal("alert for a step that became unknown")
+	}
+	m = send(t, m, reportMsg{base})
+	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
+	if m.alert == nil || m.alert.steps[0] != 1 {
+		t.Fatalf("no alert: %+v", m.alert)
+	}
+	s := screen(m)
+	if !strings.Contains(s, "통과했던 1단계가 다시 미통과입니다") || !strings.Contains(s, "SystemdCgroup") {
+		t.Errorf("alert lacks the step or the reason:\n%s", s)
+	}
+	if !strings.Contains(s, "enter "+msg("tui.short.go_step", "step", 1)) {
+		t.Errorf("help line lacks the jump to the step:\n%s", s)
+	}
+	m = press(t, m, "enter")
+	if m.page != 1 || m.alert != nil {
+		t.Fatalf("enter: page %d alert %+v", m.page, m.alert)
+	}
+	// Passing again clears an alert by itself.
+	m = send(t, m, reportMsg{base})
+	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
+	m = send(t, m, reportMsg{base})
+	if m.alert != nil {
+		t.Fatal("alert stayed after the step passed again")
+	}
+}
+
+func TestResizeKeepsParagraph(t *testing.T) {
+	m := testModel(t, 100, 40)
+	m = press(t, m, "2", "G")
+	top := m.anchorAt(m.vp.YOffset)
+	gen := m.gen
+	lines := strings.Split(m.vp.View(), "\n")
+	first := strings.TrimSpace(lines[0])
+
+	m2, cmd := update(m, tea.WindowSizeMsg{Width: 60, Height: 30})
+	if m2.gen != gen+1 || cmd == nil {
+		t.Fatalf("resize: gen %d→%d, cmd %v", gen, m2.gen, cmd)
+	}
+	checkFits(t, m2) // the old lines, cut, until the new rendering comes
+	m2 = send(t, m2, tea.WindowSizeMsg{Width: 60, Height: 30})
+	for _, msg := range runCmd(cmd) {
+		m2 = send(t, m2, msg)
+	}
+	if m2.anchor != nil {
+		t.Fatal("anchor not applied after the rendering arrived")
+	}
+	got := m2.anchorAt(m2.vp.YOffset)
+	if got.block != top.block {
+		t.Errorf("after resize the top block is %d, was %d (%q)", got.block, top.block, first)
+	}
+	checkFits(t, m2)
+	// And back: still the same paragraph.
+	m3 := send(t, m2, tea.WindowSizeMsg{Width: 100, Height: 40})
+	if b := m3.anchorAt(m3.vp.YOffset).block; b != top.block {
+		t.Errorf("after resizing back the top block is %d, was %d", b, top.block)
+	}
+}
+
+func TestStaleRenderDropped(t *testing.T) {
+	m := testModel(t, 80, 24)
+	k := docKey{doc: "step/1", width: 80, theme: m.th.Name}
+	delete(m.cache, k)
+	stale := []renderedMsg{
+		{key: docKey{doc: "step/1", width: 60, theme: m.th.Name}, gen: m.gen, blocks: [][]string{{"WRONG WIDTH"}}},
+		{key: k, gen: m.gen - 1, blocks: [][]string{{"OLD GEN"}}},
+		{key: docKey{doc: "step/1", width: 80, theme: "light"}, gen: m.gen, blocks: [][]string{{"WRONG THEME"}}},
+	}
+	for _, s := range stale {
+		m2, cmd := update(m, s)
+		if _, ok := m2.cache[k]; ok || cmd != nil {
+			t.Errorf("stale %+v was taken", s.key)
+		}
+		if _, ok := m2.cache[s.key]; ok {
+			t.Errorf("stale %+v was cached", s.key)
+		}
+	}
+	m = press(t, m, "1")
+	m2, _ := update(m, renderedMsg{key: k, gen: m.gen, blocks: [][]string{{"FRESH TEXT"}}})
+	if !strings.Contains(screen(m2), "FRESH TEXT") {
+		t.Error("a current rendering was not shown")
+	}
+}
+
+func TestViewFitsEverySize(t *testing.T) {
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {100, 40}, {160, 50}, {40, 10}, {61, 17}} {
+		m := testModel(t, sz[0], sz[1])
+		for _, keys := range [][]string{nil, {"1"}, {"2"}, {"2", "G"}, {"2", "o"}, {"?"}, {"1", "h", "h", "h"}} {
+			checkFits(t, press(t, m, keys...))
+		}
+	}
+}
+
+func TestTooSmall(t *testing.T) {
+	m := testModel(t, 39, 20)
+	s := screen(m)
+	if !strings.Contains(s, msg("tui.small.title")) || !strings.Contains(s, "39x20") {
+		t.Fatalf("no notice at 39x20:\n%s", s)
+	}
+	checkFits(t, m)
+	m = press(t, m, "2")
+	if m.page != 0 {
+		t.Error("keys other than quit work while too small")
+	}
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 9})
+	if !strings.Contains(screen(m), msg("tui.small.title")) {
+		t.Error("no notice at 80x9")
+	}
+	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
+	if strings.Contains(screen(m), msg("tui.small.title")) || !strings.Contains(screen(m), "GPU 사고 재현") {
+		t.Errorf("layout not back at 80x24:\n%s", screen(m))
+	}
+	if _, cmd := update(m, keyMsg("q")); cmd == nil {
+		t.Error("q does not quit")
+	}
+}
+
+func TestQuitKeys(t *testing.T) {
+	m := testModel(t, 80, 24)
+	for _, k := range []string{"q", "ctrl+c"} {
+		_, cmd := update(m, keyMsg(k))
+		if cmd == nil {
+			t.Fatalf("%s: no command", k)
+		}
+		if _, ok := cmd().(tea.QuitMsg); !ok {
+			t.Errorf("%s does not quit", k)
+		}
+	}
+}
+
+func TestOutsideTextIsSanitized(t *testing.T) {
+	m := testModel(t, 80, 30)
+	rep := fixture.Report(fixture.Lab())
+	rep.Steps[1].Checks[1].Observed = "\x1b[31mred\x1b[0m\rcarriage\x07bell\ttab \xff"
+	rep.Steps[1].Observed = append(rep.Steps[1].Observed, checks.Fact{Label: "출력", Value: "a\x1b]52;c;ZXZpbA==\x07b"})
+	m = send(t, m, reportMsg{rep})
+	m = press(t, m, "2", "o")
+	v := m.View()
+	for _, bad := range []string{"\x1b[31m", "\r", "\x07", "\x1b]52"} {
+		if strings.Contains(v, bad) {
+			t.Errorf("view passes %q through", bad)
+		}
+	}
+	if !strings.Contains(v, "redcarriagebell    tab ?") {
+		t.Errorf("sanitized text not shown:\n%s", v)
+	}
+}
+
+func TestCopyTargets(t *testing.T) {
+	lab := fixture.Lab()
+	got := copyTargets(lab.Steps[0].Body, "/root/gpuop")
+	want := []string{
+		"/root/gpuop/etc/containerd/config.toml",
+		"mkdir -p /root/gpuop/etc/containerd",
+		"vi /root/gpuop/etc/containerd/config.toml",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("step 1 targets:\n%q\nwant\n%q", got, want)
+	}
+	got = copyTargets(lab.Steps[1].Body, "/x")
+	want = []string{"/x/etc/containerd/conf.d/99-nvidia.toml", "cat /x/etc/containerd/conf.d/99-nvidia.toml"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("step 2 targets:\n%q\nwant\n%q", got, want)
+	}
+	heredoc := "```bash\n$ cat <<EOF > {{ROOT}}/a\nx = 1\nEOF\n```\n"
+	if got := copyTargets(heredoc, "/r"); len(got) != 1 || got[0] != "cat <<EOF > /r/a\nx = 1\nEOF" {
+		t.Errorf("here-document: %q", got)
+	}
+	if got := copyTargets("```toml\nversion = 2\n```\n`runc` 하나", "/r"); len(got) != 0 {
+		t.Errorf("non-commands taken: %q", got)
+	}
+}
+
+func TestCopyKeyWritesOSC52AndCycles(t *testing.T) {
+	var out bytes.Buffer
+	m := testModel(t, 80, 24)
+	m.clip = clipboard{mode: ClipboardAuto, out: &out}
+	m = press(t, m, "1")
+	_, cmd := update(m, keyMsg("c"))
+	msgs := runCmd(cmd)
+	if len(msgs) != 1 {
+		t.Fatalf("copy produced %v", msgs)
+	}
+	want := "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte("/root/gpuop/etc/containerd/config.toml")) + "\x07"
+	if out.String() != want {
+		t.Errorf("OSC 52 written = %q, want %q", out.String(), want)
+	}
+	m = send(t, m, msgs[0])
+	if m.toast == nil || !strings.Contains(m.toast.text, "OSC 52") || !strings.Contains(m.toast.text, "config.toml") {
+		t.Fatalf("toast does not say where it went: %+v", m.toast)
+	}
+	out.Reset()
+	m, cmd = update(press(t, m, "c"), keyMsg("c"))
+	runCmd(cmd)
+	if !strings.Contains(out.String(), base64.StdEncoding.EncodeToString([]byte("vi /root/gpuop/etc/containerd/config.toml"))) {
+		t.Errorf("third c did not copy the third target: %q", out.String())
+	}
+	m.clip.mode = ClipboardOff
+	m = send(t, m, tea.WindowSizeMsg{Width: 81, Height: 24})
+	if m.keys.Copy.Enabled() {
+		t.Error("copy enabled with clipboard off")
+	}
+}
+
+func TestRescanKey(t *testing.T) {
+	called := make(chan struct{}, 1)
+	m := testModel(t, 80, 24, func(o *Options) { o.Rescan = func() { called <- struct{}{} } })
+	m, cmd := update(m, keyMsg("r"))
+	if cmd == nil {
+		t.Fatal("r gave no command")
+	}
+	select {
+	case <-called:
+		t.Fatal("Rescan ran inside Update")
+	default:
+	}
+	runCmd(cmd)
+	select {
+	case <-called:
+	default:
+		t.Fatal("the command did not call Rescan")
+	}
+	if m.toast == nil {
+		t.Error("no toast after r")
+	}
+	m2 := testModel(t, 80, 24)
+	if m2.keys.Rescan.Enabled() {
+		t.Error("r enabled without Rescan")
+	}
+}
+
+func TestHelpToggle(t *testing.T) {
+	m := testModel(t, 80, 40)
+	m = press(t, m, "?")
+	s := screen(m)
+	for _, want := range []string{msg("tui.key.next"), msg("tui.key.hint"), msg("tui.keygroup.scroll"), "pgdn/space/f"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("full help lacks %q", want)
+		}
+	}
+	m = press(t, m, "?")
+	if m.showHelp {
+		t.Error("? did not close help")
+	}
+}
+
+func TestReportsChannel(t *testing.T) {
+	lab := fixture.Lab()
+	reports := make(chan engine.Report, 1)
+	reports <- fixture.Report(lab)
+	m := New(Options{Lab: lab, Reports: reports, Colors: ColorsNone})
+	msgs := runCmd(m.Init())
+	if len(msgs) != 1 {
+		t.Fatalf("Init gave %v", msgs)
+	}
+	m, again := update(m, msgs[0])
+	if m.report == nil || m.report.Seq != 1 {
+		t.Fatalf("report not taken: %+v", m.report)
+	}
+	reports <- withReport(fixture.Report(lab), 2, checks.Passed)
+	next := runCmd(again)
+	if len(next) != 1 {
+		t.Fatalf("the read was not re-armed: %v", next)
+	}
+	m, again = update(m, next[0])
+	if m.report.Step(2).Status != checks.Passed {
+		t.Fatal("second report not taken")
+	}
+	close(reports)
+	last := runCmd(again)
+	if len(last) != 1 {
+		t.Fatalf("closed channel: %v", last)
+	}
+	if _, ok := last[0].(reportsClosedMsg); !ok {
+		t.Fatalf("closed channel gave %T", last[0])
+	}
+	if _, cmd := update(m, last[0]); cmd != nil {
+		t.Error("kept reading a closed channel")
+	}
+}

@@ -1,0 +1,93 @@
+package tui
+
+import (
+	"github.com/muesli/termenv"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+)
+
+// Options is everything the TUI needs from the rest of labmate. Every
+// field has a safe zero value.
+type Options struct {
+	Lab     *content.Lab
+	Root    string               // absolute lab root, fills {{ROOT}} in the text
+	Reports <-chan engine.Report // a new Report after every change; nil: none will come
+	Rescan  func()               // "check again now"; nil disables the key
+	// Theme is "dark" or "light". Run also accepts "auto" (or empty) and
+	// asks the terminal before the program starts; New treats anything
+	// else as dark.
+	Theme string
+	// Banner is a short Korean marker for the header (replay mode, ...).
+	Banner string
+
+	// Colors is the colour depth. The zero value lets Run read it from the
+	// terminal (NO_COLOR honoured); New, which has no terminal, then uses
+	// no colour at all.
+	Colors ColorMode
+	// Keys rebinds actions by name (from the config file's [keys] table).
+	// Refused entries become notices.
+	Keys map[string][]string
+	// Clipboard is where the copy key sends text: "auto" (or empty): OSC 52,
+	// and inside tmux also a tmux buffer; "osc52"; "tmux"; "off".
+	Clipboard string
+	// Progress is how far the learner went up each step's hint ladder in
+	// an earlier run, by step number.
+	Progress map[int]HintProgress
+	// OnProgress, if set, is called (from a command, never from Update)
+	// whenever the learner opens another hint or the worked solution.
+	OnProgress func(step int, hintsSeen int, solutionSeen bool)
+	// Notices are Korean messages to show once at start (config warnings).
+	Notices []string
+}
+
+// HintProgress is one step's place on the hint ladder.
+type HintProgress struct {
+	Seen     int  // hints opened so far
+	Solution bool // the worked solution was opened
+}
+
+// ColorMode is the colour depth the TUI draws with.
+type ColorMode int
+
+const (
+	ColorsFromTerminal ColorMode = iota // Run: ask the terminal; New: none
+	ColorsNone                          // no escape sequences at all (NO_COLOR)
+	Colors16
+	Colors256
+	ColorsTrue
+)
+
+func (c ColorMode) profile() termenv.Profile {
+	switch c {
+	case Colors16:
+		return termenv.ANSI
+	case Colors256:
+		return termenv.ANSI256
+	case ColorsTrue:
+		return termenv.TrueColor
+	default:
+		return termenv.Ascii
+	}
+}
+
+func colorModeOf(p termenv.Profile) ColorMode {
+	switch p {
+	case termenv.ANSI:
+		return Colors16
+	case termenv.ANSI256:
+		return Colors256
+	case termenv.TrueColor:
+		return ColorsTrue
+	default:
+		return ColorsNone
+	}
+}
+
+// Clipboard modes.
+const (
+	ClipboardAuto  = "auto"
+	ClipboardOSC52 = "osc52"
+	ClipboardTmux  = "tmux"
+	ClipboardOff   = "off"
+)

@@ -1,0 +1,532 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/tui/keys"
+	"github.com/labhub/labmate/tui/theme"
+)
+
+// block is a run of lines that belong together (a paragraph, a check).
+// gap puts a blank line before it.
+type block struct {
+	lines []string
+	gap   bool
+}
+
+// marks remembers where the parts of a step page start, by block index.
+type marks struct {
+	hints, solution int
+}
+
+// docName is the cache name of a page's markdown.
+func docName(p int) string {
+	if p == 0 {
+		return "intro"
+	}
+	return fmt.Sprintf("step/%d", p)
+}
+
+func solutionName(p int) string { return fmt.Sprintf("solution/%d", p) }
+
+// docSource returns the markdown of a document, with {{ROOT}} filled in.
+func (m Model) docSource(name string) string {
+	var md string
+	switch {
+	case name == "intro":
+		md = m.lab.Intro
+	default:
+		var p int
+		if _, err := fmt.Sscanf(name, "step/%d", &p); err == nil {
+			if s := m.stepAt(p); s != nil {
+				md = s.Body
+			}
+		} else if _, err := fmt.Sscanf(name, "solution/%d", &p); err == nil {
+			if s := m.stepAt(p); s != nil {
+				md = s.Solution
+			}
+		}
+	}
+	return content.Expand(md, m.opts.Root)
+}
+
+// neededDocs lists the documents page p shows.
+func (m Model) neededDocs(p int) []string {
+	docs := []string{docName(p)}
+	if s := m.stepAt(p); s != nil && m.progress[s.Number].Solution {
+		docs = append(docs, solutionName(p))
+	}
+	return docs
+}
+
+func (m Model) docKeyOf(doc string) docKey { return docKey{doc: doc, width: m.width, theme: m.th.Name} }
+
+// haveDocs reports whether every document of the current page is rendered
+// for the current width.
+func (m Model) haveDocs() bool {
+	for _, d := range m.neededDocs(m.page) {
+		if _, ok := m.cache[m.docKeyOf(d)]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// requestDocs asks for the renderings the current page lacks.
+func (m *Model) requestDocs() tea.Cmd {
+	return m.request(m.neededDocs(m.page))
+}
+
+// prefetch renders the neighbouring pages once the current one is done,
+// so paging is instant.
+func (m *Model) prefetch() tea.Cmd {
+	if !m.haveDocs() {
+		return nil
+	}
+	var docs []string
+	for _, p := range []int{m.page + 1, m.page - 1} {
+		if p >= 0 && p < m.pages {
+			docs = append(docs, docName(p))
+		}
+	}
+	return m.request(docs)
+}
+
+func (m *Model) request(docs []string) tea.Cmd {
+	if m.width <= 0 || m.tooSmall() {
+		return nil
+	}
+	var cmds []tea.Cmd
+	for _, d := range docs {
+		k := m.docKeyOf(d)
+		if _, ok := m.cache[k]; ok {
+			continue
+		}
+		if g, ok := m.inflight[k]; ok && g == m.gen {
+			continue
+		}
+		m.inflight[k] = m.gen
+		cmds = append(cmds, renderCmd(k, m.gen, m.docSource(d), m.th))
+	}
+	m.trimCache()
+	return tea.Batch(cmds...)
+}
+
+// trimCache forgets renderings for other widths once the cache is full.
+func (m *Model) trimCache() {
+	if len(m.cache) <= maxCache {
+		return
+	}
+	for k := range m.cache {
+		if k.width != m.width {
+			delete(m.cache, k)
+		}
+	}
+}
+
+// docBlocks returns a document's blocks for the current width; while that
+// rendering is on its way, an older one cut to the width stands in.
+func (m Model) docBlocks(name string) ([]block, bool) {
+	if bs, ok := m.cache[m.docKeyOf(name)]; ok {
+		return asBlocks(bs), true
+	}
+	for k, bs := range m.cache {
+		if k.doc == name && k.theme == m.th.Name {
+			return asBlocks(bs), false
+		}
+	}
+	return []block{{lines: []string{" " + m.th.Muted.Render(content.Msg("tui.loading"))}}}, false
+}
+
+func asBlocks(bs [][]string) []block {
+	out := make([]block, len(bs))
+	for i, b := range bs {
+		out[i] = block{lines: b, gap: i > 0}
+	}
+	return out
+}
+
+// rebuild recomposes what the viewport shows from the model.
+func (m *Model) rebuild() {
+	if m.width <= 0 || m.tooSmall() {
+		return
+	}
+	blocks, exact := m.compose()
+	y := m.vp.YOffset
+	m.setBlocks(blocks)
+	m.vp.SetYOffset(y)
+	if m.anchor != nil && exact {
+		m.vp.SetYOffset(m.anchorOffset(*m.anchor))
+		m.anchor = nil
+	}
+}
+
+// rebuildTop recomposes and scrolls to the top (a different view opened).
+func (m *Model) rebuildTop() {
+	m.anchor = nil
+	m.rebuild()
+	m.vp.GotoTop()
+}
+
+func (m *Model) setBlocks(blocks []block) {
+	var lines []string
+	m.blockStarts = nil
+	m.blockGaps = nil
+	for i, b := range blocks {
+		gap := b.gap && i > 0
+		if gap {
+			lines = append(lines, "")
+		}
+		m.blockStarts = append(m.blockStarts, len(lines))
+		m.blockGaps = append(m.blockGaps, gap)
+		for _, l := range b.lines {
+			if ansi.StringWidth(l) > m.width {
+				l = ansi.Truncate(l, m.width, "")
+			}
+			lines = append(lines, l)
+		}
+	}
+	m.vp.SetContent(strings.Join(lines, "\n"))
+}
+
+// anchorAt finds the block on line y of the viewport content.
+func (m Model) anchorAt(y int) *anchor {
+	for i := len(m.blockStarts) - 1; i >= 0; i-- {
+		if m.blockStarts[i] <= y {
+			end := m.vp.TotalLineCount()
+			if i+1 < len(m.blockStarts) {
+				end = m.blockStarts[i+1]
+				if m.blockGaps[i+1] && y == end-1 {
+					// On the blank line before a block: that block.
+					return &anchor{block: i + 1, of: 1}
+				}
+			}
+			return &anchor{block: i, line: y - m.blockStarts[i], of: max(end-m.blockStarts[i], 1)}
+		}
+	}
+	return &anchor{}
+}
+
+// anchorOffset is the line where an anchored block starts now, plus the
+// same share of its (re-wrapped) length.
+func (m Model) anchorOffset(a anchor) int {
+	if len(m.blockStarts) == 0 {
+		return 0
+	}
+	b := min(a.block, len(m.blockStarts)-1)
+	start := m.blockStarts[b]
+	end := m.vp.TotalLineCount()
+	if b+1 < len(m.blockStarts) {
+		end = m.blockStarts[b+1]
+	}
+	n := end - start
+	off := 0
+	if a.of > 0 && a.line > 0 {
+		off = min(a.line*n/a.of, max(n-1, 0))
+	}
+	return start + off
+}
+
+func (m *Model) scrollToBlock(b int) {
+	if b >= 0 && b < len(m.blockStarts) {
+		m.vp.SetYOffset(m.blockStarts[b])
+	}
+}
+
+// compose builds the blocks of the current view; exact is false while a
+// stand-in rendering is shown.
+func (m Model) compose() (blocks []block, exact bool) {
+	switch {
+	case m.showHelp:
+		return m.helpBlocks(), true
+	case m.observed && m.page > 0:
+		return m.observedBlocks(), true
+	case m.page == 0:
+		return m.introBlocks()
+	default:
+		b, _, ex := m.stepBlocks()
+		return b, ex
+	}
+}
+
+func (m Model) introBlocks() ([]block, bool) {
+	blocks, exact := m.docBlocks("intro")
+	blocks = append(blocks, m.sectionBlock(content.Msg("tui.intro.steps")))
+	for i := range m.lab.Steps {
+		s := &m.lab.Steps[i]
+		st := m.status(s)
+		word := m.statusWord(st)
+		lines := wrap(fmt.Sprintf("%d. %s  %s", s.Number, s.Title, word), m.width-1, " ", "    ")
+		lines[0] = strings.Replace(lines[0], word, m.th.Status(st).Render(word), 1)
+		blocks = append(blocks, block{lines: lines})
+	}
+	if b, ok := m.clusterBlock(); ok {
+		blocks = append(blocks, b)
+	}
+	blocks = append(blocks, m.problemBlocks()...)
+	return blocks, exact
+}
+
+// statusWord is a status as glyph plus Korean word: never colour alone.
+func (m Model) statusWord(st checks.Status) string {
+	return theme.Glyph(st) + " " + content.Msg("status."+string(st))
+}
+
+// clusterBlock says how labmate sees the cluster (off, connecting,
+// synced, unreachable), when a report said.
+func (m Model) clusterBlock() (block, bool) {
+	if m.report == nil || m.report.Cluster.State == "" {
+		return block{}, false
+	}
+	c := m.report.Cluster
+	line := content.Msg("tui.cluster."+string(c.State), "server", sanitize(c.Server), "version", sanitize(c.Version))
+	if c.Err != "" {
+		line += " " + sanitize(c.Err)
+	}
+	return block{lines: wrap(line, m.width-1, " ", " "), gap: true}, true
+}
+
+func (m Model) sectionBlock(title string) block {
+	return block{lines: []string{" " + m.th.Section.Render(ansi.Truncate(title, m.width-2, ".."))}, gap: true}
+}
+
+// stepBlocks builds a step page: the text, the checks, then the hints
+// and the solution as far as the learner has opened them.
+func (m Model) stepBlocks() ([]block, marks, bool) {
+	s := m.stepAt(m.page)
+	mk := marks{hints: -1, solution: -1}
+	blocks, exact := m.docBlocks(docName(m.page))
+	blocks = append(blocks, m.checkBlocks(s)...)
+	blocks = append(blocks, m.problemBlocks()...)
+
+	p := m.progress[s.Number]
+	if p.Seen > 0 || m.confirm || p.Solution {
+		blocks = append(blocks, m.sectionBlock(content.Msg("tui.hints.title", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))))
+		mk.hints = len(blocks)
+		for i := 0; i < p.Seen && i < len(s.Hints); i++ {
+			prefix := fmt.Sprintf(" %d. ", i+1)
+			blocks = append(blocks, block{lines: m.styled(m.th.Hint, wrap(sanitize(s.Hints[i]), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
+		}
+	}
+	if p.Solution {
+		blocks = append(blocks, m.sectionBlock(content.Msg("tui.solution.title")))
+		mk.solution = len(blocks)
+		sol, ex := m.docBlocks(solutionName(m.page))
+		exact = exact && ex
+		if len(sol) > 0 {
+			sol[0].gap = false
+		}
+		blocks = append(blocks, sol...)
+	}
+	return blocks, mk, exact
+}
+
+func (m Model) styled(st interface{ Render(...string) string }, lines []string) []string {
+	for i, l := range lines {
+		lines[i] = st.Render(l)
+	}
+	return lines
+}
+
+// problemBlocks lists what is wrong with labmate itself (a source that
+// failed); the rest keeps working.
+func (m Model) problemBlocks() []block {
+	if m.report == nil || len(m.report.Problems) == 0 {
+		return nil
+	}
+	out := []block{m.sectionBlock(content.Msg("tui.problems"))}
+	for _, p := range m.report.Problems {
+		out = append(out, block{lines: wrap(sanitize(p), m.width-1, " ! ", "   ")})
+	}
+	return out
+}
+
+func (m Model) hintBlock(i int) int {
+	_, mk, _ := m.stepBlocks()
+	if mk.hints < 0 {
+		return -1
+	}
+	return mk.hints + i
+}
+
+func (m Model) solutionBlock() int {
+	_, mk, _ := m.stepBlocks()
+	return mk.solution
+}
+
+// checkBlocks lists a step's checks: glyph and word first, then the
+// message; for a check that did not pass, what was expected, what was
+// observed and where.
+func (m Model) checkBlocks(s *content.Step) []block {
+	r := m.result(s)
+	if r == nil {
+		return []block{m.sectionBlock(content.Msg("tui.checks.title")),
+			{lines: wrap(content.Msg("tui.checks.none_yet"), m.width-1, " ", " ")}}
+	}
+	passed := 0
+	for _, c := range r.Checks {
+		if c.Status == checks.Passed {
+			passed++
+		}
+	}
+	out := []block{m.sectionBlock(content.Msg("tui.checks.title_count", "passed", passed, "total", len(r.Checks)))}
+	for _, c := range r.Checks {
+		word := m.statusWord(c.Status)
+		lines := wrap(word+"  "+sanitize(c.Message), m.width-1, " ", "   ")
+		lines[0] = strings.Replace(lines[0], word, m.th.Status(c.Status).Render(word), 1)
+		if c.Status != checks.Passed {
+			for _, f := range []struct{ key, val string }{
+				{"tui.checks.expected", c.Expected},
+				{"tui.checks.observed", c.Observed},
+				{"tui.checks.where", c.Where},
+			} {
+				if v := sanitize(f.val); v != "" {
+					label := content.Msg(f.key) + " "
+					pad := strings.Repeat(" ", 3+ansi.StringWidth(label))
+					for i, vl := range strings.Split(v, "\n") {
+						first := "   " + label
+						if i > 0 {
+							first = pad
+						}
+						lines = append(lines, wrap(vl, m.width-1, first, pad)...)
+					}
+				}
+			}
+		}
+		out = append(out, block{lines: lines})
+	}
+	return out
+}
+
+// observedBlocks is the "observed" view: what labmate actually parsed,
+// ran and saw for this step, next to what each check saw.
+func (m Model) observedBlocks() []block {
+	s := m.stepAt(m.page)
+	out := []block{
+		m.sectionBlock(content.Msg("tui.observed.title", "step", s.Number)),
+		{lines: m.styled(m.th.Muted, wrap(content.Msg("tui.observed.lead"), m.width-1, " ", " "))},
+	}
+	r := m.result(s)
+	if r == nil {
+		return append(out, block{lines: wrap(content.Msg("tui.checks.none_yet"), m.width-1, " ", " "), gap: true})
+	}
+	any := false
+	for _, f := range r.Observed {
+		any = true
+		lines := []string{" " + m.th.Title.Render(ansi.Truncate(sanitize(f.Label), m.width-2, ".."))}
+		for _, vl := range strings.Split(sanitize(f.Value), "\n") {
+			lines = append(lines, wrap(vl, m.width-1, "   ", "   ")...)
+		}
+		out = append(out, block{lines: lines, gap: true})
+	}
+	var perCheck []block
+	for _, c := range r.Checks {
+		if c.Observed == "" {
+			continue
+		}
+		word := m.statusWord(c.Status)
+		lines := []string{" " + m.th.Status(c.Status).Render(word) + " " + ansi.Truncate(sanitize(c.ID), max(m.width-ansi.StringWidth(word)-3, 1), "..")}
+		for _, vl := range strings.Split(sanitize(c.Observed), "\n") {
+			lines = append(lines, wrap(vl, m.width-1, "   ", "   ")...)
+		}
+		perCheck = append(perCheck, block{lines: lines})
+	}
+	if len(perCheck) > 0 {
+		any = true
+		out = append(out, m.sectionBlock(content.Msg("tui.observed.checks")))
+		out = append(out, perCheck...)
+	}
+	if !any {
+		out = append(out, block{lines: wrap(content.Msg("tui.observed.none"), m.width-1, " ", " "), gap: true})
+	}
+	if b, ok := m.clusterBlock(); ok {
+		out = append(out, b)
+	}
+	return out
+}
+
+// helpBlocks is the full help: every action of the key map with all its
+// keys, by group, generated from the same table as the help line.
+func (m Model) helpBlocks() []block {
+	out := []block{m.sectionBlock(content.Msg("tui.help.title"))}
+	km := m.keys
+	names := map[string]string{}
+	col := 0
+	for _, s := range keys.Specs {
+		b := km.Binding(s.Name)
+		n := b.Help().Key
+		if s.Name != "jump" {
+			var ks []string
+			for _, k := range b.Keys() {
+				ks = append(ks, keys.Display(k))
+			}
+			n = strings.Join(ks, "/")
+		}
+		names[s.Name] = n
+		col = max(col, len(n))
+	}
+	col = min(col, m.width/3)
+	indent := strings.Repeat(" ", col+3)
+	for g := keys.GroupMove; g <= keys.GroupApp; g++ {
+		out = append(out, m.sectionBlock(keys.GroupTitle(g)))
+		var lines []string
+		for _, s := range keys.Specs {
+			if s.Group != g {
+				continue
+			}
+			n := names[s.Name]
+			if len(n) > col {
+				lines = append(lines, " "+m.th.Key.Render(n))
+				n = ""
+			}
+			first := " " + m.th.Key.Render(n) + strings.Repeat(" ", col-len(n)+2)
+			lines = append(lines, wrap(s.Desc(), m.width-1, first, indent)...)
+		}
+		out = append(out, block{lines: lines})
+	}
+	return out
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func joinInts(ns []int) string {
+	s := make([]string, len(ns))
+	for i, n := range ns {
+		s[i] = fmt.Sprint(n)
+	}
+	return strings.Join(s, ", ")
+}
+
+func containsInt(ns []int, n int) bool {
+	for _, x := range ns {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}
+
+// stepCounts returns how many steps passed out of all.
+func stepCounts(r *engine.Report) (passed, total int) {
+	if r == nil {
+		return 0, 0
+	}
+	for _, s := range r.Steps {
+		if s.Status == checks.Passed {
+			passed++
+		}
+	}
+	return passed, len(r.Steps)
+}

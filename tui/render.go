@@ -1,0 +1,190 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/glamour"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/labhub/labmate/tui/theme"
+)
+
+// docKey names one rendering of one markdown document: rendered output
+// depends on the width and the theme, nothing else.
+type docKey struct {
+	doc   string // "intro", "step/3", "solution/3"
+	width int
+	theme string
+}
+
+// renderedMsg carries a finished rendering. gen is the layout generation
+// it was asked for; a message from an older generation is dropped.
+type renderedMsg struct {
+	key    docKey
+	gen    uint64
+	blocks [][]string
+	err    error
+}
+
+// renderCmd renders markdown off the event loop (glamour is slow enough to
+// feel on every key press).
+func renderCmd(k docKey, gen uint64, md string, th theme.Theme) tea.Cmd {
+	return func() tea.Msg {
+		blocks, err := renderMarkdown(md, k.width, th)
+		return renderedMsg{key: k, gen: gen, blocks: blocks, err: err}
+	}
+}
+
+// renderMarkdown renders md for a pane width columns wide and splits the
+// result into blocks (paragraphs, lists, code, ...) at blank lines. Every
+// line of the result fits width; on any failure the source is shown
+// wrapped instead, never nothing.
+func renderMarkdown(md string, width int, th theme.Theme) (blocks [][]string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("glamour: %v", r)
+			blocks = plainBlocks(md, width)
+		}
+	}()
+	r, err := glamour.NewTermRenderer(
+		glamour.WithStyles(th.Glamour()),
+		glamour.WithColorProfile(th.Profile),
+		glamour.WithWordWrap(width),
+	)
+	if err != nil {
+		return plainBlocks(md, width), err
+	}
+	out, err := r.Render(md)
+	if err != nil {
+		return plainBlocks(md, width), err
+	}
+	if th.NoColor() {
+		// glamour still emits bold and reset codes with the ASCII profile.
+		out = ansi.Strip(out)
+	}
+	return splitBlocks(strings.Split(out, "\n"), width, th.NoColor()), nil
+}
+
+// splitBlocks groups lines into blocks separated by blank lines and
+// clamps each line to width. Blank lines never come from wrapping, so the
+// number of blocks does not depend on the width: that is what keeps the
+// scroll position on the same paragraph across a resize.
+func splitBlocks(lines []string, width int, plain bool) [][]string {
+	var blocks [][]string
+	var cur []string
+	for _, l := range lines {
+		if isBlank(l) {
+			if len(cur) > 0 {
+				blocks = append(blocks, cur)
+				cur = nil
+			}
+			continue
+		}
+		cur = append(cur, clampLine(trimRight(l, plain), width)...)
+	}
+	if len(cur) > 0 {
+		blocks = append(blocks, cur)
+	}
+	return blocks
+}
+
+// trimRight drops a line's trailing blanks. glamour pads every line to
+// the full width with spaces styled one by one; keeping them would make
+// each frame several times larger (and the idle renderer compares whole
+// frames many times a second).
+func trimRight(l string, plain bool) string {
+	if plain {
+		return strings.TrimRight(l, " ")
+	}
+	visible := strings.TrimRight(ansi.Strip(l), " ")
+	if len(visible) == len(ansi.Strip(l)) {
+		return l
+	}
+	return ansi.Truncate(l, ansi.StringWidth(visible), "") + "\x1b[0m"
+}
+
+func isBlank(l string) bool {
+	return strings.TrimSpace(ansi.Strip(l)) == ""
+}
+
+// clampLine makes one rendered line fit width columns, hard-wrapping what
+// glamour could not break (long paths, code). Wide characters are never
+// split; width is measured per grapheme, as the renderer measures it.
+func clampLine(l string, width int) []string {
+	if width <= 0 || ansi.StringWidth(l) <= width {
+		return []string{l}
+	}
+	wrapped := strings.Split(ansi.Hardwrap(l, width, true), "\n")
+	out := wrapped[:0]
+	for _, w := range wrapped {
+		// Hardwrap leaves trailing padding that can spill into its own line.
+		if isBlank(w) {
+			continue
+		}
+		out = append(out, ansi.Truncate(w, width, ""))
+	}
+	if len(out) == 0 {
+		return []string{""}
+	}
+	return out
+}
+
+// plainBlocks is the fallback when glamour fails: the source, wrapped.
+func plainBlocks(md string, width int) [][]string {
+	var lines []string
+	for _, l := range strings.Split(sanitize(md), "\n") {
+		lines = append(lines, wrap(l, width-1, " ", " ")...)
+	}
+	return splitBlocks(lines, width, true)
+}
+
+// wrap word-wraps s to width columns; the first line starts with first,
+// later lines with rest (a hanging indent). first and rest must have the
+// same width.
+func wrap(s string, width int, first, rest string) []string {
+	avail := max(width-ansi.StringWidth(first), 8)
+	var out []string
+	for i, l := range strings.Split(ansi.Wrap(s, avail, ""), "\n") {
+		p := rest
+		if i == 0 {
+			p = first
+		}
+		out = append(out, p+l)
+	}
+	return out
+}
+
+// sanitize makes text from outside labmate (the learner's files, script
+// output, cluster messages) safe to print inside the layout: no escape
+// sequences, no control characters that move the cursor, tabs as spaces,
+// invalid UTF-8 as '?'.
+func sanitize(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ToValidUTF8(s, "?")
+	s = ansi.Strip(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteRune(r)
+		case r == '\t':
+			b.WriteString("    ")
+		case r == '\r':
+			// a bare CR would move the cursor to column 0
+		case r == utf8.RuneError:
+			b.WriteByte('?')
+		case unicode.IsControl(r), r == '\u200b', r == '\ufeff':
+			// C0, DEL, C1 and invisible characters
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

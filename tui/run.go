@@ -1,0 +1,107 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/mattn/go-runewidth"
+
+	"github.com/labhub/labmate/tui/theme"
+)
+
+func init() {
+	// Count East-Asian-ambiguous characters as one cell, whatever the
+	// locale says (LANG=ko_KR.UTF-8 turns it on): glamour measures with
+	// go-runewidth, bubbletea with uniseg, and the two must agree.
+	runewidth.DefaultCondition.EastAsianWidth = false
+}
+
+// Prepare settles, before the program starts, everything that must not be
+// asked of the terminal while it runs: East-Asian-ambiguous characters
+// count as one cell (the chrome uses none, and the renderer's widths and
+// ours must agree), "auto" theme asks for the background colour, and the
+// colour profile comes from the terminal and NO_COLOR. Run calls it; cmd
+// may call it earlier to print what was decided.
+func Prepare(opts Options, out *os.File) Options {
+	runewidth.DefaultCondition.EastAsianWidth = false
+	opts.Theme = theme.Resolve(opts.Theme, out)
+	if opts.Colors == ColorsFromTerminal {
+		opts.Colors = colorModeOf(theme.DetectProfile(out))
+	}
+	return opts
+}
+
+// Run shows the TUI on the terminal (alternate screen, mouse off, cursor
+// hidden) until the learner quits or ctx ends. The terminal is restored on
+// every way out: quit, ctx, SIGINT, SIGTERM, SIGHUP (the tmux pane was
+// killed) and a panic in the program.
+func Run(ctx context.Context, opts Options) (err error) {
+	out := os.Stdout
+	opts = Prepare(opts, out)
+	m := New(opts)
+	m.clip.out = out
+
+	p := tea.NewProgram(m,
+		tea.WithContext(ctx),
+		tea.WithAltScreen(),
+		tea.WithOutput(out),
+		// The frame ticker is the only timer while idle; 20 frames a
+		// second is plenty for a text companion and keeps idle CPU low.
+		tea.WithFPS(20),
+	)
+
+	// bubbletea handles SIGINT and SIGTERM; SIGHUP (pane or terminal gone)
+	// must end the program the same way, or the process lingers.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	defer func() {
+		signal.Stop(hup)
+		close(done)
+	}()
+	go func() {
+		defer func() { _ = recover() }()
+		select {
+		case <-hup:
+			p.Quit()
+			// If the terminal is gone the final frame may never be
+			// written; do not wait for it for long.
+			select {
+			case <-done:
+			case <-time.After(time.Second):
+				p.Kill()
+			}
+		case <-done:
+		}
+	}()
+
+	defer func() {
+		if r := recover(); r != nil {
+			// Panics outside bubbletea's own handlers (it restores the
+			// terminal for panics in Update, View and commands).
+			p.Kill()
+			err = fmt.Errorf("tui: panic: %v\n%s", r, debug.Stack())
+		}
+	}()
+	_, err = p.Run()
+	// bubbletea shows the cursor before it leaves the alternate screen;
+	// tmux then restores the hidden state saved on entering it. Show it
+	// again on the main screen.
+	_, _ = io.WriteString(out, "\x1b[?25h")
+	if errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrProgramPanic) {
+		// ctx ended or SIGHUP: an orderly end.
+		return nil
+	}
+	if errors.Is(err, tea.ErrInterrupted) {
+		return nil
+	}
+	return err
+}

@@ -1,0 +1,316 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-runewidth"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/keys"
+	"github.com/labhub/labmate/tui/theme"
+)
+
+// headerRows are the fixed rows above the viewport: the step strip, the
+// page title and the page status.
+const headerRows = 3
+
+// View draws the model. It is a pure function of the model: every line
+// fits the pane and there are exactly as many lines as the pane is tall.
+func (m Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	if m.tooSmall() {
+		return m.fit([]string{
+			content.Msg("tui.small.title"),
+			content.Msg("tui.small.size", "width", m.width, "height", m.height, "minw", MinWidth, "minh", MinHeight),
+			content.Msg("tui.small.quit", "key", keys.Display(m.keys.Quit.Keys()[0])),
+		})
+	}
+	footer := m.footer()
+	rows := max(m.height-headerRows-len(footer), 0)
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.header(), m.title(), m.statusLine())
+	body := strings.Split(m.vp.View(), "\n")
+	for i := 0; i < rows; i++ {
+		if i < len(body) {
+			lines = append(lines, body[i])
+		} else {
+			lines = append(lines, "")
+		}
+	}
+	lines = append(lines, footer...)
+	return m.fit(lines)
+}
+
+// fit makes lines exactly the pane: never wider, exactly as many. A line
+// that holds East-Asian-ambiguous characters from the content (an em dash
+// in a title) keeps one spare cell per such character, so it still fits a
+// terminal that draws them two cells wide.
+func (m Model) fit(lines []string) string {
+	if len(lines) > m.height {
+		lines = lines[:m.height]
+	}
+	for len(lines) < m.height {
+		lines = append(lines, "")
+	}
+	for i, l := range lines {
+		w := ansi.StringWidth(l)
+		if 2*w <= m.width {
+			continue // fits even if every character were drawn double
+		}
+		if extra := ambiguousRunes(l); w+extra > m.width {
+			lines[i] = ansi.Truncate(l, max(m.width-extra, 0), "")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ambiguousRunes counts East-Asian-ambiguous runes in the visible text.
+func ambiguousRunes(s string) int {
+	n := 0
+	for _, r := range ansi.Strip(s) {
+		if r >= 0x80 && runewidth.IsAmbiguousWidth(r) {
+			n++
+		}
+	}
+	return n
+}
+
+// header is the step strip: every page at a glance, glyph per status, the
+// current page marked by a glyph as well as by colour.
+func (m Model) header() string {
+	var parts []string
+	for p := 0; p < m.pages; p++ {
+		label := "0"
+		st := checks.Unknown
+		if s := m.stepAt(p); s != nil {
+			st = m.status(s)
+			label = fmt.Sprintf("%d%s", s.Number, theme.Glyph(st))
+		}
+		switch {
+		case p == m.page:
+			parts = append(parts, m.th.Current.Render(theme.GlyphCurrent+label))
+		case p == 0:
+			parts = append(parts, m.th.Muted.Render(label))
+		default:
+			parts = append(parts, m.th.Status(st).Render(label))
+		}
+	}
+	left := m.th.Title.Render("labmate") + " " + strings.Join(parts, " ")
+	if passed, total := stepCounts(m.report); total > 0 {
+		left += " " + m.th.Muted.Render(fmt.Sprintf("%d/%d", passed, total))
+	}
+	if m.opts.Banner != "" {
+		room := m.width - lipgloss.Width(left) - 1
+		if room >= 4 {
+			b := ansi.Truncate(" "+sanitize(m.opts.Banner)+" ", room, "..")
+			left += strings.Repeat(" ", max(room-ansi.StringWidth(b), 0)+1) + m.th.Banner.Render(b)
+		}
+	}
+	return left
+}
+
+func (m Model) title() string {
+	t := m.lab.Title
+	if s := m.stepAt(m.page); s != nil {
+		t = fmt.Sprintf("%d/%d %s", s.Number, len(m.lab.Steps), s.Title)
+	}
+	return " " + m.th.Title.Render(ansi.Truncate(sanitize(t), m.width-1, ".."))
+}
+
+// statusLine summarises the page: the step's state in glyph and word and
+// how many checks pass, or, on the introduction, how many steps pass.
+func (m Model) statusLine() string {
+	var b strings.Builder
+	b.WriteString(" ")
+	if s := m.stepAt(m.page); s != nil {
+		st := m.status(s)
+		b.WriteString(m.th.Status(st).Render(m.statusWord(st)))
+		if r := m.result(s); r != nil {
+			passed := 0
+			for _, c := range r.Checks {
+				if c.Status == checks.Passed {
+					passed++
+				}
+			}
+			b.WriteString("  " + content.Msg("tui.status.checks", "passed", passed, "total", len(r.Checks)))
+		}
+	} else if passed, total := stepCounts(m.report); total > 0 {
+		b.WriteString(content.Msg("tui.status.steps", "passed", passed, "total", total))
+	}
+	switch {
+	case m.report == nil:
+		b.WriteString("  " + m.th.Muted.Render(content.Msg("tui.status.no_report")))
+	case !m.report.Ready:
+		b.WriteString("  " + m.th.Muted.Render(content.Msg("tui.status.not_ready")))
+	}
+	switch {
+	case m.showHelp:
+		b.WriteString("  " + m.th.Section.Render("["+content.Msg("tui.mode.help")+"]"))
+	case m.observed:
+		b.WriteString("  " + m.th.Section.Render("["+content.Msg("tui.mode.observed")+"]"))
+	}
+	return b.String()
+}
+
+// footer holds, bottom up, the help line, then a toast, an alert or the
+// solution question when there is one.
+func (m Model) footer() []string {
+	var out []string
+	w := m.width
+	if m.confirm {
+		out = append(out, m.bar(m.th.Hint, content.Msg("tui.hints.confirm"), w, 2)...)
+	}
+	if m.alert != nil {
+		out = append(out, m.bar(m.th.Alert, theme.GlyphError+" "+m.alert.text, w, 2)...)
+	}
+	if m.toast != nil {
+		out = append(out, m.bar(m.th.Toast, m.toast.text, w, 2)...)
+	}
+	return append(out, m.helpLines()...)
+}
+
+// bar wraps text to at most n lines of a full-width coloured bar.
+func (m Model) bar(st lipgloss.Style, text string, w, n int) []string {
+	lines := wrap(sanitize(text), w-1, " ", " ")
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = ansi.Truncate(lines[n-1], w-3, "") + ".."
+	}
+	for i, l := range lines {
+		if !m.th.NoColor() {
+			l += strings.Repeat(" ", max(w-ansi.StringWidth(l), 0))
+		}
+		lines[i] = st.Render(l)
+	}
+	return lines
+}
+
+// shortBindings are the help line's keys in order of use; disabled ones
+// are skipped by bubbles/help.
+func (m Model) shortBindings() []key.Binding {
+	k := m.keys
+	scroll := key.NewBinding(
+		key.WithKeys("scroll"),
+		key.WithHelp(keys.Display(k.Down.Keys()[0])+"/"+keys.Display(k.Up.Keys()[0]), content.Msg("tui.short.scroll")),
+	)
+	scroll.SetEnabled(k.Down.Enabled() && m.vp.TotalLineCount() > m.vp.Height)
+	return []key.Binding{k.Yes, k.No, k.Go, k.Next, k.Prev, k.Hint, k.Observed, k.Copy, k.Rescan, k.Jump, scroll, k.Help, k.Close, k.Quit}
+}
+
+// helpLines packs the enabled keys into at most two lines.
+func (m Model) helpLines() []string {
+	width := m.width - 1
+	var lines [][]key.Binding
+	var cur []key.Binding
+	curW := 0
+	for _, b := range m.shortBindings() {
+		if !b.Enabled() {
+			continue
+		}
+		iw := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
+		sep := 0
+		if len(cur) > 0 {
+			sep = ansi.StringWidth(m.help.ShortSeparator)
+		}
+		if len(cur) > 0 && curW+sep+iw > width && len(lines) < 1 {
+			lines = append(lines, cur)
+			cur, curW, sep = nil, 0, 0
+		}
+		cur = append(cur, b)
+		curW += sep + iw
+	}
+	if len(cur) > 0 {
+		lines = append(lines, cur)
+	}
+	h := m.help
+	h.Width = width
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, " "+h.ShortHelpView(l))
+	}
+	return out
+}
+
+// layout sizes the viewport to what the header and footer leave.
+func (m *Model) layout() {
+	if m.tooSmall() {
+		return
+	}
+	m.vp.Width = m.width
+	m.vp.Height = max(m.height-headerRows-len(m.footer()), 1)
+	m.vp.SetYOffset(m.vp.YOffset)
+}
+
+// syncKeys enables exactly the keys that do something now, with help text
+// for this moment (gum's habit), so the help line never lies.
+func (m *Model) syncKeys() {
+	k := &m.keys
+	asking := m.confirm
+	small := m.tooSmall()
+	s := m.stepAt(m.page)
+	normal := !asking && !small
+
+	k.Yes.SetEnabled(asking)
+	k.No.SetEnabled(asking)
+	k.Next.SetEnabled(normal && m.page < m.pages-1)
+	k.Prev.SetEnabled(normal && m.page > 0)
+	k.Jump.SetEnabled(normal)
+	for _, b := range []*key.Binding{&k.Down, &k.Up, &k.PageDown, &k.PageUp, &k.HalfDown, &k.HalfUp, &k.Top, &k.Bottom} {
+		b.SetEnabled(normal)
+	}
+	k.Help.SetEnabled(normal)
+	k.Quit.SetEnabled(true)
+
+	t := m.goTarget()
+	k.Go.SetEnabled(normal && t >= 0)
+	if t >= 0 {
+		if ts := m.stepAt(t); ts != nil {
+			k.Go.SetHelp(k.Go.Help().Key, content.Msg("tui.short.go_step", "step", ts.Number))
+		} else {
+			k.Go.SetHelp(k.Go.Help().Key, content.Msg("tui.short.go_intro"))
+		}
+	}
+
+	k.Hint.SetEnabled(normal && s != nil)
+	if s != nil {
+		p := m.progress[s.Number]
+		switch {
+		case p.Seen < len(s.Hints):
+			k.Hint.SetHelp(k.Hint.Help().Key, content.Msg("tui.short.hint", "n", p.Seen+1, "total", len(s.Hints)))
+		case !p.Solution:
+			k.Hint.SetHelp(k.Hint.Help().Key, content.Msg("tui.short.solution"))
+		default:
+			k.Hint.SetHelp(k.Hint.Help().Key, content.Msg("tui.short.solution_again"))
+		}
+	}
+	k.Observed.SetEnabled(normal && s != nil)
+	if m.observed {
+		k.Observed.SetHelp(k.Observed.Help().Key, content.Msg("tui.short.observed_close"))
+	} else {
+		k.Observed.SetHelp(k.Observed.Help().Key, content.Msg("tui.short.observed"))
+	}
+	k.Copy.SetEnabled(normal && !m.showHelp && m.clip.enabled() && len(m.copyTargets()) > 0)
+	k.Copy.SetHelp(k.Copy.Help().Key, content.Msg("tui.short.copy"))
+	k.Rescan.SetEnabled(normal && m.opts.Rescan != nil)
+	k.Rescan.SetHelp(k.Rescan.Help().Key, content.Msg("tui.short.rescan"))
+	if m.showHelp {
+		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help_close"))
+	} else {
+		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help"))
+	}
+	k.Close.SetEnabled(normal && (m.showHelp || m.observed || m.alert != nil || m.toast != nil))
+	k.Close.SetHelp(k.Close.Help().Key, content.Msg("tui.short.close"))
+	k.Next.SetHelp(k.Next.Help().Key, content.Msg("tui.short.next"))
+	k.Prev.SetHelp(k.Prev.Help().Key, content.Msg("tui.short.prev"))
+	k.Jump.SetHelp(k.Jump.Help().Key, content.Msg("tui.short.jump"))
+	k.Yes.SetHelp(k.Yes.Help().Key, content.Msg("tui.short.yes"))
+	k.No.SetHelp(k.No.Help().Key, content.Msg("tui.short.no"))
+	k.Quit.SetHelp(k.Quit.Help().Key, content.Msg("tui.short.quit"))
+}
