@@ -1,0 +1,81 @@
+// Command tuidemo runs the TUI on a fixed report, for the real-tmux tests
+// and for looking at screens by hand. SIGUSR1 makes the first unfinished
+// step pass; SIGUSR2 makes step 1 fail again (a regression). With
+// TUIDEMO_PANIC set, the rescan key panics (for the panic test).
+//
+//	go run ./tui/internal/tuidemo [-lab real|fixture] [-theme dark|light|auto]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/tui"
+	"github.com/labhub/labmate/tui/internal/fixture"
+)
+
+func main() {
+	which := flag.String("lab", "real", "real: the embedded GPU lab; fixture: the small test lab")
+	themeName := flag.String("theme", "auto", "dark, light or auto")
+	banner := flag.String("banner", "", "header banner")
+	clip := flag.String("clipboard", "", "clipboard mode")
+	flag.Parse()
+
+	lab := fixture.Lab()
+	if *which == "real" {
+		l, err := content.Load(content.DefaultLabID)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		lab = l
+	}
+	rep := fixture.Report(lab)
+	reports := make(chan engine.Report, 1)
+	reports <- rep
+
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
+	go func() {
+		for s := range sigs {
+			switch s {
+			case syscall.SIGUSR1:
+				for _, st := range rep.Steps {
+					if st.Status != checks.Passed {
+						rep = fixture.With(rep, lab, st.Number, checks.Passed)
+						break
+					}
+				}
+			case syscall.SIGUSR2:
+				rep = fixture.With(rep, lab, 1, checks.Failed)
+			}
+			reports <- rep
+		}
+	}()
+
+	rescan := func() {}
+	if os.Getenv("TUIDEMO_PANIC") != "" {
+		// For the test that a panic restores the terminal.
+		rescan = func() { panic("tuidemo: rescan panics on purpose") }
+	}
+	err := tui.Run(context.Background(), tui.Options{
+		Lab:       lab,
+		Root:      fixture.Root,
+		Reports:   reports,
+		Rescan:    rescan,
+		Theme:     *themeName,
+		Banner:    *banner,
+		Clipboard: *clip,
+	})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,504 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/internal/fixture"
+)
+
+// The tests in this file start the real program in real tmux panes, type
+// keys and read the screen back with capture-pane. They build
+// tui/internal/tuidemo (the TUI on a fixed report with the embedded lab)
+// and skip when tmux is missing or with -short.
+
+var tmuxSeq atomic.Int64
+
+type pane struct {
+	t      *testing.T
+	socket string
+	w, h   int
+}
+
+// demoBinary builds the harness once per test binary.
+var demoBin struct {
+	path string
+	err  error
+	done bool
+}
+
+func buildDemo(t *testing.T) string {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("tmux is not installed: the real-pane tests need it (apt-get install tmux)")
+	}
+	if testing.Short() {
+		t.Skip("-short: skipping real tmux panes")
+	}
+	if !demoBin.done {
+		demoBin.done = true
+		dir, err := os.MkdirTemp("", "labmate-tuidemo")
+		if err == nil {
+			demoBin.path = filepath.Join(dir, "tuidemo")
+			out, berr := exec.Command("go", "build", "-o", demoBin.path, "./internal/tuidemo").CombinedOutput()
+			if berr != nil {
+				err = fmt.Errorf("go build: %v\n%s", berr, out)
+			}
+		}
+		demoBin.err = err
+	}
+	if demoBin.err != nil {
+		t.Fatal(demoBin.err)
+	}
+	return demoBin.path
+}
+
+// startPane runs the demo in a new tmux server of its own (its own socket,
+// so tests never touch each other or the user's tmux) in a w×h pane. env
+// are extra variables for the program.
+func startPane(t *testing.T, w, h int, env []string, args ...string) *pane {
+	t.Helper()
+	bin := buildDemo(t)
+	p := &pane{t: t, socket: fmt.Sprintf("labmate-test-%d-%d", os.Getpid(), tmuxSeq.Add(1)), w: w, h: h}
+	conf := filepath.Join(t.TempDir(), "tmux.conf")
+	// remain-on-exit lets a test look at the terminal after the program
+	// ended; a 256-colour TERM is what a learner's tmux usually has.
+	os.WriteFile(conf, []byte("set -g default-terminal screen-256color\nset -g remain-on-exit on\nset -g status off\nset -g escape-time 0\n"), 0o644)
+	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
+	// LANG=ko_KR.UTF-8 would make go-runewidth count ambiguous characters
+	// as two cells; the program must turn that off itself.
+	// A shell stays in the pane after the program ends, so a test can see
+	// the terminal the program left behind.
+	prog := "env LANG=ko_KR.UTF-8 LC_ALL=ko_KR.UTF-8 " + strings.Join(env, " ") + " " + bin + " " + strings.Join(args, " ")
+	cmd := "exec sh -c '" + prog + "; echo " + exitMark + "$?; exec sleep 600'"
+	p.tmux("-f", conf, "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "lab", cmd)
+	return p
+}
+
+const exitMark = "labmate-exited-rc="
+
+// exited waits for the program to end and returns its exit status.
+func (p *pane) exited() int {
+	p.t.Helper()
+	s, ok := p.waitUntil(func(s string) bool { return strings.Contains(s, exitMark) })
+	if !ok {
+		p.t.Fatalf("the program did not end:\n%s", s)
+	}
+	rest := s[strings.Index(s, exitMark)+len(exitMark):]
+	rc, _ := strconv.Atoi(strings.Fields(rest)[0])
+	return rc
+}
+
+func (p *pane) tmux(args ...string) string {
+	p.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", p.socket}, args...)...).CombinedOutput()
+	if err != nil {
+		p.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+// keys types keys one tmux send-keys call each (like a person typing).
+func (p *pane) keys(ks ...string) {
+	p.t.Helper()
+	for _, k := range ks {
+		p.tmux("send-keys", "-t", "lab", k)
+		time.Sleep(30 * time.Millisecond)
+	}
+}
+
+func (p *pane) capture(escapes bool) string {
+	p.t.Helper()
+	args := []string{"capture-pane", "-p", "-t", "lab"}
+	if escapes {
+		args = append(args, "-e")
+	}
+	return p.tmux(args...)
+}
+
+// waitFor polls the screen until every want is on it and it stopped
+// changing, and returns it.
+func (p *pane) waitFor(wants ...string) string {
+	p.t.Helper()
+	deadline := time.Now().Add(8 * time.Second)
+	last := ""
+	for {
+		s := p.capture(false)
+		ok := true
+		for _, w := range wants {
+			if !strings.Contains(s, w) {
+				ok = false
+			}
+		}
+		if ok && s == last {
+			return s
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("screen never showed %q:\n%s", wants, s)
+		}
+		last = s
+		time.Sleep(80 * time.Millisecond)
+	}
+}
+
+func (p *pane) resize(w, h int) {
+	p.t.Helper()
+	p.tmux("resize-window", "-t", "lab", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h))
+	p.w, p.h = w, h
+}
+
+// waitUntil polls the screen until ok holds for two captures in a row
+// (tmux delivers SIGWINCH on its own schedule) and returns it; on timeout
+// it returns the last screen and false.
+func (p *pane) waitUntil(ok func(string) bool) (string, bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(8 * time.Second)
+	prev := false
+	for {
+		s := p.capture(false)
+		good := ok(s)
+		if good && prev {
+			return s, true
+		}
+		prev = good
+		if time.Now().After(deadline) {
+			return s, false
+		}
+		time.Sleep(80 * time.Millisecond)
+	}
+}
+
+// pid is the program's process: the child of the pane's shell.
+func (p *pane) pid() int {
+	p.t.Helper()
+	sh := strings.TrimSpace(p.tmux("display-message", "-p", "-t", "lab", "#{pane_pid}"))
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, _ := os.ReadFile("/proc/" + sh + "/task/" + sh + "/children")
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			n, err := strconv.Atoi(f[0])
+			if err != nil {
+				p.t.Fatal(err)
+			}
+			return n
+		}
+		if time.Now().After(deadline) {
+			p.t.Fatalf("no program process under the pane's shell %s", sh)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (p *pane) format(f string) string {
+	return strings.TrimSpace(p.tmux("display-message", "-p", "-t", "lab", f))
+}
+
+// checkScreen asserts what every screen must be: as tall as the pane, no
+// row wider than it (go-runewidth, ambiguous = 1), Korean intact, the strip
+// on top and the help line at the bottom (a row that overflowed would
+// have wrapped and pushed them off).
+func (p *pane) checkScreen(s string) []string {
+	p.t.Helper()
+	rows := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+	if len(rows) != p.h {
+		p.t.Errorf("%dx%d: %d rows captured", p.w, p.h, len(rows))
+	}
+	for i, r := range rows {
+		if w := narrow.StringWidth(r); w > p.w {
+			p.t.Errorf("%dx%d: row %d is %d wide: %q", p.w, p.h, i, w, r)
+		}
+	}
+	if strings.ContainsRune(s, '\uFFFD') {
+		p.t.Errorf("replacement character on screen (Korean split?):\n%s", s)
+	}
+	if len(rows) > 0 && !strings.HasPrefix(rows[0], "labmate ") {
+		p.t.Errorf("%dx%d: first row is not the step strip: %q", p.w, p.h, rows[0])
+	}
+	if len(rows) > 0 && !strings.Contains(rows[len(rows)-1], "q "+msg("tui.short.quit")) {
+		p.t.Errorf("%dx%d: last row is not the help line: %q", p.w, p.h, rows[len(rows)-1])
+	}
+	return rows
+}
+
+func realLab(t *testing.T) *content.Lab {
+	lab, err := content.Load(content.DefaultLabID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab
+}
+
+func TestTmuxSizesAndSteps(t *testing.T) {
+	lab := realLab(t)
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {100, 40}, {160, 50}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			p := startPane(t, sz[0], sz[1], nil)
+			intro := p.waitFor("labmate", msg("tui.short.quit"))
+			if !strings.Contains(intro, firstLine(lab.Title)[:20]) {
+				t.Errorf("lab title %q not on the introduction:\n%s", lab.Title, intro)
+			}
+			rows := p.checkScreen(intro)
+			help := rows[len(rows)-1]
+			if len(rows) > 1 {
+				help = rows[len(rows)-2] + rows[len(rows)-1]
+			}
+			if !strings.Contains(help, "n "+msg("tui.short.next")) || strings.Contains(help, "p "+msg("tui.short.prev")) {
+				t.Errorf("introduction help line: %q", help)
+			}
+			for _, n := range []int{3, 1, 8} {
+				s := lab.Steps[n-1]
+				p.keys(strconv.Itoa(n))
+				want := fmt.Sprintf("%d/%d %s", n, len(lab.Steps), s.Title)
+				if sz[0] < 80 {
+					want = want[:min(len(want), 20)]
+				}
+				scr := p.waitFor(want)
+				rows := p.checkScreen(scr)
+				last := rows[len(rows)-1]
+				if len(rows) > 1 {
+					last = rows[len(rows)-2] + " " + last
+				}
+				if !strings.Contains(last, "h ") {
+					t.Errorf("step %d help line has no hint key: %q", n, last)
+				}
+				if n == 8 && strings.Contains(last, "n "+msg("tui.short.next")) {
+					t.Errorf("last step offers next: %q", last)
+				}
+				if n == 1 && !strings.Contains(last, "p "+msg("tui.short.prev")) {
+					t.Errorf("step 1 does not offer prev: %q", last)
+				}
+			}
+			p.keys("q")
+			if rc := p.exited(); rc != 0 {
+				t.Errorf("q: exit status %d", rc)
+			}
+		})
+	}
+}
+
+func TestTmuxHintLadder(t *testing.T) {
+	lab := realLab(t)
+	p := startPane(t, 60, 30, nil)
+	p.waitFor("labmate")
+	p.keys("1")
+	step := lab.Steps[0]
+	p.waitFor("1/8")
+	for i, h := range step.Hints {
+		p.keys("h")
+		// The first words of the hint, wrapped or not, are on screen.
+		words := strings.Fields(h)
+		s := p.waitFor(fmt.Sprintf("힌트 (%d/%d)", i+1, len(step.Hints)), words[0])
+		p.checkScreen(s)
+	}
+	p.keys("h")
+	s := p.waitFor(msg("tui.short.yes"), "y ")
+	if !strings.Contains(s, "풀이를 열까요?") {
+		t.Fatalf("no question before the solution:\n%s", s)
+	}
+	p.checkScreen(s)
+	p.keys("y")
+	s = p.waitFor(msg("tui.solution.title"))
+	p.checkScreen(s)
+	if strings.Contains(s, "풀이를 열까요?") {
+		t.Error("question still shown after y")
+	}
+}
+
+func TestTmuxNoColor(t *testing.T) {
+	colourSGR := regexp.MustCompile(`\x1b\[[0-9;]*?(?:^|;)?(3[0-9]|4[0-9]|9[0-7]|10[0-7])(;[0-9;]*)?m`)
+	p := startPane(t, 80, 24, []string{"NO_COLOR=1"})
+	p.waitFor("labmate")
+	p.keys("2", "G")
+	p.waitFor("2/8")
+	s := p.capture(true)
+	if colourSGR.MatchString(s) || strings.Contains(s, "38;5;") || strings.Contains(s, "48;5;") {
+		t.Errorf("colour escapes with NO_COLOR:\n%q", s)
+	}
+	// The same screen without NO_COLOR does have colour: the check above
+	// can fail.
+	c := startPane(t, 80, 24, nil)
+	c.waitFor("labmate")
+	c.keys("2")
+	c.waitFor("2/8")
+	if s := c.capture(true); !strings.Contains(s, "\x1b[38;5;") && !colourSGR.MatchString(s) {
+		t.Errorf("no colour in a 256-colour tmux pane:\n%q", s)
+	}
+}
+
+func TestTmuxResizeLeavesNoGarbage(t *testing.T) {
+	p := startPane(t, 100, 30, nil)
+	p.waitFor("labmate")
+	p.keys("2")
+	before := p.waitFor("2/8")
+	p.checkScreen(before)
+
+	p.resize(60, 30)
+	narrowScr, ok := p.waitUntil(func(s string) bool {
+		// Redrawn for 60 columns, not the old frame cut by tmux: every row
+		// fits and the help line is whole at the bottom.
+		rows := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
+		for _, r := range rows {
+			if narrow.StringWidth(r) > 60 {
+				return false
+			}
+		}
+		return s != before && strings.Contains(s, "2/8") && strings.Contains(rows[len(rows)-1], "q "+msg("tui.short.quit"))
+	})
+	if !ok {
+		t.Fatalf("no re-wrapped screen at 60 columns:\n%s", narrowScr)
+	}
+	p.checkScreen(narrowScr)
+	p.resize(100, 30)
+	after, ok := p.waitUntil(func(s string) bool { return s == before })
+	if !ok {
+		t.Errorf("100 → 60 → 100 does not give the same screen back.\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	p.checkScreen(after)
+}
+
+func TestTmuxToastAndRegression(t *testing.T) {
+	p := startPane(t, 80, 24, nil)
+	p.waitFor("labmate")
+	p.keys("2")
+	p.waitFor("2/8")
+	pid := p.pid()
+	// The demo makes the first unfinished step (2) pass on SIGUSR1.
+	if err := syscallKill(pid, "USR1"); err != nil {
+		t.Fatal(err)
+	}
+	s := p.waitFor(msg("tui.toast.passed", "steps", 2))
+	if !strings.Contains(s, "3단계") {
+		t.Errorf("toast does not say how to go on:\n%s", s)
+	}
+	p.checkScreen(s)
+	if !strings.Contains(s, "2/8") {
+		t.Error("a pass moved the learner")
+	}
+	// SIGUSR2: step 1 fails again.
+	if err := syscallKill(pid, "USR2"); err != nil {
+		t.Fatal(err)
+	}
+	s = p.waitFor("통과했던 1단계가 다시 미통과입니다")
+	p.checkScreen(s)
+	p.keys("Enter")
+	p.waitFor("1/8")
+}
+
+func TestTmuxCopyGoesToTmuxBuffer(t *testing.T) {
+	lab := realLab(t)
+	targets := copyTargets(lab.Steps[0].Body, fixture.Root)
+	if len(targets) == 0 {
+		t.Skip("step 1 of the lab names no command or path to copy")
+	}
+	p := startPane(t, 80, 24, nil)
+	p.waitFor("labmate")
+	p.keys("1")
+	p.waitFor("1/8")
+	p.keys("c")
+	s := p.waitFor("tmux")
+	p.checkScreen(s)
+	if got := p.tmux("show-buffer"); got != targets[0] {
+		t.Errorf("tmux buffer = %q, want %q", got, targets[0])
+	}
+}
+
+// After SIGTERM, SIGHUP and SIGINT the program ends and leaves the
+// terminal as it found it: alternate screen off, cursor visible.
+func TestTmuxSignalsRestoreTerminal(t *testing.T) {
+	for _, sig := range []string{"TERM", "HUP", "INT"} {
+		t.Run(sig, func(t *testing.T) {
+			p := startPane(t, 80, 24, nil)
+			p.waitFor("labmate")
+			if p.format("#{alternate_on}") != "1" || p.format("#{cursor_flag}") != "0" {
+				t.Fatalf("not in the alternate screen with the cursor hidden: alt=%s cursor=%s", p.format("#{alternate_on}"), p.format("#{cursor_flag}"))
+			}
+			if err := syscallKill(p.pid(), sig); err != nil {
+				t.Fatal(err)
+			}
+			p.exited()
+			if alt, cur := p.format("#{alternate_on}"), p.format("#{cursor_flag}"); alt != "0" || cur != "1" {
+				t.Errorf("after SIG%s: alternate screen %s, cursor visible %s", sig, alt, cur)
+			}
+		})
+	}
+	// Killing the pane (what closing a tmux split does) hangs the program's
+	// terminal up: it must go away, not linger.
+	t.Run("kill-pane", func(t *testing.T) {
+		p := startPane(t, 80, 24, nil)
+		p.waitFor("labmate")
+		pid := p.pid()
+		p.tmux("kill-pane", "-t", "lab")
+		deadline := time.Now().Add(5 * time.Second)
+		for syscallKill(pid, "0") == nil {
+			if time.Now().After(deadline) {
+				t.Fatal("the program outlived its pane")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+}
+
+// A panic in a command (here: the rescan callback) ends the program and
+// restores the terminal too.
+func TestTmuxPanicRestoresTerminal(t *testing.T) {
+	p := startPane(t, 80, 24, []string{"TUIDEMO_PANIC=1"})
+	p.waitFor("labmate")
+	p.keys("r")
+	if rc := p.exited(); rc == 0 {
+		t.Error("a panic ended with status 0")
+	}
+	if alt, cur := p.format("#{alternate_on}"), p.format("#{cursor_flag}"); alt != "0" || cur != "1" {
+		t.Errorf("after a panic: alternate screen %s, cursor visible %s", alt, cur)
+	}
+}
+
+// Idle means idle: with nothing changing, the process uses (almost) no
+// CPU. Measured over 10 s from /proc/<pid>/stat (utime+stime).
+func TestTmuxIdleCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc here")
+	}
+	p := startPane(t, 100, 40, nil)
+	p.waitFor("labmate")
+	p.keys("2")
+	p.waitFor("2/8")
+	pid := p.pid()
+	time.Sleep(time.Second)
+	const window = 10 * time.Second
+	pct := idleCPU(t, pid, window)
+	t.Logf("idle CPU over %s: %.2f%% of one CPU (pid %d, 100x40 pane, step 2)", window, pct, pid)
+	if pct >= 1.0 {
+		t.Errorf("idle CPU %.2f%% >= 1%%", pct)
+	}
+}
+
+// idleCPU samples a process's CPU time over window and returns it as a
+// percentage of one CPU. Clock ticks are 100 a second on Linux.
+func idleCPU(t *testing.T, pid int, window time.Duration) float64 {
+	t.Helper()
+	ticks := func() int64 {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Fields after the command name, which is in parentheses.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+		u, _ := strconv.ParseInt(f[11], 10, 64)
+		s, _ := strconv.ParseInt(f[12], 10, 64)
+		return u + s
+	}
+	start := ticks()
+	t0 := time.Now()
+	time.Sleep(window)
+	used := ticks() - start
+	return float64(used) / 100 / time.Since(t0).Seconds() * 100
+}
