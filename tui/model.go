@@ -201,7 +201,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.showToast(copiedText(msg), -1))
 	case noticesMsg:
 		if len(m.opts.Notices) > 0 {
-			cmds = append(cmds, m.showToast(joinNotices(m.opts.Notices), -1))
+			// The notices themselves are listed on the introduction.
+			cmds = append(cmds, m.showToast(content.Msg("tui.toast.notices", "n", len(m.opts.Notices), "key", keys.Display(m.keys.Go.Keys()[0])), 0))
 		}
 	}
 	m.syncKeys()
@@ -221,17 +222,6 @@ func splitRunes(msg tea.KeyMsg) []tea.KeyMsg {
 		out[i] = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}
 	}
 	return out
-}
-
-func joinNotices(ns []string) string {
-	s := ""
-	for i, n := range ns {
-		if i > 0 {
-			s += " / "
-		}
-		s += n
-	}
-	return s
 }
 
 // resize adopts a new pane size: the scroll position is remembered as a

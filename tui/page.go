@@ -271,6 +271,12 @@ func (m Model) introBlocks() ([]block, bool) {
 		blocks = append(blocks, b)
 	}
 	blocks = append(blocks, m.problemBlocks()...)
+	if len(m.opts.Notices) > 0 {
+		blocks = append(blocks, m.sectionBlock(content.Msg("tui.notices")))
+		for _, n := range m.opts.Notices {
+			blocks = append(blocks, block{lines: wrap(sanitize(n), m.width-1, " ! ", "   ")})
+		}
+	}
 	return blocks, exact
 }
 
