@@ -99,6 +99,8 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 	}
 }
 
+func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
+
 func keyMsg(k string) tea.KeyMsg {
 	switch k {
 	case "enter":

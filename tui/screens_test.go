@@ -1,0 +1,138 @@
+package tui
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/internal/fixture"
+	"github.com/labhub/labmate/tui/keys"
+)
+
+const screensDir = "../docs/screens"
+
+// TestScreens draws what a learner sees at each supported pane size, from
+// the embedded lab and a fixed report (step 1 passed, step 2 failing,
+// the rest waiting), without colour. It checks every screen fits; with
+// -update it writes them, and the key cheat sheet, to docs/screens/:
+//
+//	go test ./tui -run TestScreens -update
+func TestScreens(t *testing.T) {
+	lab, err := content.Load(content.DefaultLabID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := fixture.Report(lab)
+	type shot struct {
+		name string
+		keys []string
+	}
+	shots := []shot{
+		{"intro", nil},
+		{"step2", []string{"2"}},
+		{"step2-checks", []string{"2", "G"}},
+		{"step1-hint", []string{"1", "h"}},
+		{"step2-observed", []string{"2", "o"}},
+		{"help", []string{"?"}},
+	}
+	files := map[string]string{}
+	for _, sz := range [][2]int{{60, 20}, {80, 24}, {100, 40}, {160, 50}} {
+		for _, s := range shots {
+			m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
+			m.clip.out = io.Discard // as under Run: the copy key is offered
+			m = send(t, m, sizeMsg(sz[0], sz[1]))
+			m = send(t, m, reportMsg{rep})
+			m = press(t, m, s.keys...)
+			checkFits(t, m)
+			files[fmt.Sprintf("%dx%d-%s.txt", sz[0], sz[1], s.name)] = screenText(m)
+		}
+	}
+	// The regression alert and the solution question, at the narrowest.
+	m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
+	m = send(t, m, sizeMsg(60, 20))
+	m = send(t, m, reportMsg{rep})
+	m = press(t, m, "2")
+	m = send(t, m, reportMsg{fixture.With(rep, lab, 1, checks.Failed)})
+	checkFits(t, m)
+	files["60x20-regression.txt"] = screenText(m)
+	m = press(t, m, "esc", "1")
+	for range lab.Steps[0].Hints {
+		m = press(t, m, "h")
+	}
+	m = press(t, m, "h")
+	checkFits(t, m)
+	files["60x20-solution-question.txt"] = screenText(m)
+	m = send(t, m, sizeMsg(50, 9))
+	checkFits(t, m)
+	files["50x9-too-small.txt"] = screenText(m)
+	files["keys.md"] = cheatSheet()
+
+	update := flag.Lookup("update")
+	if update != nil && update.Value.String() == "true" {
+		if err := os.MkdirAll(screensDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, body := range files {
+			if err := os.WriteFile(filepath.Join(screensDir, name), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	// The screens follow the lab's text, which its authors change: a stale
+	// capture is worth a note, not a failure.
+	for name, body := range files {
+		if old, err := os.ReadFile(filepath.Join(screensDir, name)); err != nil || string(old) != body {
+			t.Logf("docs/screens/%s is out of date; regenerate with: go test ./tui -run TestScreens -update", name)
+		}
+	}
+}
+
+// screenText is the screen as a reviewer reads it: no trailing blanks.
+func screenText(m Model) string {
+	lines := strings.Split(ansi.Strip(m.View()), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// cheatSheet is the key reference, generated from the same table as the
+// help line and the full help.
+func cheatSheet() string {
+	var b strings.Builder
+	b.WriteString("# labmate keys\n\n")
+	b.WriteString("Generated from tui/keys (`go test ./tui -run TestScreens -update`); rebind in\n")
+	b.WriteString("`$XDG_CONFIG_HOME/labmate/config.toml` under `[keys]` by action name.\n")
+	km := keys.Default(8)
+	for g := keys.GroupMove; g <= keys.GroupApp; g++ {
+		fmt.Fprintf(&b, "\n## %s\n\n| action | keys | |\n| --- | --- | --- |\n", keys.GroupTitle(g))
+		for _, s := range keys.Specs {
+			if s.Group != g {
+				continue
+			}
+			bd := km.Binding(s.Name)
+			var ks []string
+			for _, k := range bd.Keys() {
+				ks = append(ks, "`"+keys.Display(k)+"`")
+			}
+			if s.Name == "jump" {
+				ks = []string{"`0`-`8`"}
+			}
+			name := "`" + s.Name + "`"
+			if s.Fixed {
+				name += " (fixed)"
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s |\n", name, strings.Join(ks, " "), s.Desc())
+		}
+	}
+	return b.String()
+}
