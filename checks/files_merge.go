@@ -57,6 +57,9 @@ func deriveMerge(in Input, main, drop *tomlDoc) mergeTruth {
 	return t
 }
 
+// maxProblems caps how many format problems one message lists.
+const maxProblems = 6
+
 // mergeLine is one line of merge.txt.
 type mergeLine struct {
 	n          int
@@ -126,34 +129,42 @@ func checkMergeFormat(in Input, text string) ([]mergeLine, Result) {
 		problems []string
 		order    []string // known keys in the order written
 	)
+	extra := 0 // problems beyond maxProblems, counted, not worded
+	problem := func(key string, kv ...any) {
+		if len(problems) < maxProblems {
+			problems = append(problems, msg(key, kv...))
+		} else {
+			extra++
+		}
+	}
 	seen := map[string]int{}
 	for i, l := range raw {
 		n := i + 1
 		if strings.TrimSpace(l) == "" {
-			problems = append(problems, msg("files.merge.p.blank", "line", n))
+			problem("files.merge.p.blank", "line", n)
 			continue
 		}
 		k, v, ok := strings.Cut(l, "=")
 		if !ok {
-			problems = append(problems, msg("files.merge.p.no_equals", "line", n, "text", clip(l, 40)))
+			problem("files.merge.p.no_equals", "line", n, "text", clip(l, 40))
 			continue
 		}
 		key, value := strings.TrimSpace(k), strings.TrimSpace(v)
 		if l != key+"="+value {
-			problems = append(problems, msg("files.merge.p.spaces", "line", n))
+			problem("files.merge.p.spaces", "line", n)
 		}
 		if !slices.Contains(mergeKeys, key) {
-			p := msg("files.merge.p.unknown_key", "line", n, "key", clip(key, 40))
+			caseHint := ""
 			for _, mk := range mergeKeys {
 				if strings.EqualFold(mk, key) {
-					p += msg("files.merge.p.key_case", "want", mk)
+					caseHint = msg("files.merge.p.key_case", "want", mk)
 				}
 			}
-			problems = append(problems, p)
+			problem("files.merge.p.unknown_key", "line", n, "key", clip(key, 40), "case", caseHint)
 			continue
 		}
 		if first, dup := seen[key]; dup {
-			problems = append(problems, msg("files.merge.p.duplicate", "key", key, "line", n, "first", first))
+			problem("files.merge.p.duplicate", "key", key, "line", n, "first", first)
 			continue
 		}
 		seen[key] = n
@@ -162,11 +173,11 @@ func checkMergeFormat(in Input, text string) ([]mergeLine, Result) {
 	}
 	for _, k := range mergeKeys {
 		if _, ok := seen[k]; !ok {
-			problems = append(problems, msg("files.merge.p.missing_key", "key", k))
+			problem("files.merge.p.missing_key", "key", k)
 		}
 	}
 	if len(order) == len(mergeKeys) && !slices.Equal(order, mergeKeys) {
-		problems = append(problems, msg("files.merge.p.order", "got", strings.Join(order, ", ")))
+		problem("files.merge.p.order", "got", strings.Join(order, ", "))
 	}
 	if len(raw) != len(mergeKeys) {
 		problems = append([]string{msg("files.merge.p.count", "n", len(raw))}, problems...)
@@ -174,6 +185,11 @@ func checkMergeFormat(in Input, text string) ([]mergeLine, Result) {
 	want := strings.Join(mergeKeys, ", ")
 	if len(problems) == 0 {
 		return lines, passed(id, msg("files.merge.format_ok", "path", shown(in, mergePath)))
+	}
+	// A runaway file (a dump redirected here) must not make a message
+	// of megabytes.
+	if extra > 0 {
+		problems = append(problems, msg("files.merge.p.more", "n", extra))
 	}
 	found := strings.Join(problems, "; ")
 	return lines, failed(id, msg("files.merge.format_bad", "want", want, "problems", found), want, clip(found, 160), mergePath)

@@ -174,3 +174,15 @@ func readFixture(t *testing.T, name string) string {
 	}
 	return string(b)
 }
+
+// A command's output redirected into merge.txt by mistake gives a short
+// message, not one line per line of the file.
+func TestMergeVerdictRunawayFile(t *testing.T) {
+	root := labRoot(t, nil)
+	writeLabFile(t, root+"/"+mergePath, []byte(strings.Repeat("noise\n", 100000)), 0o644)
+	ev := evalStep(t, stepMergeVerdict, root, observeRoot(t, root))
+	r := result(t, ev, mFormat)
+	if r.Status != Failed || len(r.Message) > 2000 || !strings.Contains(r.Message, "100000줄") || !strings.Contains(r.Message, "그 밖에") {
+		t.Errorf("%d bytes: %.300s", len(r.Message), r.Message)
+	}
+}

@@ -134,26 +134,28 @@ var (
 	reAbsContainerd = regexp.MustCompile(`(?:^|[^\w.])((?:/[\w.+-]+)*/containerd)(?:[^/.\w-]|$)`)
 )
 
-// codeLines are the script's lines that are not comments, numbered.
-func codeLines(text string) map[int]string {
-	out := map[int]string{}
-	for i, l := range strings.Split(text, "\n") {
-		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
-			out[i+1] = strings.TrimRight(l, "\r")
+// codeLines are the script's lines (index 0 is line 1) with comment lines
+// blanked.
+func codeLines(text string) []string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "#") {
+			lines[i] = ""
+		} else {
+			lines[i] = strings.TrimRight(l, "\r")
 		}
 	}
-	return out
+	return lines
 }
 
-// firstLine returns the lowest line number whose text satisfies ok, or 0.
-func firstLine(lines map[int]string, ok func(string) bool) int {
-	best := 0
-	for n, l := range lines {
-		if ok(l) && (best == 0 || n < best) {
-			best = n
+// firstLine returns the number of the first line satisfying ok, or 0.
+func firstLine(lines []string, ok func(string) bool) int {
+	for i, l := range lines {
+		if ok(l) {
+			return i + 1
 		}
 	}
-	return best
+	return 0
 }
 
 func evalCheckScript(in Input) StepEval {
@@ -203,25 +205,23 @@ func evalCheckScript(in Input) StepEval {
 
 	code := codeLines(text)
 	if n := firstLine(code, reDumpCall.MatchString); n > 0 {
-		add(passed(idCalls, msg("files.script.calls_ok", "line", n, "text", clip(strings.TrimSpace(code[n]), 60))))
+		add(passed(idCalls, msg("files.script.calls_ok", "line", n, "text", clip(strings.TrimSpace(code[n-1]), 60))))
 	} else {
 		add(failed(idCalls, msg("files.script.calls_missing"), "containerd config dump", msg("files.seen.absent"), checkScriptPath))
 	}
 
 	if n := firstLine(code, reAbsContainerd.MatchString); n > 0 {
-		abs := reAbsContainerd.FindStringSubmatch(code[n])[1]
+		abs := reAbsContainerd.FindStringSubmatch(code[n-1])[1]
 		add(failed(idAbs, msg("files.script.abs_containerd", "line", n, "abs", abs), "containerd", abs, where(checkScriptPath, n)))
 	} else {
 		add(passed(idAbs, msg("files.script.abs_ok")))
 	}
 
-	all := map[int]string{}
-	for i, l := range strings.Split(text, "\n") {
-		all[i+1] = l
-	}
+	all := strings.Split(text, "\n")
 	if n := firstLine(all, func(l string) bool { return strings.Contains(l, mainConfigOnNode) }); n > 0 {
-		add(failed(idMainCfg, msg("files.script.mentions_main_config", "line", n, "text", clip(strings.TrimSpace(all[n]), 60), "file", mainConfigOnNode),
-			msg("files.script.main_config_expected", "file", mainConfigOnNode), clip(strings.TrimSpace(all[n]), 60), where(checkScriptPath, n)))
+		seen := clip(strings.TrimSpace(all[n-1]), 60)
+		add(failed(idMainCfg, msg("files.script.mentions_main_config", "line", n, "text", seen, "file", mainConfigOnNode),
+			msg("files.script.main_config_expected", "file", mainConfigOnNode), seen, where(checkScriptPath, n)))
 	} else {
 		add(passed(idMainCfg, msg("files.script.main_config_ok", "file", mainConfigOnNode)))
 	}
