@@ -31,9 +31,9 @@ func TestFileStepsOnBrokenInput(t *testing.T) {
 		{stepCheckScript, checkScriptPath, "check-script.file"},
 	}
 	states := []struct {
-		name  string
+		name   string
 		break_ func(t *testing.T, full string) *observe.FileObs // returns an observation to apply instead of the file source's
-		words []string
+		words  []string
 	}{
 		{"missing", func(t *testing.T, full string) *observe.FileObs {
 			mustNil(t, os.Remove(full))
