@@ -225,8 +225,8 @@ func splitRunes(msg tea.KeyMsg) []tea.KeyMsg {
 }
 
 // resize adopts a new pane size: the scroll position is remembered as a
-// paragraph, the markdown is re-rendered for the new width (or taken from
-// the cache), and until then the old lines are shown cut to the new width.
+// paragraph and the markdown is re-rendered for the new width (or taken
+// from the cache).
 func (m *Model) resize(w, h int) tea.Cmd {
 	if w == m.width && h == m.height {
 		return nil
@@ -241,9 +241,9 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	if m.tooSmall() {
 		return nil
 	}
-	if m.haveDocs() {
-		m.rebuild()
-	}
+	// Without a rendering for this width yet, rebuild shows the old one
+	// cut to the new width and keeps the anchor for when it comes.
+	m.rebuild()
 	return m.requestDocs()
 }
 

@@ -551,3 +551,53 @@ func TestReportsChannel(t *testing.T) {
 		t.Error("kept reading a closed channel")
 	}
 }
+
+// Zero options, a report that does not match the lab, problems and a
+// cluster state: nothing crashes and the screen still fits.
+func TestOddInputs(t *testing.T) {
+	m := New(Options{})
+	m = send(t, m, sizeMsg(60, 20))
+	m = press(t, m, "n", "1", "h", "o", "c", "r", "?", "G")
+	checkFits(t, m)
+
+	m = testModel(t, 60, 20, func(o *Options) { o.Banner = "기록 재생 중: 2025-01-02 실습 기록" })
+	rep := fixture.Report(fixture.Lab())
+	rep.Steps = append(rep.Steps, engine.StepResult{Number: 9, Status: checks.Failed}) // not in the lab
+	rep.Steps[0].Checks = nil                                                          // no checks at all
+	rep.Problems = []string{"관측원 files 이(가) 멈췄습니다: inotify 한도"}
+	rep.Cluster.State = "unreachable"
+	rep.Cluster.Server = "https://127.0.0.1:6443"
+	m = send(t, m, reportMsg{rep})
+	for _, k := range []string{"0", "G", "1", "2", "o"} {
+		m = press(t, m, k)
+		checkFits(t, m)
+	}
+	m = press(t, m, "0", "G")
+	s := screen(m)
+	if !strings.Contains(s, "inotify 한도") || !strings.Contains(s, "127.0.0.1:6443") {
+		t.Errorf("problems or cluster state missing on the introduction:\n%s", s)
+	}
+	if first := strings.Split(s, "\n")[0]; !strings.Contains(first, "기록 재생") || !strings.Contains(first, "▸0") {
+		t.Errorf("header at 60 columns lost the banner or the marker: %q", first)
+	}
+	// At the minimum width the step strip still fits whole.
+	m = send(t, m, sizeMsg(40, 10))
+	if first := strings.Split(screen(m), "\n")[0]; !strings.Contains(first, "2✗") {
+		t.Errorf("strip cut at 40 columns: %q", first)
+	}
+	checkFits(t, m)
+}
+
+func TestLightThemeAndColour(t *testing.T) {
+	m := testModel(t, 80, 24, func(o *Options) { o.Theme = "light"; o.Colors = Colors256 })
+	m = press(t, m, "2")
+	v := m.View()
+	if !strings.Contains(v, "\x1b[") {
+		t.Fatal("no colour with 256 colours")
+	}
+	checkFits(t, m)
+	d := testModel(t, 80, 24, func(o *Options) { o.Colors = Colors256 })
+	if press(t, d, "2").View() == v {
+		t.Error("light and dark themes look the same")
+	}
+}
