@@ -58,6 +58,7 @@ type Model struct {
 	report   *engine.Report
 	progress map[int]HintProgress // by step number
 	copyNext map[int]int          // by page: which copy target comes next
+	targets  [][]string           // by page: what the copy key offers
 
 	cache    map[docKey][][]string
 	inflight map[docKey]uint64
@@ -113,6 +114,10 @@ func New(opts Options) Model {
 		cache:    map[docKey][][]string{},
 		inflight: map[docKey]uint64{},
 		clip:     clipboard{mode: opts.Clipboard, tmux: os.Getenv("TMUX") != ""},
+	}
+	// What the copy key offers depends only on the text and the root.
+	for p := 0; p < m.pages; p++ {
+		m.targets = append(m.targets, copyTargets(m.pageMarkdown(p), opts.Root))
 	}
 	if m.clip.mode == "" {
 		m.clip.mode = ClipboardAuto
@@ -578,7 +583,10 @@ func (m *Model) copyNextTarget() tea.Cmd {
 }
 
 func (m Model) copyTargets() []string {
-	return copyTargets(m.pageMarkdown(m.page), m.opts.Root)
+	if m.page < len(m.targets) {
+		return m.targets[m.page]
+	}
+	return nil
 }
 
 func (m Model) pageMarkdown(p int) string {
