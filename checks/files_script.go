@@ -193,6 +193,8 @@ func evalCheckScript(in Input) StepEval {
 		firstSeen = msg("files.script.blank_line")
 	}
 	switch {
+	case strings.HasPrefix(text, "#!") && strings.HasSuffix(strings.SplitN(text, "\n", 2)[0], "\r"):
+		add(failed(idShebang, msg("files.script.shebang_crlf", "line", first), msg("files.script.shebang_lf"), msg("files.script.crlf_seen"), where(checkScriptPath, 1)))
 	case strings.HasPrefix(text, "#!"):
 		add(passed(idShebang, msg("files.script.shebang_ok", "line", first)))
 	case strings.HasPrefix(text, "\uFEFF#!"):

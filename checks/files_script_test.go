@@ -65,6 +65,11 @@ func TestCheckScriptWrong(t *testing.T) {
 				sShebang: {"맨 앞"},
 				sFake:    {"exec format error"}, sNvidia: {"exec format error"}, sRunc: {"exec format error"},
 			}},
+		{name: "Windows line endings", fixture: "check-script/crlf.sh", probe: probe,
+			fail: map[string][]string{
+				sShebang: {"CRLF", "sed -i"},
+				sFake:    {"no such file"}, sNvidia: {"no such file", "인터프리터"}, sRunc: {"no such file"},
+			}},
 		{name: "absolute path to containerd", fixture: "check-script/abs-path.sh", probe: probe, unless: "/usr/bin/containerd",
 			fail: map[string][]string{
 				sCalls:  {"containerd config dump"},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -104,7 +105,11 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 
 	waited := make(chan error, 1)
 	go func() {
-		defer func() { _ = recover() }()
+		defer func() {
+			if r := recover(); r != nil {
+				waited <- fmt.Errorf("wait: %v", r)
+			}
+		}()
 		waited <- cmd.Wait()
 	}()
 	timer := time.NewTimer(opts.Timeout)
