@@ -127,7 +127,7 @@ func clip(s string, n int) string {
 		return s
 	}
 	r := []rune(s)
-	return string(r[:n]) + "…"
+	return string(r[:n]) + "..."
 }
 
 // joinOr renders a list for a message, or the "none" word when empty.

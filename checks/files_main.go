@@ -132,7 +132,7 @@ func importsVerdict(in Input, d *tomlDoc) string {
 		if m, err := path.Match(pattern, dropInPath); err == nil && m {
 			return msg("files.fact.imports_yes", "item", tomlValue(s), "resolved", shown(in, pattern))
 		}
-		tried = append(tried, tomlValue(s)+" → "+shown(in, pattern))
+		tried = append(tried, tomlValue(s)+" -> "+shown(in, pattern))
 	}
 	return msg("files.fact.imports_no", "tried", joinOr(tried, "; "), "dropin", shown(in, dropInPath))
 }

@@ -366,7 +366,7 @@ func argvText(calls [][]string) string {
 		parts[i] = clip(strings.TrimSpace(fakeCommand+" "+strings.Join(argv, " ")), 60)
 	}
 	if len(parts) > 3 {
-		parts = append(parts[:3], fmt.Sprintf("… (+%d)", len(parts)-3))
+		parts = append(parts[:3], fmt.Sprintf("... (+%d)", len(parts)-3))
 	}
 	return strings.Join(parts, "; ")
 }
