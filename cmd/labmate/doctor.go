@@ -10,15 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/state"
 )
-
-// labNodes are the nodes the lab's cluster must have. The cluster checks
-// own this list; until they export it (checks.ClusterScope), it is
-// repeated here.
-var labNodes = []string{"lab-node-0", "lab-node-1", "lab-node-2"}
 
 // runDoctor is `labmate doctor`: one screen, in Korean, of what is right
 // and wrong in the learner's environment, each problem with the command
@@ -41,9 +37,10 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	// Unlike build(), a root that is a file is a finding here, not an
 	// error: doctor is where the learner finds out.
 	root := labRoot(&c, lab)
+	_, nodes := checks.ClusterScope(lab.ID)
 	opts := doctor.Options{
 		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, NoCluster: c.noCluster,
-		Nodes: labNodes, Root: root, TTY: isTerminal(stdout),
+		Nodes: nodes, Root: root, TTY: isTerminal(stdout),
 	}
 	if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
 		opts.StatePath = st.Path
