@@ -213,3 +213,18 @@ func TestKilledWriterNeverCorrupts(t *testing.T) {
 		}
 	}
 }
+
+func TestRecordHints(t *testing.T) {
+	s, _ := Open(t.TempDir(), "lab", "/x")
+	if err := s.RecordHints(4, 1, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordHints(4, 3, true); err != nil {
+		t.Fatal(err)
+	}
+	s.RecordHints(4, 2, false) // an earlier rung reopened: no step back
+	f, _ := s.Load()
+	if f.Progress.HintsSeen[4] != 3 || !f.Progress.SolutionSeen[4] {
+		t.Fatalf("progress = %+v", f.Progress)
+	}
+}

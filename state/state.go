@@ -142,6 +142,17 @@ func (s *Store) Record(evs ...Event) error {
 	})
 }
 
+// RecordHints is Record for the TUI's hint ladder callback
+// (tui.Options.OnProgress): hints opened so far on a step, and whether its
+// worked solution was opened.
+func (s *Store) RecordHints(step, hintsSeen int, solutionSeen bool) error {
+	evs := []Event{{Kind: HintOpened, Step: step, Hint: hintsSeen}}
+	if solutionSeen {
+		evs = append(evs, Event{Kind: SolutionOpened, Step: step})
+	}
+	return s.Record(evs...)
+}
+
 // ResetStep forgets one step (see File.ResetStep) and reports what it
 // removed.
 func (s *Store) ResetStep(step int, stepID string) (Cleared, error) {
