@@ -22,7 +22,7 @@ func evalDropIn(in Input) StepEval {
 	ev := StepEval{Checks: []Result{tf.file, tf.parse}, Observed: fileFacts(tf)}
 	for _, s := range specs {
 		if tf.doc == nil {
-			ev.Checks = append(ev.Checks, waitingOnParse(s.id))
+			ev.Checks = append(ev.Checks, waitingOnParse(s))
 		} else {
 			ev.Checks = append(ev.Checks, tf.doc.check(in, s))
 		}

@@ -34,9 +34,9 @@ func evalMainConfig(in Input) StepEval {
 	}
 	ev := StepEval{Checks: []Result{tf.file, tf.parse}}
 	if tf.doc == nil {
-		ev.Checks = append(ev.Checks, waitingOnParse(specs[0].id), waitingOnParse("main-config.imports"))
+		ev.Checks = append(ev.Checks, waitingOnParse(specs[0]), waitingOnParse(keySpec{id: "main-config.imports", path: []string{"imports"}}))
 		for _, s := range specs[1:] {
-			ev.Checks = append(ev.Checks, waitingOnParse(s.id))
+			ev.Checks = append(ev.Checks, waitingOnParse(s))
 		}
 		ev.Observed = fileFacts(tf)
 		return ev

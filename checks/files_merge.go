@@ -93,9 +93,9 @@ func evalMergeVerdict(in Input) StepEval {
 		"merge-verdict.conflict-table", "merge-verdict.loaded-runtimes"}
 	text, bad := readText(in, "merge-verdict.file", mergePath)
 	if bad != nil {
-		ev := StepEval{Checks: []Result{*bad, waiting("merge-verdict.format", msg("files.wait.file"))}}
-		for _, id := range valueIDs {
-			ev.Checks = append(ev.Checks, waiting(id, msg("files.wait.file")))
+		ev := StepEval{Checks: []Result{*bad, waiting("merge-verdict.format", msg("files.wait.file", "what", "KEY=VALUE"))}}
+		for i, id := range valueIDs {
+			ev.Checks = append(ev.Checks, waiting(id, msg("files.wait.file", "what", mergeKeys[i])))
 		}
 		ev.Observed = mergeFacts(truth, nil)
 		return ev

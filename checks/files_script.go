@@ -164,14 +164,22 @@ func evalCheckScript(in Input) StepEval {
 		idAbs, idMainCfg           = "check-script.no-abs-containerd", "check-script.no-main-config"
 		idFake, idNvidia, idRunc   = "check-script.fake-called", "check-script.run-nvidia", "check-script.run-runc-only"
 	)
-	staticIDs := []string{idExec, idShebang, idCalls, idAbs, idMainCfg}
-	dynamicIDs := []string{idFake, idNvidia, idRunc}
+	type pending struct{ id, what string }
+	static := []pending{
+		{idExec, msg("files.script.what_exec")}, {idShebang, "#!"}, {idCalls, "containerd config dump"},
+		{idAbs, msg("files.script.what_abs")}, {idMainCfg, mainConfigOnNode},
+	}
+	dynamic := []pending{
+		{idFake, msg("files.script.what_fake")},
+		{idNvidia, msg("files.script.what_run", "scenario", scenarioNvidia)},
+		{idRunc, msg("files.script.what_run", "scenario", scenarioRuncOnly)},
+	}
 	f := in.Snap.File(checkScriptPath)
 	text, bad := readText(in, "check-script.file", checkScriptPath)
 	if bad != nil {
 		ev := StepEval{Checks: []Result{*bad}, Observed: []Fact{{Label: msg("files.fact.file"), Value: bad.Message}}}
-		for _, id := range append(staticIDs, dynamicIDs...) {
-			ev.Checks = append(ev.Checks, waiting(id, msg("files.wait.file")))
+		for _, p := range append(static, dynamic...) {
+			ev.Checks = append(ev.Checks, waiting(p.id, msg("files.wait.file", "what", p.what)))
 		}
 		return ev
 	}
@@ -244,14 +252,14 @@ func evalCheckScript(in Input) StepEval {
 		ev.Observed = append(ev.Observed, runFacts(name, r, isCurrent)...)
 	}
 	if !executable {
-		for _, id := range dynamicIDs {
-			add(waiting(id, msg("files.script.wait_exec")))
+		for _, p := range dynamic {
+			add(waiting(p.id, msg("files.script.wait_exec", "what", p.what)))
 		}
 		return ev
 	}
 	if len(current) < 2 {
-		for _, id := range dynamicIDs {
-			add(waiting(id, msg("files.script.wait_run")))
+		for _, p := range dynamic {
+			add(waiting(p.id, msg("files.script.wait_run", "what", p.what)))
 		}
 		return ev
 	}

@@ -41,7 +41,7 @@ func openTOML(in Input, prefix, rel string) tomlFile {
 	fileID, parseID := prefix+".file", prefix+".toml"
 	text, bad := readText(in, fileID, rel)
 	if bad != nil {
-		return tomlFile{file: *bad, parse: waiting(parseID, msg("files.wait.file"))}
+		return tomlFile{file: *bad, parse: waiting(parseID, msg("files.wait.file", "what", "TOML"))}
 	}
 	tf := tomlFile{file: passed(fileID, msg("files.file.ok", "path", shown(in, rel), "size", len(text)))}
 	var tree map[string]any
@@ -58,8 +58,16 @@ func openTOML(in Input, prefix, rel string) tomlFile {
 }
 
 // waitingOnParse is what a key check says while its file cannot be read.
-func waitingOnParse(id string) Result {
-	return waiting(id, msg("files.wait.toml"))
+func waitingOnParse(s keySpec) Result {
+	return waiting(s.id, msg("files.wait.toml", "what", shortKey(s.path)))
+}
+
+// shortKey names a key without the plugin prefix every message repeats.
+func shortKey(p []string) string {
+	if len(p) > 3 && equalPath(p[:3], runtimesPath[:3]) {
+		return keyPath(p[3:])
+	}
+	return keyPath(p)
 }
 
 var (
