@@ -142,6 +142,9 @@ func New(opts Options) Model {
 	m.vp.KeyMap = viewport.KeyMap{}
 	m.vp.MouseWheelEnabled = false
 	m.syncKeys()
+	if opts.StartPage > 0 && opts.StartPage < m.pages {
+		m.page = opts.StartPage
+	}
 	return m
 }
 
@@ -358,7 +361,19 @@ func (m *Model) goPage(p int) tea.Cmd {
 	m.anchor = nil
 	m.rebuild()
 	m.vp.SetYOffset(m.offsets[p])
-	return m.requestDocs()
+	return tea.Batch(m.requestDocs(), m.notePage(p))
+}
+
+// notePage tells OnPage where the learner went, from a command.
+func (m Model) notePage(p int) tea.Cmd {
+	on := m.opts.OnPage
+	if on == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		on(p)
+		return nil
+	}
 }
 
 // stepAt returns the lab step shown on page p (nil for the introduction).

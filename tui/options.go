@@ -39,6 +39,28 @@ type Options struct {
 	OnProgress func(step int, hintsSeen int, solutionSeen bool)
 	// Notices are Korean messages to show once at start (config warnings).
 	Notices []string
+	// StartPage is the page to open on (0 = introduction, n = step n), so
+	// reopening labmate returns to where the learner was.
+	StartPage int
+	// OnPage, if set, is called (from a command, never from Update) when
+	// the learner moves to another page.
+	OnPage func(page int)
+	// Keys for a replay, if set: the TUI binds pause, speed and
+	// jump-to-next-change to it and shows its progress in the header.
+	Replay ReplayControl
+}
+
+// ReplayControl is what the TUI needs of a replay (package trace
+// implements it). Methods are safe to call from any goroutine and never
+// block.
+type ReplayControl interface {
+	TogglePause()
+	CycleSpeed()
+	// NextChange fast-forwards to the next observation that changes a
+	// step's status.
+	NextChange()
+	// Status is a short Korean line: position, speed, paused.
+	Status() string
 }
 
 // HintProgress is one step's place on the hint ladder.
