@@ -53,6 +53,9 @@ const (
 	refOldImage  = "nvcr.io/nvidia/k8s/container-toolkit:v1.16.2"
 	refNewImage  = "nvcr.io/nvidia/k8s/container-toolkit:v1.17.0"
 	refStepLimit = 90 * time.Second
+	// refPace is the pause after each step turns green, so the replay at
+	// 1x gives a newcomer time to see each change.
+	refPace = 3 * time.Second
 )
 
 func TestRecordReference(t *testing.T) {
@@ -192,6 +195,22 @@ func refStatuses(rep engine.Report) string {
 	return b.String()
 }
 
+// refDescribe lists every step that did not pass, with its checks.
+func refDescribe(rep engine.Report) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster %+v, problems %v\n", rep.Cluster, rep.Problems)
+	for _, st := range rep.Steps {
+		if st.Status == checks.Passed {
+			continue
+		}
+		fmt.Fprintf(&b, "step %d %s:\n", st.Number, st.Status)
+		for _, c := range st.Checks {
+			fmt.Fprintf(&b, "  [%s] %s: %s\n", c.Status, c.ID, c.Message)
+		}
+	}
+	return b.String()
+}
+
 // refWalk is the learner: it writes files, changes the cluster, and waits
 // for labmate's verdicts.
 type refWalk struct {
@@ -251,7 +270,7 @@ func (w *refWalk) until(what string, cond func() bool) {
 	deadline := time.Now().Add(refStepLimit)
 	for !cond() {
 		if time.Now().After(deadline) {
-			w.t.Fatalf("waited %v for %s", refStepLimit, what)
+			w.t.Fatalf("waited %v for %s; labmate's last report:\n%s", refStepLimit, what, refDescribe(w.last))
 		}
 		select {
 		case <-w.ctx.Done():
@@ -295,6 +314,7 @@ func (w *refWalk) passed(n int) {
 		}
 	}
 	w.t.Logf("step %d passed", n)
+	time.Sleep(refPace)
 }
 
 func (w *refWalk) createNamespace(name string) {
