@@ -139,6 +139,10 @@ func (e *Engine) Witness() checks.Witness {
 	return w
 }
 
+// SetTap sets the function that sees every applied observation (the
+// recorder). Call it before Run.
+func (e *Engine) SetTap(tap func(observe.Observation)) { e.cfg.Tap = tap }
+
 // Apply folds one observation in and updates the memory of the past.
 func (e *Engine) Apply(o observe.Observation) {
 	if e.cfg.Tap != nil {

@@ -2,12 +2,156 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"strings"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/trace"
+	"github.com/labhub/labmate/tui"
+	"github.com/labhub/labmate/tui/config"
 )
 
-// runTUI opens the interactive companion.
+// runTUI opens the interactive companion on the learner's lab.
 func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "TUI not wired yet")
-	return exitUsage
+	fs := flag.NewFlagSet("labmate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var c common
+	c.register(fs)
+	themeFlag := fs.String("theme", "", content.Msg("cli.flag.theme"))
+	record := fs.String("record", "", content.Msg("cli.flag.record"))
+	configPath := fs.String("config", "", content.Msg("cli.flag.config"))
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args(), " ")))
+		return exitUsage
+	}
+	c.lenient = true
+	s, err := c.build()
+	if err != nil {
+		return exitFor(err, stderr)
+	}
+	defer s.closeLog()
+	if *record != "" {
+		stopRec, err := s.startRecording(*record)
+		if err != nil {
+			fmt.Fprintln(stderr, content.Msg("cli.record_open", "path", *record, "err", err))
+			return exitUsage
+		}
+		defer stopRec()
+	}
+
+	opts := tui.Options{
+		Lab:       s.lab,
+		Root:      s.root,
+		Rescan:    s.files.Rescan,
+		Theme:     *themeFlag,
+		Notices:   s.warnings,
+		StartPage: s.state.Progress.CurrentStep,
+		Progress:  hintProgress(s.state.Progress),
+	}
+	if s.store != nil {
+		store := s.store
+		opts.OnProgress = func(step, hints int, solution bool) { _ = store.RecordHints(step, hints, solution) }
+		opts.OnPage = func(page int) { _ = store.Record(state.Event{Kind: state.Visited, Step: page}) }
+	}
+	cfgPath := *configPath
+	if cfgPath == "" {
+		cfgPath = config.DefaultPath()
+	}
+	cfg, warnings := config.Load(cfgPath)
+	if *themeFlag != "" {
+		cfg.Theme = *themeFlag
+	}
+	opts = tui.WithConfig(opts, cfg, warnings)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	opts.Reports = s.publish(ctx)
+	if err := tui.Run(ctx, opts); err != nil {
+		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
+		return exitFail
+	}
+	return exitOK
+}
+
+// publish runs the engine and hands its reports to the TUI, recording the
+// first time each step passed on the way.
+func (s *setup) publish(ctx context.Context) <-chan engine.Report {
+	raw := make(chan engine.Report, 1)
+	go s.engine.Run(ctx, s.sources, raw)
+	if s.store == nil {
+		return raw
+	}
+	out := make(chan engine.Report, 1)
+	go func() {
+		defer func() { _ = recover() }()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case rep := <-raw:
+				s.recordPasses(rep)
+				// Latest wins, as in the engine.
+				select {
+				case out <- rep:
+				default:
+					select {
+					case <-out:
+					default:
+					}
+					out <- rep
+				}
+			}
+		}
+	}()
+	return out
+}
+
+// recordPasses keeps when each step first passed (progress, report).
+func (s *setup) recordPasses(rep engine.Report) {
+	if !rep.Ready {
+		return
+	}
+	var evs []state.Event
+	for _, st := range rep.Steps {
+		if st.Status == checks.Passed {
+			evs = append(evs, state.Event{Kind: state.StepPassed, Step: st.Number, At: time.Now()})
+		}
+	}
+	if len(evs) > 0 {
+		_ = s.store.Record(evs...)
+	}
+}
+
+func hintProgress(p state.Progress) map[int]tui.HintProgress {
+	out := map[int]tui.HintProgress{}
+	for step, n := range p.HintsSeen {
+		hp := out[step]
+		hp.Seen = n
+		out[step] = hp
+	}
+	for step, seen := range p.SolutionSeen {
+		hp := out[step]
+		hp.Solution = seen
+		out[step] = hp
+	}
+	return out
+}
+
+// startRecording writes every observation the engine applies to a trace.
+func (s *setup) startRecording(path string) (func(), error) {
+	rec, err := trace.Create(path, trace.Header{Lab: s.lab.ID, Root: s.root, Labmate: version})
+	if err != nil {
+		return nil, err
+	}
+	s.engine.SetTap(rec.Record)
+	return func() { _ = rec.Close() }, nil
 }
