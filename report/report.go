@@ -241,6 +241,10 @@ func decision(c checks.Result) string {
 	msg := strings.TrimRight(c.Message, "\n")
 	out := fmt.Sprintf("- [%s] %s\n", content.Msg("status."+string(c.Status)), strings.ReplaceAll(msg, "\n", "\n  "))
 	var extra []string
+	// A check that saw what it expected needs the value once.
+	if c.Expected == c.Observed {
+		c.Expected = ""
+	}
 	if c.Expected != "" && !strings.Contains(msg, c.Expected) {
 		extra = append(extra, fmt.Sprintf("  - %s: %s", content.Msg("ops.report.expected"), code(c.Expected)))
 	}
