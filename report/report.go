@@ -7,6 +7,7 @@
 package report
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/trace"
 )
 
 // Report is the learner's run, ready to print.
@@ -309,4 +311,25 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// FromTrace builds the report of a recorded session (a trace.Recorder
+// file or the built-in reference run): the trace is replayed through a
+// fresh engine, each step's first pass is when the trace turned it green,
+// and the report is written as of the trace's last record. A trace holds
+// observations only, so no hints or solutions are counted.
+func FromTrace(ctx context.Context, lab *content.Lab, steps []checks.Step, tr *trace.Trace) (Report, error) {
+	rep, changes, err := trace.FinalReport(ctx, lab, steps, tr)
+	if err != nil {
+		return Report{}, err
+	}
+	var p state.Progress
+	started := tr.Header.Started
+	p.Apply(state.Event{Kind: state.Visited, Step: 0, At: started})
+	for _, c := range changes {
+		if c.To == checks.Passed {
+			p.Apply(state.Event{Kind: state.StepPassed, Step: c.Step, At: started.Add(c.At)})
+		}
+	}
+	return Build(lab, rep, p, started.Add(tr.Duration())), nil
 }

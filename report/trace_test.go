@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -21,19 +20,18 @@ func TestMarkdownGoldenReferenceTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, changes, err := trace.FinalReport(context.Background(), l, checks.Labs[l.ID], tr)
+	r, err := FromTrace(context.Background(), l, checks.Labs[l.ID], tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := state.Progress{}
-	started := tr.Header.Started
-	p.Apply(state.Event{Kind: state.Visited, Step: 0, At: started})
-	for _, c := range changes {
-		if c.To == checks.Passed {
-			p.Apply(state.Event{Kind: state.StepPassed, Step: c.Step, At: started.Add(c.At)})
+	if !r.StartedAt.Equal(tr.Header.Started) || !r.Written.Equal(tr.Header.Started.Add(tr.Duration())) {
+		t.Errorf("times not the trace's own: started %v written %v", r.StartedAt, r.Written)
+	}
+	for _, s := range r.Steps {
+		if s.PassedAt.Before(r.StartedAt) || s.PassedAt.After(r.Written) {
+			t.Errorf("step %d passed at %v, outside the trace", s.Number, s.PassedAt)
 		}
 	}
-	r := Build(l, rep, p, started.Add(tr.Duration()))
 	if r.Passed != r.Total {
 		t.Errorf("reference run: %d of %d steps passed", r.Passed, r.Total)
 	}

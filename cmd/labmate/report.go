@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,8 +11,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/report"
+	"github.com/labhub/labmate/trace"
 )
 
 // reportNow is the report's clock; tests fix it.
@@ -32,8 +35,17 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs.StringVar(&out, "o", "", content.Msg("ops.flag.output"))
 	fs.StringVar(&out, "output", "", content.Msg("ops.flag.output"))
 	timeout := fs.Duration("timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
+	fromTrace := fs.String("trace", "", content.Msg("ops.flag.trace"))
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
+	}
+	if *fromTrace != "" {
+		r, err := traceReport(ctx, *fromTrace)
+		if err != nil {
+			fmt.Fprintln(stderr, err)
+			return exitUsage
+		}
+		return writeReport(r, *asJSON, out, stdout, stderr)
 	}
 	s, err := c.build()
 	if err != nil {
@@ -51,9 +63,27 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		}
 	}
 	r := report.Build(s.lab, rep, progress, now)
+	return writeReport(r, *asJSON, out, stdout, stderr)
+}
 
+// traceReport is the report of a recorded session (or "reference").
+func traceReport(ctx context.Context, name string) (report.Report, error) {
+	tr, err := trace.Open(name)
+	if err != nil {
+		return report.Report{}, err
+	}
+	lab, err := content.Load(tr.Header.Lab)
+	if err != nil {
+		return report.Report{}, errors.New(content.Msg("cli.lab_missing", "lab", tr.Header.Lab, "err", err))
+	}
+	return report.FromTrace(ctx, lab, checks.Labs[lab.ID], tr)
+}
+
+// writeReport prints the report to stdout or, with -o, to a file.
+func writeReport(r report.Report, asJSON bool, out string, stdout, stderr io.Writer) int {
+	var err error
 	var buf bytes.Buffer
-	if *asJSON {
+	if asJSON {
 		err = r.WriteJSON(&buf)
 	} else {
 		_, err = buf.WriteString(r.Markdown(time.Local))

@@ -194,3 +194,31 @@ func mustStore(t *testing.T, dir, root string) *state.Store {
 	}
 	return s
 }
+
+// `labmate report --trace reference`: the built-in reference run, all
+// eight steps passed, with the trace's own times; a bad trace is a usage
+// error that names it.
+func TestReportFromTrace(t *testing.T) {
+	code, out, errOut := runCmd(t, "report", "--trace", "reference", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var r report.Report
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Total != 8 || r.Passed != 8 {
+		t.Errorf("reference run: %d of %d passed", r.Passed, r.Total)
+	}
+	for _, s := range r.Steps {
+		if s.PassedAt.IsZero() || s.PassedAt.Before(r.StartedAt) || s.PassedAt.After(r.Written) {
+			t.Errorf("step %d passed at %v (trace %v..%v)", s.Number, s.PassedAt, r.StartedAt, r.Written)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte("not a trace\n"), 0o644)
+	code, _, errOut = runCmd(t, "report", "--trace", bad)
+	if code != exitUsage || !strings.Contains(errOut, "bad.jsonl") {
+		t.Errorf("bad trace: exit %d, %q", code, errOut)
+	}
+}
