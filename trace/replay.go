@@ -73,6 +73,7 @@ type Control interface {
 // synced in the recording had synced, so the engine's Ready means what it
 // meant live.
 type Replay struct {
+	name    string // the trace's name, for Status
 	recs    []Record
 	play    []time.Duration // recorded offsets with long gaps shortened
 	readyAt int             // index of the record after which "replay" is synced; -1: at once
@@ -97,6 +98,7 @@ var _ Control = (*Replay)(nil)
 // contains: script runs are replayed as the outcomes that were recorded.
 func ReplaySource(t *Trace, opts ReplayOptions) *Replay {
 	r := &Replay{
+		name:    t.Name,
 		recs:    t.Records,
 		play:    make([]time.Duration, len(t.Records)),
 		readyAt: -1,
@@ -353,6 +355,32 @@ func (r *Replay) Progress() Progress {
 // Updates implements Control.
 func (r *Replay) Updates() <-chan struct{} { return r.updates }
 
+// Speeds are the speeds CycleSpeed steps through.
+var Speeds = []float64{1, 10, Instant}
+
+// CycleSpeed moves to the next of Speeds (1, 10, instant, then 1 again);
+// from any other speed it goes back to 1.
+func (r *Replay) CycleSpeed() {
+	r.mu.Lock()
+	next := Speeds[0]
+	for i, s := range Speeds {
+		if s == r.speed {
+			next = Speeds[(i+1)%len(Speeds)]
+		}
+	}
+	r.mu.Unlock()
+	r.SetSpeed(next)
+}
+
+// NextChange fast-forwards to the next mark: with the marks from
+// Marks(changes), to the next record that changes a step's status. It is
+// FastForward under the name the TUI uses.
+func (r *Replay) NextChange() { r.FastForward() }
+
+// Status is Progress().Label for this replay's trace: a short Korean line
+// for the TUI's header.
+func (r *Replay) Status() string { return r.Progress().Label(r.name) }
+
 // DisplayName is how a trace is named to the learner: "참조 기록" for the
 // built-in reference run, else the file's base name.
 func DisplayName(name string) string {
@@ -371,7 +399,8 @@ func SpeedLabel(speed float64) string {
 }
 
 // Label describes where a replay is, in Korean, for a banner:
-// "재생 중 · reference · 10배속 · 45/812 · 1:23/5:40".
+// "재생 중 | 참조 기록 | 10배속 | 45/812 | 1:23/5:40". It keeps to
+// characters of one cell in every locale (no ·, →), as header chrome must.
 func (p Progress) Label(name string) string {
 	state := "trace.state_playing"
 	switch {

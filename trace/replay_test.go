@@ -3,6 +3,7 @@ package trace
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -269,5 +270,38 @@ func TestReplayUpdatesAndCancel(t *testing.T) {
 	}
 	if err := r.Run(context.Background(), make(chan observe.Observation)); err == nil {
 		t.Fatal("a second Run should fail")
+	}
+}
+
+func TestReplayCycleSpeedAndStatus(t *testing.T) {
+	r := ReplaySource(timedTrace(false, 0, time.Hour), ReplayOptions{Speed: 2.5})
+	var seen []float64
+	for i := 0; i < 4; i++ {
+		r.CycleSpeed()
+		seen = append(seen, r.Progress().Speed)
+	}
+	if fmt.Sprint(seen) != "[1 10 0 1]" {
+		t.Fatalf("speeds %v", seen)
+	}
+	st := r.Status()
+	for _, want := range []string{"mem", "0/2", "1:00:00", SpeedLabel(1)} {
+		if !strings.Contains(st, want) {
+			t.Errorf("status %q lacks %q", st, want)
+		}
+	}
+	if strings.ContainsAny(st, "·→…") {
+		t.Errorf("status %q has East-Asian-ambiguous glyphs", st)
+	}
+	r.TogglePause()
+	if paused := r.Status(); paused == st {
+		t.Errorf("status does not show the pause: %q", paused)
+	}
+}
+
+func TestClock(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0:00", 59499 * time.Millisecond: "0:59", 61 * time.Second: "1:01", 3723 * time.Second: "1:02:03"} {
+		if got := Clock(d); got != want {
+			t.Errorf("Clock(%v) = %s, want %s", d, got, want)
+		}
 	}
 }

@@ -2,12 +2,247 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/trace"
+	"github.com/labhub/labmate/tui"
+	"github.com/labhub/labmate/tui/config"
 )
 
-// runReplay is `labmate replay` (not built yet).
-func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "labmate replay: not built yet")
-	return exitUsage
+// replaySession is a trace wired to a fresh engine through the replay
+// source: nothing of it touches the learner's files, state or cluster.
+type replaySession struct {
+	trace  *trace.Trace
+	lab    *content.Lab
+	engine *engine.Engine
+	replay *trace.Replay
 }
+
+// runReplay is `labmate replay [FILE] [--speed N|instant] [--no-tui]`: it
+// plays a trace (the built-in reference run when no FILE is given)
+// through the same engine and TUI a live session uses.
+func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	speedArg := fs.String("speed", "1", content.Msg("trace.flag.speed"))
+	noTUI := fs.Bool("no-tui", false, content.Msg("trace.flag.no_tui"))
+	maxGap := fs.Duration("max-gap", 10*time.Second, content.Msg("trace.flag.max_gap"))
+	theme := fs.String("theme", "", content.Msg("cli.flag.theme"))
+	if err := fs.Parse(reorderArgs(fs, args)); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args()[1:], " ")))
+		return exitUsage
+	}
+	speed, err := parseSpeed(*speedArg)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	name := trace.ReferenceName
+	if fs.NArg() == 1 {
+		name = fs.Arg(0)
+	}
+	rs, err := openReplay(name, trace.ReplayOptions{Speed: speed, MaxGap: *maxGap})
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	for _, w := range rs.trace.Warnings {
+		fmt.Fprintln(stderr, w)
+	}
+	if *noTUI {
+		return rs.printChanges(ctx, stdout)
+	}
+	return rs.runTUI(ctx, *theme, stderr)
+}
+
+// openReplay reads a trace and wires it to a fresh engine for its lab,
+// with an in-memory witness: a replay never writes the learner's state.
+func openReplay(name string, opts trace.ReplayOptions) (*replaySession, error) {
+	tr, err := trace.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	lab, err := content.Load(tr.Header.Lab)
+	if err != nil {
+		return nil, errors.New(content.Msg("cli.lab_missing", "lab", tr.Header.Lab, "err", err))
+	}
+	steps, ok := checks.Labs[lab.ID]
+	if !ok {
+		return nil, errors.New(content.Msg("cli.lab_missing", "lab", lab.ID, "err", "no checks"))
+	}
+	return &replaySession{
+		trace:  tr,
+		lab:    lab,
+		engine: engine.New(engine.Config{Lab: lab, Steps: steps, Root: tr.Header.Root}),
+		replay: trace.ReplaySource(tr, opts),
+	}, nil
+}
+
+// parseSpeed reads --speed: a positive number ("10", "10x") or "instant".
+func parseSpeed(s string) (float64, error) {
+	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "x"), "×")
+	if t == "instant" || t == "max" {
+		return trace.Instant, nil
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || !(v > 0 && v <= 1e6) { // also refuses NaN
+		return 0, errors.New(content.Msg("trace.bad_speed", "value", s))
+	}
+	return v, nil
+}
+
+// reorderArgs lets the FILE come before the flags (`labmate replay t.jsonl
+// --speed 10`), which the flag package alone would not parse.
+func reorderArgs(fs *flag.FlagSet, args []string) []string {
+	var flags, rest []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			rest = append(rest, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(a, "-") && a != "-":
+			flags = append(flags, a)
+			name := strings.TrimLeft(a, "-")
+			if strings.Contains(name, "=") {
+				continue
+			}
+			if f := fs.Lookup(name); f != nil && i+1 < len(args) {
+				if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !bf.IsBoolFlag() {
+					flags = append(flags, args[i+1])
+					i++
+				}
+			}
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return append(append(flags, "--"), rest...)
+}
+
+// run starts the engine over the replay source and returns its reports.
+// stop cancels it and waits for the engine goroutine.
+func (rs *replaySession) run(ctx context.Context) (reports chan engine.Report, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	reports = make(chan engine.Report, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		rs.engine.Run(ctx, []observe.Source{rs.replay}, reports)
+	}()
+	return reports, func() { cancel(); <-done }
+}
+
+// printChanges is --no-tui: one line per step status change, stamped with
+// the recorded time, then the final results like `labmate check`. The
+// exit code is check's: 0 when every step passed at the end.
+func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
+	p := rs.replay.Progress()
+	fmt.Fprintln(w, content.Msg("trace.cli.start", "name", trace.DisplayName(rs.trace.Name), "lab", rs.lab.Title,
+		"records", p.Total, "length", trace.Clock(p.Length), "speed", trace.SpeedLabel(p.Speed)))
+	reports, stop := rs.run(ctx)
+	defer stop()
+
+	var (
+		last    engine.Report
+		printed map[int]checks.Status
+	)
+	quiet := time.NewTimer(time.Hour)
+	defer quiet.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return exitOK
+		case rep := <-reports:
+			last = rep
+			if !rep.Ready {
+				continue
+			}
+			at := trace.Clock(rep.Time.Sub(rs.trace.Header.Started))
+			if printed == nil {
+				printed = map[int]checks.Status{}
+				var parts []string
+				for _, st := range rep.Steps {
+					printed[st.Number] = st.Status
+					parts = append(parts, fmt.Sprintf("%d %s", st.Number, content.Msg("status."+string(st.Status))))
+				}
+				fmt.Fprintln(w, content.Msg("trace.cli.ready", "at", at, "steps", strings.Join(parts, content.Msg("trace.cli.ready_sep"))))
+			}
+			for _, st := range rep.Steps {
+				if printed[st.Number] != st.Status {
+					fmt.Fprintln(w, content.Msg("trace.cli.change", "at", at, "step", st.Number, "title", st.Title,
+						"from", content.Msg("status."+string(printed[st.Number])), "to", content.Msg("status."+string(st.Status))))
+					printed[st.Number] = st.Status
+				}
+			}
+			if rs.replay.Progress().Done {
+				quiet.Reset(300 * time.Millisecond)
+			}
+			continue
+		case <-rs.replay.Updates():
+			if rs.replay.Progress().Done {
+				// The engine may still be folding the last records in:
+				// end once it has been quiet for a moment.
+				quiet.Reset(300 * time.Millisecond)
+			}
+			continue
+		case <-quiet.C:
+		}
+		if !rs.replay.Progress().Done {
+			continue
+		}
+		fmt.Fprintln(w)
+		writeTable(w, &last)
+		if last.AllPassed() {
+			return exitOK
+		}
+		return exitFail
+	}
+}
+
+// runTUI shows the replay in the TUI, marked as a replay, with the
+// status changes precomputed so "jump to the next change" stops at each.
+// The learner's TUI config (theme, keys) applies; their progress does not
+// move.
+func (rs *replaySession) runTUI(ctx context.Context, theme string, stderr io.Writer) int {
+	_, changes, err := trace.FinalReport(ctx, rs.lab, checks.Labs[rs.lab.ID], rs.trace)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	rs.replay.SetMarks(trace.Marks(changes))
+	cfg, warnings := config.Load(config.DefaultPath())
+	if theme != "" {
+		cfg.Theme = theme
+	}
+	opts := tui.WithConfig(tui.Options{
+		Lab:    rs.lab,
+		Root:   rs.trace.Header.Root,
+		Banner: content.Msg("trace.banner_static", "name", trace.DisplayName(rs.trace.Name)),
+		Replay: rs.replay,
+	}, cfg, warnings)
+	reports, stop := rs.run(ctx)
+	defer stop()
+	opts.Reports = reports
+	if err := tui.Run(ctx, opts); err != nil {
+		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
+		return exitFail
+	}
+	return exitOK
+}
+
+// The TUI binds its replay keys to the replay source itself.
+var _ tui.ReplayControl = (*trace.Replay)(nil)

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bytes"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/trace"
+)
+
+func TestReplayNoTUIPlaysTheReference(t *testing.T) {
+	if !trace.HasReference(content.DefaultLabID) {
+		t.Skip("no reference run built in")
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"replay", "--no-tui", "--speed", "instant"}, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	passed := content.Msg("status.passed")
+	for n := 1; n <= 8; n++ {
+		if !strings.Contains(out.String(), "] "+string(rune('0'+n))+"단계") {
+			t.Errorf("no change line for step %d", n)
+		}
+	}
+	if got := strings.Count(out.String(), "["+passed+"]"); got != 8 {
+		t.Errorf("final table has %d passed steps\n%s", got, out.String())
+	}
+}
+
+func TestReplayFileBeforeFlags(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"replay", filepath.Join("..", "..", "trace", "testdata", "good", "all-kinds.jsonl"), "--no-tui", "--speed=instant"}, &out, &errb)
+	if code != exitFail { // a few records: not every step passes
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "all-kinds.jsonl") {
+		t.Errorf("output does not name the trace:\n%s", out.String())
+	}
+}
+
+func TestReplayRejectsBadInput(t *testing.T) {
+	bad := filepath.Join("..", "..", "trace", "testdata", "bad")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", filepath.Join(bad, "newer-version.jsonl"), "--no-tui"}, "1번째 줄"},
+		{[]string{"replay", filepath.Join(bad, "corrupt-middle.jsonl"), "--no-tui"}, "3번째 줄"},
+		{[]string{"replay", filepath.Join(bad, "missing.jsonl"), "--no-tui"}, "missing.jsonl"},
+		{[]string{"replay", "--speed", "fast", "--no-tui"}, "fast"},
+		{[]string{"replay", "--speed", "-2", "--no-tui"}, "-2"},
+		{[]string{"replay", "a.jsonl", "b.jsonl"}, "b.jsonl"},
+	} {
+		var out, errb bytes.Buffer
+		if code := run(c.args, &out, &errb); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", c.args, code, exitUsage)
+		}
+		if !strings.Contains(errb.String(), c.want) {
+			t.Errorf("%v: stderr %q does not mention %q", c.args, errb.String(), c.want)
+		}
+	}
+}
+
+func TestReplayTruncatedTraceWarnsAndPlays(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := run([]string{"replay", "--no-tui", "--speed", "instant", filepath.Join("..", "..", "trace", "testdata", "bad", "truncated-last.jsonl")}, &out, &errb)
+	if code == exitUsage || !strings.Contains(errb.String(), "4번째 줄") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
+func TestParseSpeed(t *testing.T) {
+	for in, want := range map[string]float64{"1": 1, "10": 10, "10x": 10, "2.5×": 2.5, "instant": trace.Instant, " INSTANT ": trace.Instant} {
+		got, err := parseSpeed(in)
+		if err != nil || got != want {
+			t.Errorf("parseSpeed(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "0", "-1", "fast", "NaN", "1e9"} {
+		if _, err := parseSpeed(in); err == nil {
+			t.Errorf("parseSpeed(%q) accepted", in)
+		}
+	}
+}
