@@ -354,3 +354,36 @@ func TestReferenceRunPassesInOrder(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkFinalReportReference: replaying the reference run instantly,
+// evaluating after every record.
+//
+//	go test -run '^$' -bench FinalReportReference -benchmem ./trace
+func BenchmarkFinalReportReference(b *testing.B) {
+	lab, err := content.Load(content.DefaultLabID)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !HasReference(lab.ID) {
+		b.Skip("no reference run built in")
+	}
+	tr, err := Open(ReferenceName)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := FinalReport(context.Background(), lab, checks.Labs[lab.ID], tr); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkOpenReference: reading and decoding the embedded reference run.
+func BenchmarkOpenReference(b *testing.B) {
+	for b.Loop() {
+		if _, err := Open(ReferenceName); err != nil {
+			b.Skip(err)
+		}
+	}
+}
