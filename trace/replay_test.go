@@ -133,7 +133,9 @@ func TestReplayKeepsTimingScaledBySpeed(t *testing.T) {
 				p := next(t, ch, 2*time.Second)
 				got := p.at - first.at
 				want := time.Duration(float64(offsets[i]) / speed)
-				if got < want-5*time.Millisecond || got > want+150*time.Millisecond {
+				// Late timers on a busy machine are tolerated, up to
+				// well short of what ignoring the speed would give.
+				if got < want-5*time.Millisecond || got > want*3/2+100*time.Millisecond {
 					t.Fatalf("record %d after %v, want about %v", i, got, want)
 				}
 			}
