@@ -163,7 +163,8 @@ func TestLineTooLong(t *testing.T) {
 // Every message key the package uses exists in content/ui-trace.toml.
 func TestMessageKeysExist(t *testing.T) {
 	srcs, _ := filepath.Glob("*.go")
-	static := regexp.MustCompile(`"(trace\.[a-z_]+)"`)
+	srcs = append(srcs, filepath.Join("..", "cmd", "labmate", "replay.go"))
+	static := regexp.MustCompile(`"(trace\.[a-z_.]+)"`)
 	coded := regexp.MustCompile(`(?:fail|lerr|lineError)\((?:[a-zA-Z.]+, )*"([a-z_]+)"`)
 	n := 0
 	for _, src := range srcs {
