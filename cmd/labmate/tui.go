@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/state"
@@ -98,7 +97,10 @@ func (s *setup) publish(ctx context.Context) <-chan engine.Report {
 			case <-ctx.Done():
 				return
 			case rep := <-raw:
-				s.recordPasses(rep)
+				if rep.Ready {
+					// Nothing may write to the terminal while the TUI owns it.
+					recordPasses(s, rep, time.Now(), io.Discard)
+				}
 				// Latest wins, as in the engine.
 				select {
 				case out <- rep:
@@ -113,22 +115,6 @@ func (s *setup) publish(ctx context.Context) <-chan engine.Report {
 		}
 	}()
 	return out
-}
-
-// recordPasses keeps when each step first passed (progress, report).
-func (s *setup) recordPasses(rep engine.Report) {
-	if !rep.Ready {
-		return
-	}
-	var evs []state.Event
-	for _, st := range rep.Steps {
-		if st.Status == checks.Passed {
-			evs = append(evs, state.Event{Kind: state.StepPassed, Step: st.Number, At: time.Now()})
-		}
-	}
-	if len(evs) > 0 {
-		_ = s.store.Record(evs...)
-	}
 }
 
 func hintProgress(p state.Progress) map[int]tui.HintProgress {
