@@ -98,6 +98,8 @@ func Read(name string, r io.Reader) (*Trace, error) {
 			return t, nil
 		}
 		if n == 1 {
+			// An editor may have added a byte order mark.
+			raw = bytes.TrimPrefix(raw, []byte("\xef\xbb\xbf"))
 			if err := t.readHeader(raw); err != nil {
 				return nil, err
 			}

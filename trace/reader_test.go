@@ -192,3 +192,19 @@ func TestMessageKeysExist(t *testing.T) {
 		t.Fatalf("found only %d message uses; the patterns no longer match the code", n)
 	}
 }
+
+// A trace saved by an editor (byte order mark, CRLF line ends) still reads.
+func TestReadEditedTrace(t *testing.T) {
+	b, err := os.ReadFile("testdata/good/all-kinds.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := append([]byte("\xef\xbb\xbf"), bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))...)
+	tr, err := Read("edited", bytes.NewReader(edited))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Records) != 6 || len(tr.Warnings) != 0 {
+		t.Fatalf("%d records, warnings %v", len(tr.Records), tr.Warnings)
+	}
+}
