@@ -188,7 +188,8 @@ func (r *Replay) Run(ctx context.Context, out chan<- observe.Observation) (err e
 		i := r.pos
 		if r.paused && !r.ff {
 			r.mu.Unlock()
-			if r.sleep(ctx, -1); ctx.Err() != nil {
+			r.sleep(ctx, -1)
+			if ctx.Err() != nil {
 				return nil
 			}
 			continue
