@@ -1,10 +1,14 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
+
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/observe/scriptprobe"
+	"github.com/labhub/labmate/sandbox"
 )
 
 // addSources adds the script prober and the cluster source next to the
@@ -23,7 +27,7 @@ func (s *setup) addSources(c *common, strict bool) error {
 		return nil
 	}
 	src, err := cluster.New(cluster.Options{
-		Kubeconfig: c.kubeconfig,
+		Kubeconfig: c.kubeconfigOrSandbox(),
 		Context:    c.kubeCtx,
 		Namespaces: namespaces,
 		Nodes:      nodes,
@@ -38,4 +42,28 @@ func (s *setup) addSources(c *common, strict bool) error {
 	}
 	s.sources = append(s.sources, src)
 	return nil
+}
+
+// kubeconfigOrSandbox follows kubectl's rules (--kubeconfig, $KUBECONFIG,
+// ~/.kube/config) and, only when none of them names a file, falls back to
+// the kubeconfig of a `labmate sandbox` cluster if one exists: the useful
+// default for a learner who started the sandbox and nothing else.
+func (c *common) kubeconfigOrSandbox() string {
+	if c.kubeconfig != "" || os.Getenv("KUBECONFIG") != "" {
+		return c.kubeconfig
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		if _, err := os.Stat(filepath.Join(home, ".kube", "config")); err == nil {
+			return ""
+		}
+	}
+	if p := sandbox.Kubeconfig(sandbox.Options{}); fileExists(p) {
+		return p
+	}
+	return ""
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
 }
