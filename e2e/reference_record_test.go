@@ -65,6 +65,7 @@ func TestRecordReference(t *testing.T) {
 	}
 	kubeconfig := sandboxtest.Start(t)
 	cs := sandboxtest.Client(t)
+	lockLab(t) // the walk in walk_test.go changes the same objects
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 
@@ -434,18 +435,7 @@ func refResetCluster(ctx context.Context, t *testing.T, cs kubernetes.Interface)
 		t.Fatal(err)
 	}
 	for _, name := range sandbox.NodeNames() {
-		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := sandbox.Node(name).Status
-		if reflect.DeepEqual(n.Status.Capacity, want.Capacity) && reflect.DeepEqual(n.Status.Allocatable, want.Allocatable) {
-			continue
-		}
-		n.Status.Capacity, n.Status.Allocatable = want.Capacity, want.Allocatable
-		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		restoreNode(ctx, t, cs, name)
 	}
 	w := &refWalk{t: t, ctx: ctx, cs: cs}
 	w.until("the lab namespaces to be gone", func() bool {
