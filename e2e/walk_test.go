@@ -208,6 +208,11 @@ func (l *learner) step8() {
 	l.wrongTurn(8, "rollout-stall.report-live", "READY=3", "numberReady")
 	l.write("out/rollout.txt", report, 0o644)
 	l.green(8)
+	// labmate saw the recreated DaemonSet Ready on v1.16.2 in an earlier
+	// run and kept it in its state file: evidence, not inference.
+	if r := resultOf(l.last.Step(8).Checks, "rollout-stall.was-ready"); !strings.Contains(r.Message, "labmate 가") {
+		l.t.Errorf("was-ready does not rest on what labmate saw: %s", r.Message)
+	}
 }
 
 func (l *learner) applyToolkit() {
