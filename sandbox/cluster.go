@@ -1,0 +1,495 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+)
+
+// Up starts the sandbox cluster and makes sure its fake nodes exist and are
+// Ready. It is idempotent: when the cluster already runs it only checks (and
+// if needed recreates) the nodes. A stopped cluster that kwokctl still knows
+// (e.g. after a reboot) is started again.
+func Up(ctx context.Context, opts Options) error {
+	opts = opts.withDefaults()
+	if err := CheckBinaries(opts); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+
+	unlock, err := lock(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	start := time.Now()
+	if apiReady(ctx, opts) {
+		opts.progressf("샌드박스 클러스터 %q 가 이미 실행 중입니다.", opts.Name)
+	} else {
+		fresh := !clusterExists(opts)
+		if fresh {
+			opts.progressf("샌드박스 클러스터 %q 를 만듭니다 (kwokctl 바이너리 런타임, %s)…", opts.Name, opts.BinDir)
+		} else {
+			opts.progressf("중지된 샌드박스 클러스터 %q 를 다시 시작합니다…", opts.Name)
+		}
+		launch := createCluster
+		if !fresh {
+			launch = startCluster
+		}
+		if err := launch(ctx, opts); err != nil {
+			return err
+		}
+		for attempt := 1; ; attempt++ {
+			err := waitControlPlane(ctx, opts)
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, errComponentDied) || attempt == 5 {
+				return err
+			}
+			if fresh {
+				// Typically a port clash: kwokctl picks free ports when it
+				// creates the cluster, and a kwokctl cluster created at the
+				// same moment by someone else can take them. Recreating
+				// picks new ones.
+				opts.progressf("%v: 클러스터를 다시 만듭니다…", err)
+				if err := kwokctl(ctx, opts, nil, "delete", "cluster", "--kubeconfig", Kubeconfig(opts)); err != nil {
+					return err
+				}
+			} else {
+				// kwokctl skips components whose old process was still
+				// shutting down; once it is gone, start it again.
+				opts.progressf("%v: 다시 시작합니다…", err)
+			}
+			if err := launch(ctx, opts); err != nil {
+				return err
+			}
+		}
+	}
+
+	cs, err := clientset(opts)
+	if err != nil {
+		return err
+	}
+	if err := waitAPI(ctx, opts); err != nil {
+		return err
+	}
+	opts.progressf("API 서버 준비 완료 (%s)", since(start))
+
+	if err := ensureNodes(ctx, opts, cs); err != nil {
+		return err
+	}
+	if err := waitNodesReady(ctx, cs); err != nil {
+		return err
+	}
+	opts.progressf("노드 %d개 Ready: %s (cpu %s, memory %s, pods %s, GPU 없음)",
+		NodeCount, strings.Join(NodeNames(), ", "), NodeCPU, NodeMemory, NodePods)
+
+	// The service account controller creating "default" shows that
+	// kube-controller-manager works; pods cannot be created before it.
+	if err := waitDefaultServiceAccount(ctx, cs, metav1.NamespaceDefault); err != nil {
+		return err
+	}
+	opts.progressf("샌드박스 준비 완료 (%s)", since(start))
+	opts.progressf("  kubeconfig: %s", Kubeconfig(opts))
+	opts.progressf("  context:    %s", Context(opts))
+	opts.progressf("  예: kubectl --kubeconfig %s get nodes", Kubeconfig(opts))
+	return nil
+}
+
+// Down stops the sandbox cluster and removes its kwokctl work directory. It
+// is a no-op when the cluster does not exist.
+func Down(ctx context.Context, opts Options) error {
+	opts = opts.withDefaults()
+	if !clusterExists(opts) {
+		opts.progressf("샌드박스 클러스터 %q 가 없습니다. 할 일이 없습니다.", opts.Name)
+		return nil
+	}
+	if err := CheckBinaries(opts); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
+	unlock, err := lock(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+
+	start := time.Now()
+	opts.progressf("샌드박스 클러스터 %q 를 중지하고 삭제합니다…", opts.Name)
+	// kwokctl removes the cluster's context from the --kubeconfig file; give
+	// it the cluster's own kubeconfig (deleted with the cluster) so that the
+	// user's ~/.kube/config is left alone.
+	if err := kwokctl(ctx, opts, nil, "delete", "cluster", "--kubeconfig", Kubeconfig(opts)); err != nil {
+		return err
+	}
+	opts.progressf("샌드박스 클러스터 %q 삭제 완료 (%s)", opts.Name, since(start))
+	return nil
+}
+
+// kwokctlEnv is the environment added for kwokctl: it runs `kubectl` for
+// its health checks and looks it up in PATH before falling back to a
+// download, so the bin dir goes first in PATH.
+func kwokctlEnv(ctx context.Context, opts Options) []string {
+	env := []string{
+		"PATH=" + opts.BinDir + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"KWOK_KUBECTL_BINARY=" + opts.bin("kubectl"),
+	}
+	if v := kubeVersion(ctx, opts); v != "" {
+		env = append(env, "KWOK_KUBE_VERSION="+v)
+	}
+	return env
+}
+
+// startCluster runs `kwokctl start cluster`, which starts the processes of
+// an existing cluster that do not run (after a reboot, say). kwokctl skips a
+// process whose pid still runs, even one that is shutting down, and then
+// waits up to two minutes for the cluster; a short --timeout keeps that wait
+// short, and its failure is left to waitControlPlane to judge (it starts
+// kwokctl again once the old process is gone).
+func startCluster(ctx context.Context, opts Options) error {
+	err := kwokctl(ctx, opts, kwokctlEnv(ctx, opts), "start", "cluster", "--timeout", "30s")
+	if err != nil && ctx.Err() == nil {
+		opts.progressf("kwokctl start cluster 가 실패했지만 상태를 확인합니다 (로그: %s)", LogFile(opts))
+		return nil
+	}
+	return err
+}
+
+// clusterExists reports whether kwokctl has a saved configuration for the
+// cluster (it writes kwok.yaml into the cluster directory on create).
+func clusterExists(opts Options) bool {
+	_, err := os.Stat(filepath.Join(ClusterDir(opts), "kwok.yaml"))
+	return err == nil
+}
+
+// createCluster runs `kwokctl create cluster` with every binary pointed at
+// the bin dir, so that kwokctl downloads nothing.
+func createCluster(ctx context.Context, opts Options) error {
+	conf, err := writeKwokctlConfig(opts)
+	if err != nil {
+		return err
+	}
+	args := []string{
+		"create", "cluster",
+		"--config", conf,
+		"--runtime", "binary",
+		"--kube-apiserver-binary", opts.bin("kube-apiserver"),
+		"--kube-controller-manager-binary", opts.bin("kube-controller-manager"),
+		"--kube-scheduler-binary", opts.bin("kube-scheduler"),
+		"--kwok-controller-binary", opts.bin("kwok"),
+		"--etcd-binary", opts.bin("etcd"),
+		// Do not add a context to ~/.kube/config; Kubeconfig(opts) is used.
+		"--kubeconfig=",
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		args = append(args, "--timeout", time.Until(dl).Round(time.Second).String())
+	}
+	return kwokctl(ctx, opts, kwokctlEnv(ctx, opts), args...)
+}
+
+// writeKwokctlConfig writes the KwokctlConfiguration that carries what
+// kwokctl only takes from a config file: every component listens on the
+// loopback address (kwokctl's default is 0.0.0.0, which would expose an
+// unauthenticated etcd to the network), and kubectl comes from the bin dir.
+func writeKwokctlConfig(opts Options) (string, error) {
+	path := filepath.Join(filepath.Dir(LogFile(opts)), opts.Name+"-kwokctl.yaml")
+	conf := fmt.Sprintf(`kind: KwokctlConfiguration
+apiVersion: config.kwok.x-k8s.io/v1alpha1
+options:
+  bindAddress: 127.0.0.1
+  kubectlBinary: %q
+`, opts.bin("kubectl"))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", fmt.Errorf("설정 디렉터리를 만들 수 없습니다: %w", err)
+	}
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		return "", fmt.Errorf("kwokctl 설정 파일을 쓸 수 없습니다: %w", err)
+	}
+	return path, nil
+}
+
+// kubeVersion asks the kube-apiserver binary for its version ("v1.34.12"),
+// so kwokctl's defaults match the binaries. Empty when it cannot tell.
+func kubeVersion(ctx context.Context, opts Options) string {
+	out, err := exec.CommandContext(ctx, opts.bin("kube-apiserver"), "--version").Output()
+	if err != nil {
+		return ""
+	}
+	// "Kubernetes v1.34.12"
+	f := strings.Fields(string(out))
+	if len(f) == 2 && strings.HasPrefix(f[1], "v") && !strings.HasPrefix(f[1], "v0.0.0") {
+		return f[1]
+	}
+	return ""
+}
+
+// kwokctl runs the kwokctl binary for opts.Name. Its output goes to
+// LogFile(opts), and also to Progress when opts.Verbose.
+func kwokctl(ctx context.Context, opts Options, env []string, args ...string) error {
+	logPath := LogFile(opts)
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return fmt.Errorf("로그 디렉터리를 만들 수 없습니다: %w", err)
+	}
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return fmt.Errorf("로그 파일을 열 수 없습니다: %w", err)
+	}
+	defer logf.Close()
+
+	full := append([]string{"--name", opts.Name}, args...)
+	fmt.Fprintf(logf, "\n=== %s kwokctl %s\n", time.Now().Format(time.RFC3339), strings.Join(full, " "))
+
+	cmd := exec.CommandContext(ctx, opts.bin("kwokctl"), full...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = nil
+	// An *os.File (not a pipe) keeps the detached control-plane processes
+	// from holding a pipe of ours open after kwokctl exits.
+	if opts.Verbose {
+		w := io.MultiWriter(logf, opts.Progress)
+		cmd.Stdout, cmd.Stderr = w, w
+		cmd.WaitDelay = 5 * time.Second
+	} else {
+		cmd.Stdout, cmd.Stderr = logf, logf
+	}
+	if err := cmd.Run(); err != nil {
+		msg := fmt.Sprintf("kwokctl %s 실패: %v", strings.Join(args[:2], " "), err)
+		if ctx.Err() != nil {
+			msg += fmt.Sprintf(" (제한 시간 %s 초과)", opts.Timeout)
+		}
+		return fmt.Errorf("%s\nkwokctl 로그: %s\n컴포넌트 로그: %s", msg, logPath, filepath.Join(ClusterDir(opts), "logs"))
+	}
+	return nil
+}
+
+// RESTConfig returns a client config for the sandbox, read from
+// Kubeconfig(opts).
+func RESTConfig(opts Options) (*rest.Config, error) {
+	path := Kubeconfig(opts)
+	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig %s 를 읽을 수 없습니다: %w", path, err)
+	}
+	cfg.QPS, cfg.Burst = 50, 100
+	return cfg, nil
+}
+
+func clientset(opts Options) (*kubernetes.Clientset, error) {
+	cfg, err := RESTConfig(opts)
+	if err != nil {
+		return nil, err
+	}
+	return kubernetes.NewForConfig(cfg)
+}
+
+// apiReady reports whether the API server answers /readyz within a couple
+// of seconds.
+func apiReady(ctx context.Context, opts Options) bool {
+	if _, err := os.Stat(Kubeconfig(opts)); err != nil {
+		return false
+	}
+	cfg, err := RESTConfig(opts)
+	if err != nil {
+		return false
+	}
+	cfg.Timeout = 2 * time.Second
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, err = cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	return err == nil
+}
+
+// errComponentDied reports a control-plane process that exited while Up
+// waited for it.
+var errComponentDied = errors.New("컨트롤 플레인 프로세스 종료")
+
+// controlPlane lists the processes kwokctl starts, by pid file name.
+var controlPlane = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"}
+
+// deadComponents returns the control-plane processes whose pid file names a
+// process that no longer runs.
+func deadComponents(opts Options) []string {
+	var dead []string
+	for _, name := range controlPlane {
+		data, err := os.ReadFile(filepath.Join(ClusterDir(opts), "pids", name+".pid"))
+		if err != nil {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+		if err != nil || !processAlive(pid) {
+			dead = append(dead, name)
+		}
+	}
+	return dead
+}
+
+// waitControlPlane waits until the API server is ready and every
+// control-plane process still runs. It returns an error wrapping
+// errComponentDied as soon as one of them has exited.
+func waitControlPlane(ctx context.Context, opts Options) error {
+	var dead []string
+	err := poll(ctx, func() (bool, error) {
+		if dead = deadComponents(opts); len(dead) > 0 {
+			return false, fmt.Errorf("%w: %s (로그: %s)", errComponentDied, strings.Join(dead, ", "), filepath.Join(ClusterDir(opts), "logs"))
+		}
+		return apiReady(ctx, opts), nil
+	}, func() error { return waitAPI(ctx, opts) })
+	if err != nil {
+		return err
+	}
+	// A clash on a controller's own port shows up only after it tried to
+	// listen; give the processes a moment and look again.
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Second):
+	}
+	if dead = deadComponents(opts); len(dead) > 0 {
+		return fmt.Errorf("%w: %s (로그: %s)", errComponentDied, strings.Join(dead, ", "), filepath.Join(ClusterDir(opts), "logs"))
+	}
+	return nil
+}
+
+func waitAPI(ctx context.Context, opts Options) error {
+	return poll(ctx, func() (bool, error) { return apiReady(ctx, opts), nil },
+		func() error {
+			return fmt.Errorf("%w: API 서버가 응답하지 않습니다 (kubeconfig %s, 컴포넌트 로그 %s). "+
+				"문제가 계속되면 `labmate sandbox down` 으로 지운 뒤 다시 up 하세요",
+				ErrNotRunning, Kubeconfig(opts), filepath.Join(ClusterDir(opts), "logs"))
+		})
+}
+
+// Node builds the fake node object that Up creates for name.
+func Node(name string) *corev1.Node {
+	rl := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse(NodeCPU),
+		corev1.ResourceMemory: resource.MustParse(NodeMemory),
+		corev1.ResourcePods:   resource.MustParse(NodePods),
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: name,
+			Annotations: map[string]string{
+				KwokNodeAnnotation:             "fake",
+				"node.alpha.kubernetes.io/ttl": "0",
+			},
+			Labels: map[string]string{
+				KwokNodeLabel:                   "kwok",
+				"kubernetes.io/hostname":        name,
+				"kubernetes.io/os":              "linux",
+				"kubernetes.io/arch":            "amd64",
+				"kubernetes.io/role":            "agent",
+				"node-role.kubernetes.io/agent": "",
+			},
+		},
+		Status: corev1.NodeStatus{
+			Capacity:    rl,
+			Allocatable: rl.DeepCopy(),
+			NodeInfo: corev1.NodeSystemInfo{
+				OperatingSystem: "linux",
+				Architecture:    "amd64",
+			},
+		},
+	}
+}
+
+func ensureNodes(ctx context.Context, opts Options, cs kubernetes.Interface) error {
+	created := 0
+	for _, name := range NodeNames() {
+		_, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			return fmt.Errorf("노드 %s 조회 실패: %w", name, err)
+		}
+		if _, err := cs.CoreV1().Nodes().Create(ctx, Node(name), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("노드 %s 생성 실패: %w", name, err)
+		}
+		created++
+	}
+	if created > 0 {
+		opts.progressf("가짜 노드 %d개 생성 (kwok 관리, annotation %s=fake)", created, KwokNodeAnnotation)
+	}
+	return nil
+}
+
+func nodeReady(n *corev1.Node) bool {
+	for _, c := range n.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func waitNodesReady(ctx context.Context, cs kubernetes.Interface) error {
+	var notReady []string
+	return poll(ctx, func() (bool, error) {
+		notReady = notReady[:0]
+		for _, name := range NodeNames() {
+			n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil || !nodeReady(n) {
+				notReady = append(notReady, name)
+			}
+		}
+		return len(notReady) == 0, nil
+	}, func() error {
+		return fmt.Errorf("노드가 Ready 가 되지 않았습니다: %s (kwok 컨트롤러 로그를 확인하세요)", strings.Join(notReady, ", "))
+	})
+}
+
+func waitDefaultServiceAccount(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	return poll(ctx, func() (bool, error) {
+		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
+		return err == nil, nil
+	}, func() error {
+		return fmt.Errorf("네임스페이스 %s 의 default 서비스 어카운트가 생기지 않았습니다 (kube-controller-manager 로그를 확인하세요)", ns)
+	})
+}
+
+// poll calls cond every 250ms until it returns true, an error, or ctx ends
+// (then onTimeout's error is returned).
+func poll(ctx context.Context, cond func() (bool, error), onTimeout func() error) error {
+	t := time.NewTicker(250 * time.Millisecond)
+	defer t.Stop()
+	for {
+		ok, err := cond()
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return onTimeout()
+		case <-t.C:
+		}
+	}
+}
+
+func since(t time.Time) string {
+	return time.Since(t).Round(100 * time.Millisecond).String()
+}

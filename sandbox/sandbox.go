@@ -1,0 +1,230 @@
+// Package sandbox runs the labmate lab cluster on the local machine: a real
+// Kubernetes 1.34 control plane (etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler) plus the kwok controller, started by kwokctl's binary
+// runtime, with three fake GPU-less nodes lab-node-0/1/2 (cpu 16, memory
+// 32Gi, pods 110) that kwok keeps Ready and whose pods it marks Running.
+//
+// Every binary comes from scripts/cluster-bins.sh, which builds them from the
+// Go module proxy into DefaultBinDir(); kwokctl is pointed at them explicitly
+// so it never tries to download anything.
+//
+// Messages written to Options.Progress and the text of the errors meant for
+// the user are Korean, since `labmate sandbox` prints them as they are.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+const (
+	// DefaultName is the kwokctl cluster name used when Options.Name is empty.
+	DefaultName = "labmate"
+
+	// EnvBinDir names the environment variable that overrides the bin dir.
+	EnvBinDir = "LABMATE_CLUSTER_BIN"
+
+	// BinDirFlag is the `labmate sandbox` flag that overrides the bin dir; it
+	// is quoted in the missing-binaries message.
+	BinDirFlag = "--bin-dir"
+
+	// BuildScript is the repository script that builds the binaries.
+	BuildScript = "scripts/cluster-bins.sh"
+
+	// NodeCount is how many fake nodes Up creates.
+	NodeCount = 3
+
+	// NodePrefix is the prefix of the fake node names (lab-node-0, ...).
+	NodePrefix = "lab-node-"
+
+	// Node capacity and allocatable, as in LAB-SPEC "The lab cluster".
+	NodeCPU    = "16"
+	NodeMemory = "32Gi"
+	NodePods   = "110"
+
+	// KwokNodeAnnotation marks a node as managed by the kwok controller.
+	KwokNodeAnnotation = "kwok.x-k8s.io/node"
+	// KwokNodeLabel is the label key put on the fake nodes, with value "kwok".
+	KwokNodeLabel = "type"
+
+	// DefaultTimeout bounds Up when Options.Timeout is zero.
+	DefaultTimeout = 3 * time.Minute
+
+	// kwokctl's own prefix for context and cluster names in its kubeconfig.
+	kwokContextPrefix = "kwok-"
+)
+
+// Binaries lists the executables that must be present in the bin dir.
+var Binaries = []string{
+	"kwokctl",
+	"kwok",
+	"etcd",
+	"kube-apiserver",
+	"kube-controller-manager",
+	"kube-scheduler",
+	"kubectl",
+}
+
+// Options configures Up, Down and Status. The zero value is usable.
+type Options struct {
+	// BinDir holds the binaries listed in Binaries. Empty means
+	// $LABMATE_CLUSTER_BIN, or DefaultBinDir() when that is unset.
+	BinDir string
+
+	// Name is the kwokctl cluster name. Empty means DefaultName.
+	Name string
+
+	// Progress receives one-line Korean progress messages. nil discards them.
+	Progress io.Writer
+
+	// Verbose copies kwokctl's own output to Progress as well; it always goes
+	// to LogFile().
+	Verbose bool
+
+	// Timeout bounds how long Up waits for the cluster and its nodes. Zero
+	// means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultBinDir is where scripts/cluster-bins.sh puts the binaries when
+// LABMATE_CLUSTER_BIN is unset: ${XDG_CACHE_HOME:-$HOME/.cache}/labmate/cluster/v1.34.
+func DefaultBinDir() string {
+	return filepath.Join(cacheHome(), "labmate", "cluster", "v1.34")
+}
+
+// cacheHome mirrors the shell's ${XDG_CACHE_HOME:-$HOME/.cache}, so that the
+// Go side and scripts/cluster-bins.sh agree on every platform.
+func cacheHome() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return d
+	}
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		return filepath.Join(h, ".cache")
+	}
+	return filepath.Join(os.TempDir(), "labmate-cache")
+}
+
+// withDefaults returns o with every empty field filled in.
+func (o Options) withDefaults() Options {
+	if o.BinDir == "" {
+		o.BinDir = os.Getenv(EnvBinDir)
+	}
+	if o.BinDir == "" {
+		o.BinDir = DefaultBinDir()
+	}
+	if abs, err := filepath.Abs(o.BinDir); err == nil {
+		o.BinDir = abs
+	}
+	if o.Name == "" {
+		o.Name = DefaultName
+	}
+	if o.Progress == nil {
+		o.Progress = io.Discard
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	return o
+}
+
+// kwokWorkdir is kwokctl's work directory: $KWOK_WORKDIR or ~/.kwok.
+func kwokWorkdir() string {
+	if d := os.Getenv("KWOK_WORKDIR"); d != "" {
+		return d
+	}
+	if h, err := os.UserHomeDir(); err == nil && h != "" {
+		return filepath.Join(h, ".kwok")
+	}
+	return filepath.Join(os.TempDir(), "kwok")
+}
+
+// ClusterDir is the directory kwokctl keeps the cluster in
+// (~/.kwok/clusters/<name>).
+func ClusterDir(opts Options) string {
+	return filepath.Join(kwokWorkdir(), "clusters", opts.withDefaults().Name)
+}
+
+// Kubeconfig is the path of the kubeconfig that kwokctl writes for the
+// cluster: ~/.kwok/clusters/<name>/kubeconfig.yaml (or under $KWOK_WORKDIR).
+// The user's ~/.kube/config is never touched.
+func Kubeconfig(opts Options) string {
+	return filepath.Join(ClusterDir(opts), "kubeconfig.yaml")
+}
+
+// Context is the context name inside Kubeconfig(opts): "kwok-<name>", which
+// is also its current-context.
+func Context(opts Options) string {
+	return kwokContextPrefix + opts.withDefaults().Name
+}
+
+// LogFile is where kwokctl's output goes:
+// ${XDG_CACHE_HOME:-$HOME/.cache}/labmate/sandbox/<name>-kwokctl.log. The
+// control-plane components log under ClusterDir(opts)/logs.
+func LogFile(opts Options) string {
+	return filepath.Join(cacheHome(), "labmate", "sandbox", opts.withDefaults().Name+"-kwokctl.log")
+}
+
+// NodeNames returns the names of the fake nodes Up creates.
+func NodeNames() []string {
+	names := make([]string, NodeCount)
+	for i := range names {
+		names[i] = fmt.Sprintf("%s%d", NodePrefix, i)
+	}
+	return names
+}
+
+// MissingBinariesError reports binaries that are not in the bin dir. Its
+// message (Korean) says how to build them and how to point labmate at them.
+type MissingBinariesError struct {
+	BinDir  string
+	Missing []string
+}
+
+func (e *MissingBinariesError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "샌드박스 바이너리가 없습니다: %s (찾은 위치: %s)\n", strings.Join(e.Missing, ", "), e.BinDir)
+	fmt.Fprintf(&b, "저장소 루트에서 다음 명령으로 빌드하세요 (Go 모듈 프록시만 사용, 처음에는 약 6분, 이후에는 바로 끝남):\n")
+	if e.BinDir == DefaultBinDir() {
+		fmt.Fprintf(&b, "    %s\n", BuildScript)
+	} else {
+		fmt.Fprintf(&b, "    %s=%s %s\n", EnvBinDir, e.BinDir, BuildScript)
+	}
+	fmt.Fprintf(&b, "기본 위치는 %s 입니다. 다른 디렉터리에 빌드했다면 환경 변수 %s=<디렉터리> 또는 %s <디렉터리> 플래그로 지정하세요.", DefaultBinDir(), EnvBinDir, BinDirFlag)
+	return b.String()
+}
+
+// ErrNotRunning is returned (wrapped) when the sandbox is expected to be up
+// but its API server does not answer.
+var ErrNotRunning = errors.New("샌드박스 클러스터가 실행 중이 아닙니다")
+
+// CheckBinaries returns a *MissingBinariesError when any of Binaries is
+// missing from the bin dir (or is not executable), nil otherwise.
+func CheckBinaries(opts Options) error {
+	opts = opts.withDefaults()
+	var missing []string
+	for _, name := range Binaries {
+		fi, err := os.Stat(filepath.Join(opts.BinDir, name))
+		if err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+			missing = append(missing, name)
+		}
+	}
+	if len(missing) > 0 {
+		return &MissingBinariesError{BinDir: opts.BinDir, Missing: missing}
+	}
+	return nil
+}
+
+// bin is the path of one binary in the bin dir.
+func (o Options) bin(name string) string {
+	return filepath.Join(o.BinDir, name)
+}
+
+// progressf writes one Korean progress line.
+func (o Options) progressf(format string, args ...any) {
+	fmt.Fprintf(o.Progress, format+"\n", args...)
+}
