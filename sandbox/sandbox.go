@@ -188,7 +188,7 @@ type MissingBinariesError struct {
 func (e *MissingBinariesError) Error() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "샌드박스 바이너리가 없습니다: %s (찾은 위치: %s)\n", strings.Join(e.Missing, ", "), e.BinDir)
-	fmt.Fprintf(&b, "저장소 루트에서 다음 명령으로 빌드하세요 (Go 모듈 프록시만 사용, 처음에는 약 6분, 이후에는 바로 끝남):\n")
+	fmt.Fprintf(&b, "저장소 루트에서 다음 명령으로 빌드하세요 (Go 모듈 프록시만 사용, 처음에는 6~10분, 이후에는 바로 끝남):\n")
 	if e.BinDir == DefaultBinDir() {
 		fmt.Fprintf(&b, "    %s\n", BuildScript)
 	} else {
