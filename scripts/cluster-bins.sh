@@ -19,7 +19,7 @@
 # Usage: scripts/cluster-bins.sh [--force]
 #   --force   rebuild even if the stamp says the binaries are current
 #
-# Cold build on a 2-core machine: about 6-7 minutes (Go module downloads
+# Cold build on a 2-core machine: about 6-10 minutes (Go module downloads
 # included); with a warm Go build cache: well under a minute; cached: instant.
 set -euo pipefail
 
