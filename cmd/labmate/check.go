@@ -12,6 +12,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/trace"
 )
 
 // runCheck is `labmate check`: evaluate once and exit 0 when every
@@ -26,12 +27,21 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	asJSON := fs.Bool("json", false, content.Msg("cli.flag.json"))
 	timeout := fs.Duration("timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
 	watch := fs.Bool("watch", false, content.Msg("ops.flag.watch"))
+	replay := fs.String("replay", "", content.Msg("cli.flag.replay"))
+	record := fs.String("record", "", content.Msg("cli.flag.record"))
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args(), " ")))
 		return exitUsage
+	}
+	if *replay != "" {
+		if *watch || *record != "" {
+			fmt.Fprintln(stderr, content.Msg("cli.replay_exclusive"))
+			return exitUsage
+		}
+		return checkReplay(ctx, *replay, *step, *asJSON, stdout, stderr)
 	}
 	s, err := c.build()
 	if err != nil {
@@ -42,15 +52,58 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", *step, "max", len(s.lab.Steps)))
 		return exitUsage
 	}
+	if *record != "" {
+		stop, err := s.startRecording(*record)
+		if err != nil {
+			fmt.Fprintln(stderr, content.Msg("cli.record_open", "path", *record, "err", err))
+			return exitUsage
+		}
+		defer func() {
+			if err := stop(); err != nil {
+				fmt.Fprintln(stderr, content.Msg("cli.record_failed", "path", *record, "err", err))
+			}
+		}()
+	}
 	if *watch {
 		return watchOptions{JSON: *asJSON, Step: *step, ReadyTimeout: *timeout}.run(ctx, s, stdout, stderr)
 	}
 	rep := s.engine.Once(ctx, s.sources, *timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)
-	if *step > 0 {
-		rep.Steps = []engine.StepResult{*rep.Step(*step)}
+	return printReport(rep, *step, *asJSON, stdout, stderr)
+}
+
+// checkReplay is `labmate check --replay FILE|reference`: the final
+// results of a trace, evaluated exactly after every record.
+func checkReplay(ctx context.Context, name string, step int, asJSON bool, stdout, stderr io.Writer) int {
+	t, err := trace.Open(name)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
 	}
-	if *asJSON {
+	lab, err := content.Load(t.Header.Lab)
+	if err != nil {
+		fmt.Fprintln(stderr, content.Msg("cli.lab_missing", "lab", t.Header.Lab, "err", err))
+		return exitUsage
+	}
+	if step < 0 || step > len(lab.Steps) {
+		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", step, "max", len(lab.Steps)))
+		return exitUsage
+	}
+	rep, _, err := trace.FinalReport(ctx, lab, checks.Labs[lab.ID], t)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
+	return printReport(rep, step, asJSON, stdout, stderr)
+}
+
+// printReport writes a report (one step of it when step > 0) as JSON or a
+// table and maps it to the exit code.
+func printReport(rep engine.Report, step int, asJSON bool, stdout, stderr io.Writer) int {
+	if step > 0 {
+		rep.Steps = []engine.StepResult{*rep.Step(step)}
+	}
+	if asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {

@@ -44,7 +44,11 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, content.Msg("cli.record_open", "path", *record, "err", err))
 			return exitUsage
 		}
-		defer stopRec()
+		defer func() {
+			if err := stopRec(); err != nil {
+				fmt.Fprintln(stderr, content.Msg("cli.record_failed", "path", *record, "err", err))
+			}
+		}()
 	}
 
 	opts := tui.Options{
@@ -133,11 +137,18 @@ func hintProgress(p state.Progress) map[int]tui.HintProgress {
 }
 
 // startRecording writes every observation the engine applies to a trace.
-func (s *setup) startRecording(path string) (func(), error) {
+// The returned stop closes it and reports the first write error, if any.
+func (s *setup) startRecording(path string) (func() error, error) {
 	rec, err := trace.Create(path, trace.Header{Lab: s.lab.ID, Root: s.root, Labmate: version})
 	if err != nil {
 		return nil, err
 	}
 	s.engine.SetTap(rec.Record)
-	return func() { _ = rec.Close() }, nil
+	return func() error {
+		werr := rec.Err()
+		if cerr := rec.Close(); werr == nil {
+			werr = cerr
+		}
+		return werr
+	}, nil
 }
