@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/labhub/labmate/content"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -41,13 +42,13 @@ func Up(ctx context.Context, opts Options) error {
 
 	start := time.Now()
 	if apiReady(ctx, opts) {
-		opts.progressf("샌드박스 클러스터 %q 가 이미 실행 중입니다.", opts.Name)
+		opts.progress("sandbox.up.already_running", "name", opts.quotedName())
 	} else {
 		fresh := !clusterExists(opts)
 		if fresh {
-			opts.progressf("샌드박스 클러스터 %q 를 만듭니다 (kwokctl 바이너리 런타임, %s)…", opts.Name, opts.BinDir)
+			opts.progress("sandbox.up.creating", "name", opts.quotedName(), "bin_dir", opts.BinDir)
 		} else {
-			opts.progressf("중지된 샌드박스 클러스터 %q 를 다시 시작합니다…", opts.Name)
+			opts.progress("sandbox.up.restarting", "name", opts.quotedName())
 		}
 		launch := createCluster
 		if !fresh {
@@ -69,14 +70,14 @@ func Up(ctx context.Context, opts Options) error {
 				// creates the cluster, and a kwokctl cluster created at the
 				// same moment by someone else can take them. Recreating
 				// picks new ones.
-				opts.progressf("%v: 클러스터를 다시 만듭니다…", err)
+				opts.progress("sandbox.up.recreating", "err", err)
 				if err := kwokctl(ctx, opts, nil, "delete", "cluster", "--kubeconfig", Kubeconfig(opts)); err != nil {
 					return err
 				}
 			} else {
 				// kwokctl skips components whose old process was still
 				// shutting down; once it is gone, start it again.
-				opts.progressf("%v: 다시 시작합니다…", err)
+				opts.progress("sandbox.up.retrying", "err", err)
 			}
 			if err := launch(ctx, opts); err != nil {
 				return err
@@ -91,7 +92,7 @@ func Up(ctx context.Context, opts Options) error {
 	if err := waitAPI(ctx, opts); err != nil {
 		return err
 	}
-	opts.progressf("API 서버 준비 완료 (%s)", since(start))
+	opts.progress("sandbox.up.api_ready", "elapsed", since(start))
 
 	if err := ensureNodes(ctx, opts, cs); err != nil {
 		return err
@@ -99,18 +100,18 @@ func Up(ctx context.Context, opts Options) error {
 	if err := waitNodesReady(ctx, cs); err != nil {
 		return err
 	}
-	opts.progressf("노드 %d개 Ready: %s (cpu %s, memory %s, pods %s, GPU 없음)",
-		NodeCount, strings.Join(NodeNames(), ", "), NodeCPU, NodeMemory, NodePods)
+	opts.progress("sandbox.up.nodes_ready", "count", NodeCount, "nodes", strings.Join(NodeNames(), ", "),
+		"cpu", NodeCPU, "memory", NodeMemory, "pods", NodePods)
 
 	// The service account controller creating "default" shows that
 	// kube-controller-manager works; pods cannot be created before it.
 	if err := waitDefaultServiceAccount(ctx, cs, metav1.NamespaceDefault); err != nil {
 		return err
 	}
-	opts.progressf("샌드박스 준비 완료 (%s)", since(start))
-	opts.progressf("  kubeconfig: %s", Kubeconfig(opts))
-	opts.progressf("  context:    %s", Context(opts))
-	opts.progressf("  예: kubectl --kubeconfig %s get nodes", Kubeconfig(opts))
+	opts.progress("sandbox.up.ready", "elapsed", since(start))
+	opts.progress("sandbox.status.kubeconfig", "kubeconfig", Kubeconfig(opts))
+	opts.progress("sandbox.status.context", "context", Context(opts))
+	opts.progress("sandbox.up.example", "kubeconfig", Kubeconfig(opts))
 	return nil
 }
 
@@ -119,7 +120,7 @@ func Up(ctx context.Context, opts Options) error {
 func Down(ctx context.Context, opts Options) error {
 	opts = opts.withDefaults()
 	if !clusterExists(opts) {
-		opts.progressf("샌드박스 클러스터 %q 가 없습니다. 할 일이 없습니다.", opts.Name)
+		opts.progress("sandbox.down.absent", "name", opts.quotedName())
 		return nil
 	}
 	if err := CheckBinaries(opts); err != nil {
@@ -134,14 +135,14 @@ func Down(ctx context.Context, opts Options) error {
 	defer unlock()
 
 	start := time.Now()
-	opts.progressf("샌드박스 클러스터 %q 를 중지하고 삭제합니다…", opts.Name)
+	opts.progress("sandbox.down.deleting", "name", opts.quotedName())
 	// kwokctl removes the cluster's context from the --kubeconfig file; give
 	// it the cluster's own kubeconfig (deleted with the cluster) so that the
 	// user's ~/.kube/config is left alone.
 	if err := kwokctl(ctx, opts, nil, "delete", "cluster", "--kubeconfig", Kubeconfig(opts)); err != nil {
 		return err
 	}
-	opts.progressf("샌드박스 클러스터 %q 삭제 완료 (%s)", opts.Name, since(start))
+	opts.progress("sandbox.down.done", "name", opts.quotedName(), "elapsed", since(start))
 	return nil
 }
 
@@ -168,7 +169,7 @@ func kwokctlEnv(ctx context.Context, opts Options) []string {
 func startCluster(ctx context.Context, opts Options) error {
 	err := kwokctl(ctx, opts, kwokctlEnv(ctx, opts), "start", "cluster", "--timeout", "30s")
 	if err != nil && ctx.Err() == nil {
-		opts.progressf("kwokctl start cluster 가 실패했지만 상태를 확인합니다 (로그: %s)", LogFile(opts))
+		opts.progress("sandbox.up.start_failed", "log", LogFile(opts))
 		return nil
 	}
 	return err
@@ -219,10 +220,10 @@ options:
   kubectlBinary: %q
 `, opts.bin("kubectl"))
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", fmt.Errorf("설정 디렉터리를 만들 수 없습니다: %w", err)
+		return "", wrapMsg(err, "sandbox.err.config_dir")
 	}
 	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
-		return "", fmt.Errorf("kwokctl 설정 파일을 쓸 수 없습니다: %w", err)
+		return "", wrapMsg(err, "sandbox.err.config_write")
 	}
 	return path, nil
 }
@@ -247,11 +248,11 @@ func kubeVersion(ctx context.Context, opts Options) string {
 func kwokctl(ctx context.Context, opts Options, env []string, args ...string) error {
 	logPath := LogFile(opts)
 	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
-		return fmt.Errorf("로그 디렉터리를 만들 수 없습니다: %w", err)
+		return wrapMsg(err, "sandbox.err.log_dir")
 	}
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		return fmt.Errorf("로그 파일을 열 수 없습니다: %w", err)
+		return wrapMsg(err, "sandbox.err.log_open")
 	}
 	defer logf.Close()
 
@@ -271,11 +272,12 @@ func kwokctl(ctx context.Context, opts Options, env []string, args ...string) er
 		cmd.Stdout, cmd.Stderr = logf, logf
 	}
 	if err := cmd.Run(); err != nil {
-		msg := fmt.Sprintf("kwokctl %s 실패: %v", strings.Join(args[:2], " "), err)
+		timeout := ""
 		if ctx.Err() != nil {
-			msg += fmt.Sprintf(" (제한 시간 %s 초과)", opts.Timeout)
+			timeout = content.Msg("sandbox.fail.timeout", "timeout", opts.Timeout)
 		}
-		return fmt.Errorf("%s\nkwokctl 로그: %s\n컴포넌트 로그: %s", msg, logPath, filepath.Join(ClusterDir(opts), "logs"))
+		return errors.New(content.Msg("sandbox.fail.kwokctl", "cmd", strings.Join(args[:2], " "), "err", err,
+			"timeout", timeout, "log", logPath, "logs", componentLogs(opts)))
 	}
 	return nil
 }
@@ -286,7 +288,7 @@ func RESTConfig(opts Options) (*rest.Config, error) {
 	path := Kubeconfig(opts)
 	cfg, err := clientcmd.BuildConfigFromFlags("", path)
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig %s 를 읽을 수 없습니다: %w", path, err)
+		return nil, wrapMsg(err, "sandbox.err.kubeconfig", "path", path)
 	}
 	cfg.QPS, cfg.Burst = 50, 100
 	return cfg, nil
@@ -323,10 +325,21 @@ func apiReady(ctx context.Context, opts Options) bool {
 
 // errComponentDied reports a control-plane process that exited while Up
 // waited for it.
-var errComponentDied = errors.New("컨트롤 플레인 프로세스 종료")
+var errComponentDied = errors.New(content.Msg("sandbox.component_died"))
 
 // controlPlane lists the processes kwokctl starts, by pid file name.
 var controlPlane = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"}
+
+// componentLogs is the directory kwokctl writes the control-plane logs to.
+func componentLogs(opts Options) string {
+	return filepath.Join(ClusterDir(opts), "logs")
+}
+
+// componentDied is errComponentDied naming the dead processes.
+func componentDied(opts Options, dead []string) error {
+	return fmt.Errorf("%w: %s", errComponentDied,
+		content.Msg("sandbox.component_died_detail", "components", strings.Join(dead, ", "), "logs", componentLogs(opts)))
+}
 
 // deadComponents returns the control-plane processes whose pid file names a
 // process that no longer runs.
@@ -352,7 +365,7 @@ func waitControlPlane(ctx context.Context, opts Options) error {
 	var dead []string
 	err := poll(ctx, func() (bool, error) {
 		if dead = deadComponents(opts); len(dead) > 0 {
-			return false, fmt.Errorf("%w: %s (로그: %s)", errComponentDied, strings.Join(dead, ", "), filepath.Join(ClusterDir(opts), "logs"))
+			return false, componentDied(opts, dead)
 		}
 		return apiReady(ctx, opts), nil
 	}, func() error { return waitAPI(ctx, opts) })
@@ -366,7 +379,7 @@ func waitControlPlane(ctx context.Context, opts Options) error {
 	case <-time.After(time.Second):
 	}
 	if dead = deadComponents(opts); len(dead) > 0 {
-		return fmt.Errorf("%w: %s (로그: %s)", errComponentDied, strings.Join(dead, ", "), filepath.Join(ClusterDir(opts), "logs"))
+		return componentDied(opts, dead)
 	}
 	return nil
 }
@@ -374,9 +387,8 @@ func waitControlPlane(ctx context.Context, opts Options) error {
 func waitAPI(ctx context.Context, opts Options) error {
 	return poll(ctx, func() (bool, error) { return apiReady(ctx, opts), nil },
 		func() error {
-			return fmt.Errorf("%w: API 서버가 응답하지 않습니다 (kubeconfig %s, 컴포넌트 로그 %s). "+
-				"문제가 계속되면 `labmate sandbox down` 으로 지운 뒤 다시 up 하세요",
-				ErrNotRunning, Kubeconfig(opts), filepath.Join(ClusterDir(opts), "logs"))
+			return fmt.Errorf("%w: %s", ErrNotRunning,
+				content.Msg("sandbox.api_silent", "kubeconfig", Kubeconfig(opts), "logs", componentLogs(opts)))
 		})
 }
 
@@ -422,15 +434,15 @@ func ensureNodes(ctx context.Context, opts Options, cs kubernetes.Interface) err
 			continue
 		}
 		if !apierrors.IsNotFound(err) {
-			return fmt.Errorf("노드 %s 조회 실패: %w", name, err)
+			return wrapMsg(err, "sandbox.err.get_node", "node", name)
 		}
 		if _, err := cs.CoreV1().Nodes().Create(ctx, Node(name), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("노드 %s 생성 실패: %w", name, err)
+			return wrapMsg(err, "sandbox.err.create_node", "node", name)
 		}
 		created++
 	}
 	if created > 0 {
-		opts.progressf("가짜 노드 %d개 생성 (kwok 관리, annotation %s=fake)", created, KwokNodeAnnotation)
+		opts.progress("sandbox.up.nodes_created", "count", created, "annotation", KwokNodeAnnotation)
 	}
 	return nil
 }
@@ -456,7 +468,7 @@ func waitNodesReady(ctx context.Context, cs kubernetes.Interface) error {
 		}
 		return len(notReady) == 0, nil
 	}, func() error {
-		return fmt.Errorf("노드가 Ready 가 되지 않았습니다: %s (kwok 컨트롤러 로그를 확인하세요)", strings.Join(notReady, ", "))
+		return errors.New(content.Msg("sandbox.fail.nodes_not_ready", "nodes", strings.Join(notReady, ", ")))
 	})
 }
 
@@ -465,7 +477,7 @@ func waitDefaultServiceAccount(ctx context.Context, cs kubernetes.Interface, ns 
 		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil
 	}, func() error {
-		return fmt.Errorf("네임스페이스 %s 의 default 서비스 어카운트가 생기지 않았습니다 (kube-controller-manager 로그를 확인하세요)", ns)
+		return errors.New(content.Msg("sandbox.fail.no_default_sa", "namespace", ns))
 	})
 }
 

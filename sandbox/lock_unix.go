@@ -21,11 +21,11 @@ import (
 func lock(ctx context.Context, opts Options) (unlock func(), err error) {
 	path := filepath.Join(cacheHome(), "labmate", "sandbox", "kwokctl.lock")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, fmt.Errorf("잠금 디렉터리를 만들 수 없습니다: %w", err)
+		return nil, wrapMsg(err, "sandbox.err.lock_dir")
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, fmt.Errorf("잠금 파일을 열 수 없습니다: %w", err)
+		return nil, wrapMsg(err, "sandbox.err.lock_open")
 	}
 	waited := false
 	for {
@@ -35,16 +35,16 @@ func lock(ctx context.Context, opts Options) (unlock func(), err error) {
 		}
 		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
 			f.Close()
-			return nil, fmt.Errorf("잠금 실패 (%s): %w", path, err)
+			return nil, wrapMsg(err, "sandbox.err.lock", "path", path)
 		}
 		if !waited {
-			opts.progressf("다른 프로세스가 kwokctl 을 쓰고 있어 기다립니다…")
+			opts.progress("sandbox.lock.waiting")
 			waited = true
 		}
 		select {
 		case <-ctx.Done():
 			f.Close()
-			return nil, fmt.Errorf("샌드박스 잠금을 기다리다 시간이 초과되었습니다 (%s): %w", path, ctx.Err())
+			return nil, wrapMsg(ctx.Err(), "sandbox.err.lock_timeout", "path", path)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}

@@ -9,7 +9,8 @@
 // so it never tries to download anything.
 //
 // Messages written to Options.Progress and the text of the errors meant for
-// the user are Korean, since `labmate sandbox` prints them as they are.
+// the user are Korean, since `labmate sandbox` prints them as they are; they
+// live in content/ui-sandbox.toml under sandbox.*.
 package sandbox
 
 import (
@@ -18,8 +19,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/labhub/labmate/content"
 )
 
 const (
@@ -186,21 +190,18 @@ type MissingBinariesError struct {
 }
 
 func (e *MissingBinariesError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "샌드박스 바이너리가 없습니다: %s (찾은 위치: %s)\n", strings.Join(e.Missing, ", "), e.BinDir)
-	fmt.Fprintf(&b, "저장소 루트에서 다음 명령으로 빌드하세요 (Go 모듈 프록시만 사용, 처음에는 6~10분, 이후에는 바로 끝남):\n")
-	if e.BinDir == DefaultBinDir() {
-		fmt.Fprintf(&b, "    %s\n", BuildScript)
-	} else {
-		fmt.Fprintf(&b, "    %s=%s %s\n", EnvBinDir, e.BinDir, BuildScript)
+	command := BuildScript
+	if e.BinDir != DefaultBinDir() {
+		command = EnvBinDir + "=" + e.BinDir + " " + BuildScript
 	}
-	fmt.Fprintf(&b, "기본 위치는 %s 입니다. 다른 디렉터리에 빌드했다면 환경 변수 %s=<디렉터리> 또는 %s <디렉터리> 플래그로 지정하세요.", DefaultBinDir(), EnvBinDir, BinDirFlag)
-	return b.String()
+	return content.Msg("sandbox.missing_binaries",
+		"missing", strings.Join(e.Missing, ", "), "bin_dir", e.BinDir, "command", command,
+		"default_dir", DefaultBinDir(), "env", EnvBinDir, "flag", BinDirFlag)
 }
 
 // ErrNotRunning is returned (wrapped) when the sandbox is expected to be up
 // but its API server does not answer.
-var ErrNotRunning = errors.New("샌드박스 클러스터가 실행 중이 아닙니다")
+var ErrNotRunning = errors.New(content.Msg("sandbox.not_running"))
 
 // CheckBinaries returns a *MissingBinariesError when any of Binaries is
 // missing from the bin dir (or is not executable), nil otherwise.
@@ -224,7 +225,19 @@ func (o Options) bin(name string) string {
 	return filepath.Join(o.BinDir, name)
 }
 
-// progressf writes one Korean progress line.
-func (o Options) progressf(format string, args ...any) {
-	fmt.Fprintf(o.Progress, format+"\n", args...)
+// progress writes one progress line: the message key with its placeholders
+// filled from kv.
+func (o Options) progress(key string, kv ...any) {
+	fmt.Fprintln(o.Progress, content.Msg(key, kv...))
+}
+
+// quotedName is the cluster name as the messages show it: "labmate".
+func (o Options) quotedName() string {
+	return strconv.Quote(o.Name)
+}
+
+// wrapMsg puts the message key (with kv filled in) in front of err, which
+// stays reachable through errors.Is and errors.As.
+func wrapMsg(err error, key string, kv ...any) error {
+	return fmt.Errorf("%s: %w", content.Msg(key, kv...), err)
 }

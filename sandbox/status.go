@@ -3,9 +3,10 @@ package sandbox
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strconv"
 	"strings"
 
+	"github.com/labhub/labmate/content"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -56,37 +57,38 @@ func (s ClusterStatus) Ready() bool {
 
 // String renders the status as Korean lines for `labmate sandbox status`.
 func (s ClusterStatus) String() string {
-	var b strings.Builder
-	state := "없음"
+	state := "sandbox.status.state.none"
 	switch {
 	case s.Ready():
-		state = "실행 중 (준비 완료)"
+		state = "sandbox.status.state.ready"
 	case s.Running:
-		state = "실행 중 (노드 준비 안 됨)"
+		state = "sandbox.status.state.nodes_not_ready"
 	case s.Created:
-		state = "생성됨, 중지 상태"
+		state = "sandbox.status.state.stopped"
 	}
-	fmt.Fprintf(&b, "샌드박스 %q: %s\n", s.Name, state)
+	lines := []string{content.Msg("sandbox.status.line", "name", strconv.Quote(s.Name), "state", content.Msg(state))}
 	if len(s.MissingBinaries) > 0 {
-		fmt.Fprintf(&b, "  바이너리 없음: %s (%s 에서 찾음; %s 로 빌드)\n", strings.Join(s.MissingBinaries, ", "), s.BinDir, BuildScript)
+		lines = append(lines, content.Msg("sandbox.status.binaries_missing",
+			"missing", strings.Join(s.MissingBinaries, ", "), "bin_dir", s.BinDir, "script", BuildScript))
 	} else {
-		fmt.Fprintf(&b, "  바이너리:   %s\n", s.BinDir)
+		lines = append(lines, content.Msg("sandbox.status.binaries", "bin_dir", s.BinDir))
 	}
 	if s.Created {
-		fmt.Fprintf(&b, "  kubeconfig: %s\n", s.Kubeconfig)
-		fmt.Fprintf(&b, "  context:    %s\n", s.Context)
+		lines = append(lines, content.Msg("sandbox.status.kubeconfig", "kubeconfig", s.Kubeconfig),
+			content.Msg("sandbox.status.context", "context", s.Context))
 	}
 	if s.Server != "" {
-		fmt.Fprintf(&b, "  API 서버:   %s\n", s.Server)
+		lines = append(lines, content.Msg("sandbox.status.server", "server", s.Server))
 	}
 	for _, n := range s.Nodes {
-		ready := "NotReady"
+		ready := "NotReady" // the Kubernetes condition, as kubectl shows it
 		if n.Ready {
 			ready = "Ready"
 		}
-		fmt.Fprintf(&b, "  노드 %s: %s (cpu %s, memory %s, pods %s)\n", n.Name, ready, n.CPU, n.Memory, n.Pods)
+		lines = append(lines, content.Msg("sandbox.status.node",
+			"node", n.Name, "ready", ready, "cpu", n.CPU, "memory", n.Memory, "pods", n.Pods))
 	}
-	return strings.TrimRight(b.String(), "\n")
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
 
 // Status reports whether the sandbox exists and runs, and the state of its
@@ -118,7 +120,7 @@ func Status(ctx context.Context, opts Options) (ClusterStatus, error) {
 	}
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: KwokNodeLabel + "=kwok"})
 	if err != nil {
-		return st, fmt.Errorf("노드 목록 조회 실패: %w", err)
+		return st, wrapMsg(err, "sandbox.err.list_nodes")
 	}
 	for i := range nodes.Items {
 		n := &nodes.Items[i]
