@@ -9,8 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -220,48 +218,5 @@ func sameFile(a, b observe.FileObs) bool {
 	return a.State == b.State && a.Mode == b.Mode && a.Size == b.Size && a.Err == b.Err && bytes.Equal(a.Content, b.Content)
 }
 
-// Read observes one lab-relative path now. It never reads more than
-// observe.MaxFileSize bytes.
-func Read(root, rel string) observe.FileObs {
-	full := filepath.Join(root, filepath.FromSlash(rel))
-	f := observe.FileObs{Path: rel}
-	fi, err := os.Stat(full)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		f.State = observe.FileMissing
-		return f
-	case err != nil:
-		f.State, f.Err = observe.FileUnreadable, err.Error()
-		return f
-	}
-	f.Mode, f.Size = fi.Mode(), fi.Size()
-	if fi.IsDir() {
-		f.State = observe.FileIsDir
-		return f
-	}
-	if !fi.Mode().IsRegular() {
-		f.State, f.Err = observe.FileUnreadable, "not a regular file"
-		return f
-	}
-	if fi.Size() > observe.MaxFileSize {
-		f.State = observe.FileTooLarge
-		return f
-	}
-	fh, err := os.Open(full)
-	if err != nil {
-		f.State, f.Err = observe.FileUnreadable, err.Error()
-		return f
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, observe.MaxFileSize+1))
-	switch {
-	case err != nil:
-		f.State, f.Err = observe.FileUnreadable, err.Error()
-	case len(b) > observe.MaxFileSize:
-		// It grew while we read it.
-		f.State, f.Size = observe.FileTooLarge, int64(len(b))
-	default:
-		f.State, f.Content, f.Size = observe.FilePresent, b, int64(len(b))
-	}
-	return f
-}
+// Read observes one lab-relative path now (see observe.ReadFile).
+func Read(root, rel string) observe.FileObs { return observe.ReadFile(root, rel) }

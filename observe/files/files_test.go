@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -139,10 +140,20 @@ func TestRead(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A FIFO would block a plain open forever; a symlink loop never
+	// resolves. Both must read as unreadable, at once.
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink("loop-b", filepath.Join(root, "loop-a"))
+	os.Symlink("loop-a", filepath.Join(root, "loop-b"))
+
 	cases := []struct {
 		path string
 		want observe.FileState
 	}{
+		{"fifo", observe.FileUnreadable},
+		{"loop-a", observe.FileUnreadable},
 		{"small", observe.FilePresent},
 		{"big", observe.FileTooLarge},
 		{"nothing/here", observe.FileMissing},

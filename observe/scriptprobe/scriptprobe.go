@@ -15,7 +15,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -222,22 +221,7 @@ func (p *Prober) Run(ctx context.Context, out chan<- observe.Observation) (err e
 
 // reread fills in the content of an observation that came without it.
 func (p *Prober) reread(f observe.FileObs) observe.FileObs {
-	fh, err := os.Open(filepath.Join(p.root, filepath.FromSlash(f.Path)))
-	if err != nil {
-		f.State, f.Err = observe.FileUnreadable, err.Error()
-		return f
-	}
-	defer fh.Close()
-	b, err := io.ReadAll(io.LimitReader(fh, observe.MaxFileSize+1))
-	switch {
-	case err != nil:
-		f.State, f.Err = observe.FileUnreadable, err.Error()
-	case len(b) > observe.MaxFileSize:
-		f.State = observe.FileTooLarge
-	default:
-		f.Content = b
-	}
-	return f
+	return observe.ReadFile(p.root, f.Path)
 }
 
 // probe runs every scenario of spec against f's content, concurrently.
