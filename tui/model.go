@@ -35,6 +35,11 @@ const toastTTL = 8 * time.Second
 // maxCache bounds the rendered-markdown cache (pages × widths seen).
 const maxCache = 64
 
+// replayStatusGap is the least time between two reads of the replay's
+// status: at high speed a replay changes hundreds of times a second, and
+// the screen draws at most 20 frames a second anyway.
+const replayStatusGap = 50 * time.Millisecond
+
 // Model is the TUI's state. It is a tea.Model.
 type Model struct {
 	opts  Options
@@ -67,6 +72,8 @@ type Model struct {
 	toastID int
 	alert   *alert
 
+	replayStatus string // the replay's last Status (replay mode only)
+
 	// blocks of what the viewport shows, for keeping the scroll position
 	// on the same paragraph across a resize.
 	blockStarts []int
@@ -93,6 +100,13 @@ type anchor struct{ block, line, of int }
 type reportMsg struct{ rep engine.Report }
 type reportsClosedMsg struct{}
 type toastExpiredMsg struct{ id int }
+
+// replayMsg carries the replay's status, read at time at.
+type replayMsg struct {
+	status string
+	at     time.Time
+}
+type replayEndedMsg struct{}
 
 // New returns the model for opts. It never fails: a missing lab shows an
 // empty introduction.
@@ -148,9 +162,10 @@ func New(opts Options) Model {
 	return m
 }
 
-// Init starts reading reports and shows start-up notices.
+// Init starts reading reports (and, in a replay, its progress) and shows
+// start-up notices.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitReport(m.opts.Reports)}
+	cmds := []tea.Cmd{waitReport(m.opts.Reports), readReplay(m.opts.Replay)}
 	if len(m.opts.Notices) > 0 {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg{} })
 	}
@@ -170,6 +185,51 @@ func waitReport(ch <-chan engine.Report) tea.Cmd {
 			return reportsClosedMsg{}
 		}
 		return reportMsg{rep}
+	}
+}
+
+// readReplay reads the replay's status at once (at start).
+func readReplay(r ReplayControl) tea.Cmd {
+	if r == nil {
+		return nil
+	}
+	return func() tea.Msg { return replayMsg{status: r.Status(), at: time.Now()} }
+}
+
+// waitReplay waits for the replay's next change and then reads its
+// status; Update re-arms it after each one. Nothing runs while the replay
+// does not change (paused, finished). Changes closer together than
+// replayStatusGap after the last read are folded into one read.
+func waitReplay(r ReplayControl, last time.Time) tea.Cmd {
+	if r == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if _, ok := <-r.Updates(); !ok {
+			return replayEndedMsg{}
+		}
+		if d := replayStatusGap - time.Since(last); d > 0 {
+			time.Sleep(d)
+		}
+		return replayMsg{status: r.Status(), at: time.Now()}
+	}
+}
+
+// replayCmd calls one of the replay's controls, from a command: the
+// replay answers on Updates.
+func (m Model) replayCmd(call func(ReplayControl)) tea.Cmd {
+	if r := m.opts.Replay; r != nil {
+		return sideEffect(func() { call(r) })
+	}
+	return nil
+}
+
+// sideEffect runs f from a command that reports nothing back: calls out
+// of the TUI never happen in Update.
+func sideEffect(f func()) tea.Cmd {
+	return func() tea.Msg {
+		f()
+		return nil
 	}
 }
 
@@ -193,6 +253,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		cmds = append(cmds, m.applyReport(msg.rep), waitReport(m.opts.Reports))
 	case reportsClosedMsg:
 		// The engine stopped; keep showing the last report.
+	case replayMsg:
+		m.replayStatus = msg.status
+		cmds = append(cmds, waitReplay(m.opts.Replay, msg.at))
+	case replayEndedMsg:
+		// The replay will not change again; keep its last status.
 	case renderedMsg:
 		if msg.key.width != m.width || msg.key.theme != m.th.Name || msg.gen != m.gen {
 			return m, nil // stale: asked for another size or layout
@@ -335,11 +400,17 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}
 	case key.Matches(msg, k.Copy):
 		return m.copyNextTarget(), false
+	case key.Matches(msg, k.Pause):
+		return m.replayCmd(ReplayControl.TogglePause), false
+	case key.Matches(msg, k.Speed):
+		return m.replayCmd(ReplayControl.CycleSpeed), false
+	case key.Matches(msg, k.NextChange):
+		return m.replayCmd(ReplayControl.NextChange), false
 	case key.Matches(msg, k.Rescan):
 		if m.opts.Rescan != nil {
 			rescan := m.opts.Rescan
 			return tea.Batch(
-				func() tea.Msg { rescan(); return nil },
+				sideEffect(rescan),
 				m.showToast(content.Msg("tui.toast.rescan"), -1),
 			), false
 		}
@@ -370,10 +441,7 @@ func (m Model) notePage(p int) tea.Cmd {
 	if on == nil {
 		return nil
 	}
-	return func() tea.Msg {
-		on(p)
-		return nil
-	}
+	return sideEffect(func() { on(p) })
 }
 
 // stepAt returns the lab step shown on page p (nil for the introduction).
@@ -572,10 +640,7 @@ func (m Model) saveProgress(step int) tea.Cmd {
 	}
 	p := m.progress[step]
 	on := m.opts.OnProgress
-	return func() tea.Msg {
-		on(step, p.Seen, p.Solution)
-		return nil
-	}
+	return sideEffect(func() { on(step, p.Seen, p.Solution) })
 }
 
 // Progress returns how far the learner went up each step's hint ladder.

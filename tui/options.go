@@ -45,14 +45,15 @@ type Options struct {
 	// OnPage, if set, is called (from a command, never from Update) when
 	// the learner moves to another page.
 	OnPage func(page int)
-	// Keys for a replay, if set: the TUI binds pause, speed and
-	// jump-to-next-change to it and shows its progress in the header.
+	// Replay, if set, is the replay the reports come from: the TUI binds
+	// pause, speed and jump-to-next-change to it (those keys exist only
+	// then) and shows its Status in a header row, redrawn on Updates.
 	Replay ReplayControl
 }
 
 // ReplayControl is what the TUI needs of a replay (package trace
 // implements it). Methods are safe to call from any goroutine and never
-// block.
+// block; the TUI calls them from commands only.
 type ReplayControl interface {
 	TogglePause()
 	CycleSpeed()
@@ -61,6 +62,10 @@ type ReplayControl interface {
 	NextChange()
 	// Status is a short Korean line: position, speed, paused.
 	Status() string
+	// Updates receives a value (coalesced) whenever Status may have
+	// changed. It stays quiet while nothing changes (paused, finished),
+	// so the TUI stays idle; a closed channel means no more changes.
+	Updates() <-chan struct{}
 }
 
 // HintProgress is one step's place on the hint ladder.

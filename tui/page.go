@@ -480,7 +480,10 @@ func (m Model) helpBlocks() []block {
 	}
 	col = min(col, m.width/3)
 	indent := strings.Repeat(" ", col+3)
-	for g := keys.GroupMove; g <= keys.GroupApp; g++ {
+	for _, g := range keys.Groups {
+		if g == keys.GroupReplay && m.opts.Replay == nil {
+			continue // those keys do nothing outside a replay
+		}
 		out = append(out, m.sectionBlock(keys.GroupTitle(g)))
 		var lines []string
 		for _, s := range keys.Specs {

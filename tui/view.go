@@ -15,9 +15,15 @@ import (
 	"github.com/labhub/labmate/tui/theme"
 )
 
-// headerRows are the fixed rows above the viewport: the step strip, the
-// page title and the page status.
-const headerRows = 3
+// headerRows is how many fixed rows are above the viewport: the step
+// strip, in a replay the replay's progress, the page title and the page
+// status.
+func (m Model) headerRows() int {
+	if m.opts.Replay != nil {
+		return 4
+	}
+	return 3
+}
 
 // View draws the model. It is a pure function of the model: every line
 // fits the pane and there are exactly as many lines as the pane is tall.
@@ -33,9 +39,13 @@ func (m Model) View() string {
 		})
 	}
 	footer := m.footer()
-	rows := max(m.height-headerRows-len(footer), 0)
+	rows := max(m.height-m.headerRows()-len(footer), 0)
 	lines := make([]string, 0, m.height)
-	lines = append(lines, m.header(), m.title(), m.statusLine())
+	lines = append(lines, m.header())
+	if m.opts.Replay != nil {
+		lines = append(lines, m.replayLine())
+	}
+	lines = append(lines, m.title(), m.statusLine())
 	body := strings.Split(m.vp.View(), "\n")
 	for i := 0; i < rows; i++ {
 		if i < len(body) {
@@ -116,6 +126,17 @@ func (m Model) header() string {
 	return left
 }
 
+// replayLine is the replay's progress as the replay words it (state,
+// speed, position), on one row under the strip. It is plain coloured text:
+// the strip's banner already marks the session as a replay.
+func (m Model) replayLine() string {
+	s := firstLine(sanitize(m.replayStatus))
+	if s == "" {
+		return " " + m.th.Muted.Render(content.Msg("tui.loading"))
+	}
+	return " " + m.th.Hint.Render(ansi.Truncate(s, m.width-1, ".."))
+}
+
 func (m Model) title() string {
 	t := m.lab.Title
 	if s := m.stepAt(m.page); s != nil {
@@ -192,42 +213,57 @@ func (m Model) bar(st lipgloss.Style, text string, w, n int) []string {
 	return lines
 }
 
+// shortKey is one key of the help line. drop orders what gives way when
+// the line does not fit: higher first, 0 never (the full help, ?, lists
+// everything anyway).
+type shortKey struct {
+	b    key.Binding
+	drop int
+}
+
 // shortBindings are the help line's keys in order of use; disabled ones
-// are skipped by bubbles/help.
-func (m Model) shortBindings() []key.Binding {
+// are left out.
+func (m Model) shortBindings() []shortKey {
 	k := m.keys
 	scroll := key.NewBinding(
 		key.WithKeys("scroll"),
 		key.WithHelp(keys.Display(k.Down.Keys()[0])+"/"+keys.Display(k.Up.Keys()[0]), content.Msg("tui.short.scroll")),
 	)
 	scroll.SetEnabled(k.Down.Enabled() && m.vp.TotalLineCount() > m.vp.Height)
-	return []key.Binding{k.Yes, k.No, k.Go, k.Next, k.Prev, k.Hint, k.Observed, k.Copy, k.Rescan, k.Jump, scroll, k.Help, k.Close, k.Quit}
+	all := []shortKey{
+		{k.Yes, 0}, {k.No, 0}, {k.Go, 0},
+		{k.Pause, 0}, {k.Speed, 0}, {k.NextChange, 0},
+		{k.Next, 1}, {k.Prev, 6}, {k.Hint, 2}, {k.Observed, 5}, {k.Copy, 7}, {k.Rescan, 3},
+		{k.Jump, 9}, {scroll, 8}, {k.Help, 0}, {k.Close, 4}, {k.Quit, 0},
+	}
+	out := all[:0]
+	for _, s := range all {
+		if s.b.Enabled() {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
-// helpLines packs the enabled keys into at most two lines.
+// helpLines packs the enabled keys into at most two lines. When they do
+// not fit, the least needed give way, so the line never ends cut off
+// (quit and help stay).
 func (m Model) helpLines() []string {
 	width := m.width - 1
-	var lines [][]key.Binding
-	var cur []key.Binding
-	curW := 0
-	for _, b := range m.shortBindings() {
-		if !b.Enabled() {
-			continue
+	items := m.shortBindings()
+	lines, fits := m.packHelp(items, width)
+	for !fits {
+		worst := -1
+		for i, s := range items {
+			if s.drop > 0 && (worst < 0 || s.drop > items[worst].drop) {
+				worst = i
+			}
 		}
-		iw := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
-		sep := 0
-		if len(cur) > 0 {
-			sep = ansi.StringWidth(m.help.ShortSeparator)
+		if worst < 0 {
+			break // bubbles/help cuts the last line with ".."
 		}
-		if len(cur) > 0 && curW+sep+iw > width && len(lines) < 1 {
-			lines = append(lines, cur)
-			cur, curW, sep = nil, 0, 0
-		}
-		cur = append(cur, b)
-		curW += sep + iw
-	}
-	if len(cur) > 0 {
-		lines = append(lines, cur)
+		items = append(items[:worst:worst], items[worst+1:]...)
+		lines, fits = m.packHelp(items, width)
 	}
 	h := m.help
 	h.Width = width
@@ -238,13 +274,38 @@ func (m Model) helpLines() []string {
 	return out
 }
 
+// packHelp fills the first help line and puts the rest on the second;
+// fits is false when the second is too long.
+func (m Model) packHelp(items []shortKey, width int) (lines [][]key.Binding, fits bool) {
+	var cur []key.Binding
+	curW := 0
+	sepW := ansi.StringWidth(m.help.ShortSeparator)
+	for _, s := range items {
+		iw := ansi.StringWidth(s.b.Help().Key) + 1 + ansi.StringWidth(s.b.Help().Desc)
+		sep := 0
+		if len(cur) > 0 {
+			sep = sepW
+		}
+		if len(cur) > 0 && curW+sep+iw > width && len(lines) < 1 {
+			lines = append(lines, cur)
+			cur, curW, sep = nil, 0, 0
+		}
+		cur = append(cur, s.b)
+		curW += sep + iw
+	}
+	if len(cur) > 0 {
+		lines = append(lines, cur)
+	}
+	return lines, curW <= width
+}
+
 // layout sizes the viewport to what the header and footer leave.
 func (m *Model) layout() {
 	if m.tooSmall() {
 		return
 	}
 	m.vp.Width = m.width
-	m.vp.Height = max(m.height-headerRows-len(m.footer()), 1)
+	m.vp.Height = max(m.height-m.headerRows()-len(m.footer()), 1)
 	m.vp.SetYOffset(m.vp.YOffset)
 }
 
@@ -300,6 +361,14 @@ func (m *Model) syncKeys() {
 	k.Copy.SetHelp(k.Copy.Help().Key, content.Msg("tui.short.copy"))
 	k.Rescan.SetEnabled(normal && m.opts.Rescan != nil)
 	k.Rescan.SetHelp(k.Rescan.Help().Key, content.Msg("tui.short.rescan"))
+	replay := normal && m.opts.Replay != nil
+	for _, r := range []struct {
+		b    *key.Binding
+		text string
+	}{{&k.Pause, "tui.short.pause"}, {&k.Speed, "tui.short.speed"}, {&k.NextChange, "tui.short.next_change"}} {
+		r.b.SetEnabled(replay)
+		r.b.SetHelp(r.b.Help().Key, content.Msg(r.text))
+	}
 	if m.showHelp {
 		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help_close"))
 	} else {

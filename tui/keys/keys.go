@@ -22,11 +22,15 @@ const (
 	GroupScroll
 	GroupLearn
 	GroupApp
+	GroupReplay // only while a recorded session is replayed
 )
+
+// Groups lists the groups in help order.
+var Groups = []Group{GroupMove, GroupScroll, GroupLearn, GroupApp, GroupReplay}
 
 // GroupTitle is the Korean heading of a group.
 func GroupTitle(g Group) string {
-	names := [...]string{"move", "scroll", "learn", "app"}
+	names := [...]string{"move", "scroll", "learn", "app", "replay"}
 	if int(g) < 0 || int(g) >= len(names) {
 		return ""
 	}
@@ -58,6 +62,7 @@ type KeyMap struct {
 	Top, Bottom                                  key.Binding
 	Hint, Yes, No, Observed, Copy, Rescan        key.Binding
 	Help, Close, Quit                            key.Binding
+	Pause, Speed, NextChange                     key.Binding
 }
 
 // Specs is the table every binding comes from, in help order.
@@ -83,6 +88,9 @@ var Specs = []Spec{
 	{Name: "help", Keys: []string{"?"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Help }},
 	{Name: "close", Keys: []string{"esc"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Close }},
 	{Name: "quit", Keys: []string{"q", "ctrl+c"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Quit }},
+	{Name: "pause", Keys: []string{"s"}, Group: GroupReplay, field: func(k *KeyMap) *key.Binding { return &k.Pause }},
+	{Name: "speed", Keys: []string{"+", "]"}, Group: GroupReplay, field: func(k *KeyMap) *key.Binding { return &k.Speed }},
+	{Name: "next_change", Keys: []string{"x"}, Group: GroupReplay, field: func(k *KeyMap) *key.Binding { return &k.NextChange }},
 }
 
 // Default returns the key map for a lab with steps steps: the jump keys

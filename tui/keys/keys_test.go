@@ -34,7 +34,7 @@ func TestEveryActionHasKoreanHelp(t *testing.T) {
 			}
 		}
 	}
-	for g := GroupMove; g <= GroupApp; g++ {
+	for _, g := range Groups {
 		if GroupTitle(g) == "" || strings.HasPrefix(GroupTitle(g), "tui.") {
 			t.Errorf("group %d has no title", g)
 		}
@@ -94,5 +94,28 @@ func TestRebind(t *testing.T) {
 	k2 := Default(8)
 	if w := k2.Rebind(map[string][]string{"observed": {"r"}}); len(w) != 1 {
 		t.Errorf("observed onto rescan's key: %v", w)
+	}
+}
+
+// The replay actions are their own group, so the full help and the cheat
+// sheet can set them apart; speed answers to + and to ] (no shift needed).
+func TestReplayActions(t *testing.T) {
+	k := Default(8)
+	for name, want := range map[string]string{"pause": "s", "speed": "+,]", "next_change": "x"} {
+		b := k.Binding(name)
+		if b == nil {
+			t.Fatalf("no action %s", name)
+		}
+		if got := strings.Join(b.Keys(), ","); got != want {
+			t.Errorf("%s keys = %s, want %s", name, got, want)
+		}
+		for _, s := range Specs {
+			if s.Name == name && s.Group != GroupReplay {
+				t.Errorf("%s is in group %d, not the replay group", name, s.Group)
+			}
+		}
+	}
+	if w := k.Rebind(map[string][]string{"next_change": {"n"}}); len(w) != 1 {
+		t.Errorf("next_change onto next's key: %v", w)
 	}
 }
