@@ -13,13 +13,16 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
+	"github.com/labhub/labmate/tui/theme"
 )
 
 // The tests in this file start the real program in real tmux panes, type
 // keys and read the screen back with capture-pane. They build
 // tui/internal/tuidemo (the TUI on a fixed report with the embedded lab)
-// and skip when tmux is missing or with -short.
+// and cmd/labmate (the program itself: live on files, and replaying), and
+// skip when tmux is missing or with -short.
 
 var tmuxSeq atomic.Int64
 
@@ -29,13 +32,38 @@ type pane struct {
 	w, h   int
 }
 
-// demoBinary builds the harness once per test binary.
-var demoBin struct {
+// built is a program built once per test binary.
+type built struct {
 	path string
 	err  error
 	done bool
 }
 
+var demoBin, labmateBin built
+
+// build runs go build for pkg once and returns the binary.
+func (b *built) build(t *testing.T, pkg string) string {
+	t.Helper()
+	if !b.done {
+		b.done = true
+		dir, err := os.MkdirTemp("", "labmate-test-bin")
+		if err == nil {
+			b.path = filepath.Join(dir, filepath.Base(pkg))
+			out, berr := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput()
+			if berr != nil {
+				err = fmt.Errorf("go build %s: %v\n%s", pkg, berr, out)
+			}
+		}
+		b.err = err
+	}
+	if b.err != nil {
+		t.Fatal(b.err)
+	}
+	return b.path
+}
+
+// buildDemo builds the harness; it skips when tmux is missing or with
+// -short.
 func buildDemo(t *testing.T) string {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
@@ -44,22 +72,14 @@ func buildDemo(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("-short: skipping real tmux panes")
 	}
-	if !demoBin.done {
-		demoBin.done = true
-		dir, err := os.MkdirTemp("", "labmate-tuidemo")
-		if err == nil {
-			demoBin.path = filepath.Join(dir, "tuidemo")
-			out, berr := exec.Command("go", "build", "-o", demoBin.path, "./internal/tuidemo").CombinedOutput()
-			if berr != nil {
-				err = fmt.Errorf("go build: %v\n%s", berr, out)
-			}
-		}
-		demoBin.err = err
-	}
-	if demoBin.err != nil {
-		t.Fatal(demoBin.err)
-	}
-	return demoBin.path
+	return demoBin.build(t, "./internal/tuidemo")
+}
+
+// buildLabmate builds the real program, cmd/labmate.
+func buildLabmate(t *testing.T) string {
+	t.Helper()
+	buildDemo(t) // the tmux and -short checks
+	return labmateBin.build(t, "../cmd/labmate")
 }
 
 // startPane runs the demo in a new tmux server of its own (its own socket,
@@ -67,7 +87,12 @@ func buildDemo(t *testing.T) string {
 // are extra variables for the program.
 func startPane(t *testing.T, w, h int, env []string, args ...string) *pane {
 	t.Helper()
-	bin := buildDemo(t)
+	return startProgram(t, buildDemo(t), w, h, env, args...)
+}
+
+// startProgram runs bin in a w×h pane of a tmux server of its own.
+func startProgram(t *testing.T, bin string, w, h int, env []string, args ...string) *pane {
+	t.Helper()
 	p := &pane{t: t, socket: fmt.Sprintf("labmate-test-%d-%d", os.Getpid(), tmuxSeq.Add(1)), w: w, h: h}
 	conf := filepath.Join(t.TempDir(), "tmux.conf")
 	// remain-on-exit lets a test look at the terminal after the program
@@ -161,7 +186,12 @@ func (p *pane) resize(w, h int) {
 // it returns the last screen and false.
 func (p *pane) waitUntil(ok func(string) bool) (string, bool) {
 	p.t.Helper()
-	deadline := time.Now().Add(8 * time.Second)
+	return p.waitUntilFor(8*time.Second, ok)
+}
+
+func (p *pane) waitUntilFor(d time.Duration, ok func(string) bool) (string, bool) {
+	p.t.Helper()
+	deadline := time.Now().Add(d)
 	prev := false
 	for {
 		s := p.capture(false)
@@ -509,35 +539,179 @@ func idleCPU(t *testing.T, pid int, window time.Duration) float64 {
 	return float64(used) / 100 / time.Since(t0).Seconds() * 100
 }
 
-// TestTmuxRealBinary drives the real labmate binary (cmd/labmate) on an
-// empty lab root without a cluster: the program the learner runs, not the
-// harness. It skips while cmd/labmate does not open the TUI yet.
+// TestTmuxRealBinary drives the real labmate binary (cmd/labmate) without
+// a cluster on a lab root holding the reference files of steps 1 and 2:
+// the program the learner runs, not the harness, reading real files.
 func TestTmuxRealBinary(t *testing.T) {
-	buildDemo(t) // tmux and -short checks
+	bin := buildLabmate(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "labmate")
-	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/labmate").CombinedOutput(); err != nil {
-		t.Skipf("cmd/labmate does not build right now (being written alongside): %v\n%s", err, out)
-	}
 	root := filepath.Join(dir, "gpuop")
-	os.MkdirAll(root, 0o755)
-	p := &pane{t: t, socket: fmt.Sprintf("labmate-test-%d-%d", os.Getpid(), tmuxSeq.Add(1)), w: 80, h: 24}
-	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
-	cmd := fmt.Sprintf("exec sh -c 'env LANG=ko_KR.UTF-8 XDG_CONFIG_HOME=%s XDG_STATE_HOME=%s %s --root %s --no-cluster; echo %s$?; exec sleep 600'",
-		dir, dir, bin, root, exitMark)
-	p.tmux("-f", "/dev/null", "new-session", "-d", "-x", "80", "-y", "24", "-s", "lab", cmd)
-	s, _ := p.waitUntil(func(s string) bool {
-		return strings.HasPrefix(s, "labmate ") || strings.Contains(s, exitMark)
-	})
-	if strings.Contains(s, exitMark) {
-		t.Skipf("cmd/labmate does not open the TUI yet:\n%s", s)
+	for _, f := range []string{"etc/containerd/config.toml", "etc/containerd/conf.d/99-nvidia.toml"} {
+		b, err := os.ReadFile(filepath.Join("../content/gpu-incident/reference", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(root, f)), 0o755)
+		if err := os.WriteFile(filepath.Join(root, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
+	// Config and state of their own, so the learner's are neither read
+	// nor written.
+	p := startProgram(t, bin, 80, 24, xdgEnv(t), "--root", root, "--no-cluster")
 	lab := realLab(t)
-	p.checkScreen(p.waitFor("labmate", msg("tui.short.quit")))
+	s := p.waitFor("labmate", "1"+theme.GlyphPassed+" 2"+theme.GlyphPassed, "2/8", msg("tui.short.quit"))
+	rows := p.checkScreen(s)
+	if !strings.Contains(rows[0], "3"+theme.GlyphFailed) {
+		t.Errorf("step 3 (no merge.txt) is not failed in the strip: %q", rows[0])
+	}
+	if notices := prefix(msg("tui.toast.notices", "n", 1, "key", "enter"), 10); strings.Contains(s, notices) {
+		t.Errorf("start-up notices with a fresh config:\n%s", s)
+	}
 	p.keys("1")
-	p.checkScreen(p.waitFor("1/8 " + prefix(lab.Steps[0].Title, 8)))
+	s = p.waitFor("1/8 "+prefix(lab.Steps[0].Title, 8), theme.GlyphPassed+" "+msg("status.passed"))
+	p.checkScreen(s)
+	p.keys("3")
+	s = p.waitFor("3/8 "+prefix(lab.Steps[2].Title, 8), theme.GlyphFailed+" "+msg("status.failed"))
+	p.checkScreen(s)
 	p.keys("q")
 	if rc := p.exited(); rc != 0 {
 		t.Errorf("labmate exited %d after q", rc)
+	}
+}
+
+// xdgEnv gives the program config and state directories of its own.
+func xdgEnv(t *testing.T) []string {
+	d := t.TempDir()
+	return []string{"XDG_CONFIG_HOME=" + filepath.Join(d, "config"), "XDG_STATE_HOME=" + filepath.Join(d, "state"), "HOME=" + d}
+}
+
+// TestTmuxReplay plays the built-in reference run with the real binary,
+// ten times faster, in a narrow pane: the replay marker and the replay's
+// status in the header, pause, jump to the next change, every step green
+// at the end, speed changes, and an idle program once paused or finished.
+func TestTmuxReplay(t *testing.T) {
+	bin := buildLabmate(t)
+	tr, err := trace.Reference(content.DefaultLabID)
+	if err != nil {
+		t.Skipf("no reference run built in: %v", err)
+	}
+	total := len(tr.Records)
+	marker := content.Msg("trace.banner_static", "name", trace.DisplayName(tr.Name))
+	position := regexp.MustCompile(fmt.Sprintf(`\| (\d+)/%d \|`, total))
+	pos := func(row string) int {
+		m := position.FindStringSubmatch(row)
+		if m == nil {
+			return -1
+		}
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	header := func(s string) (strip, status string) {
+		rows := strings.Split(s, "\n")
+		if len(rows) < 2 {
+			return "", ""
+		}
+		return rows[0], rows[1]
+	}
+
+	p := startProgram(t, bin, 60, 30, xdgEnv(t), "replay", "--speed", "10")
+	s, ok := p.waitUntil(func(s string) bool {
+		_, st := header(s)
+		return pos(st) >= 0 || strings.Contains(s, exitMark)
+	})
+	if !ok || strings.Contains(s, exitMark) {
+		t.Fatalf("no replay status on screen:\n%s", s)
+	}
+	p.checkScreen(s)
+	strip, status := header(s)
+	if !strings.Contains(strip, marker) {
+		t.Errorf("no replay marker %q in the strip: %q", marker, strip)
+	}
+	if !strings.Contains(status, trace.SpeedLabel(10)) {
+		t.Errorf("status row does not say the speed: %q", status)
+	}
+	if help := strings.Join(p.checkScreen(s)[p.h-2:], " "); !strings.Contains(help, "s "+msg("tui.short.pause")) || !strings.Contains(help, "x "+msg("tui.short.next_change")) {
+		t.Errorf("help line does not offer the replay keys: %q", help)
+	}
+
+	// s pauses: the status says so and the position stops.
+	p.keys("s")
+	s, ok = p.waitUntil(func(s string) bool {
+		_, st := header(s)
+		return strings.Contains(st, msg("trace.state_paused")) || strings.Contains(st, msg("trace.state_done"))
+	})
+	_, status = header(s)
+	if !ok || !strings.Contains(status, msg("trace.state_paused")) {
+		t.Fatalf("s did not pause the replay (it may have ended first on a slow machine):\n%s", s)
+	}
+	p.checkScreen(s)
+	at := pos(status)
+	stripPaused, _ := header(s)
+	t.Logf("paused at record %d of %d", at, total)
+	time.Sleep(time.Second)
+	if _, now := header(p.capture(false)); pos(now) != at {
+		t.Errorf("paused at %d, a second later at %d", at, pos(now))
+	}
+	pid := p.pid()
+	if pct := idleCPU(t, pid, 3*time.Second); pct >= 2 {
+		t.Errorf("paused replay uses %.2f%% CPU", pct)
+	} else {
+		t.Logf("paused replay: %.2f%% of one CPU over 3 s", pct)
+	}
+
+	// x jumps to the next change of a step's status and stays paused.
+	p.keys("x")
+	s, ok = p.waitUntil(func(s string) bool {
+		strip, st := header(s)
+		return pos(st) > at && strings.Contains(st, msg("trace.state_paused")) && strip != stripPaused
+	})
+	if !ok {
+		t.Fatalf("x did not move to the next change (was at %d, strip %q):\n%s", at, stripPaused, s)
+	}
+	p.checkScreen(s)
+
+	// Resumed at ten times the recorded pace, the reference run ends with
+	// every step passed.
+	p.keys("s")
+	allPassed := func(strip string) bool {
+		for n := 1; n <= 8; n++ {
+			if !strings.Contains(strip, fmt.Sprintf("%d%s", n, theme.GlyphPassed)) {
+				return false
+			}
+		}
+		return true
+	}
+	start := time.Now()
+	s, ok = p.waitUntilFor(30*time.Second, func(s string) bool {
+		strip, st := header(s)
+		return allPassed(strip) && strings.Contains(st, msg("trace.state_done"))
+	})
+	if !ok {
+		t.Fatalf("the replay did not end with all steps passed within 30 s:\n%s", s)
+	}
+	t.Logf("resumed replay ended with 8/8 passed after %s", time.Since(start).Round(100*time.Millisecond))
+	rows := p.checkScreen(s)
+	if _, st := header(s); pos(st) != total {
+		t.Errorf("finished at %d of %d records: %q", pos(st), total, st)
+	}
+	if !strings.Contains(rows[0], "8/8") {
+		t.Errorf("strip does not count 8/8: %q", rows[0])
+	}
+	if pct := idleCPU(t, pid, 3*time.Second); pct >= 2 {
+		t.Errorf("finished replay uses %.2f%% CPU", pct)
+	} else {
+		t.Logf("finished replay: %.2f%% of one CPU over 3 s", pct)
+	}
+
+	// + and ] step through the speeds, also after the end.
+	p.keys("+")
+	p.checkScreen(p.waitFor(trace.SpeedLabel(trace.Instant) + " |"))
+	p.keys("]")
+	p.checkScreen(p.waitFor(trace.SpeedLabel(1) + " |"))
+
+	p.keys("q")
+	if rc := p.exited(); rc != 0 {
+		t.Errorf("labmate replay exited %d after q", rc)
 	}
 }
