@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
 	"github.com/labhub/labmate/tui/keys"
 )
@@ -73,6 +75,9 @@ func TestScreens(t *testing.T) {
 	m = send(t, m, sizeMsg(50, 9))
 	checkFits(t, m)
 	files["50x9-too-small.txt"] = screenText(m)
+	for name, body := range replayScreens(t, lab) {
+		files[name] = body
+	}
 	files["keys.md"] = cheatSheet()
 
 	update := flag.Lookup("update")
@@ -96,6 +101,60 @@ func TestScreens(t *testing.T) {
 	}
 }
 
+// replayScreens draw `labmate replay` of the built-in reference run part
+// way through, at 60 and 100 columns: the report is the reference run's
+// after the record where step 4 passed, the status the replay's own label
+// for that moment.
+func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
+	t.Helper()
+	tr, err := trace.Reference(lab.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := checks.Labs[lab.ID]
+	_, changes, err := trace.FinalReport(context.Background(), lab, steps, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pos := 0
+	for _, c := range changes {
+		if c.Step == 4 && c.To == checks.Passed {
+			pos = c.Pos
+			break
+		}
+	}
+	if pos == 0 {
+		t.Fatal("step 4 never passes in the reference run")
+	}
+	part := *tr
+	part.Records = tr.Records[:pos]
+	rep, _, err := trace.FinalReport(context.Background(), lab, steps, &part)
+	if err != nil {
+		t.Fatal(err)
+	}
+	status := trace.Progress{Pos: pos, Total: len(tr.Records), At: tr.Records[pos-1].At, Length: tr.Duration(), Speed: 10}.Label(tr.Name)
+	out := map[string]string{}
+	for _, sz := range [][2]int{{60, 20}, {100, 40}} {
+		m := New(Options{
+			Lab: lab, Root: tr.Header.Root, Theme: "dark", Colors: ColorsNone,
+			Banner: content.Msg("trace.banner_static", "name", trace.DisplayName(tr.Name)),
+			Replay: newFakeReplay(status),
+		})
+		m.clip.out = io.Discard
+		m = send(t, m, sizeMsg(sz[0], sz[1]))
+		m, _ = update(m, replayMsg{status: status})
+		m = send(t, m, reportMsg{rep})
+		m = press(t, m, "5")
+		checkFits(t, m)
+		s := screenText(m)
+		if !strings.Contains(s, status[:10]) || !strings.Contains(s, "4✓") {
+			t.Errorf("%dx%d replay screen lacks its status or step 4's pass:\n%s", sz[0], sz[1], s)
+		}
+		out[fmt.Sprintf("%dx%d-replay.txt", sz[0], sz[1])] = s
+	}
+	return out
+}
+
 // screenText is the screen as a reviewer reads it: no trailing blanks.
 func screenText(m Model) string {
 	lines := strings.Split(ansi.Strip(m.View()), "\n")
@@ -113,7 +172,7 @@ func cheatSheet() string {
 	b.WriteString("Generated from tui/keys (`go test ./tui -run TestScreens -update`); rebind in\n")
 	b.WriteString("`$XDG_CONFIG_HOME/labmate/config.toml` under `[keys]` by action name.\n")
 	km := keys.Default(8)
-	for g := keys.GroupMove; g <= keys.GroupApp; g++ {
+	for _, g := range keys.Groups {
 		fmt.Fprintf(&b, "\n## %s\n\n| action | keys | |\n| --- | --- | --- |\n", keys.GroupTitle(g))
 		for _, s := range keys.Specs {
 			if s.Group != g {
