@@ -104,7 +104,7 @@ func nodeTableFormat(in Input) (map[string]gpuRow, Result) {
 		return nil, *bad
 	}
 	rows := map[string]gpuRow{}
-	var problems []string
+	var problems problemList
 	first := true
 	for i, l := range textLines(text) {
 		n := i + 1
@@ -119,19 +119,19 @@ func nodeTableFormat(in Input) (map[string]gpuRow, Result) {
 		}
 		switch {
 		case len(f) > 2:
-			problems = append(problems, msg("cluster.table.columns", "line", n, "n", len(f)))
+			problems.add("cluster.table.columns", "line", n, "n", len(f))
 			continue
 		case !slices.Contains(labNodes, f[0]):
-			problems = append(problems, msg("cluster.table.unknown_node", "line", n, "node", clip(f[0], 40)))
+			problems.add("cluster.table.unknown_node", "line", n, "node", clip(f[0], 40))
 			continue
 		case rows[f[0]].n > 0:
-			problems = append(problems, msg("cluster.table.duplicate", "line", n, "node", f[0], "first", rows[f[0]].n))
+			problems.add("cluster.table.duplicate", "line", n, "node", f[0], "first", rows[f[0]].n)
 			continue
 		}
 		row := gpuRow{n: n}
 		if len(f) == 2 && !noneValue(f[1]) {
 			if !isNumber(f[1]) {
-				problems = append(problems, msg("cluster.table.value", "line", n, "node", f[0], "got", clip(f[1], 20)))
+				problems.add("cluster.table.value", "line", n, "node", f[0], "got", clip(f[1], 20))
 				continue
 			}
 			row.value = f[1]
@@ -140,16 +140,16 @@ func nodeTableFormat(in Input) (map[string]gpuRow, Result) {
 	}
 	for _, node := range labNodes {
 		if rows[node].n == 0 {
-			problems = append(problems, msg("cluster.table.missing_node", "node", node))
+			problems.add("cluster.table.missing_node", "node", node)
 		}
 	}
 	if r, ok := rows[advertisingNode]; ok && r.n > 0 && !sameAmount(r.value, advertisedGPUs) {
-		problems = append(problems, msg("cluster.table.node0", "line", r.n, "got", orNone(r.value), "want", advertisedGPUs))
+		problems.add("cluster.table.node0", "line", r.n, "got", orNone(r.value), "want", advertisedGPUs)
 	}
 	want := msg("cluster.table.expect")
-	if len(problems) > 0 {
-		return rows, failed(id, msg("cluster.table.bad", "path", shown(in, nodeGPUPath), "problems", strings.Join(problems, "; ")),
-			want, tableSummary(rows), nodeGPUPath)
+	if !problems.empty() {
+		return rows, failed(id, msg("cluster.table.bad", "path", shown(in, nodeGPUPath), "problems", problems.String()),
+			want, orNone(tableSummary(rows)), nodeGPUPath)
 	}
 	return rows, Result{ID: id, Status: Passed, Message: msg("cluster.table.ok", "path", shown(in, nodeGPUPath)), Expected: want, Observed: tableSummary(rows)}
 }

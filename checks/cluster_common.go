@@ -258,14 +258,6 @@ func firstDiff(a, b string) int {
 	return min(len(ra), len(rb)) + 1
 }
 
-// textLines splits a small text file into lines without their endings,
-// dropping one final newline.
-func textLines(text string) []string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	text = strings.TrimSuffix(text, "\n")
-	return strings.Split(text, "\n")
-}
-
 // fieldCheck collects what is wrong in a manifest's fields, each with its
 // line, into one result.
 type fieldCheck struct {
@@ -316,64 +308,6 @@ func (fc *fieldCheck) result(id, okText string) Result {
 		return Result{ID: id, Status: Passed, Message: okText, Expected: exp, Observed: obs}
 	}
 	return failed(id, strings.Join(fc.problems, " "), exp, obs, fc.at)
-}
-
-// kvLine is one KEY=VALUE line of a report file.
-type kvLine struct {
-	n          int
-	key, value string
-}
-
-// parseReport checks a report file's shape: exactly the given keys, one
-// KEY=VALUE per line, in order. It returns the lines it could read by key
-// and a result (passed, or failed listing every problem).
-func parseReport(in Input, id, rel, text string, keys []string) (map[string]kvLine, Result) {
-	lines := textLines(text)
-	byKey := map[string]kvLine{}
-	var problems, order []string
-	known := map[string]bool{}
-	for _, k := range keys {
-		known[k] = true
-	}
-	for i, l := range lines {
-		n := i + 1
-		if strings.TrimSpace(l) == "" {
-			problems = append(problems, msg("cluster.report.blank", "line", n))
-			continue
-		}
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			problems = append(problems, msg("cluster.report.no_equals", "line", n, "text", clip(l, 40)))
-			continue
-		}
-		key, value := strings.TrimSpace(k), strings.TrimSpace(v)
-		switch {
-		case !known[key]:
-			problems = append(problems, msg("cluster.report.unknown_key", "line", n, "key", clip(key, 40)))
-		case byKey[key].n > 0:
-			problems = append(problems, msg("cluster.report.duplicate", "key", key, "line", n, "first", byKey[key].n))
-		default:
-			byKey[key] = kvLine{n: n, key: key, value: value}
-			order = append(order, key)
-		}
-	}
-	for _, k := range keys {
-		if byKey[k].n == 0 {
-			problems = append(problems, msg("cluster.report.missing_key", "key", k))
-		}
-	}
-	if len(order) == len(keys) && strings.Join(order, ",") != strings.Join(keys, ",") {
-		problems = append(problems, msg("cluster.report.order", "got", strings.Join(order, ", ")))
-	}
-	if len(lines) != len(keys) {
-		problems = append([]string{msg("cluster.report.count", "n", len(lines), "want", len(keys))}, problems...)
-	}
-	want := strings.Join(keys, ", ")
-	if len(problems) == 0 {
-		return byKey, passed(id, msg("cluster.report.ok", "path", shown(in, rel), "n", len(keys)))
-	}
-	return byKey, failed(id, msg("cluster.report.bad", "path", shown(in, rel), "want", want, "problems", strings.Join(problems, "; ")),
-		want, orNone(strings.Join(order, ", ")), rel)
 }
 
 // reportValue compares one report line with the value labmate derived.

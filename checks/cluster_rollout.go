@@ -25,7 +25,8 @@ const (
 	newMemory   = "64Gi"
 )
 
-var rolloutKeys = []string{"DESIRED", "UPDATED", "READY", "OLD_IMAGE_PODS", "MAX_UNAVAILABLE", "BLOCKER"}
+// rolloutReport is rollout.txt; step 8 does not forbid spaces around '='.
+var rolloutReport = reportFile{rel: rolloutPath, keys: []string{"DESIRED", "UPDATED", "READY", "OLD_IMAGE_PODS", "MAX_UNAVAILABLE", "BLOCKER"}}
 
 // toolkitTemplate is the part of a DaemonSet's pod template the lab
 // changes: the toolkit container's image and memory request.
@@ -137,14 +138,8 @@ func evalRolloutStall(in Input) StepEval {
 	var ev StepEval
 	file, m, r := decodeManifest[appsv1.DaemonSet](in, "rollout-stall.ds-file", toolkitDSPath, "apps/v1", "DaemonSet")
 	ev.Checks = append(ev.Checks, r, toolkitFields(m, file))
-	text, bad := readText(in, "rollout-stall.report-format", rolloutPath)
-	var byKey map[string]kvLine
-	if bad != nil {
-		ev.Checks = append(ev.Checks, *bad)
-	} else {
-		byKey, r = parseReport(in, "rollout-stall.report-format", rolloutPath, text, rolloutKeys)
-		ev.Checks = append(ev.Checks, r)
-	}
+	byKey, r, reportRead := readReport(in, "rollout-stall.report-format", rolloutReport)
+	ev.Checks = append(ev.Checks, r)
 	if !liveChecksMayRun(in, &ev, "rollout-stall") {
 		return ev
 	}
@@ -161,7 +156,7 @@ func evalRolloutStall(in Input) StepEval {
 		toolkitWasReady(in, lds, pods),
 		rolloutStalled(lds, pods, blocked, blockMsg),
 	)
-	if bad == nil {
+	if reportRead {
 		ev.Checks = append(ev.Checks, rolloutReportLive(byKey, lds, pods, blockMsg))
 	} else {
 		ev.Checks = append(ev.Checks, waiting("rollout-stall.report-live", msg("cluster.wait.file", "path", rolloutPath)))

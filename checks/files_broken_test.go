@@ -91,12 +91,15 @@ func mustNil(t *testing.T, err error) {
 	}
 }
 
-// Every message key the file checks use exists in content/.
+// Every message key the file checks and the report format check use
+// exists in content/.
 func TestFileCheckMessagesExist(t *testing.T) {
 	srcs, err := filepath.Glob("files_*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
+	srcs = append(srcs, "report_format.go")
+	reportKeys := 0
 	fset := token.NewFileSet()
 	keys := map[string]bool{}
 	for _, src := range srcs {
@@ -109,15 +112,22 @@ func TestFileCheckMessagesExist(t *testing.T) {
 		}
 		ast.Inspect(f, func(n ast.Node) bool {
 			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, err := strconv.Unquote(lit.Value); err == nil && strings.HasPrefix(s, "files.") && !strings.ContainsAny(s, " {") {
+				s, err := strconv.Unquote(lit.Value)
+				if err != nil || strings.ContainsAny(s, " {") {
+					return true
+				}
+				if strings.HasPrefix(s, "report.") && !keys[s] {
+					reportKeys++
+				}
+				if strings.HasPrefix(s, "files.") || strings.HasPrefix(s, "report.") {
 					keys[s] = true
 				}
 			}
 			return true
 		})
 	}
-	if len(keys) < 100 {
-		t.Fatalf("found only %d message keys; is the scan broken?", len(keys))
+	if len(keys) < 100 || reportKeys < 10 {
+		t.Fatalf("found only %d message keys, %d of them report.*; is the scan broken?", len(keys), reportKeys)
 	}
 	for k := range keys {
 		if !content.HasMsg(k) {

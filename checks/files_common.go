@@ -121,6 +121,14 @@ func lineAt(text string, n int) string {
 	return clip(strings.TrimRight(lines[n-1], "\r"), 80)
 }
 
+// textLines splits a small text file into lines without their endings,
+// dropping one final newline.
+func textLines(text string) []string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.TrimSuffix(text, "\n")
+	return strings.Split(text, "\n")
+}
+
 // clip shortens s to at most n runes, marking the cut.
 func clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {

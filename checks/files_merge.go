@@ -12,6 +12,9 @@ import (
 // mergeKeys are merge.txt's keys, in the order the file must have them.
 var mergeKeys = []string{"MAIN_RUNTIMES", "DROPIN_RUNTIMES", "CONFLICT", "CONFLICT_TABLE", "LOADED_RUNTIMES"}
 
+// mergeReport is merge.txt; step 3 tells the learner: no spaces around '='.
+var mergeReport = reportFile{rel: mergePath, keys: mergeKeys, noSpaces: true}
+
 // loadedRuntimes is not computed: it is what `containerd config dump`
 // showed on the incident node.
 const loadedRuntimes = "runc"
@@ -57,15 +60,6 @@ func deriveMerge(in Input, main, drop *tomlDoc) mergeTruth {
 	return t
 }
 
-// maxProblems caps how many format problems one message lists.
-const maxProblems = 6
-
-// mergeLine is one line of merge.txt.
-type mergeLine struct {
-	n          int
-	key, value string // trimmed
-}
-
 func evalMergeVerdict(in Input) StepEval {
 	main := openTOML(in, "main-config", mainConfigPath)
 	drop := openTOML(in, "dropin", dropInPath)
@@ -100,17 +94,11 @@ func evalMergeVerdict(in Input) StepEval {
 		ev.Observed = mergeFacts(truth, nil)
 		return ev
 	}
-	lines, format := checkMergeFormat(in, text)
+	byKey, format := checkReportFormat(in, "merge-verdict.format", mergeReport, text)
 	ev := StepEval{Checks: []Result{
 		passed("merge-verdict.file", msg("files.file.ok", "path", shown(in, mergePath), "size", len(text))),
 		format,
 	}}
-	byKey := map[string]mergeLine{}
-	for _, l := range lines {
-		if _, dup := byKey[l.key]; !dup {
-			byKey[l.key] = l
-		}
-	}
 	for i, key := range mergeKeys {
 		ev.Checks = append(ev.Checks, checkMergeValue(in, valueIDs[i], key, truth, byKey))
 	}
@@ -118,85 +106,8 @@ func evalMergeVerdict(in Input) StepEval {
 	return ev
 }
 
-// checkMergeFormat checks the shape of merge.txt: exactly five KEY=VALUE
-// lines in order. A trailing newline and CRLF line endings are fine.
-func checkMergeFormat(in Input, text string) ([]mergeLine, Result) {
-	const id = "merge-verdict.format"
-	text = strings.TrimSuffix(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	raw := strings.Split(text, "\n")
-	var (
-		lines    []mergeLine
-		problems []string
-		order    []string // known keys in the order written
-	)
-	extra := 0 // problems beyond maxProblems, counted, not worded
-	problem := func(key string, kv ...any) {
-		if len(problems) < maxProblems {
-			problems = append(problems, msg(key, kv...))
-		} else {
-			extra++
-		}
-	}
-	seen := map[string]int{}
-	for i, l := range raw {
-		n := i + 1
-		if strings.TrimSpace(l) == "" {
-			problem("files.merge.p.blank", "line", n)
-			continue
-		}
-		k, v, ok := strings.Cut(l, "=")
-		if !ok {
-			problem("files.merge.p.no_equals", "line", n, "text", clip(l, 40))
-			continue
-		}
-		key, value := strings.TrimSpace(k), strings.TrimSpace(v)
-		if l != key+"="+value {
-			problem("files.merge.p.spaces", "line", n)
-		}
-		if !slices.Contains(mergeKeys, key) {
-			caseHint := ""
-			for _, mk := range mergeKeys {
-				if strings.EqualFold(mk, key) {
-					caseHint = msg("files.merge.p.key_case", "want", mk)
-				}
-			}
-			problem("files.merge.p.unknown_key", "line", n, "key", clip(key, 40), "case", caseHint)
-			continue
-		}
-		if first, dup := seen[key]; dup {
-			problem("files.merge.p.duplicate", "key", key, "line", n, "first", first)
-			continue
-		}
-		seen[key] = n
-		order = append(order, key)
-		lines = append(lines, mergeLine{n: n, key: key, value: value})
-	}
-	for _, k := range mergeKeys {
-		if _, ok := seen[k]; !ok {
-			problem("files.merge.p.missing_key", "key", k)
-		}
-	}
-	if len(order) == len(mergeKeys) && !slices.Equal(order, mergeKeys) {
-		problem("files.merge.p.order", "got", strings.Join(order, ", "))
-	}
-	if len(raw) != len(mergeKeys) {
-		problems = append([]string{msg("files.merge.p.count", "n", len(raw))}, problems...)
-	}
-	want := strings.Join(mergeKeys, ", ")
-	if len(problems) == 0 {
-		return lines, passed(id, msg("files.merge.format_ok", "path", shown(in, mergePath)))
-	}
-	// A runaway file (a dump redirected here) must not make a message
-	// of megabytes.
-	if extra > 0 {
-		problems = append(problems, msg("files.merge.p.more", "n", extra))
-	}
-	found := strings.Join(problems, "; ")
-	return lines, failed(id, msg("files.merge.format_bad", "want", want, "problems", found), want, clip(found, 160), mergePath)
-}
-
 // checkMergeValue compares one line of merge.txt with the derived value.
-func checkMergeValue(in Input, id, key string, truth mergeTruth, byKey map[string]mergeLine) Result {
+func checkMergeValue(in Input, id, key string, truth mergeTruth, byKey map[string]kvLine) Result {
 	want := truth.values[key]
 	expected := key + "=" + want
 	l, ok := byKey[key]
@@ -311,7 +222,7 @@ func parseKeyPath(s string) []string {
 	}
 }
 
-func mergeFacts(truth mergeTruth, byKey map[string]mergeLine) []Fact {
+func mergeFacts(truth mergeTruth, byKey map[string]kvLine) []Fact {
 	var facts []Fact
 	for _, k := range mergeKeys {
 		got := msg("files.seen.absent")

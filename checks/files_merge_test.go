@@ -33,30 +33,30 @@ func TestMergeVerdictReferencePasses(t *testing.T) {
 func TestMergeVerdictWrong(t *testing.T) {
 	runVariants(t, stepMergeVerdict, mergePath, []variant{
 		{name: "lines out of order", fixture: "merge/wrong-order.txt",
-			fail: map[string][]string{mFormat: {"순서가 다름", "DROPIN_RUNTIMES, MAIN_RUNTIMES", "MAIN_RUNTIMES, DROPIN_RUNTIMES, CONFLICT"}}},
+			fail: map[string][]string{mFormat: {"키 순서가 다릅니다: DROPIN_RUNTIMES, MAIN_RUNTIMES", "MAIN_RUNTIMES, DROPIN_RUNTIMES, CONFLICT"}}},
 		{name: "a line missing", fixture: "merge/missing-line.txt",
 			fail: map[string][]string{
-				mFormat: {"4줄", "CONFLICT_TABLE 줄 없음"},
+				mFormat: {"4줄입니다(5줄이어야 합니다)", "CONFLICT_TABLE 줄이 없습니다"},
 				mTable:  {"CONFLICT_TABLE 줄이 없습니다", "CONFLICT_TABLE=" + runtimes},
 			}},
 		{name: "an extra line", fixture: "merge/extra-line.txt",
-			fail: map[string][]string{mFormat: {"6줄", "6번째 줄의 VERDICT 는 없는 키"}}},
+			fail: map[string][]string{mFormat: {"6줄입니다(5줄이어야 합니다)", "6번째 줄의 키 VERDICT 는 이 파일의 키가 아닙니다"}}},
 		{name: "a blank line in the middle", fixture: "merge/blank-line.txt",
-			fail: map[string][]string{mFormat: {"6줄", "3번째 줄이 빈 줄"}}},
+			fail: map[string][]string{mFormat: {"6줄입니다(5줄이어야 합니다)", "3번째 줄이 비어 있습니다"}}},
 		{name: "a line without =", fixture: "merge/colon.txt",
 			fail: map[string][]string{
-				mFormat: {"1번째 줄에 = 가 없음", "MAIN_RUNTIMES: runc", "MAIN_RUNTIMES 줄 없음"},
+				mFormat: {"1번째 줄에 = 가 없습니다", "MAIN_RUNTIMES: runc", "MAIN_RUNTIMES 줄이 없습니다"},
 				mMain:   {"MAIN_RUNTIMES 줄이 없습니다"},
 			}},
 		{name: "a key twice", fixture: "merge/duplicate.txt",
-			fail: map[string][]string{mFormat: {"MAIN_RUNTIMES 가 1번째 줄에 이어 6번째 줄에 또 있음"}}},
+			fail: map[string][]string{mFormat: {"MAIN_RUNTIMES 가 6번째 줄에 또 있습니다(처음은 1번째 줄)"}}},
 		{name: "a key in lower case", fixture: "merge/key-case.txt",
 			fail: map[string][]string{
-				mFormat: {"main_runtimes 는 없는 키", "대소문자: MAIN_RUNTIMES"},
+				mFormat: {"키 main_runtimes 는 이 파일의 키가 아닙니다 (대소문자를 구분합니다: MAIN_RUNTIMES)"},
 				mMain:   {"MAIN_RUNTIMES 줄이 없습니다"},
 			}},
 		{name: "spaces around =", fixture: "merge/spaces.txt",
-			fail: map[string][]string{mFormat: {"1번째 줄의 = 앞뒤"}}},
+			fail: map[string][]string{mFormat: {"1번째 줄의 = 앞뒤나 줄 끝에 공백이 있습니다"}}},
 		{name: "LOADED_RUNTIMES computed from the files", fixture: "merge/loaded-computed.txt",
 			fail: map[string][]string{mLoaded: {"LOADED_RUNTIMES=nvidia,runc", "LOADED_RUNTIMES=runc", "containerd config dump", "계산하는 값이 아닙니다", "5번째 줄"}}},
 		{name: "MAIN_RUNTIMES as if merged", fixture: "merge/main-merged.txt",
@@ -182,7 +182,7 @@ func TestMergeVerdictRunawayFile(t *testing.T) {
 	writeLabFile(t, root+"/"+mergePath, []byte(strings.Repeat("noise\n", 100000)), 0o644)
 	ev := evalStep(t, stepMergeVerdict, root, observeRoot(t, root))
 	r := result(t, ev, mFormat)
-	if r.Status != Failed || len(r.Message) > 2000 || !strings.Contains(r.Message, "100000줄") || !strings.Contains(r.Message, "그 밖에") {
+	if r.Status != Failed || len(r.Message) > 2000 || !strings.Contains(r.Message, "100000줄입니다(5줄이어야 합니다)") || !strings.Contains(r.Message, "그 밖에") {
 		t.Errorf("%d bytes: %.300s", len(r.Message), r.Message)
 	}
 }
