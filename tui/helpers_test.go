@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -25,7 +26,14 @@ func TestMain(m *testing.M) {
 	runewidth.DefaultCondition.EastAsianWidth = false
 	// Inside tmux the copy key has one more target; goldens must not care.
 	os.Unsetenv("TMUX")
-	os.Exit(m.Run())
+	code := m.Run()
+	// The programs the tmux tests built (tens of MB each).
+	for _, b := range []*built{&demoBin, &labmateBin} {
+		if b.path != "" {
+			os.RemoveAll(filepath.Dir(b.path))
+		}
+	}
+	os.Exit(code)
 }
 
 // narrow measures like the tmux tests do: go-runewidth, ambiguous = 1.
