@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 )
 
@@ -111,5 +112,36 @@ func TestCheckReplayReference(t *testing.T) {
 	rep, code, _ = checkJSON(t, "--replay", "reference", "--step", "5")
 	if code != exitOK || len(rep.Steps) != 1 || rep.Steps[0].Number != 5 {
 		t.Fatalf("reference replay step 5: exit %d, %+v", code, rep.Steps)
+	}
+}
+
+// A state dir that cannot be created is a warning, never a failure, and
+// is not mistaken for a damaged file.
+func TestCheckWithUnusableStateDir(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "not-a-dir")
+	os.WriteFile(file, []byte("x"), 0o644)
+	root := t.TempDir()
+	copyReference(t, root, "etc/containerd/config.toml")
+	var out, errb bytes.Buffer
+	code := run([]string{"check", "--json", "--no-cluster", "--step", "1", "--root", root, "--state-dir", file}, &out, &errb)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var rep engine.Report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.SplitN(content.Msg("cli.state_unavailable", "err", "X"), "X", 2)[0]
+	found := false
+	for _, p := range rep.Problems {
+		if strings.HasPrefix(p, want) {
+			found = true
+		}
+		if strings.HasPrefix(p, strings.SplitN(content.Msg("cli.state_damaged", "err", "X"), "X", 2)[0]) {
+			t.Errorf("reported as damaged: %s", p)
+		}
+	}
+	if !found {
+		t.Errorf("no state warning in %v", rep.Problems)
 	}
 }

@@ -105,8 +105,14 @@ func (c *common) build() (*setup, error) {
 
 	if s.store, err = state.Open(c.stateDir, lab.ID, root); err == nil {
 		s.state, err = s.store.Load()
-		if err != nil {
+		switch {
+		case errors.Is(err, state.ErrCorrupt):
 			s.warnings = append(s.warnings, content.Msg("cli.state_damaged", "err", err))
+		case err != nil:
+			// Cannot even read or create it: remember progress for
+			// this run only, instead of failing every write.
+			s.store = nil
+			s.warnings = append(s.warnings, content.Msg("cli.state_unavailable", "err", err))
 		}
 	} else {
 		s.warnings = append(s.warnings, content.Msg("cli.state_unavailable", "err", err))
