@@ -6,7 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"github.com/labhub/labmate/internal/safefile"
 )
 
 // ReadFile observes one lab-relative path now. It never reads more than
@@ -38,17 +39,16 @@ func ReadFile(root, rel string) FileObs {
 		f.State = FileTooLarge
 		return f
 	}
-	fh, err := os.OpenFile(full, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	fh, err := safefile.Open(full)
+	if errors.Is(err, safefile.ErrNotRegular) {
+		f.State, f.Err = FileUnreadable, "not a regular file"
+		return f
+	}
 	if err != nil {
 		f.State, f.Err = FileUnreadable, err.Error()
 		return f
 	}
 	defer fh.Close()
-	if fi, err = fh.Stat(); err != nil || !fi.Mode().IsRegular() {
-		f.State, f.Err = FileUnreadable, "not a regular file"
-		return f
-	}
-	f.Mode = fi.Mode()
 	b, err := io.ReadAll(io.LimitReader(fh, MaxFileSize+1))
 	switch {
 	case err != nil:

@@ -6,11 +6,14 @@
 package state
 
 import (
+	"io"
+
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/labhub/labmate/internal/safefile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -202,7 +205,7 @@ func (s *Store) empty() File {
 }
 
 func (s *Store) read() (File, error) {
-	raw, err := os.ReadFile(s.Path)
+	raw, err := readRegular(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s.empty(), nil
 	}
@@ -292,4 +295,18 @@ func (s *Store) locked(fn func() error) error {
 	}
 	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
 	return fn()
+}
+
+// maxStateSize caps what is read: a state file is a few kilobytes; a
+// larger one is treated as damaged.
+const maxStateSize = 4 << 20
+
+// readRegular reads the state file without ever blocking on a FIFO.
+func readRegular(path string) ([]byte, error) {
+	f, err := safefile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxStateSize))
 }

@@ -5,8 +5,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/labhub/labmate/internal/safefile"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -65,7 +65,7 @@ func Open(nameOrPath string) (*Trace, error) {
 	if nameOrPath == ReferenceName {
 		return Reference(content.DefaultLabID)
 	}
-	f, err := os.Open(nameOrPath)
+	f, err := safefile.Open(nameOrPath)
 	if err != nil {
 		return nil, errors.New(content.Msg("trace.open_failed", "name", nameOrPath, "err", err))
 	}

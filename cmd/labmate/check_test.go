@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/labhub/labmate/checks"
@@ -81,7 +82,13 @@ func TestCheckExitCodesAndShape(t *testing.T) {
 func TestCheckUsageErrors(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "f")
 	os.WriteFile(file, []byte("x"), 0o644)
+	// A FIFO where a trace should be must be refused, not block forever.
+	fifo := filepath.Join(t.TempDir(), "trace.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := [][]string{
+		{"--replay", fifo},
 		{"--step", "9"},
 		{"--step", "-1"},
 		{"--root", file},
