@@ -156,7 +156,7 @@ func (e *Engine) Apply(o observe.Observation) {
 func (e *Engine) remember(snap *observe.Snapshot) {
 	changed := false
 	for _, s := range e.cfg.Steps {
-		if s.Remember != nil && s.Remember(snap, &e.witness) {
+		if s.Remember != nil && e.safeRemember(s, snap) {
 			changed = true
 		}
 	}
@@ -165,6 +165,18 @@ func (e *Engine) remember(snap *observe.Snapshot) {
 			e.problem(content.Msg("engine.witness_save", "err", err))
 		}
 	}
+}
+
+// safeRemember keeps a panicking Remember from taking labmate down; the
+// step's memory is simply not updated and the learner is told.
+func (e *Engine) safeRemember(s checks.Step, snap *observe.Snapshot) (changed bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			e.problem(content.Msg("engine.check_panic", "err", fmt.Sprint(r)))
+			changed = false
+		}
+	}()
+	return s.Remember(snap, &e.witness)
 }
 
 func (e *Engine) problem(msg string) {
@@ -269,6 +281,7 @@ func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Rep
 
 	var last *Report
 	publish := func() {
+		defer e.recoverInto("publish")
 		rep := e.Evaluate()
 		if last != nil && sameResults(last, &rep) {
 			return
@@ -316,11 +329,20 @@ func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Rep
 }
 
 func (e *Engine) apply(o observe.Observation, reactors []Reactor) {
+	defer e.recoverInto("apply")
 	e.Apply(o)
 	if o.File != nil {
 		for _, r := range reactors {
 			r.Offer(*o.File)
 		}
+	}
+}
+
+// recoverInto turns a panic in the engine loop into a problem shown to
+// the learner, so the loop (and with it the TUI's updates) keeps running.
+func (e *Engine) recoverInto(where string) {
+	if r := recover(); r != nil {
+		e.problem(content.Msg("engine.loop_panic", "where", where, "err", fmt.Sprint(r)))
 	}
 }
 

@@ -199,3 +199,47 @@ func TestSlowReaderGetsNewestReport(t *testing.T) {
 		t.Fatalf("newest report has step 1 = %s, want passed", last.Step(1).Status)
 	}
 }
+
+// A panic while remembering or while a tap records must not stop the
+// loop: the learner sees a problem and later observations still count.
+func TestRunSurvivesPanics(t *testing.T) {
+	lab, steps := testLab()
+	steps[0].Remember = func(s *observe.Snapshot, w *checks.Witness) bool {
+		if s.File("a").State == observe.FilePresent && string(s.File("a").Content) == "boom" {
+			panic("remember exploded")
+		}
+		return false
+	}
+	e := New(Config{Lab: lab, Steps: steps, Tap: func(o observe.Observation) {
+		if o.File != nil && o.File.Path == "tap-boom" {
+			panic("tap exploded")
+		}
+	}})
+	src := &chanSource{name: "s", obs: make(chan observe.Observation)}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := make(chan Report, 1)
+	go e.Run(ctx, []observe.Source{src}, out)
+	next(t, out)
+	src.obs <- fileObs("a", "boom")
+	r := next(t, out)
+	if len(r.Problems) == 0 || !strings.Contains(strings.Join(r.Problems, " "), "remember exploded") {
+		t.Fatalf("problems = %v", r.Problems)
+	}
+	src.obs <- fileObs("tap-boom", "x")
+	src.obs <- fileObs("a", "ok")
+	deadline := time.After(3 * time.Second)
+	for {
+		select {
+		case r = <-out:
+			if r.Step(1).Status == checks.Passed {
+				if !strings.Contains(strings.Join(r.Problems, " "), "tap exploded") {
+					t.Fatalf("tap panic not reported: %v", r.Problems)
+				}
+				return
+			}
+		case <-deadline:
+			t.Fatal("engine stopped after a panic")
+		}
+	}
+}
