@@ -3,6 +3,8 @@ package scriptprobe
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -20,10 +22,22 @@ import (
 	"github.com/labhub/labmate/observe"
 )
 
-// drainGrace is how long output is still read after the script's process
-// group was killed: a child that escaped the group (setsid) could hold the
-// pipe open forever.
+// drainGrace is how long output is still read after the script's
+// processes were killed: one the sweep could not find (an untagged
+// environment, or not Linux) could hold the pipe open forever.
 const drainGrace = time.Second
+
+// RunTagVar names the environment variable that tags every process of
+// one run with a random ID, so the run's leftovers can be found even
+// after they left its process group.
+const RunTagVar = "LABMATE_PROBE_RUN"
+
+// newRunTag is a fresh random run ID.
+func newRunTag() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
 
 // maxArgvLog caps how much of the fake's argv log is read back.
 const maxArgvLog = 64 << 10
@@ -81,7 +95,8 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 	}
 	cmd := exec.Command(scriptCopy)
 	cmd.Dir = filepath.Join(dir, "work")
-	cmd.Env = scriptEnv(dir)
+	tag := newRunTag()
+	cmd.Env = append(scriptEnv(dir), RunTagVar+"="+tag)
 	cmd.Stdin = nil // os/exec connects it to os.DevNull
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -125,8 +140,10 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 		<-waited
 	}
 	o.Duration = time.Since(start)
-	// Background children the script left behind are still in its group.
+	// Background children the script left behind are still in its group;
+	// the ones that left it (setsid, daemons) still carry the tag.
 	killGroup(pgid)
+	sweep(tag)
 	select {
 	case <-drained:
 	case <-time.After(drainGrace):
