@@ -318,29 +318,42 @@ type reportValue struct {
 }
 
 // checkReportValues compares every derived value with the file's lines
-// and returns one result listing each difference.
+// and returns one result listing each difference. A key the file lacks is
+// never read as right: with nothing else wrong the check waits on the
+// format check (which says how to fix the file) and names the keys.
 func checkReportValues(id, rel string, byKey map[string]kvLine, values []reportValue, okText string) Result {
-	var problems, exp, obs []string
+	var problems, exp, obs, missing []string
 	at := ""
 	for _, v := range values {
 		exp = append(exp, v.key+"="+v.want)
 		l, ok := byKey[v.key]
 		if !ok {
-			continue // the format check already names missing keys
+			missing = append(missing, v.key)
+			obs = append(obs, v.key+"="+msg("report.no_line"))
+			continue
 		}
-		obs = append(obs, v.key+"="+l.value)
+		obs = append(obs, v.key+"="+reportShown(l.value))
 		if l.value == v.want {
 			continue
 		}
 		if at == "" {
 			at = where(rel, l.n)
 		}
-		problems = append(problems, msg("cluster.report.value_wrong", "key", v.key, "got", l.value, "line", l.n, "want", v.want, "why", v.why)+v.hint)
+		problems = append(problems, msg("cluster.report.value_wrong", "key", v.key, "got", reportShown(l.value), "line", l.n, "want", v.want, "why", v.why)+v.hint)
 	}
-	if len(problems) == 0 {
-		return Result{ID: id, Status: Passed, Message: okText, Expected: strings.Join(exp, ", "), Observed: strings.Join(obs, ", ")}
+	expected, observed := strings.Join(exp, ", "), strings.Join(obs, ", ")
+	switch {
+	case len(problems) > 0:
+		m := strings.Join(problems, " ")
+		if len(missing) > 0 {
+			m += msg("cluster.report.also_missing", "keys", strings.Join(missing, ", "))
+		}
+		return failed(id, m, expected, observed, at)
+	case len(missing) > 0:
+		return Result{ID: id, Status: Waiting, Message: msg("cluster.report.keys_missing", "path", rel, "keys", strings.Join(missing, ", ")),
+			Expected: expected, Observed: observed, Where: rel}
 	}
-	return failed(id, strings.Join(problems, " "), strings.Join(exp, ", "), strings.Join(obs, ", "), at)
+	return Result{ID: id, Status: Passed, Message: okText, Expected: expected, Observed: observed}
 }
 
 // itoa formats an int32 status field.

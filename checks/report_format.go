@@ -112,6 +112,15 @@ func parseKeyValues(text string, keys []string, noSpaces bool) (map[string]kvLin
 	return byKey, problems
 }
 
+// reportShown is a report value as a message shows it: an empty value
+// ("KEY=") would otherwise read as a gap in the sentence.
+func reportShown(v string) string {
+	if v == "" {
+		return msg("report.empty_value")
+	}
+	return v
+}
+
 // caseHint names the key an unknown one differs from only in case.
 func caseHint(keys []string, key string) string {
 	for _, k := range keys {
