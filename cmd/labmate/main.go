@@ -32,6 +32,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	silenceKlog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
+	// The first signal asks for a clean exit; once it has, default handling
+	// comes back so a second Ctrl-C or SIGTERM always ends labmate, even
+	// if something is stuck.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 
 	cmd := ""
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -78,6 +80,9 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	opts.Reports = s.publish(ctx)
+	if restore := s.quietStderr(); restore != nil {
+		defer restore()
+	}
 	if err := tui.Run(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
 		return exitFail
@@ -119,6 +124,33 @@ func (s *setup) publish(ctx context.Context) <-chan engine.Report {
 		}
 	}()
 	return out
+}
+
+// quietStderr sends whatever writes to stderr behind the TUI's back to the
+// --log file, or else to stderr.log in labmate's state dir, and returns the
+// function that gives the terminal its stderr back (nil if nothing
+// changed).
+func (s *setup) quietStderr() func() {
+	f := s.logFile
+	if f == nil {
+		dir, err := state.Dir()
+		if err != nil || os.MkdirAll(dir, 0o700) != nil {
+			return nil
+		}
+		if f, err = os.Create(filepath.Join(dir, "stderr.log")); err != nil {
+			return nil
+		}
+	}
+	restore, err := quietStderr(f)
+	if err != nil {
+		return nil
+	}
+	return func() {
+		restore()
+		if f != s.logFile {
+			f.Close()
+		}
+	}
 }
 
 func hintProgress(p state.Progress) map[int]tui.HintProgress {

@@ -67,6 +67,7 @@ type setup struct {
 	// warnings are Korean messages to show but not fail on.
 	warnings []string
 	closeLog func()
+	logFile  *os.File // the --log file, if any
 }
 
 // envError is a usage or environment problem: exit code 2.
@@ -145,6 +146,7 @@ func (s *setup) openLog(path string) error {
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	klog.SetOutput(f)
+	s.logFile = f
 	s.closeLog = func() { f.Close() }
 	return nil
 }

@@ -1,0 +1,28 @@
+//go:build unix
+
+package main
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// quietStderr points file descriptor 2 at f while the TUI owns the
+// terminal: client-go's exec credential plugins (and anything else that
+// writes to os.Stderr directly) would otherwise draw over the screen. The
+// returned function restores the terminal's stderr.
+func quietStderr(f *os.File) (restore func(), err error) {
+	saved, err := unix.Dup(2)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
+		unix.Close(saved)
+		return nil, err
+	}
+	return func() {
+		_ = unix.Dup2(saved, 2)
+		unix.Close(saved)
+	}, nil
+}
