@@ -90,11 +90,14 @@ func runReset(ctx context.Context, args []string, in io.Reader, stdout, stderr i
 	return exitOK
 }
 
-// affirmative accepts y/yes and the Korean 예/네/ㅇ; anything else is no.
+// affirmative accepts the yes-words listed in content (y, yes and their
+// Korean counterparts); anything else is no.
 func affirmative(answer string) bool {
-	switch strings.ToLower(strings.TrimSpace(answer)) {
-	case "y", "yes", "예", "네", "ㅇ":
-		return true
+	a := strings.ToLower(strings.TrimSpace(answer))
+	for _, yes := range strings.Fields(content.Msg("ops.reset.yes_words")) {
+		if a == yes {
+			return true
+		}
 	}
 	return false
 }
