@@ -202,6 +202,18 @@ func running(p *corev1.Pod, node string) *corev1.Pod {
 	return p
 }
 
+// boundAfter stamps a pod as the API server would: created at created,
+// and bound (PodScheduled turned True) after wait.
+func boundAfter(p *corev1.Pod, created time.Time, wait time.Duration) *corev1.Pod {
+	p.CreationTimestamp = metav1.NewTime(created)
+	for i := range p.Status.Conditions {
+		if p.Status.Conditions[i].Type == corev1.PodScheduled {
+			p.Status.Conditions[i].LastTransitionTime = metav1.NewTime(created.Add(wait))
+		}
+	}
+	return p
+}
+
 func failedScheduling(p *corev1.Pod, name, message string, at time.Time) *corev1.Event {
 	return &corev1.Event{
 		ObjectMeta:     metav1.ObjectMeta{Namespace: p.Namespace, Name: name, UID: uid("ev-" + name)},

@@ -3,6 +3,7 @@ package checks
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
@@ -30,7 +31,7 @@ func evalRuntimeClassPending(in Input) StepEval {
 		namespaceLive(in, "runtimeclass-pending.namespace", labNamespace, 5),
 		runtimeClassLive(in, fileRC),
 		gpuPodLive(in, filePod, livePod),
-		unschedulableLive(in, livePod),
+		unschedulableLive(in, livePod, lines),
 		unscheduledLive(in, livePod, lines),
 	)
 	ev.Observed = append(ev.Observed, pendingFacts(in, livePod, lines)...)
@@ -221,8 +222,38 @@ func gpuPodLive(in Input, file, p *corev1.Pod) Result {
 	return Result{ID: id, Status: Passed, Message: msg("cluster.pod.live_ok"), Expected: want, Observed: got}
 }
 
-// unschedulableLive decides "the pod is (or was) Pending as Unschedulable".
-func unschedulableLive(in Input, p *corev1.Pod) Result {
+// pendingGapMin is how long after its creation a pod must have been bound
+// for labmate to read, from the pod alone, that it waited for a node. The
+// scheduler's first attempt comes milliseconds after creation and both
+// timestamps have one-second resolution, so a pod that fit at once shows
+// a gap of 0-1 s (a few seconds on a loaded machine). A learner who saw
+// the pod Pending and then patched a node in step 6 took minutes.
+const pendingGapMin = 10 * time.Second
+
+// scheduledLate returns how long after its creation the pod was bound and
+// whether that is long enough to show it waited. The PodScheduled=True
+// condition's lastTransitionTime is the binding time: the API server
+// stamps it when the condition turns True (after False, or at once).
+func scheduledLate(p *corev1.Pod) (time.Duration, bool) {
+	c := podCondition(p, corev1.PodScheduled)
+	if c == nil || c.Status != corev1.ConditionTrue || p.CreationTimestamp.IsZero() || c.LastTransitionTime.IsZero() {
+		return 0, false
+	}
+	gap := c.LastTransitionTime.Sub(p.CreationTimestamp.Time)
+	return gap, gap >= pendingGapMin
+}
+
+// claimsUnschedulable reports whether unscheduled.txt says Unschedulable:
+// the learner's own record of the Pending phase.
+func claimsUnschedulable(lines []string) bool {
+	return len(lines) == 2 && lines[0] == corev1.PodReasonUnschedulable
+}
+
+// unschedulableLive decides "the pod is (or was) Pending as Unschedulable":
+// from the live condition, the scheduler's events, what labmate saw, or,
+// when all of those are gone, from the pod's late binding together with
+// the learner's file.
+func unschedulableLive(in Input, p *corev1.Pod, lines []string) Result {
 	const id = "runtimeclass-pending.unschedulable"
 	want := "PodScheduled=False, reason=Unschedulable"
 	if p == nil {
@@ -235,6 +266,15 @@ func unschedulableLive(in Input, p *corev1.Pod) Result {
 		return Result{ID: id, Status: Passed, Message: msg("cluster.pending.was", "phase", p.Status.Phase,
 			"source", msg("cluster.source."+notes[0].source), "message", notes[0].message),
 			Expected: want, Observed: msg("cluster.pending.observed_past")}
+	}
+	if gap, late := scheduledLate(p); late {
+		gs := gap.Round(time.Second).String()
+		if !claimsUnschedulable(lines) {
+			return Result{ID: id, Status: Waiting, Message: msg("cluster.pending.inferred_wait", "gap", gs, "path", shown(in, unscheduledPath)),
+				Expected: want, Observed: msg("cluster.pending.observed_late", "gap", gs)}
+		}
+		return Result{ID: id, Status: Passed, Message: msg("cluster.pending.inferred", "gap", gs, "node", orNone(p.Spec.NodeName)),
+			Expected: want, Observed: msg("cluster.pending.observed_late", "gap", gs)}
 	}
 	c := podCondition(p, corev1.PodScheduled)
 	switch {
@@ -249,7 +289,8 @@ func unschedulableLive(in Input, p *corev1.Pod) Result {
 }
 
 // unscheduledLive compares unscheduled.txt's message with what the
-// scheduler said about this pod.
+// scheduler said about this pod: its live condition while it is Pending,
+// once it is bound any FailedScheduling message seen for it.
 func unscheduledLive(in Input, p *corev1.Pod, lines []string) Result {
 	const id = "runtimeclass-pending.unscheduled-live"
 	if len(lines) != 2 {
@@ -258,21 +299,48 @@ func unscheduledLive(in Input, p *corev1.Pod, lines []string) Result {
 	if p == nil {
 		return waiting(id, msg("cluster.pending.no_pod"))
 	}
+	got := strings.TrimSpace(lines[1])
+	at := where(unscheduledPath, 2)
 	notes := schedulerNotes(in, p, witnessUnschedulable)
-	if len(notes) == 0 {
+	if m, ok := unschedulableNow(p); ok {
+		live := schedNote{source: "condition", message: strings.TrimSpace(m)}
+		if got == live.message {
+			return Result{ID: id, Status: Passed, Message: msg("cluster.unsched.live_ok", "source", msg("cluster.source.condition")),
+				Expected: live.message, Observed: got, Where: at}
+		}
+		r := unscheduledWrong(id, got, live, at)
+		for _, n := range notes {
+			if n.source != "condition" && got == n.message {
+				r.Message += msg("cluster.unsched.older_hint", "source", msg("cluster.source."+n.source))
+				break
+			}
+		}
+		return r
+	}
+	if p.Spec.NodeName == "" {
 		return waiting(id, msg("cluster.unsched.no_notes"))
 	}
-	got := strings.TrimSpace(lines[1])
+	if len(notes) == 0 {
+		if gap, late := scheduledLate(p); late && claimsUnschedulable(lines) {
+			return Result{ID: id, Status: Unknown, Message: msg("cluster.unsched.expired", "gap", gap.Round(time.Second).String()),
+				Expected: msg("cluster.unsched.expect_message"), Observed: got, Where: at}
+		}
+		return waiting(id, msg("cluster.unsched.no_notes"))
+	}
 	for _, n := range notes {
 		if got == n.message {
 			return Result{ID: id, Status: Passed, Message: msg("cluster.unsched.live_ok", "source", msg("cluster.source."+n.source)),
-				Expected: n.message, Observed: got, Where: where(unscheduledPath, 2)}
+				Expected: n.message, Observed: got, Where: at}
 		}
 	}
-	best := notes[0]
-	m := msg("cluster.unsched.live_wrong", "got", clip(got, 200), "want", best.message, "source", msg("cluster.source."+best.source),
-		"col", firstDiff(got, best.message))
-	return failed(id, m, best.message, got, where(unscheduledPath, 2))
+	return unscheduledWrong(id, got, notes[0], at)
+}
+
+// unscheduledWrong fails the message line against one scheduler note.
+func unscheduledWrong(id, got string, n schedNote, at string) Result {
+	m := msg("cluster.unsched.live_wrong", "got", clip(got, 200), "want", n.message, "source", msg("cluster.source."+n.source),
+		"col", firstDiff(got, n.message))
+	return failed(id, m, n.message, got, at)
 }
 
 func pendingFacts(in Input, p *corev1.Pod, lines []string) []Fact {
@@ -292,6 +360,9 @@ func pendingFacts(in Input, p *corev1.Pod, lines []string) []Fact {
 		facts = append(facts, Fact{Label: "PodScheduled", Value: fmt.Sprintf("%s / %s / %s", c.Status, orNone(c.Reason), orNone(c.Message))})
 	} else {
 		facts = append(facts, Fact{Label: "PodScheduled", Value: msg("cluster.none")})
+	}
+	if gap, _ := scheduledLate(p); gap > 0 {
+		facts = append(facts, Fact{Label: msg("cluster.fact.bound"), Value: msg("cluster.pending.observed_late", "gap", gap.Round(time.Second).String())})
 	}
 	if evs := failedSchedulingEvents(in, p); len(evs) > 0 {
 		facts = append(facts, Fact{Label: msg("cluster.fact.events"), Value: msg("cluster.fact.events_value", "n", len(evs), "last", evs[len(evs)-1])})
