@@ -21,4 +21,10 @@ fi
 if command -v tmux >/dev/null; then
   echo "== idle TUI CPU over 10 s (real tmux)"
   go test ./tui -run TestTmuxIdleCPU -count=1 -v | grep -E 'CPU|ok|FAIL'
+  echo "== idle CPU of the real binary (watcher, prober, cluster source if reachable)"
+  bin="$(mktemp -d)/labmate"
+  go build -o "$bin" ./cmd/labmate
+  root="$(mktemp -d)"
+  cp -r content/gpu-incident/reference/etc "$root/"
+  sh tui/testdata/idle-cpu.sh 10 "$bin" --root "$root"
 fi
