@@ -105,7 +105,19 @@ const (
 	ClusterConnecting  ClusterState = "connecting"  // reachable, caches not yet synced
 	ClusterSynced      ClusterState = "synced"      // caches synced, watching
 	ClusterUnreachable ClusterState = "unreachable" // probe failed; cached data is stale
+	// ClusterError: the server answered but refused a list or watch for
+	// good (401, 403, or 404 for a resource type it does not serve), so
+	// the caches will not fill or follow. Err holds one entry per refusal,
+	// sorted and joined by "; ", each
+	//   <verb> <resource>[.<group>][ in <namespace>]: <code> <reason> (<server message>)
+	// e.g. `list daemonsets.apps in gpu-operator: 403 Forbidden (...)`.
+	// The source retries by itself and leaves this state when it may read.
+	ClusterError ClusterState = "error"
 )
+
+// ClusterDisabled is ClusterObs.Err with State ClusterOff when the user
+// turned the cluster off (--no-cluster), as opposed to no kubeconfig.
+const ClusterDisabled = "disabled"
 
 // ClusterObs reports the cluster connection.
 type ClusterObs struct {
