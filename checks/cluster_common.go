@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -61,8 +62,9 @@ func ClusterScope(lab string) (namespaces, nodes []string) {
 }
 
 // clusterGate stands in for a step's live checks when the cluster cannot be
-// trusted right now: off, still syncing, or unreachable (stale data is
-// never passed). It returns nil when the live checks may run.
+// trusted right now: off, still syncing, unreachable (stale data is never
+// passed), or refusing labmate's reads. It returns nil when the live
+// checks may run.
 func clusterGate(in Input, id string) *Result {
 	c := in.Snap.Cluster
 	server := c.Server
@@ -80,6 +82,14 @@ func clusterGate(in Input, id string) *Result {
 		}
 	case observe.ClusterUnreachable:
 		r = Result{ID: id, Status: Unknown, Message: msg("cluster.gate.unreachable", "server", server, "err", c.Err)}
+	case observe.ClusterError:
+		r = Result{ID: id, Status: Error, Message: refusalMessage(server, c.Err)}
+	case observe.ClusterOff:
+		if c.Err == observe.ClusterDisabled {
+			r = Result{ID: id, Status: Unknown, Message: msg("cluster.gate.disabled")}
+			break
+		}
+		fallthrough
 	default:
 		r = Result{ID: id, Status: Unknown, Message: msg("cluster.gate.off")}
 		if c.Err != "" {
@@ -88,7 +98,57 @@ func clusterGate(in Input, id string) *Result {
 	}
 	r.Expected = msg("cluster.gate.expect")
 	r.Observed = string(c.State)
+	if c.State == observe.ClusterError {
+		r.Observed += ": " + clip(c.Err, 300)
+	}
 	return &r
+}
+
+// refusalRE reads one refusal of observe.ClusterError's Err:
+// "<verb> <resource>[ in <namespace>]: <code> ".
+var refusalRE = regexp.MustCompile(`(?:^|; )([a-z]+) ([a-z0-9.-]+)(?: in ([a-z0-9-]+))?: (\d{3}) `)
+
+// refusalMessage words the server's refusals for a learner: which
+// resource labmate may not read, where, and with which verb, grouped so a
+// role missing everywhere reads as one line.
+func refusalMessage(server, err string) string {
+	type group struct {
+		code, verb, resource string
+		namespaces           []string
+	}
+	var groups []*group
+	byKey := map[string]*group{}
+	for _, m := range refusalRE.FindAllStringSubmatch(err, -1) {
+		k := m[4] + " " + m[1] + " " + m[2]
+		g := byKey[k]
+		if g == nil {
+			g = &group{code: m[4], verb: m[1], resource: m[2]}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		if m[3] != "" {
+			g.namespaces = append(g.namespaces, m[3])
+		}
+	}
+	if len(groups) == 0 {
+		return msg("cluster.gate.refused_raw", "server", server, "err", err)
+	}
+	var p problemList
+	for _, g := range groups {
+		switch g.code {
+		case "401":
+			p.add("cluster.gate.refusal_401")
+		case "404":
+			p.add("cluster.gate.refusal_404", "resource", g.resource)
+		default:
+			scope := msg("cluster.gate.scope_cluster")
+			if len(g.namespaces) > 0 {
+				scope = msg("cluster.gate.scope_namespaces", "namespaces", strings.Join(g.namespaces, ", "))
+			}
+			p.add("cluster.gate.refusal_403", "scope", scope, "resource", g.resource, "verb", g.verb, "code", g.code)
+		}
+	}
+	return msg("cluster.gate.refused", "server", server, "refusals", p.String())
 }
 
 // liveChecksMayRun adds the connection line to a step's observed view and,
@@ -106,6 +166,9 @@ func liveChecksMayRun(in Input, ev *StepEval, stepID string) bool {
 // clusterFact is the connection line of a cluster step's observed view.
 func clusterFact(in Input) Fact {
 	c := in.Snap.Cluster
+	if c.State == observe.ClusterOff && c.Err == observe.ClusterDisabled {
+		return Fact{Label: msg("cluster.fact.cluster"), Value: msg("cluster.state.disabled")}
+	}
 	v := msg("cluster.state."+string(c.State), "server", c.Server, "version", c.Version)
 	if c.Err != "" {
 		v += " — " + c.Err

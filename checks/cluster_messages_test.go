@@ -34,7 +34,7 @@ func TestClusterMessageKeysExist(t *testing.T) {
 	for _, s := range []string{"condition", "event", "witness"} {
 		keys["cluster.source."+s] = true
 	}
-	for _, s := range []observe.ClusterState{observe.ClusterOff, observe.ClusterConnecting, observe.ClusterSynced, observe.ClusterUnreachable} {
+	for _, s := range []observe.ClusterState{observe.ClusterOff, observe.ClusterConnecting, observe.ClusterSynced, observe.ClusterUnreachable, observe.ClusterError} {
 		keys["cluster.state."+string(s)] = true
 	}
 	if len(keys) < 100 {
