@@ -91,22 +91,56 @@ func startPane(t *testing.T, w, h int, env []string, args ...string) *pane {
 }
 
 // startProgram runs bin in a w×h pane of a tmux server of its own.
+//
+// Nothing the pane depends on comes from the environment the tests run in:
+// CI has no terminal, TERM unset or dumb, CI=true (which termenv reads as
+// "not a terminal", so no colour) and maybe NO_COLOR. The server reads no
+// configuration file (-f /dev/null) and gets its options on the command
+// line; the program gets TERM, the locale and the colour variables set or
+// unset explicitly, then env on top.
 func startProgram(t *testing.T, bin string, w, h int, env []string, args ...string) *pane {
 	t.Helper()
 	p := &pane{t: t, socket: fmt.Sprintf("labmate-test-%d-%d", os.Getpid(), tmuxSeq.Add(1)), w: w, h: h}
-	conf := filepath.Join(t.TempDir(), "tmux.conf")
-	// remain-on-exit lets a test look at the terminal after the program
-	// ended; a 256-colour TERM is what a learner's tmux usually has.
-	os.WriteFile(conf, []byte("set -g default-terminal screen-256color\nset -g remain-on-exit on\nset -g status off\nset -g escape-time 0\n"), 0o644)
 	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
 	// LANG=ko_KR.UTF-8 would make go-runewidth count ambiguous characters
-	// as two cells; the program must turn that off itself.
+	// as two cells; the program must turn that off itself. A 256-colour
+	// TERM without COLORTERM is what a learner's tmux usually has.
 	// A shell stays in the pane after the program ends, so a test can see
 	// the terminal the program left behind.
-	prog := "env LANG=ko_KR.UTF-8 LC_ALL=ko_KR.UTF-8 " + strings.Join(env, " ") + " " + bin + " " + strings.Join(args, " ")
+	prog := "env" + unsetFlags(paneUnset) + " TERM=" + paneTerm + " LANG=ko_KR.UTF-8 LC_ALL=ko_KR.UTF-8 " +
+		strings.Join(env, " ") + " " + bin + " " + strings.Join(args, " ")
 	cmd := "exec sh -c '" + prog + "; echo " + exitMark + "$?; exec sleep 600'"
-	p.tmux("-f", conf, "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "lab", cmd)
+	// remain-on-exit lets a test look at the terminal after the program
+	// ended.
+	var tmuxArgs []string
+	for _, o := range [][2]string{
+		{"default-terminal", paneTerm},
+		{"default-shell", "/bin/sh"},
+		{"remain-on-exit", "on"},
+		{"status", "off"},
+		{"escape-time", "0"},
+	} {
+		tmuxArgs = append(tmuxArgs, "set-option", "-g", o[0], o[1], ";")
+	}
+	tmuxArgs = append(tmuxArgs, "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "lab", cmd)
+	p.tmux(append([]string{"-f", "/dev/null", "start-server", ";"}, tmuxArgs...)...)
 	return p
+}
+
+// paneTerm is the pane's TERM (Debian ships its terminfo in ncurses-base).
+const paneTerm = "tmux-256color"
+
+// paneUnset are the variables that change how the program picks colours
+// (termenv reads every one of them); the test's own environment must not
+// leak them into the pane.
+var paneUnset = []string{"CI", "NO_COLOR", "COLORTERM", "CLICOLOR", "CLICOLOR_FORCE", "COLORFGBG", "TERM_PROGRAM", "GOOGLE_CLOUD_SHELL"}
+
+func unsetFlags(names []string) string {
+	var b strings.Builder
+	for _, n := range names {
+		b.WriteString(" -u " + n)
+	}
+	return b.String()
 }
 
 const exitMark = "labmate-exited-rc="
