@@ -50,6 +50,8 @@ const (
 type connEvent struct {
 	kind     connEventKind
 	informer string
+	verb     string // "list" or "watch" for evHealth from the calls themselves
+	refusal  string // set when err is a refusal: its entry in ClusterObs.Err
 	err      error
 	version  string
 }
@@ -77,7 +79,7 @@ func (s *session) guard(where string) {
 
 func (s *session) run() error {
 	// Connecting goes out before any object does.
-	st := &connState{health: map[string]string{}}
+	st := &connState{health: map[string]string{}, refused: map[string]string{}}
 	s.emit(st)
 	specs := watchSpecs(s.src.client, s.src.opts.Namespaces, s.src.opts.Nodes)
 	var synced []cache.InformerSynced
@@ -106,21 +108,25 @@ func (s *session) run() error {
 // outcome to the state loop, with managed fields stripped and handlers
 // that turn deliveries into observations.
 func (s *session) informer(sp watchSpec) (cache.SharedIndexInformer, cache.ResourceEventHandlerRegistration, error) {
-	health := func(err error) {
+	health := func(verb string, err error) {
 		if s.ctx.Err() != nil {
 			return
 		}
-		s.report(connEvent{kind: evHealth, informer: sp.desc, err: err})
+		ev := connEvent{kind: evHealth, informer: sp.desc, verb: verb, err: err}
+		if verb != "" {
+			ev.refusal = refusalEntry(sp, verb, err)
+		}
+		s.report(ev)
 	}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			obj, err := sp.list(ctx, o)
-			health(err)
+			health("list", err)
 			return obj, err
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
 			w, err := sp.watch(ctx, o)
-			health(err)
+			health("watch", err)
 			return w, err
 		},
 	}
@@ -129,8 +135,10 @@ func (s *session) informer(sp watchSpec) (cache.SharedIndexInformer, cache.Resou
 		return nil, nil, err
 	}
 	if err := inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
-		if !benignWatchError(err) {
-			health(err)
+		// A refusal came from the list or watch call, which reported it
+		// with its verb already.
+		if _, refused := refusalOf(err); !refused && !benignWatchError(err) {
+			health("", err)
 		}
 	}); err != nil {
 		return nil, nil, err
@@ -178,6 +186,38 @@ func benignWatchError(err error) bool {
 		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
+// refusalOf returns the API status of an error the server will keep
+// giving until someone changes the cluster: 401 (credentials), 403 (RBAC),
+// 404 (a resource type the server does not serve). Waiting cannot fix
+// these, so they are a state of their own, not "connecting".
+func refusalOf(err error) (metav1.Status, bool) {
+	var status apierrors.APIStatus
+	if err == nil || !errors.As(err, &status) {
+		return metav1.Status{}, false
+	}
+	st := status.Status()
+	switch st.Code {
+	case 401, 403, 404:
+		return st, true
+	}
+	return metav1.Status{}, false
+}
+
+// refusalEntry is a refusal as observe.ClusterError documents it:
+// "<verb> <resource>[ in <namespace>]: <code> <reason> (<server message>)",
+// or "" when err is not a refusal.
+func refusalEntry(sp watchSpec, verb string, err error) string {
+	st, ok := refusalOf(err)
+	if !ok {
+		return ""
+	}
+	where := ""
+	if sp.namespace != "" {
+		where = " in " + sp.namespace
+	}
+	return fmt.Sprintf("%s %s%s: %d %s (%s)", verb, sp.resource, where, st.Code, st.Reason, describe(err, 0))
+}
+
 // reachability is what the latest probe said.
 type reachability int
 
@@ -194,6 +234,7 @@ type connState struct {
 	version   string
 	synced    bool              // every handler got its initial list
 	health    map[string]string // informer -> last list/watch error, until one succeeds
+	refused   map[string]string // "<informer> <verb>" -> refusal entry, until that verb succeeds
 	announce  bool              // SyncedObs is due
 	announced bool              // SyncedObs sent
 	last      *observe.ClusterObs
@@ -239,7 +280,9 @@ func (s *session) loop(st *connState) {
 			switch ev.kind {
 			case evProbe:
 				probing = false
-				if ev.err != nil {
+				// A server that refuses the probe (bad credentials) is
+				// reachable: the informers' refusals say what is wrong.
+				if _, refused := refusalOf(ev.err); ev.err != nil && !refused {
 					st.reach, st.probeErr = reachNo, describe(ev.err, s.src.opts.ProbeTimeout)
 					stopRetry()
 					retry = time.NewTimer(backoff)
@@ -260,6 +303,18 @@ func (s *session) loop(st *connState) {
 			case evHealth:
 				if ev.err == nil {
 					delete(st.health, ev.informer)
+					// A list that succeeds says nothing of the watch
+					// after it; a watch needs the list before it.
+					delete(st.refused, ev.informer+" list")
+					if ev.verb == "watch" {
+						delete(st.refused, ev.informer+" watch")
+					}
+					break
+				}
+				if ev.refusal != "" {
+					delete(st.health, ev.informer)
+					st.refused[ev.informer+" "+ev.verb] = ev.refusal
+					st.announce = true // the caches may never fill: `labmate check` must not wait
 					break
 				}
 				st.health[ev.informer] = describe(ev.err, s.src.opts.ProbeTimeout)
@@ -284,6 +339,8 @@ func (s *session) emit(st *connState) {
 	switch {
 	case st.reach == reachNo:
 		obs.State, obs.Err = observe.ClusterUnreachable, st.probeErr
+	case len(st.refused) > 0:
+		obs.State, obs.Err = observe.ClusterError, joinRefusals(st.refused)
 	case st.synced && len(st.health) == 0:
 		obs.State = observe.ClusterSynced
 	default:
@@ -313,6 +370,17 @@ func joinHealth(h map[string]string) string {
 		parts[i] = k + ": " + h[k]
 	}
 	return strings.Join(parts, "; ")
+}
+
+// joinRefusals lists refusal entries sorted, as observe.ClusterError
+// documents.
+func joinRefusals(r map[string]string) string {
+	entries := make([]string, 0, len(r))
+	for _, e := range r {
+		entries = append(entries, e)
+	}
+	sort.Strings(entries)
+	return strings.Join(entries, "; ")
 }
 
 // describe shortens a client error to the part a learner can act on: no

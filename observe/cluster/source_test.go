@@ -215,23 +215,91 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 	}
 }
 
-func TestForbiddenListIsReportedAndDoesNotHang(t *testing.T) {
+// A list the server refuses for good (RBAC) is an error state naming the
+// verb, the resource and the namespace, announced as synced so `labmate
+// check` does not hang, and left once the role is granted.
+func TestForbiddenListIsAnErrorAndDoesNotHang(t *testing.T) {
 	client := fake.NewClientset()
-	client.PrependReactor("list", "daemonsets", func(k8stesting.Action) (bool, runtime.Object, error) {
+	var allowed atomic.Bool
+	client.PrependReactor("list", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if allowed.Load() {
+			return false, nil, nil
+		}
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "", errors.New("RBAC: no list"))
 	})
 	c := start(t, NewForClient(client, okProbe, labScope))
 	c.until("synced despite forbidden", 10*time.Second, isSynced)
-	o := c.until("connecting with err", 5*time.Second, func(o observe.Observation) bool {
-		return o.Cluster != nil && o.Cluster.State == observe.ClusterConnecting && strings.Contains(o.Cluster.Err, "daemonsets")
+	o := c.until("error state", 5*time.Second, func(o observe.Observation) bool {
+		return o.Cluster != nil && o.Cluster.State == observe.ClusterError && strings.Count(o.Cluster.Err, ": 403 ") == 2
 	})
-	if !strings.Contains(o.Cluster.Err, "forbidden") {
-		t.Errorf("Err = %q, want the server's forbidden message", o.Cluster.Err)
+	const want = "list daemonsets.apps in gpu-lab: 403 Forbidden (daemonsets.apps is forbidden: RBAC: no list); " +
+		"list daemonsets.apps in gpu-operator: 403 Forbidden (daemonsets.apps is forbidden: RBAC: no list)"
+	if o.Cluster.Err != want {
+		t.Errorf("Err = %q\nwant  %q", o.Cluster.Err, want)
 	}
 	for _, o := range c.seen {
 		if o.Cluster != nil && o.Cluster.State == observe.ClusterSynced {
 			t.Errorf("reported synced while daemonsets cannot be listed")
 		}
+	}
+	// The reflector lists again by itself; once it may, the error clears.
+	allowed.Store(true)
+	c.forget()
+	c.until("synced once allowed", 20*time.Second, isState(observe.ClusterSynced))
+}
+
+// A watch refused after a list that succeeded stays an error: a later
+// successful list does not clear it.
+func TestForbiddenWatchIsAnError(t *testing.T) {
+	client := fake.NewClientset(node("lab-node-0"))
+	client.PrependWatchReactor("nodes", func(k8stesting.Action) (bool, watch.Interface, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New("RBAC: no watch"))
+	})
+	c := start(t, NewForClient(client, okProbe, Options{Nodes: []string{"lab-node-0"}}))
+	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
+	if !strings.HasPrefix(o.Cluster.Err, "watch nodes: 403 Forbidden (") {
+		t.Errorf("Err = %q", o.Cluster.Err)
+	}
+	c.forget()
+	time.Sleep(2 * time.Second) // the reflector lists again meanwhile
+	for _, o := range c.seen[c.from:] {
+		if o.Cluster != nil && o.Cluster.State != observe.ClusterError {
+			t.Errorf("left the error state while watches are refused: %s", summarize(c.seen[c.from:]))
+		}
+	}
+}
+
+// Bad credentials: the probe and the lists are answered 401. That is a
+// refusal, not an unreachable server.
+func TestUnauthorizedIsAnErrorNotUnreachable(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewUnauthorized("Unauthorized")
+	})
+	probe := func(context.Context) (string, error) { return "", apierrors.NewUnauthorized("Unauthorized") }
+	c := start(t, NewForClient(client, probe, Options{Nodes: []string{"lab-node-0"}}))
+	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
+	if !strings.Contains(o.Cluster.Err, "list nodes: 401 Unauthorized") {
+		t.Errorf("Err = %q", o.Cluster.Err)
+	}
+	c.until("synced", 5*time.Second, isSynced)
+	for _, o := range c.seen {
+		if o.Cluster != nil && o.Cluster.State == observe.ClusterUnreachable {
+			t.Errorf("a server that answers 401 reported unreachable")
+		}
+	}
+}
+
+// A server without the resource type answers 404.
+func TestMissingResourceTypeIsAnError(t *testing.T) {
+	client := fake.NewClientset()
+	client.PrependReactor("list", "runtimeclasses", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}, "")
+	})
+	c := start(t, NewForClient(client, okProbe, Options{Nodes: []string{"lab-node-0"}}))
+	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
+	if !strings.HasPrefix(o.Cluster.Err, "list runtimeclasses.node.k8s.io: 404 NotFound (") {
+		t.Errorf("Err = %q", o.Cluster.Err)
 	}
 }
 

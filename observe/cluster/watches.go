@@ -17,12 +17,14 @@ import (
 // and a client-side filter repeating the field selector (a fake clientset,
 // or a server that ignores a selector, must not widen what labmate sees).
 type watchSpec struct {
-	kind    string // observe.ObjectObs.Kind
-	desc    string // names the informer in error texts: "pods in gpu-lab"
-	example runtime.Object
-	list    func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error)
-	watch   func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error)
-	keep    func(obj any) bool
+	kind      string // observe.ObjectObs.Kind
+	desc      string // names the informer in error texts: "pods in gpu-lab"
+	resource  string // what RBAC names: "pods", "daemonsets.apps"
+	namespace string // "" for a cluster-scoped resource
+	example   runtime.Object
+	list      func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error)
+	watch     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error)
+	keep      func(obj any) bool
 }
 
 // FailedSchedulingReason is the only event reason the source watches: the
@@ -35,11 +37,15 @@ type listWatcher[L runtime.Object] interface {
 	Watch(ctx context.Context, o metav1.ListOptions) (watch.Interface, error)
 }
 
+// resourceScope is what RBAC calls the resource an informer reads:
+// resource[.group], and the namespace ("" when cluster-scoped).
+type resourceScope struct{ resource, namespace string }
+
 // spec builds a watchSpec on a typed resource interface; a non-empty
 // fieldSelector is set on every list and watch.
-func spec[L runtime.Object](kind, desc string, example runtime.Object, c listWatcher[L], fieldSelector string, keep func(any) bool) watchSpec {
+func spec[L runtime.Object](kind, desc string, rs resourceScope, example runtime.Object, c listWatcher[L], fieldSelector string, keep func(any) bool) watchSpec {
 	return watchSpec{
-		kind: kind, desc: desc, example: example, keep: keep,
+		kind: kind, desc: desc, resource: rs.resource, namespace: rs.namespace, example: example, keep: keep,
 		list: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			o.FieldSelector = fieldSelector
 			return c.List(ctx, o)
@@ -60,26 +66,26 @@ func watchSpecs(c kubernetes.Interface, namespaces, nodes []string) []watchSpec 
 		byName := fields.OneTermEqualSelector("metadata.name", ns).String()
 		failed := fields.OneTermEqualSelector("reason", FailedSchedulingReason).String()
 		specs = append(specs,
-			spec("Namespace", "namespace "+ns, &corev1.Namespace{}, c.CoreV1().Namespaces(), byName,
+			spec("Namespace", "namespace "+ns, resourceScope{"namespaces", ""}, &corev1.Namespace{}, c.CoreV1().Namespaces(), byName,
 				func(obj any) bool { return nameOf(obj) == ns }),
-			spec("Pod", "pods in "+ns, &corev1.Pod{}, c.CoreV1().Pods(ns), "", inNamespace(ns)),
-			spec("Event", "FailedScheduling events in "+ns, &corev1.Event{}, c.CoreV1().Events(ns), failed,
+			spec("Pod", "pods in "+ns, resourceScope{"pods", ns}, &corev1.Pod{}, c.CoreV1().Pods(ns), "", inNamespace(ns)),
+			spec("Event", "FailedScheduling events in "+ns, resourceScope{"events", ns}, &corev1.Event{}, c.CoreV1().Events(ns), failed,
 				func(obj any) bool {
 					e, ok := obj.(*corev1.Event)
 					return ok && e.Namespace == ns && e.Reason == FailedSchedulingReason
 				}),
-			spec("ConfigMap", "configmaps in "+ns, &corev1.ConfigMap{}, c.CoreV1().ConfigMaps(ns), "", inNamespace(ns)),
-			spec("DaemonSet", "daemonsets in "+ns, &appsv1.DaemonSet{}, c.AppsV1().DaemonSets(ns), "", inNamespace(ns)),
+			spec("ConfigMap", "configmaps in "+ns, resourceScope{"configmaps", ns}, &corev1.ConfigMap{}, c.CoreV1().ConfigMaps(ns), "", inNamespace(ns)),
+			spec("DaemonSet", "daemonsets in "+ns, resourceScope{"daemonsets.apps", ns}, &appsv1.DaemonSet{}, c.AppsV1().DaemonSets(ns), "", inNamespace(ns)),
 		)
 	}
 	for _, node := range nodes {
 		byName := fields.OneTermEqualSelector("metadata.name", node).String()
-		specs = append(specs, spec("Node", "node "+node, &corev1.Node{}, c.CoreV1().Nodes(), byName,
+		specs = append(specs, spec("Node", "node "+node, resourceScope{"nodes", ""}, &corev1.Node{}, c.CoreV1().Nodes(), byName,
 			func(obj any) bool { return nameOf(obj) == node }))
 	}
 	if len(namespaces)+len(nodes) > 0 {
-		specs = append(specs, spec("RuntimeClass", "runtimeclasses", &nodev1.RuntimeClass{}, c.NodeV1().RuntimeClasses(), "",
-			func(any) bool { return true }))
+		specs = append(specs, spec("RuntimeClass", "runtimeclasses", resourceScope{"runtimeclasses.node.k8s.io", ""}, &nodev1.RuntimeClass{},
+			c.NodeV1().RuntimeClasses(), "", func(any) bool { return true }))
 	}
 	return specs
 }
