@@ -120,13 +120,9 @@ func checkMergeValue(in Input, id, key string, truth mergeTruth, byKey map[strin
 	}
 	observed := key + "=" + l.value
 	if key == "LOADED_RUNTIMES" {
-		return failed(id, msg("files.merge.loaded_wrong", "got", l.value, "line", l.n, "want", want)+quoteHint(l.value), expected, observed, at)
+		return failed(id, msg("files.merge.loaded_wrong", "got", reportShown(l.value), "line", l.n, "want", want)+quoteHint(l.value), expected, observed, at)
 	}
-	shownWant := want
-	if shownWant == "" {
-		shownWant = msg("files.merge.empty_value")
-	}
-	m := msg("files.merge.value_wrong", "key", key, "got", l.value, "line", l.n, "want", shownWant, "why", truth.why[key])
+	m := msg("files.merge.value_wrong", "key", key, "got", reportShown(l.value), "line", l.n, "want", reportShown(want), "why", truth.why[key])
 	return failed(id, m+mergeHint(key, l.value, want), expected, observed, at)
 }
 
@@ -173,6 +169,9 @@ func mergeHint(key, got, want string) string {
 	case "CONFLICT_TABLE":
 		if want == "" {
 			return msg("files.merge.hint.no_table")
+		}
+		if got == "" {
+			return msg("files.merge.hint.empty_table")
 		}
 		segs := parseKeyPath(got)
 		switch {
@@ -227,17 +226,13 @@ func mergeFacts(truth mergeTruth, byKey map[string]kvLine) []Fact {
 	for _, k := range mergeKeys {
 		got := msg("files.seen.absent")
 		if l, ok := byKey[k]; ok {
-			got = l.value
+			got = reportShown(l.value)
 		}
 		key := "files.fact.merge_derived"
 		if k == "LOADED_RUNTIMES" {
 			key = "files.fact.merge_observed"
 		}
-		want := truth.values[k]
-		if want == "" {
-			want = msg("files.merge.empty_value")
-		}
-		facts = append(facts, Fact{Label: k, Value: msg(key, "want", want, "got", got)})
+		facts = append(facts, Fact{Label: k, Value: msg(key, "want", reportShown(truth.values[k]), "got", got)})
 	}
 	return facts
 }

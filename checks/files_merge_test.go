@@ -71,6 +71,10 @@ func TestMergeVerdictWrong(t *testing.T) {
 			fail: map[string][]string{mTable: {runtimes + ".nvidia", "runtimes 까지"}}},
 		{name: "CONFLICT_TABLE too shallow", fixture: "merge/table-too-shallow.txt",
 			fail: map[string][]string{mTable: {"가장 깊은 테이블"}}},
+		{name: "CONFLICT_TABLE empty", fixture: "merge/table-empty.txt",
+			fail: map[string][]string{mTable: {"적은 값 (비어 있음)", "CONFLICT=yes", "비워 두는 것은", runtimes}}},
+		{name: "MAIN_RUNTIMES empty", fixture: "merge/main-empty.txt",
+			fail: map[string][]string{mMain: {"적은 값 (비어 있음)", "계산한 값 runc"}}},
 		{name: "a quoted value", fixture: "merge/quoted-value.txt",
 			fail: map[string][]string{mMain: {`"runc"`, "따옴표 없이"}}},
 	})
@@ -113,7 +117,7 @@ func TestMergeVerdictFollowsTheLearnersFiles(t *testing.T) {
 	noConflict := map[string]string{dropInPath: "dropin/v1-plugin-name.toml"}
 	root = labRoot(t, noConflict)
 	v = variant{fail: map[string][]string{
-		mDropIn: {"적은 값 nvidia", "계산한 값 (빈 값)", "테이블이 없습니다"},
+		mDropIn: {"적은 값 nvidia", "계산한 값 (비어 있음)", "테이블이 없습니다"},
 		mCon:    {"계산한 값 no", "부딪히지 않습니다"},
 		mTable:  {"비워 둡니다"},
 	}}
