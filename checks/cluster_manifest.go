@@ -178,7 +178,10 @@ func decodeManifestInto(in Input, id, rel, apiVersion, kind string, obj any) (*m
 		m.tree = &tree
 	}
 	var tm metav1.TypeMeta
-	if prob := decodeYAMLStrict(text, nil, &tm); prob != nil && prob.kind == "syntax" {
+	if prob := decodeYAMLStrict(text, nil, &tm); prob != nil && prob.kind == "syntax" && prob.line <= 0 {
+		return nil, failed(id, msg("cluster.yaml.syntax_noline", "path", p, "err", prob.err)+yamlErrHint(prob.err),
+			msg("cluster.yaml.expect_yaml"), msg("cluster.yaml.seen_syntax"), rel)
+	} else if prob != nil && prob.kind == "syntax" {
 		return nil, failed(id, msg("cluster.yaml.syntax", "path", p, "line", prob.line, "err", prob.err, "excerpt", lineAt(text, prob.line)),
 			msg("cluster.yaml.expect_yaml"), msg("cluster.yaml.seen_syntax"), where(rel, prob.line))
 	} else if prob != nil && prob.kind != "unknown" {
@@ -209,6 +212,14 @@ func decodeManifestInto(in Input, id, rel, apiVersion, kind string, obj any) (*m
 		return nil, failed(id, msg("cluster.yaml.decode_value", "path", p, "kind", kind, "err", prob.err),
 			want, msg("cluster.yaml.seen_value"), rel)
 	}
+}
+
+// yamlErrHint explains a YAML error that has no position to point at.
+func yamlErrHint(err string) string {
+	if strings.Contains(err, "excessive aliasing") {
+		return msg("cluster.yaml.alias_hint")
+	}
+	return ""
 }
 
 // countYAMLDocs counts documents that hold more than comments.

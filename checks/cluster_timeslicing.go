@@ -166,6 +166,9 @@ func timeSlicingFields(m *manifest, cm *corev1.ConfigMap) (*sharingConfig, Resul
 func sharingProblem(p *yamlProblem) string {
 	switch p.kind {
 	case "syntax":
+		if p.line <= 0 {
+			return msg("cluster.ts.any_syntax_noline", "err", p.err) + yamlErrHint(p.err)
+		}
 		return msg("cluster.ts.any_syntax", "line", p.line, "err", p.err)
 	case "unknown":
 		return msg("cluster.ts.any_unknown", "fields", strings.Join(p.all, ", "))
