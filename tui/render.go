@@ -50,23 +50,32 @@ func renderMarkdown(md string, width int, th theme.Theme) (blocks [][]string, er
 			blocks = plainBlocks(md, width)
 		}
 	}()
+	out, err := glamourText(md, width, th)
+	if err != nil {
+		return plainBlocks(md, width), err
+	}
+	return splitBlocks(strings.Split(out, "\n"), width, th.NoColor()), nil
+}
+
+// glamourText is glamour's rendering of md for width columns, as is.
+func glamourText(md string, width int, th theme.Theme) (string, error) {
 	r, err := glamour.NewTermRenderer(
 		glamour.WithStyles(th.Glamour()),
 		glamour.WithColorProfile(th.Profile),
 		glamour.WithWordWrap(width),
 	)
 	if err != nil {
-		return plainBlocks(md, width), err
+		return "", err
 	}
 	out, err := r.Render(md)
 	if err != nil {
-		return plainBlocks(md, width), err
+		return "", err
 	}
 	if th.NoColor() {
 		// glamour still emits bold and reset codes with the ASCII profile.
 		out = ansi.Strip(out)
 	}
-	return splitBlocks(strings.Split(out, "\n"), width, th.NoColor()), nil
+	return out, nil
 }
 
 // splitBlocks groups lines into blocks separated by blank lines and
@@ -111,26 +120,51 @@ func isBlank(l string) bool {
 	return strings.TrimSpace(ansi.Strip(l)) == ""
 }
 
-// clampLine makes one rendered line fit width columns, hard-wrapping what
-// glamour could not break (long paths, code). Wide characters are never
-// split; width is measured per grapheme, as the renderer measures it.
+// clampLine makes one rendered line fit width columns, with a spare cell
+// for each East-Asian-ambiguous character (see fit). What glamour let
+// overflow (its hyphen breaks go past the edge, so do code spans and long
+// paths) is word-wrapped again, the continuation indented like the line,
+// so no fragment lands at column 0 on its own.
 func clampLine(l string, width int) []string {
-	if width <= 0 || ansi.StringWidth(l) <= width {
+	if width <= 0 || ansi.StringWidth(l)+ambiguousRunes(l) <= width {
 		return []string{l}
 	}
-	wrapped := strings.Split(ansi.Hardwrap(l, width, true), "\n")
-	out := wrapped[:0]
-	for _, w := range wrapped {
-		// Hardwrap leaves trailing padding that can spill into its own line.
-		if isBlank(w) {
-			continue
+	vis := ansi.Strip(l)
+	indent := min(len(vis)-len(strings.TrimLeft(vis, " ")), width/2)
+	pad := strings.Repeat(" ", indent)
+	var out []string
+	for _, w := range wordWrap(ansi.TruncateLeft(l, indent, ""), width-indent) {
+		// Wrap leaves the blanks it broke at, which can make a line of
+		// their own.
+		if !isBlank(w) {
+			out = append(out, pad+w)
 		}
-		out = append(out, ansi.Truncate(w, width, ""))
 	}
 	if len(out) == 0 {
 		return []string{""}
 	}
 	return out
+}
+
+// wordWrap wraps s at blanks (long words are split) so that every line,
+// with a spare cell per East-Asian-ambiguous character, fits limit. Wide
+// characters are never split; width is measured per grapheme, as the
+// renderer measures it. ansi.Wrap alone lets a hyphen it breaks after
+// pass the limit, and knows no spare cells: lines still too wide are
+// wrapped again, narrower (rarely more than once).
+func wordWrap(s string, limit int) []string {
+	avail := max(limit, 1)
+	for {
+		lines := strings.Split(ansi.Wrap(s, avail, ""), "\n")
+		over := 0
+		for _, l := range lines {
+			over = max(over, ansi.StringWidth(l)+ambiguousRunes(l)-limit)
+		}
+		if over <= 0 || avail == 1 {
+			return lines
+		}
+		avail = max(avail-over, 1)
+	}
 }
 
 // plainBlocks is the fallback when glamour fails: the source, wrapped.
@@ -143,19 +177,20 @@ func plainBlocks(md string, width int) [][]string {
 }
 
 // wrap word-wraps s to width columns; the first line starts with first,
-// later lines with rest (a hanging indent). first and rest must have the
-// same width.
+// later lines with rest (a hanging indent). Every line is sized for the
+// wider of the two prefixes and keeps its spare cells (see wordWrap), so
+// no line is wider than width and nothing of s is cut later.
 func wrap(s string, width int, first, rest string) []string {
-	avail := max(width-ansi.StringWidth(first), 8)
-	var out []string
-	for i, l := range strings.Split(ansi.Wrap(s, avail, ""), "\n") {
-		p := rest
+	pw := max(ansi.StringWidth(first), ansi.StringWidth(rest))
+	lines := wordWrap(s, max(width-pw, 8))
+	for i := range lines {
 		if i == 0 {
-			p = first
+			lines[i] = first + lines[i]
+		} else {
+			lines[i] = rest + lines[i]
 		}
-		out = append(out, p+l)
 	}
-	return out
+	return lines
 }
 
 // sanitize makes text from outside labmate (the learner's files, script

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
@@ -76,9 +77,45 @@ func (m Model) fit(lines []string) string {
 		}
 		if extra := ambiguousRunes(l); w+extra > m.width {
 			lines[i] = ansi.Truncate(l, max(m.width-extra, 0), "")
+			noteCut("fit", l, lines[i])
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// cuts records, while on (the tests turn it on), every line the layout
+// had to cut to the pane after the fact. Each part of the layout sizes its
+// own lines (wrapping, or shortening with ".." where it chooses to), so a
+// cut here is text the learner never sees: the tests assert there is none.
+var cuts struct {
+	sync.Mutex
+	on    bool
+	lines []string
+}
+
+// noteCut records that line was cut to short; cutting only trailing
+// blanks (the viewport pads lines to its width) loses nothing.
+func noteCut(where, line, short string) {
+	cuts.Lock()
+	defer cuts.Unlock()
+	if !cuts.on {
+		return
+	}
+	visible := func(s string) string { return strings.TrimRight(ansi.Strip(s), " ") }
+	if visible(line) != visible(short) {
+		cuts.lines = append(cuts.lines, where+": "+visible(line))
+	}
+}
+
+// shorten fits one line of chrome into width cells, ending it with ".."
+// when it had to be cut, and keeps the spare cells of its ambiguous
+// characters (see fit).
+func shorten(s string, width int) string {
+	extra := ambiguousRunes(s)
+	if ansi.StringWidth(s)+extra <= width {
+		return s
+	}
+	return ansi.Truncate(s, max(width-extra, 0), "..")
 }
 
 // ambiguousRunes counts East-Asian-ambiguous runes in the visible text.
@@ -119,8 +156,8 @@ func (m Model) header() string {
 	if m.opts.Banner != "" {
 		room := m.width - lipgloss.Width(left) - 1
 		if room >= 4 {
-			b := ansi.Truncate(" "+sanitize(m.opts.Banner)+" ", room, "..")
-			left += strings.Repeat(" ", max(room-ansi.StringWidth(b), 0)+1) + m.th.Banner.Render(b)
+			b := shorten(" "+sanitize(m.opts.Banner)+" ", room)
+			left += strings.Repeat(" ", max(room-ansi.StringWidth(b)-ambiguousRunes(b), 0)+1) + m.th.Banner.Render(b)
 		}
 	}
 	return left
@@ -134,7 +171,7 @@ func (m Model) replayLine() string {
 	if s == "" {
 		return " " + m.th.Muted.Render(content.Msg("tui.loading"))
 	}
-	return " " + m.th.Hint.Render(ansi.Truncate(s, m.width-1, ".."))
+	return " " + m.th.Hint.Render(shorten(s, m.width-1))
 }
 
 func (m Model) title() string {
@@ -142,7 +179,7 @@ func (m Model) title() string {
 	if s := m.stepAt(m.page); s != nil {
 		t = fmt.Sprintf("%d/%d %s", s.Number, len(m.lab.Steps), s.Title)
 	}
-	return " " + m.th.Title.Render(ansi.Truncate(sanitize(t), m.width-1, ".."))
+	return " " + m.th.Title.Render(shorten(sanitize(t), m.width-1))
 }
 
 // statusLine summarises the page: the step's state in glyph and word and
@@ -177,7 +214,8 @@ func (m Model) statusLine() string {
 	case m.observed:
 		b.WriteString("  " + m.th.Section.Render("["+content.Msg("tui.mode.observed")+"]"))
 	}
-	return b.String()
+	// At the narrowest the notes do not all fit: say so with "..".
+	return shorten(b.String(), m.width-1)
 }
 
 // footer holds, bottom up, the help line, then a toast, an alert or the
@@ -202,11 +240,11 @@ func (m Model) bar(st lipgloss.Style, text string, w, n int) []string {
 	lines := wrap(sanitize(text), w-1, " ", " ")
 	if len(lines) > n {
 		lines = lines[:n]
-		lines[n-1] = ansi.Truncate(lines[n-1], w-3, "") + ".."
+		lines[n-1] = ansi.Truncate(lines[n-1], w-3-ambiguousRunes(lines[n-1]), "") + ".."
 	}
 	for i, l := range lines {
 		if !m.th.NoColor() {
-			l += strings.Repeat(" ", max(w-ansi.StringWidth(l), 0))
+			l += strings.Repeat(" ", max(w-ansi.StringWidth(l)-ambiguousRunes(l), 0))
 		}
 		lines[i] = st.Render(l)
 	}

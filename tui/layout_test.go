@@ -1,0 +1,142 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/internal/fixture"
+	"github.com/labhub/labmate/tui/theme"
+)
+
+// squeeze drops every blank and escape sequence: what is left is the text
+// a reader sees, whatever the wrapping and the indentation.
+func squeeze(s string) string {
+	return strings.Join(strings.Fields(ansi.Strip(s)), "")
+}
+
+// longReport is the fixture report for the real lab with step 1 failing
+// on messages as long as real ones: dotted TOML paths longer than a narrow
+// pane (hard-wrapped), several lines of expected and observed, and
+// East-Asian-ambiguous characters (—, ×) that take a spare cell each.
+func longReport(lab *content.Lab) (rep []checks.Result, texts []string) {
+	rep = []checks.Result{
+		{ID: "main.runc", Status: checks.Failed,
+			Message:  `plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.runtime_type 이 "io.containerd.runc.v2" 가 아닙니다 — 테이블 이름의 큰따옴표를 확인하세요.`,
+			Expected: `runtime_type = "io.containerd.runc.v2" (plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc)`,
+			Observed: "runtime_type 없음\n테이블 plugins.io.containerd.grpc.v1.cri.containerd.runtimes.runc 는 따옴표 없이 쪼개진 다른 테이블입니다 — 4 × 5 = 20 이 아니라 0",
+			Where:    "etc/containerd/config.toml:12:1"},
+		{ID: "main.cgroup", Status: checks.Passed,
+			Message: `plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.options.SystemdCgroup = true (불리언) 입니다 — 통과.`},
+		{ID: "main.imports", Status: checks.Error,
+			Message: strings.Repeat("imports 배열의 항목을 하나씩 읽지 못했습니다 — ", 3) + "/root/gpuop/etc/containerd/conf.d/*.toml"},
+	}
+	for _, c := range rep {
+		texts = append(texts, c.Message, c.Expected, c.Where)
+		texts = append(texts, strings.Split(c.Observed, "\n")...)
+	}
+	for _, h := range lab.Steps[0].Hints {
+		texts = append(texts, h)
+	}
+	return rep, texts
+}
+
+// Every check message, expected and observed value, and hint is on the
+// page whole at every width: wrapped, never cut. The pane is tall enough
+// to show the whole page, so what is not on screen was lost.
+func TestWrappedTextIsWhole(t *testing.T) {
+	lab := realLab(t)
+	results, texts := longReport(lab)
+	rep := fixture.Report(lab)
+	rep.Steps[0].Status = checks.Failed
+	rep.Steps[0].Checks = results
+	for _, w := range []int{40, 60, 80, 100} {
+		m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone,
+			Progress: map[int]HintProgress{1: {Seen: len(lab.Steps[0].Hints)}}})
+		m = send(t, m, sizeMsg(w, 400))
+		m = send(t, m, reportMsg{rep})
+		m = press(t, m, "1")
+		checkFits(t, m)
+		page := squeeze(m.View())
+		for _, s := range texts {
+			if s != "" && !strings.Contains(page, squeeze(s)) {
+				t.Errorf("%d columns: %q is not on the page whole:\n%s", w, s, screen(m))
+			}
+		}
+		// The introduction's step list: number, title and status word.
+		m = press(t, m, "0")
+		checkFits(t, m)
+		page = squeeze(m.View())
+		for _, s := range lab.Steps {
+			if want := squeeze(fmt.Sprintf("%d. %s", s.Number, s.Title)); !strings.Contains(page, want) {
+				t.Errorf("%d columns: step %q not whole on the introduction", w, want)
+			}
+		}
+	}
+}
+
+// wrap never makes a line wider than asked, whichever prefix is wider,
+// and keeps a spare cell for each East-Asian-ambiguous character.
+func TestWrapWidth(t *testing.T) {
+	text := `✓ 통과  plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.runtime_type 이 맞습니다 — 4 × 5 = 20 — 끝`
+	for _, p := range [][2]string{{" ", "   "}, {" ", "    "}, {"   ", " "}, {" 1. ", "    "}} {
+		for width := 20; width <= 100; width++ {
+			lines := wrap(text, width, p[0], p[1])
+			for i, l := range lines {
+				if w := ansi.StringWidth(l) + ambiguousRunes(l); w > width {
+					t.Fatalf("wrap(%d, %q, %q) line %d is %d cells with its spare ones: %q", width, p[0], p[1], i, w, l)
+				}
+			}
+			if squeeze(strings.Join(lines, "\n")) != squeeze(p[0]+text) {
+				t.Fatalf("wrap(%d, %q, %q) lost text:\n%s", width, p[0], p[1], strings.Join(lines, "\n"))
+			}
+		}
+	}
+}
+
+// What glamour lets overflow (a hyphen or "..." past the edge) is
+// re-wrapped onto the next line with the margin, never left at column 0
+// on its own, and nothing of it is lost.
+func TestRenderedLinesKeepTheirMargin(t *testing.T) {
+	lab := realLab(t)
+	th := theme.New("dark", termenv.Ascii)
+	docs := map[string]string{"intro": lab.Intro}
+	for _, s := range lab.Steps {
+		docs[fmt.Sprintf("step %d", s.Number)] = s.Body
+		docs[fmt.Sprintf("solution %d", s.Number)] = s.Solution
+	}
+	widths := []int{40, 41, 42, 43, 49, 50, 54, 55, 56, 59, 60, 61, 68, 70, 80, 87, 100, 120, 142, 156, 157, 158, 160}
+	for name, md := range docs {
+		md = content.Expand(md, fixture.Root)
+		for _, w := range widths {
+			blocks, err := renderMarkdown(md, w, th)
+			if err != nil {
+				t.Fatalf("%s at %d: %v", name, w, err)
+			}
+			var all []string
+			for _, b := range blocks {
+				for _, l := range b {
+					all = append(all, l)
+					if vis := ansi.Strip(l); !strings.HasPrefix(vis, " ") {
+						t.Errorf("%s at %d columns: line without the margin: %q", name, w, vis)
+					}
+					if cells := ansi.StringWidth(l) + ambiguousRunes(l); cells > w {
+						t.Errorf("%s at %d columns: line of %d cells with its spare ones: %q", name, w, cells, ansi.Strip(l))
+					}
+				}
+			}
+			raw, err := glamourText(md, w, th)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := squeeze(strings.Join(all, "\n")); got != squeeze(raw) {
+				t.Errorf("%s at %d columns: the clamped rendering lost text", name, w)
+			}
+		}
+	}
+}
