@@ -76,9 +76,11 @@ type Model struct {
 
 	// blocks of what the viewport shows, for keeping the scroll position
 	// on the same paragraph across a resize.
+	lines       []string // the viewport's content
 	blockStarts []int
 	blockGaps   []bool
-	anchor      *anchor
+	anchor      *anchor // to restore once the rendering for this width is in
+	kept        *keptAnchor
 }
 
 type toast struct {
@@ -95,7 +97,33 @@ type alert struct {
 	text  string
 }
 
-type anchor struct{ block, line, of int }
+// anchor is a scroll position that survives re-wrapping: a block, and
+// how far into it the top line starts, counted in visible characters
+// (blanks left out), which wrapping at another width does not change.
+type anchor struct {
+	block int
+	chars int
+	gap   bool // the blank line above the block is on top
+}
+
+// keptAnchor is the anchor last restored, the offset it gave and the view
+// it was for. While the learner has not scrolled away from that offset,
+// the next resize restores the same anchor rather than one measured from
+// the new wrapping, so going back and forth between widths never creeps.
+type keptAnchor struct {
+	a    anchor
+	y    int
+	view viewKey
+}
+
+// viewKey says what the viewport shows: which page, and whether the help
+// or the observed view is open on it.
+type viewKey struct {
+	page           int
+	help, observed bool
+}
+
+func (m Model) viewKey() viewKey { return viewKey{m.page, m.showHelp, m.observed} }
 
 type reportMsg struct{ rep engine.Report }
 type reportsClosedMsg struct{}
@@ -305,7 +333,12 @@ func (m *Model) resize(w, h int) tea.Cmd {
 		return nil
 	}
 	if m.anchor == nil && len(m.blockStarts) > 0 {
-		m.anchor = m.anchorAt(m.vp.YOffset)
+		if k := m.kept; k != nil && k.y == m.vp.YOffset && k.view == m.viewKey() {
+			a := k.a
+			m.anchor = &a
+		} else {
+			m.anchor = m.anchorAt(m.vp.YOffset)
+		}
 	}
 	m.width, m.height = max(w, 0), max(h, 0)
 	m.gen++

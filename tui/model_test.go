@@ -601,3 +601,59 @@ func TestLightThemeAndColour(t *testing.T) {
 		t.Error("light and dark themes look the same")
 	}
 }
+
+// From the middle of a long paragraph, resizing back and forth keeps that
+// paragraph at the top, and coming back to the first width gives the same
+// top line: round trips do not creep.
+func TestResizeRoundTripsKeepTheMiddle(t *testing.T) {
+	lab := realLab(t)
+	m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
+	m = send(t, m, sizeMsg(60, 30))
+	m = send(t, m, reportMsg{fixture.Report(lab)})
+	m = press(t, m, "3")
+	// The longest block of the page that leaves a screenful below it.
+	best, bestLen := -1, 0
+	for i, start := range m.blockStarts {
+		end := m.vp.TotalLineCount()
+		if i+1 < len(m.blockStarts) {
+			end = m.blockStarts[i+1]
+		}
+		if n := end - start; n > bestLen && start+n/2+m.vp.Height < m.vp.TotalLineCount() {
+			best, bestLen = i, n
+		}
+	}
+	if bestLen < 4 {
+		t.Fatalf("step 3 has no long block at 60 columns (longest %d lines)", bestLen)
+	}
+	m.vp.SetYOffset(m.blockStarts[best] + bestLen/2)
+	topLine := func(m Model) string { return squeeze(strings.Split(m.vp.View(), "\n")[0]) }
+	want := topLine(m)
+	t.Logf("block %d of %d lines, top line %d: %q", best, bestLen, bestLen/2, want)
+	for trip := 1; trip <= 5; trip++ {
+		m = send(t, m, sizeMsg(100, 30))
+		if a := m.anchorAt(m.vp.YOffset); a.block != best {
+			t.Fatalf("trip %d at 100 columns: block %d at the top, want %d", trip, a.block, best)
+		}
+		// The line on top at 100 columns holds where the top line at 60
+		// began.
+		rows := strings.Split(m.vp.View(), "\n")
+		if got := squeeze(rows[0] + rows[1]); !strings.Contains(got, prefix(want, 4)) {
+			t.Errorf("trip %d at 100 columns: top lines %q do not hold %q", trip, got, prefix(want, 4))
+		}
+		m = send(t, m, sizeMsg(60, 30))
+		if a := m.anchorAt(m.vp.YOffset); a.block != best {
+			t.Fatalf("trip %d back at 60 columns: block %d at the top, want %d", trip, a.block, best)
+		}
+		if got := topLine(m); got != want {
+			t.Fatalf("trip %d back at 60 columns: top line %q, want %q", trip, got, want)
+		}
+		checkFits(t, m)
+	}
+	// Scrolling in between is a new position, kept from there.
+	m = press(t, m, "j")
+	want = topLine(m)
+	m = send(t, send(t, m, sizeMsg(100, 30)), sizeMsg(60, 30))
+	if got := topLine(m); got != want {
+		t.Errorf("after scrolling one line and a round trip: top line %q, want %q", got, want)
+	}
+}

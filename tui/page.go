@@ -163,8 +163,10 @@ func (m *Model) rebuild() {
 	m.setBlocks(blocks, exact)
 	m.vp.SetYOffset(y)
 	if m.anchor != nil && exact {
-		m.vp.SetYOffset(m.anchorOffset(*m.anchor))
+		a := *m.anchor
+		m.vp.SetYOffset(m.anchorOffset(a))
 		m.anchor = nil
+		m.kept = &keptAnchor{a: a, y: m.vp.YOffset, view: m.viewKey()}
 	}
 }
 
@@ -200,45 +202,67 @@ func (m *Model) setBlocks(blocks []block, exact bool) {
 			lines = append(lines, l)
 		}
 	}
+	m.lines = lines
 	m.vp.SetContent(strings.Join(lines, "\n"))
 }
 
-// anchorAt finds the block on line y of the viewport content.
+// anchorAt is the anchor of line y of the viewport content.
 func (m Model) anchorAt(y int) *anchor {
 	for i := len(m.blockStarts) - 1; i >= 0; i-- {
-		if m.blockStarts[i] <= y {
-			end := m.vp.TotalLineCount()
-			if i+1 < len(m.blockStarts) {
-				end = m.blockStarts[i+1]
-				if m.blockGaps[i+1] && y == end-1 {
-					// On the blank line before a block: that block.
-					return &anchor{block: i + 1, of: 1}
-				}
-			}
-			return &anchor{block: i, line: y - m.blockStarts[i], of: max(end-m.blockStarts[i], 1)}
+		start := m.blockStarts[i]
+		if start > y {
+			continue
 		}
+		if i+1 < len(m.blockStarts) && m.blockGaps[i+1] && y == m.blockStarts[i+1]-1 {
+			return &anchor{block: i + 1, gap: true}
+		}
+		a := &anchor{block: i}
+		for _, l := range m.lines[start:min(y, len(m.lines))] {
+			a.chars += visibleChars(l)
+		}
+		return a
 	}
 	return &anchor{}
 }
 
-// anchorOffset is the line where an anchored block starts now, plus the
-// same share of its (re-wrapped) length.
+// anchorOffset is the line where an anchor is now: the line of its block
+// that holds the character the top line started with.
 func (m Model) anchorOffset(a anchor) int {
 	if len(m.blockStarts) == 0 {
 		return 0
 	}
 	b := min(a.block, len(m.blockStarts)-1)
 	start := m.blockStarts[b]
-	end := m.vp.TotalLineCount()
+	if a.gap && m.blockGaps[b] {
+		return start - 1
+	}
+	end := len(m.lines)
 	if b+1 < len(m.blockStarts) {
 		end = m.blockStarts[b+1]
+		if m.blockGaps[b+1] {
+			end--
+		}
 	}
-	n := end - start
-	off := 0
-	if a.of > 0 && a.line > 0 {
-		off = min(a.line*n/a.of, max(n-1, 0))
+	seen := 0
+	for y := start; y < end; y++ {
+		seen += visibleChars(m.lines[y])
+		if seen > a.chars {
+			return y
+		}
 	}
-	return start + off
+	return max(end-1, start)
+}
+
+// visibleChars counts the characters of a line a reader sees, blanks and
+// escape sequences left out: a count that wrapping does not change.
+func visibleChars(l string) int {
+	n := 0
+	for _, r := range ansi.Strip(l) {
+		if r != ' ' {
+			n++
+		}
+	}
+	return n
 }
 
 func (m *Model) scrollToBlock(b int) {
