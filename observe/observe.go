@@ -95,6 +95,10 @@ type ScriptObs struct {
 	Output     string        `json:"output"`    // combined stdout+stderr tail, capped
 	Truncated  bool          `json:"truncated,omitempty"`
 	Duration   time.Duration `json:"duration"`
+	// Internal marks a StartErr that is labmate's own failure (its
+	// temporary directory, its files, a fork) rather than the script's:
+	// the script was never tried, so nothing is known about it.
+	Internal bool `json:"internal,omitempty"`
 }
 
 // ClusterState is how far the cluster source got.

@@ -58,16 +58,23 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 		o.StartErr = NotExecutable
 		return o
 	}
-	dir, err := os.MkdirTemp(opts.TempDir, "labmate-probe-*")
-	if err != nil {
-		o.StartErr = "labmate: " + err.Error()
+	// Until the script is started, every failure is labmate's own.
+	internal := func(stage string, err error) observe.ScriptObs {
+		o.Internal = true
+		o.StartErr = internalErr(stage, opts.TempDir, err)
 		return o
 	}
+	dir, err := os.MkdirTemp(opts.TempDir, "labmate-probe-*")
+	if err != nil {
+		return internal(FailTempDir, err)
+	}
 	defer removeAll(dir)
+	if noExec(dir) {
+		return internal(FailNoExec, syscall.EACCES)
+	}
 	for _, d := range []string{"bin", "script", "home", "tmp", "work"} {
 		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
-			o.StartErr = "labmate: " + err.Error()
-			return o
+			return internal(FailRunFiles, err)
 		}
 	}
 	argvLog := filepath.Join(dir, "fake-argv")
@@ -83,15 +90,13 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 	}
 	for _, f := range files {
 		if err := writeFile(f.name, f.data, f.perm); err != nil {
-			o.StartErr = "labmate: " + err.Error()
-			return o
+			return internal(FailRunFiles, err)
 		}
 	}
 
 	r, w, err := os.Pipe()
 	if err != nil {
-		o.StartErr = "labmate: " + err.Error()
-		return o
+		return internal(FailPipe, err)
 	}
 	cmd := exec.Command(scriptCopy)
 	cmd.Dir = filepath.Join(dir, "work")
@@ -106,7 +111,11 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 	w.Close() // the child has its own copy; EOF comes when every writer is gone
 	if err != nil {
 		r.Close()
-		o.StartErr = startError(err)
+		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) {
+			// fork itself failed: the system, not the script.
+			return internal(FailSpawn, err)
+		}
+		o.StartErr = reason(err)
 		return o
 	}
 	pgid := cmd.Process.Pid
@@ -256,14 +265,31 @@ func readArgv(name string) [][]string {
 	return calls
 }
 
-// startError keeps the reason a script could not start without the
-// temporary path it was copied to ("exec format error", ...).
-func startError(err error) string {
+// reason is the operating system's reason for err, without the path or
+// operation around it ("exec format error", "no such file or
+// directory"): a script's start error must not show the temporary path
+// it was copied to.
+func reason(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		return pe.Err.Error()
 	}
+	var se *os.SyscallError
+	if errors.As(err, &se) {
+		return se.Err.Error()
+	}
 	return err.Error()
+}
+
+// internalErr is the StartErr of a run that failed on labmate's side at
+// stage (see FailTempDir): "<stage>: <temp dir>: <reason>" for the
+// stages about the directory, "<stage>: <reason>" for the others.
+func internalErr(stage, tempDir string, err error) string {
+	switch stage {
+	case FailTempDir, FailRunFiles, FailNoExec:
+		return stage + ": " + tempDir + ": " + reason(err)
+	}
+	return stage + ": " + reason(err)
 }
 
 // tail keeps the last n bytes written to it in a fixed ring, so a script

@@ -32,6 +32,20 @@ const Name = "scriptprobe"
 // it is reported, not run through a shell.
 const NotExecutable = "not executable"
 
+// Stages at which a run can fail on labmate's side, before the script
+// is tried. Such a ScriptObs has Internal set and StartErr
+// "<stage>: <detail>", where detail is "<temp dir>: <reason>" for the
+// stages about the temporary directory and "<reason>" otherwise; the
+// reason is the operating system's, e.g. "no such file or directory".
+const (
+	FailTempDir  = "temp-dir"  // creating the run's directory in the temp dir
+	FailRunFiles = "run-files" // writing the fake, the script's copy, the run's subdirectories
+	FailNoExec   = "noexec"    // the temp dir is on a file system that forbids executing files
+	FailPipe     = "pipe"      // making the pipe for the script's output
+	FailSpawn    = "spawn"     // forking the script's process (no processes or memory left)
+	FailPanic    = "panic"     // a bug in the prober
+)
+
 // Defaults for Options.
 const (
 	DefaultTimeout   = 5 * time.Second
@@ -41,7 +55,8 @@ const (
 // Options tune a Prober. Zero values mean the defaults.
 type Options struct {
 	// Timeout bounds one run; the script's whole process group is killed
-	// when it passes.
+	// when it passes, and (on Linux) every process carrying the run's
+	// tag (RunTagVar), also those that left the group.
 	Timeout time.Duration
 	// OutputCap is how many bytes of combined stdout+stderr are kept (the
 	// tail); the rest is counted and dropped.
@@ -208,12 +223,18 @@ func (p *Prober) Run(ctx context.Context, out chan<- observe.Observation) (err e
 			if !complete {
 				continue // a newer state is pending; it is taken next
 			}
+			internal := false
 			for i := range obs {
 				if !emit(observe.Observation{Time: time.Now(), Script: &obs[i]}) {
 					return nil
 				}
+				internal = internal || obs[i].Internal
 			}
-			last[f.Path] = k
+			if !internal {
+				// labmate's own failure says nothing about the script:
+				// the same content is tried again when offered again.
+				last[f.Path] = k
+			}
 			handled[f.Path] = true
 		}
 	}
@@ -268,7 +289,7 @@ func (p *Prober) runSafe(ctx context.Context, spec observe.ProbeSpec, sc observe
 	defer func() {
 		if r := recover(); r != nil {
 			o = observe.ScriptObs{Script: spec.Script, ContentSHA: sha, Scenario: sc.Name, ExitCode: -1,
-				StartErr: fmt.Sprintf("labmate: prober panic: %v", r)}
+				StartErr: fmt.Sprintf("%s: %v", FailPanic, r), Internal: true}
 		}
 	}()
 	return runScenario(ctx, p.opts, spec, sc, script, mode, sha, filepath.Join(p.root, filepath.FromSlash(spec.Script)))
