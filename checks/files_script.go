@@ -26,6 +26,18 @@ const (
 	startErrNotExecutable = "not executable"
 )
 
+// Stages at which the prober fails on its own side (ScriptObs.Internal),
+// the prefix of StartErr: scriptprobe.FailTempDir and the others; a test
+// keeps them equal.
+const (
+	failTempDir  = "temp-dir"
+	failRunFiles = "run-files"
+	failNoExec   = "noexec"
+	failPipe     = "pipe"
+	failSpawn    = "spawn"
+	failPanic    = "panic"
+)
+
 // checkScriptProbe asks the prober to run the script twice: against a
 // loaded config with the nvidia runtime, and one with runc only.
 var checkScriptProbe = &observe.ProbeSpec{
@@ -269,6 +281,113 @@ func evalCheckScript(in Input) StepEval {
 	return ev
 }
 
+// The operating system's reasons, as the prober reports them (the text of
+// a Linux errno). Literals, not syscall's, so a run recorded on one
+// system reads the same when replayed on another.
+const (
+	osExecFormat = "exec format error"
+	osNoSuchFile = "no such file or directory"
+)
+
+// startReasonKeys say in Korean why the learner's script did not start.
+var startReasonKeys = map[string]string{
+	osExecFormat:                        "files.script.start.exec_format",
+	osNoSuchFile:                        "files.script.start.no_interpreter",
+	"permission denied":                 "files.script.start.denied",
+	"not a directory":                   "files.script.start.not_dir",
+	"too many levels of symbolic links": "files.script.start.loop",
+}
+
+func startReason(startErr string) string {
+	if key, ok := startReasonKeys[startErr]; ok {
+		return msg(key)
+	}
+	return msg("files.script.start.other")
+}
+
+// osReasonKeys say in Korean why labmate could not set up a run.
+var osReasonKeys = map[string]string{
+	osNoSuchFile:                       "files.script.reason.no_such_file",
+	"not a directory":                  "files.script.reason.not_dir",
+	"permission denied":                "files.script.reason.denied",
+	"operation not permitted":          "files.script.reason.denied",
+	"read-only file system":            "files.script.reason.read_only",
+	"no space left on device":          "files.script.reason.no_space",
+	"disk quota exceeded":              "files.script.reason.quota",
+	"too many open files":              "files.script.reason.too_many_files",
+	"too many open files in system":    "files.script.reason.too_many_files",
+	"resource temporarily unavailable": "files.script.reason.no_resources",
+	"cannot allocate memory":           "files.script.reason.no_resources",
+}
+
+// internalFailure splits the StartErr of a run labmate could not set up:
+// "<stage>: <temp dir>: <reason>" or "<stage>: <reason>" (see
+// scriptprobe.FailTempDir). reason is already Korean; it is empty for a
+// panic or a stage this check does not know.
+func internalFailure(startErr string) (stage, dir, reason string) {
+	stage, detail, _ := strings.Cut(startErr, ": ")
+	why := detail
+	switch stage {
+	case failTempDir, failRunFiles, failNoExec:
+		if i := strings.LastIndex(detail, ": "); i >= 0 {
+			dir, why = detail[:i], detail[i+2:]
+		}
+	case failPipe, failSpawn:
+	default:
+		return stage, "", ""
+	}
+	if key, ok := osReasonKeys[why]; ok {
+		return stage, dir, msg(key)
+	}
+	return stage, dir, msg("files.script.reason.other")
+}
+
+func internalReason(startErr string) string {
+	if _, _, reason := internalFailure(startErr); reason != "" {
+		return reason
+	}
+	return msg("files.script.internal.no_reason")
+}
+
+// isInternal reports whether r failed on labmate's side. The stage
+// prefix says so too (no operating system's reason starts with one), for
+// runs read back from a trace that did not keep ScriptObs.Internal.
+func isInternal(r observe.ScriptObs) bool {
+	if r.Internal {
+		return true
+	}
+	stage, _, ok := strings.Cut(r.StartErr, ": ")
+	switch stage {
+	case failTempDir, failRunFiles, failNoExec, failPipe, failSpawn, failPanic:
+		return ok
+	}
+	return false
+}
+
+// labmateFailed is the result of a check whose run labmate could not set
+// up: an error of the check, naming the cause, never the script's fault.
+func labmateFailed(id string, r observe.ScriptObs) Result {
+	stage, dir, reason := internalFailure(r.StartErr)
+	var m string
+	switch stage {
+	case failTempDir:
+		m = msg("files.script.internal.temp_dir", "dir", dir, "reason", reason)
+	case failRunFiles:
+		m = msg("files.script.internal.run_files", "dir", dir, "reason", reason)
+	case failNoExec:
+		m = msg("files.script.internal.noexec", "dir", dir)
+	case failPipe:
+		m = msg("files.script.internal.pipe", "reason", reason)
+	case failSpawn:
+		m = msg("files.script.internal.spawn", "reason", reason)
+	case failPanic:
+		m = msg("files.script.internal.panic")
+	default:
+		m = msg("files.script.internal.other")
+	}
+	return Result{ID: id, Status: Error, Message: m, Observed: msg("files.script.internal.seen", "reason", internalReason(r.StartErr))}
+}
+
 // calledWithDump reports whether the fake saw `config dump`.
 func calledWithDump(r observe.ScriptObs) bool {
 	for _, argv := range r.FakeArgv {
@@ -285,8 +404,10 @@ func checkFakeCalled(id string, runs map[string]observe.ScriptObs) Result {
 		switch {
 		case calledWithDump(r):
 			continue
+		case isInternal(r):
+			return labmateFailed(id, r)
 		case r.StartErr != "":
-			return failed(id, msg("files.script.fake_not_started", "scenario", name, "err", r.StartErr),
+			return failed(id, msg("files.script.fake_not_started", "scenario", name, "reason", startReason(r.StartErr)),
 				"containerd config dump", msg("files.script.not_run"), checkScriptPath)
 		case len(r.FakeArgv) == 0:
 			return failed(id, msg("files.script.fake_never_called", "scenario", name, "fake", fakeCommand),
@@ -303,15 +424,19 @@ func checkRun(id string, r observe.ScriptObs, want int) Result {
 	expected := msg("files.script.exit_expected", "code", want)
 	tail := outputTail(r.Output, 3)
 	switch {
+	case isInternal(r):
+		return labmateFailed(id, r)
 	case r.StartErr != "":
+		reason := startReason(r.StartErr)
 		hint := ""
-		if strings.Contains(r.StartErr, "exec format error") {
+		switch r.StartErr {
+		case osExecFormat:
 			hint = msg("files.script.hint_exec_format")
-		} else if strings.Contains(r.StartErr, "no such file") {
+		case osNoSuchFile:
 			hint = msg("files.script.hint_interpreter")
 		}
-		return failed(id, msg("files.script.start_failed", "scenario", r.Scenario, "err", r.StartErr)+hint,
-			expected, r.StartErr, checkScriptPath)
+		return failed(id, msg("files.script.start_failed", "scenario", r.Scenario, "reason", reason)+hint,
+			expected, reason, checkScriptPath)
 	case r.TimedOut:
 		return failed(id, msg("files.script.timed_out", "scenario", r.Scenario, "after", r.Duration.Round(100*time.Millisecond), "tail", tail),
 			expected, msg("files.script.timeout_seen"), checkScriptPath)
@@ -344,9 +469,14 @@ func runFacts(name string, r observe.ScriptObs, current bool) []Fact {
 		return []Fact{{Label: label, Value: msg("files.fact.run_pending")}}
 	}
 	var outcome string
+	raw := msg("files.fact.raw_label")
 	switch {
+	case isInternal(r):
+		outcome = msg("files.fact.run_internal", "reason", internalReason(r.StartErr), "raw", raw, "err", r.StartErr)
+	case r.StartErr == startErrNotExecutable:
+		outcome = msg("files.fact.run_not_executable")
 	case r.StartErr != "":
-		outcome = msg("files.fact.run_start_err", "err", r.StartErr)
+		outcome = msg("files.fact.run_start_err", "reason", startReason(r.StartErr), "raw", raw, "err", r.StartErr)
 	case r.TimedOut:
 		outcome = msg("files.fact.run_timeout", "after", r.Duration.Round(100*time.Millisecond))
 	default:

@@ -56,19 +56,19 @@ func TestCheckScriptWrong(t *testing.T) {
 		{name: "no shebang", fixture: "check-script/no-shebang.sh", probe: probe,
 			fail: map[string][]string{
 				sShebang: {"#!", "containerd config dump"},
-				sFake:    {"시작되지 않아", "exec format error"},
-				sNvidia:  {"exec format error", "#! 가 없으면"},
-				sRunc:    {"exec format error"},
+				sFake:    {"시작되지 않아", "실행할 형식"},
+				sNvidia:  {"실행할 형식", "#! 가 없으면"},
+				sRunc:    {"실행할 형식"},
 			}},
 		{name: "shebang on the second line", fixture: "check-script/shebang-second-line.sh", probe: probe,
 			fail: map[string][]string{
 				sShebang: {"맨 앞"},
-				sFake:    {"exec format error"}, sNvidia: {"exec format error"}, sRunc: {"exec format error"},
+				sFake:    {"실행할 형식"}, sNvidia: {"실행할 형식"}, sRunc: {"실행할 형식"},
 			}},
 		{name: "Windows line endings", fixture: "check-script/crlf.sh", probe: probe,
 			fail: map[string][]string{
 				sShebang: {"CRLF", "sed -i"},
-				sFake:    {"no such file"}, sNvidia: {"no such file", "인터프리터"}, sRunc: {"no such file"},
+				sFake:    {"인터프리터가 없습니다"}, sNvidia: {"인터프리터가 없습니다", "CRLF"}, sRunc: {"인터프리터가 없습니다"},
 			}},
 		{name: "absolute path to containerd", fixture: "check-script/abs-path.sh", probe: probe, unless: "/usr/bin/containerd",
 			fail: map[string][]string{
