@@ -79,13 +79,39 @@ func readText(in Input, id, rel string) (string, *Result) {
 	case observe.FileIsDir:
 		r = failed(id, msg("files.state.dir", "path", p), want, msg("files.seen.dir"), rel)
 	case observe.FileUnreadable:
-		r = failed(id, msg("files.state.unreadable", "path", p, "err", f.Err), want, msg("files.seen.unreadable"), rel)
+		why, seen := unreadableReason(f.Err)
+		r = failed(id, msg("files.state.unreadable", "path", p, "err", why), want, seen, rel)
 	case observe.FileTooLarge:
 		r = failed(id, msg("files.state.too_large", "path", p, "size", f.Size, "max", observe.MaxFileSize), want, msg("files.seen.too_large", "size", f.Size), rel)
 	default: // missing, or a state this code does not know yet
 		r = failed(id, msg("files.state.missing", "path", p), want, msg("files.seen.missing"), rel)
 	}
 	return "", &r
+}
+
+// unreadableReason words why a file could not be read: the values the
+// file source sets itself in Korean only, an operating system error in
+// Korean when it is a known one, followed by its own text.
+func unreadableReason(err string) (why, seen string) {
+	switch err {
+	case observe.FileErrNotRegular:
+		return msg("files.unreadable.not_regular"), msg("files.seen.not_regular")
+	case observe.FileErrDanglingSymlink:
+		return msg("files.unreadable.dangling"), msg("files.seen.dangling")
+	}
+	seen = msg("files.seen.unreadable")
+	for _, known := range []struct{ text, key string }{
+		{"permission denied", "files.unreadable.permission"},
+		{"too many levels of symbolic links", "files.unreadable.loop"},
+	} {
+		if strings.Contains(err, known.text) {
+			return msg(known.key) + ": " + err, seen
+		}
+	}
+	if err == "" {
+		return msg("files.none"), seen
+	}
+	return err, seen
 }
 
 // firstNonText returns the byte offset of the first NUL byte (nul true) or

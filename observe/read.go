@@ -10,6 +10,13 @@ import (
 	"github.com/labhub/labmate/internal/safefile"
 )
 
+// FileObs.Err values ReadFile sets itself (other values are the operating
+// system's error text).
+const (
+	FileErrNotRegular      = "not a regular file" // a FIFO, socket or device
+	FileErrDanglingSymlink = "dangling symlink"   // a symbolic link to nothing
+)
+
 // ReadFile observes one lab-relative path now. It never reads more than
 // MaxFileSize bytes and never blocks on something that is not a regular
 // file: the file is opened non-blocking and checked after opening, so a
@@ -20,6 +27,12 @@ func ReadFile(root, rel string) FileObs {
 	fi, err := os.Stat(full)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		// A link to nothing is not a missing file: ls shows the name, so
+		// the learner must be told the link is broken.
+		if li, lerr := os.Lstat(full); lerr == nil && li.Mode()&fs.ModeSymlink != 0 {
+			f.State, f.Err, f.Mode = FileUnreadable, FileErrDanglingSymlink, li.Mode()
+			return f
+		}
 		f.State = FileMissing
 		return f
 	case err != nil:
@@ -32,7 +45,7 @@ func ReadFile(root, rel string) FileObs {
 		return f
 	}
 	if !fi.Mode().IsRegular() {
-		f.State, f.Err = FileUnreadable, "not a regular file"
+		f.State, f.Err = FileUnreadable, FileErrNotRegular
 		return f
 	}
 	if fi.Size() > MaxFileSize {
@@ -41,7 +54,7 @@ func ReadFile(root, rel string) FileObs {
 	}
 	fh, err := safefile.Open(full)
 	if errors.Is(err, safefile.ErrNotRegular) {
-		f.State, f.Err = FileUnreadable, "not a regular file"
+		f.State, f.Err = FileUnreadable, FileErrNotRegular
 		return f
 	}
 	if err != nil {
