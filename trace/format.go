@@ -93,6 +93,7 @@ type scriptData struct {
 	Output     string     `json:"output"`
 	Truncated  bool       `json:"truncated,omitempty"`
 	DurationMS float64    `json:"duration_ms"`
+	Internal   bool       `json:"internal,omitempty"` // labmate's own failure, not the script's
 }
 
 type clusterData struct {
@@ -133,7 +134,7 @@ func encode(o observe.Observation, started time.Time) ([]byte, error) {
 		l.Kind = KindScript
 		payload = scriptData{Script: s.Script, ContentSHA: s.ContentSHA, Scenario: s.Scenario, ExitCode: s.ExitCode,
 			TimedOut: s.TimedOut, StartErr: s.StartErr, FakeArgv: s.FakeArgv, Output: s.Output, Truncated: s.Truncated,
-			DurationMS: float64(s.Duration) / float64(time.Millisecond)}
+			DurationMS: float64(s.Duration) / float64(time.Millisecond), Internal: s.Internal}
 	case o.Cluster != nil:
 		c := o.Cluster
 		l.Kind = KindCluster
@@ -225,7 +226,7 @@ func decode(l line) (observe.Observation, error) {
 		}
 		o.Script = &observe.ScriptObs{Script: d.Script, ContentSHA: d.ContentSHA, Scenario: d.Scenario, ExitCode: d.ExitCode,
 			TimedOut: d.TimedOut, StartErr: d.StartErr, FakeArgv: d.FakeArgv, Output: d.Output, Truncated: d.Truncated,
-			Duration: time.Duration(d.DurationMS * float64(time.Millisecond))}
+			Duration: time.Duration(d.DurationMS * float64(time.Millisecond)), Internal: d.Internal}
 	case KindCluster:
 		var d clusterData
 		if err := into(&d); err != nil {

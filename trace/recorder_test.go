@@ -127,6 +127,8 @@ func sampleObservations() []observe.Observation {
 		{Time: at(6), Cluster: &observe.ClusterObs{State: observe.ClusterSynced, Server: "https://127.0.0.1:1", Context: "kwok-lab", Version: "v1.34.1"}},
 		{Time: at(7), Script: &observe.ScriptObs{Script: "bin/check-runtime.sh", ContentSHA: "ab", Scenario: "runc-only", ExitCode: -1, TimedOut: true,
 			FakeArgv: [][]string{{"containerd", "config", "dump"}}, Output: "한글 출력\n", Truncated: true, Duration: 1500 * time.Millisecond}},
+		{Time: at(8), Script: &observe.ScriptObs{Script: "bin/check-runtime.sh", ContentSHA: "ab", Scenario: "nvidia", ExitCode: -1,
+			StartErr: "tempdir: /nonexistent: no such file or directory", Internal: true}},
 	}
 	for i, obj := range labObjects() {
 		m := obj.(metav1.Object)
