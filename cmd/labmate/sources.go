@@ -6,6 +6,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/observe/scriptprobe"
 	"github.com/labhub/labmate/sandbox"
@@ -20,6 +21,11 @@ func (s *setup) addSources(c *common, strict bool) error {
 		s.sources = append(s.sources, scriptprobe.New(s.root, probes, scriptprobe.Options{}))
 	}
 	if c.noCluster {
+		// Say so, rather than leave the cluster steps guessing why
+		// there is no cluster.
+		s.sources = append(s.sources, observe.Static{SourceName: "cluster", Obs: []observe.Observation{
+			{Cluster: &observe.ClusterObs{State: observe.ClusterOff, Err: observe.ClusterDisabled}},
+		}})
 		return nil
 	}
 	namespaces, nodes := checks.ClusterScope(s.lab.ID)
