@@ -356,6 +356,9 @@ func (r *Replay) Progress() Progress {
 // Updates implements Control.
 func (r *Replay) Updates() <-chan struct{} { return r.updates }
 
+// Done reports whether every record has been delivered (tui.ReplayControl).
+func (r *Replay) Done() bool { return r.Progress().Done }
+
 // Speeds are the speeds CycleSpeed steps through.
 var Speeds = []float64{1, 10, Instant}
 

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
@@ -73,6 +74,7 @@ type Model struct {
 	alert   *alert
 
 	replayStatus string // the replay's last Status (replay mode only)
+	replayDone   bool   // the replay has ended: its controls do nothing
 
 	// blocks of what the viewport shows, for keeping the scroll position
 	// on the same paragraph across a resize.
@@ -88,6 +90,10 @@ type toast struct {
 	text string
 	// target is the page enter goes to while the toast shows (-1: none).
 	target int
+	// words, when set, words the toast with its variable parts (the
+	// copied text, an error) cut to room cells, so that a toast too long
+	// for its lines gives up those first, never how to go on.
+	words func(room int) string
 }
 
 // alert is a regression: a step that had passed turned red. It stays
@@ -129,9 +135,11 @@ type reportMsg struct{ rep engine.Report }
 type reportsClosedMsg struct{}
 type toastExpiredMsg struct{ id int }
 
-// replayMsg carries the replay's status, read at time at.
+// replayMsg carries the replay's status, and whether it has ended, read
+// at time at.
 type replayMsg struct {
 	status string
+	done   bool
 	at     time.Time
 }
 type replayEndedMsg struct{}
@@ -221,7 +229,7 @@ func readReplay(r ReplayControl) tea.Cmd {
 	if r == nil {
 		return nil
 	}
-	return func() tea.Msg { return replayMsg{status: r.Status(), at: time.Now()} }
+	return func() tea.Msg { return replayMsg{status: r.Status(), done: r.Done(), at: time.Now()} }
 }
 
 // waitReplay waits for the replay's next change and then reads its
@@ -239,7 +247,7 @@ func waitReplay(r ReplayControl, last time.Time) tea.Cmd {
 		if d := replayStatusGap - time.Since(last); d > 0 {
 			time.Sleep(d)
 		}
-		return replayMsg{status: r.Status(), at: time.Now()}
+		return replayMsg{status: r.Status(), done: r.Done(), at: time.Now()}
 	}
 }
 
@@ -283,9 +291,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// The engine stopped; keep showing the last report.
 	case replayMsg:
 		m.replayStatus = msg.status
+		m.replayDone = msg.done
 		cmds = append(cmds, waitReplay(m.opts.Replay, msg.at))
 	case replayEndedMsg:
 		// The replay will not change again; keep its last status.
+		m.replayDone = true
 	case renderedMsg:
 		if msg.key.width != m.width || msg.key.theme != m.th.Name || msg.gen != m.gen {
 			return m, nil // stale: asked for another size or layout
@@ -299,7 +309,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.toast = nil
 		}
 	case copiedMsg:
-		cmds = append(cmds, m.showToast(copiedText(msg), -1))
+		cmds = append(cmds, m.showToast(copiedText(msg, 0), -1))
+		m.toast.words = func(room int) string { return copiedText(msg, room) }
 	case noticesMsg:
 		if len(m.opts.Notices) > 0 {
 			// The notices themselves are listed on the introduction.
@@ -614,17 +625,25 @@ func (m *Model) showToast(text string, target int) tea.Cmd {
 	return tea.Tick(toastTTL, func(time.Time) tea.Msg { return toastExpiredMsg{id} })
 }
 
-// goTarget is the page enter goes to: the regressed step, else the step a
-// toast points at.
+// goTarget is the page enter goes to: a regressed step, else the step a
+// toast points at; never the page already on screen (-1: none).
 func (m Model) goTarget() int {
 	if m.alert != nil {
-		return m.pageOf(m.alert.steps[0])
+		for _, n := range m.alert.steps {
+			if p := m.pageOf(n); p >= 0 && m.leadsAway(p) {
+				return p
+			}
+		}
+		return -1
 	}
-	if m.toast != nil {
+	if m.toast != nil && m.toast.target >= 0 && m.leadsAway(m.toast.target) {
 		return m.toast.target
 	}
 	return -1
 }
+
+// leadsAway reports whether going to page p changes what is on screen.
+func (m Model) leadsAway(p int) bool { return p != m.page || m.showHelp || m.observed }
 
 // nextHint climbs the current step's hint ladder: one more hint, then the
 // worked solution behind a question.
@@ -709,26 +728,40 @@ func (m Model) pageMarkdown(p int) string {
 	return m.lab.Intro
 }
 
-func copiedText(c copiedMsg) string {
-	shown := firstLine(c.text)
-	if shown != c.text {
+// copiedText says where a copy went, with the copied text and any error
+// cut to room cells (0: whole).
+func copiedText(c copiedMsg, room int) string {
+	shown := elide(firstLine(c.text), room)
+	if firstLine(c.text) != c.text {
 		shown += " ..."
 	}
+	errText := func() string { return elide(sanitize(c.tmuxErr.Error()), room) }
 	switch {
+	case c.tmux && c.tmuxClipboard == "off":
+		// tmux drops OSC 52 from programs: only its buffer has the text.
+		return content.Msg("tui.toast.copied_tmux_clipboard_off", "text", shown)
 	case c.tmux && c.osc52:
-		s := content.Msg("tui.toast.copied_tmux", "text", shown)
-		if c.tmuxClipboard == "off" {
-			s += " " + content.Msg("tui.toast.tmux_clipboard_off")
-		}
-		return s
+		return content.Msg("tui.toast.copied_tmux", "text", shown)
 	case c.tmux:
 		return content.Msg("tui.toast.copied_tmux_only", "text", shown)
 	case c.osc52 && c.tmuxErr != nil:
-		return content.Msg("tui.toast.copied_osc52_tmux_failed", "text", shown, "err", sanitize(c.tmuxErr.Error()))
+		return content.Msg("tui.toast.copied_osc52_tmux_failed", "text", shown, "err", errText())
 	case c.osc52:
 		return content.Msg("tui.toast.copied_osc52", "text", shown)
 	case c.tmuxErr != nil:
-		return content.Msg("tui.toast.copy_failed", "err", sanitize(c.tmuxErr.Error()))
+		return content.Msg("tui.toast.copy_failed", "err", errText())
 	}
 	return content.Msg("tui.toast.copy_failed", "err", "-")
+}
+
+// elide shortens s to n cells (n <= 0: not at all) by cutting its middle:
+// the end of a path or a command says the most.
+func elide(s string, n int) string {
+	w := ansi.StringWidth(s)
+	if n <= 0 || w <= n {
+		return s
+	}
+	head := max(n-2, 0) / 3
+	tail := max(n-2-head, 0)
+	return ansi.Truncate(s, head, "") + ".." + ansi.TruncateLeft(s, w-tail, "")
 }

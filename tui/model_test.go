@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -655,5 +656,95 @@ func TestResizeRoundTripsKeepTheMiddle(t *testing.T) {
 	m = send(t, send(t, m, sizeMsg(100, 30)), sizeMsg(60, 30))
 	if got := topLine(m); got != want {
 		t.Errorf("after scrolling one line and a round trip: top line %q, want %q", got, want)
+	}
+}
+
+// The copy toast fits two lines of a 60-column pane whole: the copied
+// text (and an error) is shortened in the middle, the rest of the message
+// (where it went, how to paste) never is.
+func TestCopyToastFitsTwoLines(t *testing.T) {
+	const copied = "kubectl -n gpu-operator patch ds nvidia-container-toolkit --type=strategic -p '{\"spec\":{\"template\":{}}}'"
+	tmuxErr := errors.New("error connecting to /tmp/tmux-1000/default (No such file or directory)")
+	// \x00 marks where the copied text and the error go.
+	cases := []struct {
+		name string
+		msg  copiedMsg
+		want string
+	}{
+		{"osc52", copiedMsg{osc52: true}, msg("tui.toast.copied_osc52", "text", "\x00")},
+		{"tmux", copiedMsg{osc52: true, tmux: true}, msg("tui.toast.copied_tmux", "text", "\x00")},
+		{"tmux clipboard off", copiedMsg{osc52: true, tmux: true, tmuxClipboard: "off"}, msg("tui.toast.copied_tmux_clipboard_off", "text", "\x00")},
+		{"tmux only", copiedMsg{tmux: true}, msg("tui.toast.copied_tmux_only", "text", "\x00")},
+		{"tmux failed", copiedMsg{osc52: true, tmuxErr: tmuxErr}, msg("tui.toast.copied_osc52_tmux_failed", "text", "\x00", "err", "\x00")},
+		{"failed", copiedMsg{tmuxErr: tmuxErr}, msg("tui.toast.copy_failed", "err", "\x00")},
+	}
+	for _, w := range []int{40, 60, 80, 100} {
+		for _, c := range cases {
+			m := testModel(t, w, 24)
+			c.msg.text = copied
+			m, _ = update(m, c.msg) // not send: it would wait on the toast's timer
+			checkFits(t, m)
+			footer := m.footer()
+			bar := footer[:len(footer)-len(m.helpLines())]
+			if len(bar) == 0 || len(bar) > 2 {
+				t.Fatalf("%d columns, %s: toast of %d lines", w, c.name, len(bar))
+			}
+			if w < 60 {
+				continue // at the narrowest a long toast may end in ".."
+			}
+			got := squeeze(strings.Join(bar, "\n"))
+			// Every fixed part, whole and in order.
+			rest := got
+			for _, part := range strings.Split(c.want, "\x00") {
+				i := strings.Index(rest, squeeze(part))
+				if i < 0 {
+					t.Errorf("%d columns, %s: %q missing or cut in the toast:\n%s", w, c.name, part, strings.Join(bar, "\n"))
+					break
+				}
+				rest = rest[i+len(squeeze(part)):]
+			}
+			if short := c.msg.tmuxErr == nil && c.msg.tmuxClipboard == ""; w >= 100 && short && !strings.Contains(got, squeeze(copied)) {
+				t.Errorf("%d columns, %s: the copied text is shortened with room to spare:\n%s", w, c.name, strings.Join(bar, "\n"))
+			}
+		}
+	}
+}
+
+// On the page of the step that regressed, enter offers no jump there;
+// with another regressed step it offers that one.
+func TestRegressionAlertOnItsOwnPage(t *testing.T) {
+	lab := fixture.Lab()
+	base := withReport(fixture.Report(lab), 2, checks.Passed)
+	m := testModel(t, 80, 24)
+	m = send(t, m, reportMsg{base})
+	m = press(t, m, "1")
+	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
+	if m.alert == nil {
+		t.Fatal("no alert")
+	}
+	if m.keys.Go.Enabled() {
+		t.Errorf("enter offered on the regressed step's own page: %q", m.keys.Go.Help().Desc)
+	}
+	if s := screen(m); strings.Contains(s, "enter ") {
+		t.Errorf("help line offers enter:\n%s", s)
+	}
+	m = press(t, m, "enter")
+	if m.page != 1 || m.alert == nil {
+		t.Errorf("enter on the own page: page %d, alert %v", m.page, m.alert)
+	}
+	m = send(t, m, reportMsg{withReport(withReport(base, 1, checks.Failed), 2, checks.Failed)})
+	if !m.keys.Go.Enabled() || m.keys.Go.Help().Desc != msg("tui.short.go_step", "step", 2) {
+		t.Errorf("with steps 1 and 2 red, on step 1: enter %v %q", m.keys.Go.Enabled(), m.keys.Go.Help().Desc)
+	}
+	m = press(t, m, "enter")
+	if m.page != 2 {
+		t.Errorf("enter went to page %d, want 2", m.page)
+	}
+	// From the help page, enter shows the step's text again: offered.
+	m = send(t, m, reportMsg{base})
+	m = send(t, m, reportMsg{withReport(base, 2, checks.Failed)})
+	m = press(t, m, "?")
+	if !m.keys.Go.Enabled() {
+		t.Error("enter not offered from the help page of the regressed step")
 	}
 }

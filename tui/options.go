@@ -66,6 +66,9 @@ type ReplayControl interface {
 	// changed. It stays quiet while nothing changes (paused, finished),
 	// so the TUI stays idle; a closed channel means no more changes.
 	Updates() <-chan struct{}
+	// Done reports that the replay has delivered everything: pause,
+	// speed and next change no longer do anything.
+	Done() bool
 }
 
 // HintProgress is one step's place on the hint ladder.

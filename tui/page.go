@@ -512,8 +512,8 @@ func (m Model) helpBlocks() []block {
 	col = min(col, m.width/3)
 	indent := strings.Repeat(" ", col+3)
 	for _, g := range keys.Groups {
-		if g == keys.GroupReplay && m.opts.Replay == nil {
-			continue // those keys do nothing outside a replay
+		if g == keys.GroupReplay && (m.opts.Replay == nil || m.replayDone) {
+			continue // those keys do nothing outside a running replay
 		}
 		out = append(out, m.sectionBlock(keys.GroupTitle(g)))
 		var lines []string

@@ -15,6 +15,7 @@ type fakeReplay struct {
 	mu                    sync.Mutex
 	pauses, speeds, jumps int
 	status                string
+	done                  bool
 	updates               chan struct{}
 }
 
@@ -33,6 +34,20 @@ func (f *fakeReplay) Status() string {
 }
 
 func (f *fakeReplay) Updates() <-chan struct{} { return f.updates }
+
+func (f *fakeReplay) Done() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.done
+}
+
+// finish ends the replay with a last status.
+func (f *fakeReplay) finish(status string) {
+	f.mu.Lock()
+	f.done = true
+	f.mu.Unlock()
+	f.set(status)
+}
 
 // set changes the status and signals it, coalesced like trace.Replay.
 func (f *fakeReplay) set(status string) {
@@ -263,5 +278,43 @@ func TestReplayStatusClampedAndSanitized(t *testing.T) {
 		if strings.Contains(m.View(), "둘째 줄") || strings.Contains(m.View(), "\x1b[31m") {
 			t.Errorf("%d columns: second line or escape of the status shown", w)
 		}
+	}
+}
+
+// Once the replay has ended, pause, speed and next change do nothing:
+// they leave the help line and the full help, and their keys are inert.
+func TestReplayKeysGoneWhenDone(t *testing.T) {
+	f := newFakeReplay(playing)
+	m := testModel(t, 100, 30, withReplay(f))
+	m = press(t, m, "2")
+	f.finish("재생 끝 | 참조 기록 | 10배속 | 72/72 | 0:28/0:28")
+	msgs := runCmd(readReplay(f))
+	if len(msgs) != 1 {
+		t.Fatalf("reading the replay gave %v", msgs)
+	}
+	m = send(t, m, msgs[0])
+	for _, b := range []string{"pause", "speed", "next_change"} {
+		if m.keys.Binding(b).Enabled() {
+			t.Errorf("%s enabled after the replay ended", b)
+		}
+	}
+	for _, h := range replayHelp() {
+		if strings.Contains(screen(m), h) {
+			t.Errorf("help line offers %q after the end:\n%s", h, screen(m))
+		}
+	}
+	for _, k := range []string{"s", "+", "]", "x"} {
+		if _, cmd := update(m, keyMsg(k)); cmd != nil {
+			runCmd(cmd)
+		}
+	}
+	if got := f.calls(); got != [3]int{} {
+		t.Errorf("keys after the end reached the replay: %v", got)
+	}
+	if s := screen(press(t, m, "?", "G")); strings.Contains(s, msg("tui.keygroup.replay")) {
+		t.Errorf("full help lists the replay keys after the end:\n%s", s)
+	}
+	if !strings.Contains(screen(m), "72/72") {
+		t.Errorf("the replay's last status is not shown:\n%s", screen(m))
 	}
 }

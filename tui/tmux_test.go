@@ -368,6 +368,11 @@ func TestTmuxHintLadder(t *testing.T) {
 		words := strings.Fields(h)
 		s := p.waitFor(fmt.Sprintf("힌트 (%d/%d)", i+1, len(step.Hints)), words[0])
 		p.checkScreen(s)
+		// The hint is scrolled to the top: all of it is on screen, wrapped,
+		// not cut at the edge (which the width check alone cannot tell).
+		if !strings.Contains(squeeze(s), squeeze(h)) {
+			t.Errorf("hint %d not whole on screen:\n%s", i+1, s)
+		}
 	}
 	p.keys("h")
 	s := p.waitFor(msg("tui.short.yes"), "y ")
@@ -738,11 +743,20 @@ func TestTmuxReplay(t *testing.T) {
 		t.Logf("finished replay: %.2f%% of one CPU over 3 s", pct)
 	}
 
-	// + and ] step through the speeds, also after the end.
-	p.keys("+")
-	p.checkScreen(p.waitFor(trace.SpeedLabel(trace.Instant) + " |"))
-	p.keys("]")
-	p.checkScreen(p.waitFor(trace.SpeedLabel(1) + " |"))
+	// After the end, pause, speed and next change do nothing: the help
+	// line no longer offers them and their keys change nothing.
+	if help := strings.Join(rows[p.h-2:], " "); strings.Contains(help, "s "+msg("tui.short.pause")) ||
+		strings.Contains(help, "+ "+msg("tui.short.speed")) || strings.Contains(help, "x "+msg("tui.short.next_change")) {
+		t.Errorf("help line offers the replay keys after the end: %q", help)
+	}
+	_, endStatus := header(s)
+	p.keys("+", "x", "s")
+	time.Sleep(500 * time.Millisecond)
+	after := p.capture(false)
+	p.checkScreen(after)
+	if _, now := header(after); now != endStatus {
+		t.Errorf("keys after the end changed the replay: %q, was %q", now, endStatus)
+	}
 
 	p.keys("q")
 	if rc := p.exited(); rc != 0 {

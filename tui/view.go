@@ -230,9 +230,37 @@ func (m Model) footer() []string {
 		out = append(out, m.bar(m.th.Alert, theme.GlyphError+" "+m.alert.text, w, 2)...)
 	}
 	if m.toast != nil {
-		out = append(out, m.bar(m.th.Toast, m.toast.text, w, 2)...)
+		out = append(out, m.bar(m.th.Toast, m.toastText(w), w, toastLines)...)
 	}
 	return append(out, m.helpLines()...)
+}
+
+// toastLines is how many lines a toast may take.
+const toastLines = 2
+
+// toastText words the toast for a pane w wide: whole when it fits its
+// lines, else with its variable parts shortened just enough (down to a
+// few characters; past that, bar ends it with "..").
+func (m Model) toastText(w int) string {
+	t := m.toast
+	fits := func(s string) bool { return len(wrap(sanitize(s), w-1, " ", " ")) <= toastLines }
+	if t.words == nil || fits(t.text) {
+		return t.text
+	}
+	const least = 12
+	lo, hi := least, max(ansi.StringWidth(t.text), least)
+	if !fits(t.words(lo)) {
+		return t.words(lo)
+	}
+	for lo < hi { // the most room that fits
+		mid := (lo + hi + 1) / 2
+		if fits(t.words(mid)) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return t.words(lo)
 }
 
 // bar wraps text to at most n lines of a full-width coloured bar.
@@ -399,7 +427,7 @@ func (m *Model) syncKeys() {
 	k.Copy.SetHelp(k.Copy.Help().Key, content.Msg("tui.short.copy"))
 	k.Rescan.SetEnabled(normal && m.opts.Rescan != nil)
 	k.Rescan.SetHelp(k.Rescan.Help().Key, content.Msg("tui.short.rescan"))
-	replay := normal && m.opts.Replay != nil
+	replay := normal && m.opts.Replay != nil && !m.replayDone
 	for _, r := range []struct {
 		b    *key.Binding
 		text string
