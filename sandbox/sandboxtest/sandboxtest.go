@@ -1,11 +1,13 @@
-// Package sandboxtest gives end-to-end tests a running labmate sandbox
-// cluster (see package sandbox).
+// Package sandboxtest gives end-to-end tests a running sandbox cluster (see
+// package sandbox) of their own: "labmate-e2e", or $LABMATE_E2E_CLUSTER.
+// Never the learner's "labmate" cluster from `labmate sandbox up`: the lab
+// walks delete its namespaces, its RuntimeClass and its nodes' GPU amounts.
 //
 // Tests call Start; it skips the test unless LABMATE_E2E=1. With
-// LABMATE_E2E=1 it brings the sandbox up once per test binary, reusing a
-// cluster that already runs (another package's test binary, or
-// `labmate sandbox up`), and leaves it running afterwards so later test
-// binaries reuse it too; `labmate sandbox down` (or sandbox.Down) removes it.
+// LABMATE_E2E=1 it brings the e2e cluster up once per test binary, reusing
+// it when it already runs (an earlier test binary left it), and leaves it
+// running so later test binaries reuse it too. scripts/test.sh removes it at
+// the end (`labmate sandbox down --name labmate-e2e`).
 //
 //	func TestSomethingE2E(t *testing.T) {
 //		kubeconfig := sandboxtest.Start(t)
@@ -14,14 +16,21 @@
 //		...
 //	}
 //
+// A test that changes the lab's own objects (namespaces gpu-lab and
+// gpu-operator, RuntimeClass nvidia, the nodes' GPU amounts) calls LockLab
+// first, so that no two such tests interleave, in any test binary. A test
+// that must start and stop the cluster itself (the sandbox package's
+// self-test) calls Exclusive, which waits until no other test binary uses
+// the cluster: there is never a second control plane on the machine.
+//
 // The binaries must have been built first (scripts/cluster-bins.sh); with
 // LABMATE_E2E=1 and no binaries, Start fails the test with the command to run.
 package sandboxtest
 
 import (
 	"context"
-	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -35,21 +44,40 @@ import (
 	"github.com/labhub/labmate/sandbox"
 )
 
-// EnvE2E is the environment variable that enables sandbox-backed tests.
-const EnvE2E = "LABMATE_E2E"
+const (
+	// EnvE2E is the environment variable that enables sandbox-backed tests.
+	EnvE2E = "LABMATE_E2E"
 
-var (
-	once       sync.Once
-	kubeconfig string
-	startErr   error
-	logMu      sync.Mutex
-	logTB      testing.TB
+	// EnvCluster overrides the e2e cluster's name.
+	EnvCluster = "LABMATE_E2E_CLUSTER"
+
+	// DefaultCluster is the e2e cluster's name when EnvCluster is unset.
+	DefaultCluster = "labmate-e2e"
+
+	// lockWait bounds every wait for a lock when the test has no deadline.
+	lockWait = 30 * time.Minute
 )
 
-// Options returns the sandbox options the tests use: defaults, with the bin
-// dir from LABMATE_CLUSTER_BIN when set.
+var (
+	// mu guards the fields below; Exclusive holds it for its whole test.
+	mu       sync.Mutex
+	up       bool  // Up succeeded in this process since the last Exclusive
+	startErr error // Up failed in this process: later Starts fail at once
+	users    *os.File
+)
+
+// Name is the e2e cluster's name: $LABMATE_E2E_CLUSTER, else DefaultCluster.
+func Name() string {
+	if n := os.Getenv(EnvCluster); n != "" {
+		return n
+	}
+	return DefaultCluster
+}
+
+// Options returns the sandbox options of the e2e cluster: Name(), and the
+// bin dir from LABMATE_CLUSTER_BIN (sandbox's default) when set.
 func Options() sandbox.Options {
-	return sandbox.Options{}
+	return sandbox.Options{Name: Name()}
 }
 
 // Enabled reports whether LABMATE_E2E=1.
@@ -57,36 +85,167 @@ func Enabled() bool {
 	return os.Getenv(EnvE2E) == "1"
 }
 
-// Start returns the kubeconfig path of a running sandbox cluster whose lab
-// nodes are Ready. It calls t.Skip unless LABMATE_E2E=1, and t.Fatal when the
-// sandbox cannot be brought up. The context name is sandbox.Context(Options()),
-// which is also the kubeconfig's current-context.
-func Start(t testing.TB) (kubeconfigPath string) {
-	t.Helper()
-	if !Enabled() {
-		t.Skipf("skipping sandbox e2e test: set %s=1 to run it (needs the binaries from scripts/cluster-bins.sh)", EnvE2E)
-	}
-	logMu.Lock()
-	logTB = t
-	logMu.Unlock()
-	once.Do(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		opts := Options()
-		opts.Progress = tbWriter{}
-		startErr = sandbox.Up(ctx, opts)
-		kubeconfig = sandbox.Kubeconfig(opts)
-	})
-	logMu.Lock()
-	logTB = nil
-	logMu.Unlock()
-	if startErr != nil {
-		t.Fatalf("sandbox is not available: %v", startErr)
-	}
-	return kubeconfig
+// LockDir is the directory of the e2e locks: sandbox's own state directory,
+// ${XDG_CACHE_HOME:-$HOME/.cache}/labmate/sandbox.
+func LockDir() string {
+	return filepath.Dir(sandbox.LogFile(Options()))
 }
 
-// RESTConfig is Start plus a client config for the sandbox.
+// options skips the test unless LABMATE_E2E=1, and returns Options after
+// refusing the learner's cluster name, which a stray
+// LABMATE_E2E_CLUSTER=labmate would otherwise hand to the tests.
+func options(tb testing.TB) sandbox.Options {
+	tb.Helper()
+	if !Enabled() {
+		tb.Skipf("skipping sandbox e2e test: set %s=1 to run it (needs the binaries from scripts/cluster-bins.sh)", EnvE2E)
+	}
+	opts := Options()
+	if opts.Name == sandbox.DefaultName {
+		tb.Fatalf("%s=%s names the learner's sandbox cluster; the e2e tests change and stop their cluster, so they need another name (default %s)",
+			EnvCluster, opts.Name, DefaultCluster)
+	}
+	return opts
+}
+
+// Start returns the kubeconfig path of the running e2e cluster, whose lab
+// nodes are Ready. It calls t.Skip unless LABMATE_E2E=1, and t.Fatal when
+// the cluster cannot be brought up. The context name is
+// sandbox.Context(Options()), which is also the kubeconfig's
+// current-context.
+//
+// From its first Start to its exit, the test binary holds the cluster's
+// users lock shared, so that Exclusive waits for it.
+func Start(t testing.TB) (kubeconfigPath string) {
+	t.Helper()
+	opts := options(t)
+	mu.Lock()
+	defer mu.Unlock()
+	if !up && startErr == nil {
+		startErr = bringUp(t, opts)
+		up = startErr == nil
+	}
+	if startErr != nil {
+		t.Fatalf("sandbox %q is not available: %v", opts.Name, startErr)
+	}
+	return sandbox.Kubeconfig(opts)
+}
+
+// bringUp takes the users lock shared and starts the cluster. mu is held.
+func bringUp(t testing.TB, opts sandbox.Options) error {
+	t.Helper()
+	if users == nil {
+		f, err := openLock(lockPath(opts, "users"))
+		if err != nil {
+			return err
+		}
+		if err := acquire(t, f, false, "a test that starts and stops the e2e cluster itself"); err != nil {
+			f.Close()
+			return err
+		}
+		users = f
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	opts.Progress = tbWriter{t}
+	return sandbox.Up(ctx, opts)
+}
+
+// Exclusive gives the test the e2e cluster to itself, to bring up, check
+// and tear down as it likes: it waits until no other test binary uses the
+// cluster (see Start) and keeps every other test, in any binary, from
+// starting on it until the test ends. A Start after it brings the cluster
+// up again. It skips the test unless LABMATE_E2E=1. The test reaches the
+// cluster through the options it returns, never through Start, Client or
+// RESTConfig, which wait for it to end.
+func Exclusive(t *testing.T) sandbox.Options {
+	t.Helper()
+	opts := options(t)
+	mu.Lock()
+	hadShared := users != nil
+	f := users
+	if f == nil {
+		var err error
+		if f, err = openLock(lockPath(opts, "users")); err != nil {
+			mu.Unlock()
+			t.Fatal(err)
+		}
+	} else {
+		// Drop this binary's own shared hold first: flock would count it
+		// as another user and wait for ever.
+		unlockFile(f)
+	}
+	if err := acquire(t, f, true, "the other test binaries using the e2e cluster to finish"); err != nil {
+		f.Close()
+		users = nil
+		mu.Unlock()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		defer mu.Unlock()
+		up, startErr = false, nil
+		if !hadShared {
+			f.Close()
+			return
+		}
+		if err := acquire(t, f, false, "the e2e cluster's users lock"); err != nil {
+			t.Error(err)
+			f.Close()
+			users = nil
+		}
+	})
+	return opts
+}
+
+// LockLab holds the e2e cluster's lab lock until the test ends: an OS file
+// lock in LockDir(), so tests in other binaries wait too, and it goes away
+// with the process if the test dies. Every test that changes the lab's own
+// objects (namespaces gpu-lab and gpu-operator, RuntimeClass nvidia, the
+// nodes' GPU amounts) takes it before its first change and before
+// registering the cleanup that undoes them. A test must not take it twice.
+// Like Start, it skips the test unless LABMATE_E2E=1.
+func LockLab(tb testing.TB) {
+	tb.Helper()
+	opts := options(tb)
+	f, err := openLock(lockPath(opts, "lab"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := acquire(tb, f, true, "the lab lock (another e2e test is changing the lab's objects)"); err != nil {
+		f.Close()
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { f.Close() })
+}
+
+// lockPath is the cluster's lock file of this kind: LockDir()/<name>-<kind>.lock.
+func lockPath(opts sandbox.Options, kind string) string {
+	return filepath.Join(LockDir(), opts.Name+"-"+kind+".lock")
+}
+
+// openLock opens (creating) a lock file and its directory.
+func openLock(path string) (*os.File, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+}
+
+// acquire takes the lock on f, exclusive or shared, logging once when it
+// has to wait (for what) and giving up at the test's deadline.
+func acquire(tb testing.TB, f *os.File, exclusive bool, what string) error {
+	tb.Helper()
+	limit := time.Now().Add(lockWait)
+	if d, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
+		if end, has := d.Deadline(); has {
+			limit = end.Add(-10 * time.Second)
+		}
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), limit)
+	defer cancel()
+	return lockFile(ctx, f, exclusive, func() { tb.Logf("waiting for %s (%s)", what, f.Name()) })
+}
+
+// RESTConfig is Start plus a client config for the e2e cluster.
 func RESTConfig(t testing.TB) *rest.Config {
 	t.Helper()
 	Start(t)
@@ -97,7 +256,7 @@ func RESTConfig(t testing.TB) *rest.Config {
 	return cfg
 }
 
-// Client is Start plus a clientset for the sandbox.
+// Client is Start plus a clientset for the e2e cluster.
 func Client(t testing.TB) kubernetes.Interface {
 	t.Helper()
 	cs, err := kubernetes.NewForConfig(RESTConfig(t))
@@ -145,15 +304,9 @@ func Namespace(t testing.TB, cs kubernetes.Interface, prefix string) string {
 
 // tbWriter sends sandbox progress lines to the log of the test that is
 // starting the sandbox.
-type tbWriter struct{}
+type tbWriter struct{ tb testing.TB }
 
-func (tbWriter) Write(p []byte) (int, error) {
-	logMu.Lock()
-	defer logMu.Unlock()
-	if logTB != nil {
-		logTB.Logf("sandbox: %s", strings.TrimRight(string(p), "\n"))
-	} else {
-		fmt.Fprintf(os.Stderr, "sandbox: %s", p)
-	}
+func (w tbWriter) Write(p []byte) (int, error) {
+	w.tb.Logf("sandbox: %s", strings.TrimRight(string(p), "\n"))
 	return len(p), nil
 }

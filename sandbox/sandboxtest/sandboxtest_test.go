@@ -1,8 +1,12 @@
+//go:build unix
+
 package sandboxtest_test
 
 import (
 	"context"
 	"os"
+	"path/filepath"
+	"syscall"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -26,12 +30,15 @@ func TestStartSkipsWithoutE2E(t *testing.T) {
 	}
 }
 
-// TestStart uses the shared "labmate" sandbox the way other packages' e2e
-// tests do.
+// TestStart uses the e2e cluster the way other packages' e2e tests do:
+// its own cluster, never the learner's, held by this binary for its life.
 func TestStart(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
-	if kubeconfig != sandbox.Kubeconfig(sandbox.Options{}) {
-		t.Errorf("kubeconfig = %q", kubeconfig)
+	if kubeconfig != sandbox.Kubeconfig(sandboxtest.Options()) || kubeconfig == sandbox.Kubeconfig(sandbox.Options{}) {
+		t.Errorf("kubeconfig = %q; the learner's is %q", kubeconfig, sandbox.Kubeconfig(sandbox.Options{}))
+	}
+	if ctx := sandbox.Context(sandboxtest.Options()); ctx != "kwok-"+sandboxtest.Name() {
+		t.Errorf("context %q", ctx)
 	}
 	if _, err := os.Stat(kubeconfig); err != nil {
 		t.Fatal(err)
@@ -39,6 +46,16 @@ func TestStart(t *testing.T) {
 	// A second Start in the same binary reuses the first.
 	if again := sandboxtest.Start(t); again != kubeconfig {
 		t.Errorf("second Start = %q", again)
+	}
+	// The binary holds the users lock shared, so a test that wants the
+	// cluster to itself (sandboxtest.Exclusive) waits.
+	f, err := os.Open(filepath.Join(sandboxtest.LockDir(), sandboxtest.Name()+"-users.lock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
+		t.Error("took the users lock exclusively while this binary uses the cluster")
 	}
 	cs := sandboxtest.Client(t)
 	nodes, err := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: "type=kwok"})
