@@ -24,7 +24,7 @@ import (
 func BenchmarkNodePatchToReport(b *testing.B) {
 	kubeconfig := sandboxtest.Start(b)
 	cs := sandboxtest.Client(b)
-	lockLab(b)
+	sandboxtest.LockLab(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	const node = "lab-node-2"

@@ -1,9 +1,8 @@
 package e2e
 
 // Helpers of the learner's walk (walk_test.go) and the benchmark
-// (bench_test.go): building and asking the real `labmate check --json`,
-// node status patches, and the lab lock that keeps two tests from changing
-// the lab's objects at once. The file and cluster actions themselves are
+// (bench_test.go): building and asking the real `labmate check --json`, and
+// node status patches. The file and cluster actions themselves are
 // the reference walk's (refWalk in reference_record_test.go).
 
 import (
@@ -17,7 +16,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"syscall"
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -28,26 +26,6 @@ import (
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/sandbox"
 )
-
-// lockLab serialises tests that change the lab's objects in the shared
-// sandbox (namespaces gpu-lab and gpu-operator, the RuntimeClass, the
-// nodes' GPU amounts), across test binaries. The lock is released when the
-// test ends or its process dies.
-func lockLab(tb testing.TB) {
-	tb.Helper()
-	p := filepath.Join(os.TempDir(), "labmate-e2e-lab.lock")
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		tb.Logf("waiting for the lab lock %s (another e2e test is walking the lab)", p)
-		if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-			tb.Fatal(err)
-		}
-	}
-	tb.Cleanup(func() { f.Close() })
-}
 
 // buildLabmate builds the real binary once per test.
 func buildLabmate(tb testing.TB) string {

@@ -65,7 +65,7 @@ func TestRecordReference(t *testing.T) {
 	}
 	kubeconfig := sandboxtest.Start(t)
 	cs := sandboxtest.Client(t)
-	lockLab(t) // the walk in walk_test.go changes the same objects
+	sandboxtest.LockLab(t) // the walk in walk_test.go changes the same objects
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
 

@@ -28,7 +28,7 @@ import (
 func TestLearnerWalk(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	cs := sandboxtest.Client(t)
-	lockLab(t)
+	sandboxtest.LockLab(t)
 	begin := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/labhub/labmate/sandbox"
+	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
 // testWriter turns progress lines into test log lines.
@@ -24,19 +25,18 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestSandboxE2E brings up a real cluster (kwokctl binary runtime), checks
-// the lab nodes, runs a pod on them, then tears the cluster down. It uses its
-// own cluster name so that it never stops the shared "labmate" sandbox that
-// other packages' e2e tests (sandboxtest) may be using at the same time.
+// TestSandboxE2E brings up a real cluster (kwokctl binary runtime) from
+// nothing, checks the lab nodes, runs a pod on them, then tears the cluster
+// down. It uses the e2e cluster of the other packages' tests (sandboxtest),
+// never the learner's "labmate", and has it to itself while it runs
+// (sandboxtest.Exclusive waits for the other test binaries), so the tests
+// never run two control planes at once; later tests bring it up again.
 func TestSandboxE2E(t *testing.T) {
-	if os.Getenv("LABMATE_E2E") != "1" {
-		t.Skip("skipping: set LABMATE_E2E=1 to run (needs the binaries from scripts/cluster-bins.sh)")
-	}
+	opts := sandboxtest.Exclusive(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-
-	opts := sandbox.Options{Name: "labmate-selftest", Progress: testWriter{t}}
-	// Start clean in case an earlier run was interrupted.
+	opts.Progress = testWriter{t}
+	// Start from nothing: earlier test binaries leave the cluster running.
 	if err := sandbox.Down(ctx, opts); err != nil {
 		t.Fatalf("initial Down: %v", err)
 	}
@@ -182,7 +182,7 @@ func TestSandboxE2E(t *testing.T) {
 	if !st.Created || !st.Running || !st.Ready() || len(st.Nodes) != 3 || len(st.MissingBinaries) != 0 {
 		t.Errorf("Status = %+v", st)
 	}
-	if st.Context != "kwok-labmate-selftest" || st.Kubeconfig != kubeconfig {
+	if st.Context != "kwok-"+sandboxtest.Name() || st.Kubeconfig != kubeconfig {
 		t.Errorf("Status names: context %q kubeconfig %q", st.Context, st.Kubeconfig)
 	}
 

@@ -21,13 +21,15 @@ import (
 
 const gpuResource = corev1.ResourceName("nvidia.com/gpu")
 
-// A cluster step under `check --watch`, against the sandbox: step 5 passes
+// A cluster step under `check --watch`, against the e2e sandbox: step 5 passes
 // with the reference files and a really Unschedulable pod; deleting the
 // RuntimeClass (a change in the cluster, not in a file) prints exactly one
 // line, with step 5's new status; recreating it prints exactly one more.
 func TestWatchClusterStepE2E(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	cs := sandboxtest.Client(t)
+	// The e2e walk changes the same objects.
+	sandboxtest.LockLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	resetStep5(ctx, t, cs)
