@@ -75,6 +75,16 @@ func TestScreens(t *testing.T) {
 	m = send(t, m, sizeMsg(50, 9))
 	checkFits(t, m)
 	files["50x9-too-small.txt"] = screenText(m)
+	// The copy toast inside tmux, at the narrowest: the copied path
+	// shortened in its middle, how to paste whole.
+	m = New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
+	m.clip.out = io.Discard
+	m = send(t, m, sizeMsg(60, 20))
+	m = send(t, m, reportMsg{rep})
+	m = press(t, m, "2")
+	m, _ = update(m, copiedMsg{text: copyTargets(lab.Steps[1].Body, fixture.Root)[0], osc52: true, tmux: true})
+	checkFits(t, m)
+	files["60x20-copied.txt"] = screenText(m)
 	for name, body := range replayScreens(t, lab) {
 		files[name] = body
 	}
