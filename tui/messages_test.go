@@ -35,7 +35,7 @@ func TestMessageKeysExist(t *testing.T) {
 	}
 	// Keys built at run time.
 	var dynamic []string
-	for _, st := range []observe.ClusterState{observe.ClusterOff, observe.ClusterConnecting, observe.ClusterSynced, observe.ClusterUnreachable} {
+	for _, st := range []observe.ClusterState{observe.ClusterOff, observe.ClusterConnecting, observe.ClusterSynced, observe.ClusterUnreachable, observe.ClusterError} {
 		dynamic = append(dynamic, "tui.cluster."+string(st))
 	}
 	for _, s := range keys.Specs {
