@@ -39,7 +39,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	root := labRoot(&c, lab)
 	_, nodes := checks.ClusterScope(lab.ID)
 	opts := doctor.Options{
-		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, NoCluster: c.noCluster,
+		Kubeconfig: c.kubeconfigOrSandbox(), Context: c.kubeCtx, NoCluster: c.noCluster,
 		Nodes: nodes, Root: root, TTY: isTerminal(stdout),
 	}
 	if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {

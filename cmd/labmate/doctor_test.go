@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/sandbox"
 )
 
 // goodTerminal gives doctor a terminal with nothing to complain about,
@@ -99,5 +100,36 @@ func TestDoctorRootIsAFile(t *testing.T) {
 	code, out, _ := timedRun(t, "doctor", "--no-cluster", "--root", file, "--state-dir", t.TempDir())
 	if code != exitFail || !strings.Contains(out, "[문제] 실습 루트") {
 		t.Errorf("exit %d\n%s", code, out)
+	}
+}
+
+// With no kubeconfig by kubectl's rules, doctor looks where labmate itself
+// would: the sandbox's kubeconfig.
+func TestDoctorFindsTheSandboxKubeconfig(t *testing.T) {
+	goodTerminal(t)
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("KWOK_WORKDIR", filepath.Join(home, "kwok"))
+	kc := sandbox.Kubeconfig(sandbox.Options{})
+	os.MkdirAll(filepath.Dir(kc), 0o700)
+	os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]
+contexts: [{name: kwok-labmate, context: {cluster: c, user: u}}]
+users: [{name: u, user: {token: x}}]
+current-context: kwok-labmate
+`), 0o600)
+	_, out, _ := timedRun(t, "doctor", "--json", "--root", t.TempDir(), "--state-dir", t.TempDir())
+	var r struct {
+		Findings []doctor.Finding `json:"findings"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	for _, f := range r.Findings {
+		if f.ID == "kubeconfig" && f.Verdict != doctor.OK {
+			t.Fatalf("kubeconfig finding = %+v, want the sandbox's kubeconfig found", f)
+		}
 	}
 }
