@@ -287,19 +287,7 @@ func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Rep
 			return
 		}
 		last = &rep
-		select {
-		case out <- rep:
-		default:
-			// Reader is behind: replace the stale report with this one.
-			select {
-			case <-out:
-			default:
-			}
-			select {
-			case out <- rep:
-			case <-ctx.Done():
-			}
-		}
+		SendLatest(ctx, out, rep)
 	}
 	publish()
 	for {
@@ -325,6 +313,25 @@ func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Rep
 			}
 			publish()
 		}
+	}
+}
+
+// SendLatest hands rep to a reader through a one-slot channel without
+// ever queueing stale reports: when the reader is behind, the report it has
+// not taken yet is replaced by rep.
+func SendLatest(ctx context.Context, out chan Report, rep Report) {
+	select {
+	case out <- rep:
+		return
+	default:
+	}
+	select {
+	case <-out:
+	default:
+	}
+	select {
+	case out <- rep:
+	case <-ctx.Done():
 	}
 }
 

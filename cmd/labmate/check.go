@@ -29,11 +29,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	watch := fs.Bool("watch", false, content.Msg("ops.flag.watch"))
 	replay := fs.String("replay", "", content.Msg("cli.flag.replay"))
 	record := fs.String("record", "", content.Msg("cli.flag.record"))
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args(), " ")))
+	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
 	if *replay != "" {

@@ -5,9 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/labhub/labmate/content"
@@ -27,11 +27,7 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	themeFlag := fs.String("theme", "", content.Msg("cli.flag.theme"))
 	record := fs.String("record", "", content.Msg("cli.flag.record"))
 	configPath := fs.String("config", "", content.Msg("cli.flag.config"))
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args(), " ")))
+	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
 	c.lenient = true
@@ -100,30 +96,31 @@ func (s *setup) publish(ctx context.Context) <-chan engine.Report {
 	}
 	out := make(chan engine.Report, 1)
 	go func() {
-		defer func() { _ = recover() }()
 		for {
 			select {
 			case <-ctx.Done():
 				return
 			case rep := <-raw:
 				if rep.Ready {
-					// Nothing may write to the terminal while the TUI owns it.
-					recordPasses(s, rep, time.Now(), io.Discard)
+					s.recordPassesQuietly(rep)
 				}
-				// Latest wins, as in the engine.
-				select {
-				case out <- rep:
-				default:
-					select {
-					case <-out:
-					default:
-					}
-					out <- rep
-				}
+				engine.SendLatest(ctx, out, rep)
 			}
 		}
 	}()
 	return out
+}
+
+// recordPassesQuietly records first passes without writing to the
+// terminal (the TUI owns it); a failure or even a panic there costs the
+// progress record, never the flow of reports to the screen.
+func (s *setup) recordPassesQuietly(rep engine.Report) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("recording progress panicked", "panic", r)
+		}
+	}()
+	recordPasses(s, rep, time.Now(), io.Discard)
 }
 
 // quietStderr sends whatever writes to stderr behind the TUI's back to the

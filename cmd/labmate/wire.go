@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"k8s.io/klog/v2"
 
@@ -159,4 +160,17 @@ func exitFor(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, err)
 	return exitUsage
+}
+
+// parseFlags parses a subcommand's flags and refuses positional
+// arguments; false means a usage error was printed.
+func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
+	if err := fs.Parse(args); err != nil {
+		return false
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args(), " ")))
+		return false
+	}
+	return true
 }
