@@ -2,8 +2,8 @@ package checks
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,7 +83,7 @@ func clusterGate(in Input, id string) *Result {
 	case observe.ClusterUnreachable:
 		r = Result{ID: id, Status: Unknown, Message: msg("cluster.gate.unreachable", "server", server, "err", c.Err)}
 	case observe.ClusterError:
-		r = Result{ID: id, Status: Error, Message: refusalMessage(server, c.Err)}
+		r = Result{ID: id, Status: Error, Message: refusalMessage(server, c.Refusals, c.Err)}
 	case observe.ClusterOff:
 		if c.Err == observe.ClusterDisabled {
 			r = Result{ID: id, Status: Unknown, Message: msg("cluster.gate.disabled")}
@@ -104,30 +104,27 @@ func clusterGate(in Input, id string) *Result {
 	return &r
 }
 
-// refusalRE reads one refusal of observe.ClusterError's Err:
-// "<verb> <resource>[ in <namespace>]: <code> ".
-var refusalRE = regexp.MustCompile(`(?:^|; )([a-z]+) ([a-z0-9.-]+)(?: in ([a-z0-9-]+))?: (\d{3}) `)
-
 // refusalMessage words the server's refusals for a learner: which
 // resource labmate may not read, where, and with which verb, grouped so a
 // role missing everywhere reads as one line.
-func refusalMessage(server, err string) string {
+func refusalMessage(server string, refusals []observe.Refusal, err string) string {
 	type group struct {
 		code, verb, resource string
 		namespaces           []string
 	}
 	var groups []*group
 	byKey := map[string]*group{}
-	for _, m := range refusalRE.FindAllStringSubmatch(err, -1) {
-		k := m[4] + " " + m[1] + " " + m[2]
+	for _, r := range refusals {
+		code := strconv.Itoa(int(r.Code))
+		k := code + " " + r.Verb + " " + r.Resource
 		g := byKey[k]
 		if g == nil {
-			g = &group{code: m[4], verb: m[1], resource: m[2]}
+			g = &group{code: code, verb: r.Verb, resource: r.Resource}
 			byKey[k] = g
 			groups = append(groups, g)
 		}
-		if m[3] != "" {
-			g.namespaces = append(g.namespaces, m[3])
+		if r.Namespace != "" {
+			g.namespaces = append(g.namespaces, r.Namespace)
 		}
 	}
 	if len(groups) == 0 {

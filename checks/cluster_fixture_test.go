@@ -49,8 +49,8 @@ func (c *labCluster) tick() time.Time {
 	return c.now
 }
 
-func (c *labCluster) state(s observe.ClusterState, err string) {
-	c.store.Apply(observe.Observation{Time: c.tick(), Cluster: &observe.ClusterObs{State: s, Server: "https://127.0.0.1:6443", Err: err}})
+func (c *labCluster) state(s observe.ClusterState, err string, refusals ...observe.Refusal) {
+	c.store.Apply(observe.Observation{Time: c.tick(), Cluster: &observe.ClusterObs{State: s, Server: "https://127.0.0.1:6443", Err: err, Refusals: refusals}})
 }
 
 // file puts a fixture (path under testdata/cluster) at a lab path.

@@ -586,33 +586,41 @@ func TestClusterStatesGateLiveChecks(t *testing.T) {
 		want  Status
 		words []string
 		not   []string // what the message must not say
+		// refusals are the structured form of err for ClusterError;
+		// the message is worded from them, never parsed from err.
+		refusals []observe.Refusal
 	}{
-		{"off", observe.ClusterOff, "", Unknown, []string{"kubeconfig 를 찾지 못했습니다", "labmate sandbox up", "--kubeconfig"}, nil},
+		{"off", observe.ClusterOff, "", Unknown, []string{"kubeconfig 를 찾지 못했습니다", "labmate sandbox up", "--kubeconfig"}, nil, nil},
 		{"disabled", observe.ClusterOff, observe.ClusterDisabled, Unknown, []string{"--no-cluster", "껐습니다"},
-			[]string{"kubeconfig 를 찾지", "disabled"}},
+			[]string{"kubeconfig 를 찾지", "disabled"}, nil},
 		{"connecting", observe.ClusterConnecting, "pods in gpu-lab: the server is currently unable to handle the request", Waiting,
-			[]string{"받아 오는 중", "unable to handle"}, nil},
+			[]string{"받아 오는 중", "unable to handle"}, nil, nil},
 		{"unreachable", observe.ClusterUnreachable, "dial tcp 127.0.0.1:6443: connect: connection refused", Unknown,
-			[]string{"닿지 않습니다", "connection refused", "통과로 치지 않습니다"}, nil},
+			[]string{"닿지 않습니다", "connection refused", "통과로 치지 않습니다"}, nil, nil},
 		{"forbidden", observe.ClusterError,
 			`list pods in gpu-lab: 403 Forbidden (pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "gpu-lab"); ` +
 				`list pods in gpu-operator: 403 Forbidden (pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "gpu-operator"); ` +
 				`watch runtimeclasses.node.k8s.io: 403 Forbidden (runtimeclasses.node.k8s.io is forbidden: User "bob" cannot watch resource "runtimeclasses")`,
 			Error, []string{"네임스페이스 gpu-lab, gpu-operator 의 pods 를 list", "클러스터 전체의 runtimeclasses.node.k8s.io 를 watch", "권한", "labmate-viewer"},
-			[]string{"is forbidden", "받아 오는 중"}},
+			[]string{"is forbidden", "받아 오는 중"}, []observe.Refusal{
+				{Verb: "list", Resource: "pods", Namespace: "gpu-lab", Code: 403},
+				{Verb: "list", Resource: "pods", Namespace: "gpu-operator", Code: 403},
+				{Verb: "watch", Resource: "runtimeclasses.node.k8s.io", Code: 403},
+			}},
 		{"unauthorized", observe.ClusterError, "list nodes: 401 Unauthorized (Unauthorized)", Error,
-			[]string{"자격 증명", "401"}, nil},
+			[]string{"자격 증명", "401"}, nil, []observe.Refusal{{Verb: "list", Resource: "nodes", Code: 401}}},
 		{"resource type not served", observe.ClusterError, "list runtimeclasses.node.k8s.io: 404 NotFound (the server could not find the requested resource)", Error,
-			[]string{"runtimeclasses.node.k8s.io", "제공하지 않습니다"}, nil},
+			[]string{"runtimeclasses.node.k8s.io", "제공하지 않습니다"}, nil,
+			[]observe.Refusal{{Verb: "list", Resource: "runtimeclasses.node.k8s.io", Code: 404}}},
 		{"refusal in a form labmate does not know", observe.ClusterError, "something odd", Error,
-			[]string{"거절", "something odd"}, nil},
+			[]string{"거절", "something odd"}, nil, nil},
 	}
 	gates := map[int]string{5: "runtimeclass-pending.cluster", 6: "advertise-gpu.cluster", 7: "time-slicing.cluster", 8: "rollout-stall.cluster"}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newLabCluster(t)
 			c.allStages() // everything right and in the store
-			c.state(tc.state, tc.err)
+			c.state(tc.state, tc.err, tc.refusals...)
 			for _, s := range clusterSteps {
 				ev := c.eval(s)
 				if st := Aggregate(ev.Checks); st != tc.want {

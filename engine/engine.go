@@ -372,7 +372,7 @@ func runSource(ctx context.Context, src observe.Source, out chan<- observe.Obser
 // sameResults reports whether two reports would look the same to a
 // learner (ignoring sequence numbers and times).
 func sameResults(a, b *Report) bool {
-	return a.Ready == b.Ready && a.Cluster == b.Cluster &&
+	return a.Ready == b.Ready && reflect.DeepEqual(a.Cluster, b.Cluster) &&
 		reflect.DeepEqual(a.Steps, b.Steps) && reflect.DeepEqual(a.Problems, b.Problems)
 }
 

@@ -111,7 +111,8 @@ const (
 	ClusterUnreachable ClusterState = "unreachable" // probe failed; cached data is stale
 	// ClusterError: the server answered but refused a list or watch for
 	// good (401, 403, or 404 for a resource type it does not serve), so
-	// the caches will not fill or follow. Err holds one entry per refusal,
+	// the caches will not fill or follow. ClusterObs.Refusals lists them;
+	// Err words them for people and logs, one entry per refusal,
 	// sorted and joined by "; ", each
 	//   <verb> <resource>[.<group>][ in <namespace>]: <code> <reason> (<server message>)
 	// e.g. `list daemonsets.apps in gpu-operator: 403 Forbidden (...)`.
@@ -123,6 +124,15 @@ const (
 // turned the cluster off (--no-cluster), as opposed to no kubeconfig.
 const ClusterDisabled = "disabled"
 
+// Refusal is one list or watch the server refused for good (see
+// ClusterError): the structured form of one entry of ClusterObs.Err.
+type Refusal struct {
+	Verb      string `json:"verb"`                // "list" or "watch"
+	Resource  string `json:"resource"`            // "pods", "daemonsets.apps", ...
+	Namespace string `json:"namespace,omitempty"` // "" for cluster-scoped
+	Code      int32  `json:"code"`                // 401, 403 or 404
+}
+
 // ClusterObs reports the cluster connection.
 type ClusterObs struct {
 	State   ClusterState `json:"state"`
@@ -130,6 +140,9 @@ type ClusterObs struct {
 	Context string       `json:"context,omitempty"`
 	Version string       `json:"version,omitempty"`
 	Err     string       `json:"err,omitempty"`
+	// Refusals, with State ClusterError, are the refusals Err words,
+	// sorted as Err lists them.
+	Refusals []Refusal `json:"refusals,omitempty"`
 }
 
 // SyncedObs says a source has delivered its initial state.

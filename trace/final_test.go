@@ -197,7 +197,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	for i, r := range tr.Records {
 		replay.Apply(r.Obs)
 		got, want := replay.Evaluate(), liveReports[i]
-		if !reflect.DeepEqual(got.Steps, want.Steps) || !got.Time.Equal(want.Time) || got.Cluster != want.Cluster {
+		if !reflect.DeepEqual(got.Steps, want.Steps) || !got.Time.Equal(want.Time) || !reflect.DeepEqual(got.Cluster, want.Cluster) {
 			t.Fatalf("after record %d (line %d) replay differs from live:\n%s", i+1, r.Line, diffSteps(want.Steps, got.Steps))
 		}
 		statuses[fmt.Sprint(got.Step(9).Status)] = true

@@ -97,11 +97,12 @@ type scriptData struct {
 }
 
 type clusterData struct {
-	State   string `json:"state"`
-	Server  string `json:"server,omitempty"`
-	Context string `json:"context,omitempty"`
-	Version string `json:"version,omitempty"`
-	Err     string `json:"err,omitempty"`
+	State    string            `json:"state"`
+	Server   string            `json:"server,omitempty"`
+	Context  string            `json:"context,omitempty"`
+	Version  string            `json:"version,omitempty"`
+	Err      string            `json:"err,omitempty"`
+	Refusals []observe.Refusal `json:"refusals,omitempty"`
 }
 
 type syncedData struct {
@@ -138,7 +139,7 @@ func encode(o observe.Observation, started time.Time) ([]byte, error) {
 	case o.Cluster != nil:
 		c := o.Cluster
 		l.Kind = KindCluster
-		payload = clusterData{State: string(c.State), Server: c.Server, Context: c.Context, Version: c.Version, Err: c.Err}
+		payload = clusterData{State: string(c.State), Server: c.Server, Context: c.Context, Version: c.Version, Err: c.Err, Refusals: c.Refusals}
 	case o.Synced != nil:
 		l.Kind = KindSynced
 		payload = syncedData{Source: o.Synced.Source}
@@ -232,7 +233,7 @@ func decode(l line) (observe.Observation, error) {
 		if err := into(&d); err != nil {
 			return o, err
 		}
-		o.Cluster = &observe.ClusterObs{State: observe.ClusterState(d.State), Server: d.Server, Context: d.Context, Version: d.Version, Err: d.Err}
+		o.Cluster = &observe.ClusterObs{State: observe.ClusterState(d.State), Server: d.Server, Context: d.Context, Version: d.Version, Err: d.Err, Refusals: d.Refusals}
 	case KindSynced:
 		var d syncedData
 		if err := into(&d); err != nil {

@@ -125,6 +125,8 @@ func sampleObservations() []observe.Observation {
 		{Time: at(4), File: &observe.FileObs{Path: "out/merge.txt", State: observe.FileMissing}},
 		{Time: at(5), Synced: &observe.SyncedObs{Source: "files"}},
 		{Time: at(6), Cluster: &observe.ClusterObs{State: observe.ClusterSynced, Server: "https://127.0.0.1:1", Context: "kwok-lab", Version: "v1.34.1"}},
+		{Time: at(6), Cluster: &observe.ClusterObs{State: observe.ClusterError, Server: "https://127.0.0.1:1", Err: "list nodes: 403 Forbidden (x)",
+			Refusals: []observe.Refusal{{Verb: "list", Resource: "nodes", Code: 403}}}},
 		{Time: at(7), Script: &observe.ScriptObs{Script: "bin/check-runtime.sh", ContentSHA: "ab", Scenario: "runc-only", ExitCode: -1, TimedOut: true,
 			FakeArgv: [][]string{{"containerd", "config", "dump"}}, Output: "한글 출력\n", Truncated: true, Duration: 1500 * time.Millisecond}},
 		{Time: at(8), Script: &observe.ScriptObs{Script: "bin/check-runtime.sh", ContentSHA: "ab", Scenario: "nvidia", ExitCode: -1,

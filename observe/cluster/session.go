@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"reflect"
 	"runtime/debug"
 	"sort"
 	"strings"
@@ -50,8 +51,8 @@ const (
 type connEvent struct {
 	kind     connEventKind
 	informer string
-	verb     string // "list" or "watch" for evHealth from the calls themselves
-	refusal  string // set when err is a refusal: its entry in ClusterObs.Err
+	verb     string   // "list" or "watch" for evHealth from the calls themselves
+	refusal  *refusal // set when err is a refusal
 	err      error
 	version  string
 }
@@ -79,7 +80,7 @@ func (s *session) guard(where string) {
 
 func (s *session) run() error {
 	// Connecting goes out before any object does.
-	st := &connState{health: map[string]string{}, refused: map[string]string{}}
+	st := &connState{health: map[string]string{}, refused: map[string]refusal{}}
 	s.emit(st)
 	specs := watchSpecs(s.src.client, s.src.opts.Namespaces, s.src.opts.Nodes)
 	var synced []cache.InformerSynced
@@ -203,19 +204,29 @@ func refusalOf(err error) (metav1.Status, bool) {
 	return metav1.Status{}, false
 }
 
-// refusalEntry is a refusal as observe.ClusterError documents it:
-// "<verb> <resource>[ in <namespace>]: <code> <reason> (<server message>)",
-// or "" when err is not a refusal.
-func refusalEntry(sp watchSpec, verb string, err error) string {
+// refusal is one refused call: its entry in ClusterObs.Err, as
+// observe.ClusterError documents it, and the same in structured form.
+type refusal struct {
+	text string
+	obs  observe.Refusal
+}
+
+// refusalEntry is the refusal err stands for, or nil when err is not a
+// refusal. Its text reads
+// "<verb> <resource>[ in <namespace>]: <code> <reason> (<server message>)".
+func refusalEntry(sp watchSpec, verb string, err error) *refusal {
 	st, ok := refusalOf(err)
 	if !ok {
-		return ""
+		return nil
 	}
 	where := ""
 	if sp.namespace != "" {
 		where = " in " + sp.namespace
 	}
-	return fmt.Sprintf("%s %s%s: %d %s (%s)", verb, sp.resource, where, st.Code, st.Reason, describe(err, 0))
+	return &refusal{
+		text: fmt.Sprintf("%s %s%s: %d %s (%s)", verb, sp.resource, where, st.Code, st.Reason, describe(err, 0)),
+		obs:  observe.Refusal{Verb: verb, Resource: sp.resource, Namespace: sp.namespace, Code: st.Code},
+	}
 }
 
 // reachability is what the latest probe said.
@@ -232,11 +243,11 @@ type connState struct {
 	reach     reachability
 	probeErr  string
 	version   string
-	synced    bool              // every handler got its initial list
-	health    map[string]string // informer -> last list/watch error, until one succeeds
-	refused   map[string]string // "<informer> <verb>" -> refusal entry, until that verb succeeds
-	announce  bool              // SyncedObs is due
-	announced bool              // SyncedObs sent
+	synced    bool               // every handler got its initial list
+	health    map[string]string  // informer -> last list/watch error, until one succeeds
+	refused   map[string]refusal // "<informer> <verb>" -> refusal entry, until that verb succeeds
+	announce  bool               // SyncedObs is due
+	announced bool               // SyncedObs sent
 	last      *observe.ClusterObs
 }
 
@@ -311,9 +322,9 @@ func (s *session) loop(st *connState) {
 					}
 					break
 				}
-				if ev.refusal != "" {
+				if ev.refusal != nil {
 					delete(st.health, ev.informer)
-					st.refused[ev.informer+" "+ev.verb] = ev.refusal
+					st.refused[ev.informer+" "+ev.verb] = *ev.refusal
 					st.announce = true // the caches may never fill: `labmate check` must not wait
 					break
 				}
@@ -340,13 +351,14 @@ func (s *session) emit(st *connState) {
 	case st.reach == reachNo:
 		obs.State, obs.Err = observe.ClusterUnreachable, st.probeErr
 	case len(st.refused) > 0:
-		obs.State, obs.Err = observe.ClusterError, joinRefusals(st.refused)
+		obs.State = observe.ClusterError
+		obs.Err, obs.Refusals = joinRefusals(st.refused)
 	case st.synced && len(st.health) == 0:
 		obs.State = observe.ClusterSynced
 	default:
 		obs.State, obs.Err = observe.ClusterConnecting, joinHealth(st.health)
 	}
-	if st.last == nil || *st.last != obs {
+	if st.last == nil || !reflect.DeepEqual(*st.last, obs) {
 		st.last = &obs
 		send(s.ctx, s.out, observe.Observation{Time: time.Now(), Cluster: &obs})
 	}
@@ -372,15 +384,20 @@ func joinHealth(h map[string]string) string {
 	return strings.Join(parts, "; ")
 }
 
-// joinRefusals lists refusal entries sorted, as observe.ClusterError
-// documents.
-func joinRefusals(r map[string]string) string {
-	entries := make([]string, 0, len(r))
+// joinRefusals lists refusals sorted by their text, as
+// observe.ClusterError documents, in both forms.
+func joinRefusals(r map[string]refusal) (string, []observe.Refusal) {
+	all := make([]refusal, 0, len(r))
 	for _, e := range r {
-		entries = append(entries, e)
+		all = append(all, e)
 	}
-	sort.Strings(entries)
-	return strings.Join(entries, "; ")
+	sort.Slice(all, func(i, j int) bool { return all[i].text < all[j].text })
+	texts := make([]string, len(all))
+	obs := make([]observe.Refusal, len(all))
+	for i, e := range all {
+		texts[i], obs[i] = e.text, e.obs
+	}
+	return strings.Join(texts, "; "), obs
 }
 
 // describe shortens a client error to the part a learner can act on: no

@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -237,6 +238,13 @@ func TestForbiddenListIsAnErrorAndDoesNotHang(t *testing.T) {
 	if o.Cluster.Err != want {
 		t.Errorf("Err = %q\nwant  %q", o.Cluster.Err, want)
 	}
+	wantRefusals := []observe.Refusal{
+		{Verb: "list", Resource: "daemonsets.apps", Namespace: "gpu-lab", Code: 403},
+		{Verb: "list", Resource: "daemonsets.apps", Namespace: "gpu-operator", Code: 403},
+	}
+	if !reflect.DeepEqual(o.Cluster.Refusals, wantRefusals) {
+		t.Errorf("Refusals = %+v\nwant       %+v", o.Cluster.Refusals, wantRefusals)
+	}
 	for _, o := range c.seen {
 		if o.Cluster != nil && o.Cluster.State == observe.ClusterSynced {
 			t.Errorf("reported synced while daemonsets cannot be listed")
@@ -259,6 +267,9 @@ func TestForbiddenWatchIsAnError(t *testing.T) {
 	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
 	if !strings.HasPrefix(o.Cluster.Err, "watch nodes: 403 Forbidden (") {
 		t.Errorf("Err = %q", o.Cluster.Err)
+	}
+	if want := []observe.Refusal{{Verb: "watch", Resource: "nodes", Code: 403}}; !reflect.DeepEqual(o.Cluster.Refusals, want) {
+		t.Errorf("Refusals = %+v, want %+v", o.Cluster.Refusals, want)
 	}
 	c.forget()
 	time.Sleep(2 * time.Second) // the reflector lists again meanwhile
