@@ -289,10 +289,12 @@ func TestUnauthorizedIsAnErrorNotUnreachable(t *testing.T) {
 	})
 	probe := func(context.Context) (string, error) { return "", apierrors.NewUnauthorized("Unauthorized") }
 	c := start(t, NewForClient(client, probe, Options{Nodes: []string{"lab-node-0"}}))
-	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
-	if !strings.Contains(o.Cluster.Err, "list nodes: 401 Unauthorized") {
-		t.Errorf("Err = %q", o.Cluster.Err)
-	}
+	// Every informer is refused, each in its own time: wait for the nodes
+	// informer's refusal rather than take whichever came first.
+	c.until("nodes refused with 401", 10*time.Second, func(o observe.Observation) bool {
+		return o.Cluster != nil && o.Cluster.State == observe.ClusterError &&
+			strings.Contains(o.Cluster.Err, "list nodes: 401 Unauthorized")
+	})
 	c.until("synced", 5*time.Second, isSynced)
 	for _, o := range c.seen {
 		if o.Cluster != nil && o.Cluster.State == observe.ClusterUnreachable {
