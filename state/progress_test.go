@@ -1,7 +1,10 @@
 package state
 
 import (
+	"bufio"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -178,6 +181,7 @@ func TestStaleTempFilesAreSwept(t *testing.T) {
 // A writer process killed at a random point while it rewrites the state in
 // a loop never leaves a file that fails to load.
 func TestKilledWriterNeverCorrupts(t *testing.T) {
+	const written = "labmate-state-written"
 	if dir := os.Getenv("LABMATE_STATE_LOOP_DIR"); dir != "" {
 		s, _ := Open(dir, "lab", "/x")
 		for i := 1; ; i++ {
@@ -191,17 +195,36 @@ func TestKilledWriterNeverCorrupts(t *testing.T) {
 					f.Witness.Facts["k/"+string(rune('a'+j%26))+time.Duration(j).String()] = checks.WitnessFact{Value: time.Now().String()}
 				}
 			})
+			if i == 1 {
+				// The handshake: the parent kills only after a completed write.
+				fmt.Println(written)
+			}
 		}
 	}
 	dir := t.TempDir()
 	for round := 0; round < 5; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKilledWriterNeverCorrupts$")
 		cmd.Env = append(os.Environ(), "LABMATE_STATE_LOOP_DIR="+dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(time.Duration(150+round*37) * time.Millisecond)
+		sc := bufio.NewScanner(out)
+		for sc.Scan() && sc.Text() != written {
+		}
+		if sc.Err() != nil || sc.Text() != written {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("round %d: the writer never reported a completed write", round)
+		}
+		// Kill at a different point of the write loop each round; what
+		// the test relies on is the handshake above, not this delay.
+		time.Sleep(time.Duration(round*7) * time.Millisecond)
 		cmd.Process.Signal(syscall.SIGKILL)
+		io.Copy(io.Discard, out) // EOF once the killed writer is gone
 		cmd.Wait()
 		s, _ := Open(dir, "lab", "/x")
 		f, err := s.Load()
@@ -209,7 +232,7 @@ func TestKilledWriterNeverCorrupts(t *testing.T) {
 			t.Fatalf("round %d: state after a killed writer: %v", round, err)
 		}
 		if f.Progress.CurrentStep == 0 {
-			t.Fatalf("round %d: the writer never completed a write", round)
+			t.Fatalf("round %d: a completed write was lost", round)
 		}
 	}
 }

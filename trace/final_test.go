@@ -322,7 +322,7 @@ func TestReferenceRunPassesInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !HasReference(lab.ID) {
-		t.Skipf("no reference run built in yet (%s): run scripts/record-reference.sh", ReferencePath(lab.ID))
+		t.Fatalf("no reference run built in (%s): run scripts/record-reference.sh", ReferencePath(lab.ID))
 	}
 	tr, err := Open(ReferenceName)
 	if err != nil {
@@ -365,7 +365,7 @@ func BenchmarkFinalReportReference(b *testing.B) {
 		b.Fatal(err)
 	}
 	if !HasReference(lab.ID) {
-		b.Skip("no reference run built in")
+		b.Fatalf("no reference run built in (%s)", ReferencePath(lab.ID))
 	}
 	tr, err := Open(ReferenceName)
 	if err != nil {
@@ -383,7 +383,7 @@ func BenchmarkFinalReportReference(b *testing.B) {
 func BenchmarkOpenReference(b *testing.B) {
 	for b.Loop() {
 		if _, err := Open(ReferenceName); err != nil {
-			b.Skip(err)
+			b.Fatal(err)
 		}
 	}
 }
