@@ -95,6 +95,7 @@ type ScriptObs struct {
 	Output     string        `json:"output"`    // combined stdout+stderr tail, capped
 	Truncated  bool          `json:"truncated,omitempty"`
 	Duration   time.Duration `json:"duration"`
+	Limit      time.Duration `json:"limit,omitempty"` // the wall-time limit the run had (0: not recorded)
 	// Internal marks a run that failed on labmate's side (its temporary
 	// directory, its files, a fork) rather than the script's: the script
 	// was never tried, so nothing is known about it. Failure says where

@@ -57,7 +57,7 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 		return o
 	}
 	sbox := opts.sandbox()
-	o.Sandbox = string(sbox)
+	o.Sandbox, o.Limit = string(sbox), opts.Timeout
 	// Until the script is started, every failure is labmate's own.
 	internal := func(stage, dir string, err error) observe.ScriptObs {
 		o.Internal = true
@@ -103,7 +103,8 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 			return internal(FailRunFiles, opts.TempDir, err)
 		}
 	}
-	if err := giveRunDir(l); err != nil {
+	uid, gid := scriptUser(sbox, l)
+	if err := giveRunDir(l, uid); err != nil {
 		return internal(FailRunFiles, opts.TempDir, err)
 	}
 
@@ -112,7 +113,6 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 		return internal(FailPipe, "", err)
 	}
 	tag := newRunTag()
-	uid, gid := scriptUser(sbox)
 	cfg := initConfig{Mode: sbox, Root: l.root, RunDir: l.run, TrapDir: l.trap,
 		Script: l.inside(scriptName), Dir: l.inside("work"), Env: append(scriptEnv(l), RunTagVar+"="+tag), UID: uid, GID: gid}
 	var cmd *exec.Cmd

@@ -558,21 +558,31 @@ func nsCommand(l layout, c initConfig) (*exec.Cmd, *os.File, error) {
 
 // scriptUser is who the script runs as: for a root labmate an
 // unprivileged user (inside the user namespace, or nobody outside it);
-// -1 keeps labmate's own.
-func scriptUser(mode SandboxMode) (uid, gid int) {
+// -1 keeps labmate's own. Outside a user namespace nobody must be able
+// to reach the run directory through its parents (a TMPDIR private to
+// root cannot be): the run then keeps root, contained by the other means.
+func scriptUser(mode SandboxMode, l layout) (uid, gid int) {
 	if os.Getuid() != 0 {
 		return -1, -1
 	}
 	if mode == SandboxNamespaces {
 		return scriptUIDInside, scriptUIDInside
 	}
-	return nobody, nobody
+	for d := filepath.Dir(l.base); ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return -1, -1
+		}
+		if d == "/" {
+			return nobody, nobody
+		}
+	}
 }
 
 // giveRunDir hands the run directory to the unprivileged user a root
 // labmate runs scripts as, and lets it reach the directory.
-func giveRunDir(l layout) error {
-	if os.Getuid() != 0 {
+func giveRunDir(l layout, uid int) error {
+	if uid < 0 {
 		return nil
 	}
 	if err := os.Chmod(l.base, 0o711); err != nil {
@@ -582,7 +592,7 @@ func giveRunDir(l layout) error {
 		if err != nil {
 			return err
 		}
-		return os.Lchown(p, nobody, nobody)
+		return os.Lchown(p, nobody, nobody) // the outside user of uid either way
 	})
 }
 

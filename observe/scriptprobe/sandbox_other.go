@@ -23,7 +23,7 @@ func nsCommand(layout, initConfig) (*exec.Cmd, *os.File, error) {
 	return nil, nil, errors.New("no sandbox off Linux")
 }
 
-func scriptUser(SandboxMode) (int, int)       { return -1, -1 }
-func giveRunDir(layout) error                 { return nil }
-func configWatch(string) (func() bool, error) { return nil, errors.New("no traps off Linux") }
-func errnoName(error) string                  { return "" }
+func scriptUser(SandboxMode, layout) (int, int) { return -1, -1 }
+func giveRunDir(layout, int) error              { return nil }
+func configWatch(string) (func() bool, error)   { return nil, errors.New("no traps off Linux") }
+func errnoName(error) string                    { return "" }
