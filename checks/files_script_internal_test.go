@@ -194,4 +194,3 @@ func TestCheckScriptNotExecutableIsKoreanInTheObservedView(t *testing.T) {
 	}
 	assertNoProberEnglish(t, ev)
 }
-
