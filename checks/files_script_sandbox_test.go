@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -151,5 +152,27 @@ func TestKoSeconds(t *testing.T) {
 		if got := koSeconds(d); got != tc.want {
 			t.Errorf("%s: %q, want %q", tc.in, got, tc.want)
 		}
+	}
+}
+
+// A key thousands of parts deep costs the line index no more than its
+// length: the index records at most maxKeyDepth prefixes of each key.
+func TestKeyLinesDeepKeyIsLinear(t *testing.T) {
+	measure := func(depth int) uint64 {
+		key := strings.Repeat("a.", depth) + "a = 1\n"
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		lines := keyLines([]byte(key))
+		runtime.ReadMemStats(&after)
+		if len(lines) != maxKeyDepth || lines["a"] != 1 {
+			t.Fatalf("depth %d: %d paths recorded", depth, len(lines))
+		}
+		return after.TotalAlloc - before.TotalAlloc
+	}
+	small, large := measure(1000), measure(10000)
+	// Ten times deeper: about ten times the bytes, never a hundred.
+	if large > 20*small+1<<20 {
+		t.Errorf("depth 1000: %d bytes, depth 10000: %d bytes", small, large)
 	}
 }
