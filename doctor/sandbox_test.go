@@ -17,6 +17,7 @@ func TestMain(m *testing.M) {
 
 // Every mode this machine can run is named, the fallbacks with a warning.
 func TestSandboxProbeNamesTheMode(t *testing.T) {
+	t.Setenv(scriptprobe.SandboxVar, "")
 	best, _ := scriptprobe.Sandbox()
 	for _, tc := range []struct {
 		capMode string
