@@ -93,6 +93,9 @@ func TestHostileScriptsAreContained(t *testing.T) {
 					if b, err := os.ReadFile(victim); err != nil || string(b) != "keep" {
 						t.Errorf("the script changed %s: %q %v", victim, b, err)
 					}
+					// Only a PID namespace ends everything: under Landlock a
+					// process that dropped the run's tag (env -i) after
+					// setsid outlives the sweep (a known limit, in the report).
 					if left := procsMatching("", sleep); len(left) > 0 && mode == SandboxNamespaces {
 						t.Errorf("processes survived: %v", left)
 					}
