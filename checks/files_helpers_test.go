@@ -275,7 +275,11 @@ func assertOutcome(t *testing.T, ev StepEval, v variant) {
 	for id := range v.fail {
 		result(t, ev, id)
 	}
-	if Aggregate(ev.Checks) != Failed {
-		t.Errorf("step status %s, want failed", Aggregate(ev.Checks))
+	want := Failed
+	if len(v.fail) == 0 && len(v.wait) == 0 && others == Passed {
+		want = Passed // a right variant
+	}
+	if Aggregate(ev.Checks) != want {
+		t.Errorf("step status %s, want %s", Aggregate(ev.Checks), want)
 	}
 }

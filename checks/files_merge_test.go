@@ -56,7 +56,7 @@ func TestMergeVerdictWrong(t *testing.T) {
 				mMain:   {"MAIN_RUNTIMES 줄이 없습니다"},
 			}},
 		{name: "spaces around =", fixture: "merge/spaces.txt",
-			fail: map[string][]string{mFormat: {"1번째 줄의 = 앞뒤나 줄 끝에 공백이 있습니다"}}},
+			fail: map[string][]string{mFormat: {"1번째 줄의 = 앞뒤에 공백이 있습니다"}}},
 		{name: "LOADED_RUNTIMES computed from the files", fixture: "merge/loaded-computed.txt",
 			fail: map[string][]string{mLoaded: {"LOADED_RUNTIMES=nvidia,runc", "LOADED_RUNTIMES=runc", "containerd config dump", "계산하는 값이 아닙니다", "5번째 줄"}}},
 		{name: "MAIN_RUNTIMES as if merged", fixture: "merge/main-merged.txt",

@@ -4,7 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +17,11 @@ import (
 const (
 	scenarioNvidia   = "nvidia"
 	scenarioRuncOnly = "runc-only"
-	fakeCommand      = "containerd"
+	// scenarioNvidiaDefault: runc only, although the word nvidia appears
+	// (default_runtime_name, a runc BinaryName): the incident node as its
+	// dump really looked, where a grep for the bare word lies.
+	scenarioNvidiaDefault = "nvidia-default-only"
+	fakeCommand           = "containerd"
 	// mainConfigOnNode is what the lab's grader forbids the script to read.
 	mainConfigOnNode = "/etc/containerd/config.toml"
 	// startErrNotExecutable is what the prober reports for a script
@@ -26,33 +30,61 @@ const (
 	startErrNotExecutable = "not executable"
 )
 
-// Stages at which the prober fails on its own side (ScriptObs.Internal),
-// the prefix of StartErr: scriptprobe.FailTempDir and the others; a test
-// keeps them equal.
-const (
-	failTempDir  = "temp-dir"
-	failRunFiles = "run-files"
-	failNoExec   = "noexec"
-	failPipe     = "pipe"
-	failSpawn    = "spawn"
-	failPanic    = "panic"
-)
+// scriptScenarios are the runs step 4 asks for, in order, with the exit
+// code each must end with and the check that says so.
+var scriptScenarios = []struct {
+	name string
+	exit int
+	id   string
+}{
+	{scenarioNvidia, 0, "check-script.run-nvidia"},
+	{scenarioRuncOnly, 1, "check-script.run-runc-only"},
+	{scenarioNvidiaDefault, 1, "check-script.run-nvidia-default"},
+}
 
-// checkScriptProbe asks the prober to run the script twice: against a
-// loaded config with the nvidia runtime, and one with runc only.
+// scenarioLabel is a scenario's name for learners.
+func scenarioLabel(name string) string {
+	switch name {
+	case scenarioNvidia:
+		return msg("files.script.scenario.nvidia")
+	case scenarioRuncOnly:
+		return msg("files.script.scenario.runc-only")
+	case scenarioNvidiaDefault:
+		return msg("files.script.scenario.nvidia-default-only")
+	}
+	return name
+}
+
+// checkScriptProbe asks the prober to run the script once per scenario.
 var checkScriptProbe = &observe.ProbeSpec{
 	Script:      checkScriptPath,
 	FakeCommand: fakeCommand,
 	Scenarios: []observe.Scenario{
-		{Name: scenarioNvidia, Stdout: configDump(true)},
-		{Name: scenarioRuncOnly, Stdout: configDump(false)},
+		{Name: scenarioNvidia, Stdout: configDump(dumpNvidia)},
+		{Name: scenarioRuncOnly, Stdout: configDump(dumpRuncOnly)},
+		{Name: scenarioNvidiaDefault, Stdout: configDump(dumpNvidiaDefaultOnly)},
 	},
 }
 
+type dumpKind int
+
+const (
+	dumpNvidia dumpKind = iota
+	dumpRuncOnly
+	dumpNvidiaDefaultOnly
+)
+
 // configDump is what `containerd config dump` prints on a containerd 1.7
-// node (trimmed to the parts that matter), with or without the nvidia
-// runtime handler loaded. The runc-only dump never says "nvidia".
-func configDump(nvidia bool) string {
+// node (trimmed to the parts that matter): with the nvidia runtime
+// handler loaded; with runc only, never saying "nvidia"; or with runc
+// only while the word nvidia appears elsewhere (the default runtime's
+// name set by a drop-in whose table was not loaded, and runc pointed at
+// the nvidia binary), as on the incident's node.
+func configDump(kind dumpKind) string {
+	defaultRuntime, runcBinary := "runc", ""
+	if kind == dumpNvidiaDefaultOnly {
+		defaultRuntime, runcBinary = "nvidia", nvidiaBinary
+	}
 	var b strings.Builder
 	b.WriteString(`disabled_plugins = []
 imports = ["/etc/containerd/config.toml"]
@@ -89,16 +121,16 @@ version = 2
       conf_dir = "/etc/cni/net.d"
 
     [plugins."io.containerd.grpc.v1.cri".containerd]
-      default_runtime_name = "runc"
+      default_runtime_name = "` + defaultRuntime + `"
       discard_unpacked_layers = false
       snapshotter = "overlayfs"
 
       [plugins."io.containerd.grpc.v1.cri".containerd.runtimes]
 `)
-	if nvidia {
+	if kind == dumpNvidia {
 		b.WriteString(dumpRuntime("nvidia", nvidiaBinary))
 	}
-	b.WriteString(dumpRuntime("runc", ""))
+	b.WriteString(dumpRuntime("runc", runcBinary))
 	b.WriteString(`
   [plugins."io.containerd.internal.v1.opt"]
     path = "/opt/containerd"
@@ -138,53 +170,20 @@ func dumpRuntime(name, binary string) string {
 `
 }
 
-var (
-	// A `containerd config dump` call by name (not through a path).
-	reDumpCall = regexp.MustCompile(`(?:^|[^\w./-])containerd\s+config\s+dump\b`)
-	// An absolute path to the containerd binary (not a directory on the
-	// way to a file, like /etc/containerd/config.toml).
-	reAbsContainerd = regexp.MustCompile(`(?:^|[^\w.])((?:/[\w.+-]+)*/containerd)(?:[^/.\w-]|$)`)
-)
-
-// codeLines are the script's lines (index 0 is line 1) with comment lines
-// blanked.
-func codeLines(text string) []string {
-	lines := strings.Split(text, "\n")
-	for i, l := range lines {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "#") {
-			lines[i] = ""
-		} else {
-			lines[i] = strings.TrimRight(l, "\r")
-		}
-	}
-	return lines
-}
-
-// firstLine returns the number of the first line satisfying ok, or 0.
-func firstLine(lines []string, ok func(string) bool) int {
-	for i, l := range lines {
-		if ok(l) {
-			return i + 1
-		}
-	}
-	return 0
-}
-
 func evalCheckScript(in Input) StepEval {
 	const (
 		idExec, idShebang, idCalls = "check-script.executable", "check-script.shebang", "check-script.calls-dump"
 		idAbs, idMainCfg           = "check-script.no-abs-containerd", "check-script.no-main-config"
-		idFake, idNvidia, idRunc   = "check-script.fake-called", "check-script.run-nvidia", "check-script.run-runc-only"
+		idFake                     = "check-script.fake-called"
 	)
 	type pending struct{ id, what string }
 	static := []pending{
 		{idExec, msg("files.script.what_exec")}, {idShebang, "#!"}, {idCalls, "containerd config dump"},
 		{idAbs, msg("files.script.what_abs")}, {idMainCfg, mainConfigOnNode},
 	}
-	dynamic := []pending{
-		{idFake, msg("files.script.what_fake")},
-		{idNvidia, msg("files.script.what_run", "scenario", scenarioNvidia)},
-		{idRunc, msg("files.script.what_run", "scenario", scenarioRuncOnly)},
+	dynamic := []pending{{idFake, msg("files.script.what_fake")}}
+	for _, sc := range scriptScenarios {
+		dynamic = append(dynamic, pending{sc.id, msg("files.script.what_run", "scenario", scenarioLabel(sc.name))})
 	}
 	f := in.Snap.File(checkScriptPath)
 	text, bad := readText(in, "check-script.file", checkScriptPath)
@@ -225,29 +224,6 @@ func evalCheckScript(in Input) StepEval {
 		add(failed(idShebang, msg("files.script.shebang_missing", "line", firstSeen), "#!/bin/sh", firstSeen, where(checkScriptPath, 1)))
 	}
 
-	code := codeLines(text)
-	if n := firstLine(code, reDumpCall.MatchString); n > 0 {
-		add(passed(idCalls, msg("files.script.calls_ok", "line", n, "text", clip(strings.TrimSpace(code[n-1]), 60))))
-	} else {
-		add(failed(idCalls, msg("files.script.calls_missing"), "containerd config dump", msg("files.seen.absent"), checkScriptPath))
-	}
-
-	if n := firstLine(code, reAbsContainerd.MatchString); n > 0 {
-		abs := reAbsContainerd.FindStringSubmatch(code[n-1])[1]
-		add(failed(idAbs, msg("files.script.abs_containerd", "line", n, "abs", abs), "containerd", abs, where(checkScriptPath, n)))
-	} else {
-		add(passed(idAbs, msg("files.script.abs_ok")))
-	}
-
-	all := strings.Split(text, "\n")
-	if n := firstLine(all, func(l string) bool { return strings.Contains(l, mainConfigOnNode) }); n > 0 {
-		seen := clip(strings.TrimSpace(all[n-1]), 60)
-		add(failed(idMainCfg, msg("files.script.mentions_main_config", "line", n, "text", seen, "file", mainConfigOnNode),
-			msg("files.script.main_config_expected", "file", mainConfigOnNode), seen, where(checkScriptPath, n)))
-	} else {
-		add(passed(idMainCfg, msg("files.script.main_config_ok", "file", mainConfigOnNode)))
-	}
-
 	sum := sha256.Sum256(f.Content)
 	sha := hex.EncodeToString(sum[:])
 	ev.Observed = []Fact{
@@ -255,30 +231,152 @@ func evalCheckScript(in Input) StepEval {
 	}
 	runs := in.Snap.ScriptRuns(checkScriptPath)
 	current := map[string]observe.ScriptObs{}
-	for _, name := range []string{scenarioNvidia, scenarioRuncOnly} {
-		r, ok := runs[name]
+	var runFactsAll []Fact
+	for _, sc := range scriptScenarios {
+		r, ok := runs[sc.name]
 		if ok && r.ContentSHA == sha && !(r.StartErr == startErrNotExecutable && executable) {
-			current[name] = r
+			current[sc.name] = r
 		}
-		_, isCurrent := current[name]
-		ev.Observed = append(ev.Observed, runFacts(name, r, isCurrent)...)
+		_, isCurrent := current[sc.name]
+		runFactsAll = append(runFactsAll, runFacts(sc.name, r, isCurrent)...)
 	}
+	allCurrent := len(current) == len(scriptScenarios)
+	// The traps decide what the script did where the sandbox placed them
+	// in every run; the script's text is read otherwise.
+	trapped := allCurrent
+	for _, r := range current {
+		trapped = trapped && r.Traps != nil
+	}
+	ev.Observed = append(ev.Observed, sandboxFact(current, allCurrent))
+	ev.Observed = append(ev.Observed, runFactsAll...)
+
+	sh := readShell(text)
+	var parseMsg string
+	if pe := sh.parseErr; pe != nil {
+		parseMsg = msg("files.script.parse_error", "line", pe.Pos.Line(), "col", pe.Pos.Col(), "raw", msg("files.fact.raw_label"), "err", pe.Text)
+	}
+	switch {
+	case sh.dumpLine > 0:
+		add(passed(idCalls, msg("files.script.calls_ok", "line", sh.dumpLine, "text", sh.dumpText)))
+	case anyCalledWithDump(current):
+		add(passed(idCalls, msg("files.script.calls_ok_observed", "argv", argvText(current[scenarioNvidia].FakeArgv))))
+	case parseMsg != "":
+		add(failed(idCalls, parseMsg, "containerd config dump", msg("files.script.parse_seen"), where(checkScriptPath, int(sh.parseErr.Pos.Line()))))
+	default:
+		add(failed(idCalls, msg("files.script.calls_missing"), "containerd config dump", msg("files.seen.absent"), checkScriptPath))
+	}
+
+	lineNote := func(n int) string {
+		if n > 0 {
+			return msg("files.script.at_line", "line", n)
+		}
+		return ""
+	}
+	switch abs := absCalls(current); {
+	case trapped && len(abs) > 0:
+		n := 0
+		if sh.absPath == abs[0] {
+			n = sh.absLine
+		}
+		add(failed(idAbs, msg("files.script.abs_observed", "abs", strings.Join(abs, ", "), "where", lineNote(n)), "containerd", abs[0], where(checkScriptPath, n)))
+	case trapped:
+		add(passed(idAbs, msg("files.script.abs_ok_observed")))
+	case parseMsg != "":
+		add(waiting(idAbs, msg("files.script.wait_parse")))
+	case sh.absLine > 0:
+		add(failed(idAbs, msg("files.script.abs_containerd", "line", sh.absLine, "abs", sh.absPath), "containerd", sh.absPath, where(checkScriptPath, sh.absLine)))
+	default:
+		add(passed(idAbs, msg("files.script.abs_ok")))
+	}
+
+	switch {
+	case trapped && configOpened(current):
+		add(failed(idMainCfg, msg("files.script.main_config_observed", "file", mainConfigOnNode, "where", lineNote(sh.cfgLine)),
+			msg("files.script.main_config_expected", "file", mainConfigOnNode), msg("files.script.main_config_seen"), where(checkScriptPath, sh.cfgLine)))
+	case trapped:
+		add(passed(idMainCfg, msg("files.script.main_config_ok_observed", "file", mainConfigOnNode)))
+	case parseMsg != "":
+		add(waiting(idMainCfg, msg("files.script.wait_parse")))
+	case sh.cfgLine > 0:
+		add(failed(idMainCfg, msg("files.script.mentions_main_config", "line", sh.cfgLine, "text", sh.cfgText, "file", mainConfigOnNode),
+			msg("files.script.main_config_expected", "file", mainConfigOnNode), sh.cfgText, where(checkScriptPath, sh.cfgLine)))
+	default:
+		add(passed(idMainCfg, msg("files.script.main_config_ok", "file", mainConfigOnNode)))
+	}
+
 	if !executable {
 		for _, p := range dynamic {
 			add(waiting(p.id, msg("files.script.wait_exec", "what", p.what)))
 		}
 		return ev
 	}
-	if len(current) < 2 {
+	if !allCurrent {
 		for _, p := range dynamic {
 			add(waiting(p.id, msg("files.script.wait_run", "what", p.what)))
 		}
 		return ev
 	}
 	add(checkFakeCalled(idFake, current))
-	add(checkRun(idNvidia, current[scenarioNvidia], 0))
-	add(checkRun(idRunc, current[scenarioRuncOnly], 1))
+	for _, sc := range scriptScenarios {
+		add(checkRun(sc.id, current[sc.name], sc.exit))
+	}
 	return ev
+}
+
+// sandboxFact says how the runs were contained: the lesson and the
+// learner's safety both depend on it.
+func sandboxFact(current map[string]observe.ScriptObs, all bool) Fact {
+	label := msg("files.fact.sandbox")
+	if !all {
+		return Fact{Label: label, Value: msg("files.fact.run_pending")}
+	}
+	// The prober's mode names (scriptprobe.SandboxNamespaces, ...).
+	switch current[scenarioNvidia].Sandbox {
+	case "namespaces":
+		return Fact{Label: label, Value: msg("files.fact.sandbox_namespaces")}
+	case "landlock":
+		return Fact{Label: label, Value: msg("files.fact.sandbox_landlock")}
+	case "none":
+		return Fact{Label: label, Value: msg("files.fact.sandbox_none")}
+	}
+	return Fact{Label: label, Value: msg("files.fact.sandbox_unknown")}
+}
+
+func anyCalledWithDump(runs map[string]observe.ScriptObs) bool {
+	for _, r := range runs {
+		if calledWithDump(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// absCalls are the absolute paths containerd was called by in any run.
+func absCalls(runs map[string]observe.ScriptObs) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, sc := range scriptScenarios {
+		r := runs[sc.name]
+		if r.Traps == nil {
+			continue
+		}
+		for _, a := range r.Traps.AbsCalls {
+			if !seen[a] {
+				seen[a] = true
+				out = append(out, a)
+			}
+		}
+	}
+	return out
+}
+
+func configOpened(runs map[string]observe.ScriptObs) bool {
+	for _, r := range runs {
+		if r.Traps != nil && len(r.Traps.ConfigOpened) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // The operating system's reasons, as the prober reports them (the text of
@@ -305,93 +403,76 @@ func startReason(startErr string) string {
 	return msg("files.script.start.other")
 }
 
-// osReasonKeys say in Korean why labmate could not set up a run.
-var osReasonKeys = map[string]string{
-	osNoSuchFile:                       "files.script.reason.no_such_file",
-	"not a directory":                  "files.script.reason.not_dir",
-	"permission denied":                "files.script.reason.denied",
-	"operation not permitted":          "files.script.reason.denied",
-	"read-only file system":            "files.script.reason.read_only",
-	"no space left on device":          "files.script.reason.no_space",
-	"disk quota exceeded":              "files.script.reason.quota",
-	"too many open files":              "files.script.reason.too_many_files",
-	"too many open files in system":    "files.script.reason.too_many_files",
-	"resource temporarily unavailable": "files.script.reason.no_resources",
-	"cannot allocate memory":           "files.script.reason.no_resources",
+// errnoReasonKeys say in Korean why labmate could not set up a run, by
+// the error's portable name (observe.ScriptFailure.Errno).
+var errnoReasonKeys = map[string]string{
+	"ENOENT":  "files.script.reason.no_such_file",
+	"ENOTDIR": "files.script.reason.not_dir",
+	"EACCES":  "files.script.reason.denied",
+	"EPERM":   "files.script.reason.denied",
+	"EROFS":   "files.script.reason.read_only",
+	"ENOSPC":  "files.script.reason.no_space",
+	"EDQUOT":  "files.script.reason.quota",
+	"EMFILE":  "files.script.reason.too_many_files",
+	"ENFILE":  "files.script.reason.too_many_files",
+	"EAGAIN":  "files.script.reason.no_resources",
+	"ENOMEM":  "files.script.reason.no_resources",
 }
 
-// internalFailure splits the StartErr of a run labmate could not set up:
-// "<stage>: <temp dir>: <reason>" or "<stage>: <reason>" (see
-// scriptprobe.FailTempDir). reason is already Korean; it is empty for a
-// panic or a stage this check does not know.
-func internalFailure(startErr string) (stage, dir, reason string) {
-	stage, detail, _ := strings.Cut(startErr, ": ")
-	why := detail
-	switch stage {
-	case failTempDir, failRunFiles, failNoExec:
-		if i := strings.LastIndex(detail, ": "); i >= 0 {
-			dir, why = detail[:i], detail[i+2:]
-		}
-	case failPipe, failSpawn:
-	default:
-		return stage, "", ""
+// failureOf is the typed failure of a run labmate could not set up.
+func failureOf(r observe.ScriptObs) observe.ScriptFailure {
+	if r.Failure != nil {
+		return *r.Failure
 	}
-	if key, ok := osReasonKeys[why]; ok {
-		return stage, dir, msg(key)
-	}
-	return stage, dir, msg("files.script.reason.other")
+	return observe.ScriptFailure{}
 }
 
-func internalReason(startErr string) string {
-	if _, _, reason := internalFailure(startErr); reason != "" {
-		return reason
+// internalReason is the Korean reason of labmate's own failure.
+func internalReason(r observe.ScriptObs) string {
+	f := failureOf(r)
+	if f.Stage == observe.FailPanic || f.Stage == "" {
+		return msg("files.script.internal.no_reason")
 	}
-	return msg("files.script.internal.no_reason")
+	if key, ok := errnoReasonKeys[f.Errno]; ok {
+		return msg(key)
+	}
+	return msg("files.script.reason.other")
 }
 
-// isInternal reports whether r failed on labmate's side. The stage
-// prefix says so too (no operating system's reason starts with one), for
-// runs read back from a trace that did not keep ScriptObs.Internal.
-func isInternal(r observe.ScriptObs) bool {
-	if r.Internal {
-		return true
-	}
-	stage, _, ok := strings.Cut(r.StartErr, ": ")
-	switch stage {
-	case failTempDir, failRunFiles, failNoExec, failPipe, failSpawn, failPanic:
-		return ok
-	}
-	return false
-}
+// isInternal reports whether r failed on labmate's side.
+func isInternal(r observe.ScriptObs) bool { return r.Internal || r.Failure != nil }
 
 // labmateFailed is the result of a check whose run labmate could not set
 // up: an error of the check, naming the cause, never the script's fault.
 func labmateFailed(id string, r observe.ScriptObs) Result {
-	stage, dir, reason := internalFailure(r.StartErr)
+	f := failureOf(r)
+	reason := internalReason(r)
 	var m string
-	switch stage {
-	case failTempDir:
-		m = msg("files.script.internal.temp_dir", "dir", dir, "reason", reason)
-	case failRunFiles:
-		m = msg("files.script.internal.run_files", "dir", dir, "reason", reason)
-	case failNoExec:
-		m = msg("files.script.internal.noexec", "dir", dir)
-	case failPipe:
+	switch f.Stage {
+	case observe.FailTempDir:
+		m = msg("files.script.internal.temp_dir", "dir", f.Path, "reason", reason)
+	case observe.FailRunFiles:
+		m = msg("files.script.internal.run_files", "dir", f.Path, "reason", reason)
+	case observe.FailNoExec:
+		m = msg("files.script.internal.noexec", "dir", f.Path)
+	case observe.FailPipe:
 		m = msg("files.script.internal.pipe", "reason", reason)
-	case failSpawn:
+	case observe.FailSpawn:
 		m = msg("files.script.internal.spawn", "reason", reason)
-	case failPanic:
+	case observe.FailSandbox:
+		m = msg("files.script.internal.sandbox", "reason", reason)
+	case observe.FailPanic:
 		m = msg("files.script.internal.panic")
 	default:
 		m = msg("files.script.internal.other")
 	}
-	return Result{ID: id, Status: Error, Message: m, Observed: msg("files.script.internal.seen", "reason", internalReason(r.StartErr))}
+	return Result{ID: id, Status: Error, Message: m, Observed: msg("files.script.internal.seen", "reason", reason)}
 }
 
 // calledWithDump reports whether the fake saw `config dump`.
 func calledWithDump(r observe.ScriptObs) bool {
 	for _, argv := range r.FakeArgv {
-		if len(argv) >= 2 && argv[0] == "config" && argv[1] == "dump" {
+		if hasPair(argv, "config", "dump") {
 			return true
 		}
 	}
@@ -399,8 +480,8 @@ func calledWithDump(r observe.ScriptObs) bool {
 }
 
 func checkFakeCalled(id string, runs map[string]observe.ScriptObs) Result {
-	for _, name := range []string{scenarioNvidia, scenarioRuncOnly} {
-		r := runs[name]
+	for _, sc := range scriptScenarios {
+		r, name := runs[sc.name], scenarioLabel(sc.name)
 		switch {
 		case calledWithDump(r):
 			continue
@@ -423,6 +504,7 @@ func checkFakeCalled(id string, runs map[string]observe.ScriptObs) Result {
 func checkRun(id string, r observe.ScriptObs, want int) Result {
 	expected := msg("files.script.exit_expected", "code", want)
 	tail := outputTail(r.Output, 3)
+	name := scenarioLabel(r.Scenario)
 	switch {
 	case isInternal(r):
 		return labmateFailed(id, r)
@@ -435,13 +517,17 @@ func checkRun(id string, r observe.ScriptObs, want int) Result {
 		case osNoSuchFile:
 			hint = msg("files.script.hint_interpreter")
 		}
-		return failed(id, msg("files.script.start_failed", "scenario", r.Scenario, "reason", reason)+hint,
+		return failed(id, msg("files.script.start_failed", "scenario", name, "reason", reason)+hint,
 			expected, reason, checkScriptPath)
 	case r.TimedOut:
-		return failed(id, msg("files.script.timed_out", "scenario", r.Scenario, "after", r.Duration.Round(100*time.Millisecond), "tail", tail),
+		limit := msg("files.script.limit_unknown")
+		if r.Limit > 0 {
+			limit = koSeconds(r.Limit)
+		}
+		return failed(id, msg("files.script.timed_out", "scenario", name, "limit", limit, "tail", tail),
 			expected, msg("files.script.timeout_seen"), checkScriptPath)
 	case r.ExitCode == want:
-		return passed(id, msg("files.script.exit_ok", "scenario", r.Scenario, "code", r.ExitCode))
+		return passed(id, msg("files.script.exit_ok", "scenario", name, "code", r.ExitCode))
 	}
 	var hint string
 	switch {
@@ -453,18 +539,30 @@ func checkRun(id string, r observe.ScriptObs, want int) Result {
 		hint = msg("files.script.hint_no_dump")
 	case r.Scenario == scenarioNvidia:
 		hint = msg("files.script.hint_missed_nvidia")
+	case r.Scenario == scenarioNvidiaDefault && r.ExitCode == 0:
+		hint = msg("files.script.hint_bare_word")
 	case r.ExitCode == 0:
 		hint = msg("files.script.hint_always_zero")
 	default:
 		hint = msg("files.script.hint_exit_one")
 	}
-	return failed(id, msg("files.script.exit_wrong", "scenario", r.Scenario, "want", want, "got", r.ExitCode, "tail", tail)+hint,
+	return failed(id, msg("files.script.exit_wrong", "scenario", name, "want", want, "got", r.ExitCode, "tail", tail)+hint,
 		expected, msg("files.script.exit_seen", "code", r.ExitCode), checkScriptPath)
+}
+
+// koSeconds writes a duration the Korean way: "5초", "0.46초".
+func koSeconds(d time.Duration) string {
+	if d > 0 && d < 10*time.Millisecond {
+		return msg("files.script.under_10ms")
+	}
+	s := strconv.FormatFloat(d.Seconds(), 'f', 2, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + "초"
 }
 
 // runFacts are the observed lines for one scenario's run.
 func runFacts(name string, r observe.ScriptObs, current bool) []Fact {
-	label := msg("files.fact.run", "scenario", name)
+	label := msg("files.fact.run", "scenario", scenarioLabel(name))
 	if !current {
 		return []Fact{{Label: label, Value: msg("files.fact.run_pending")}}
 	}
@@ -472,15 +570,19 @@ func runFacts(name string, r observe.ScriptObs, current bool) []Fact {
 	raw := msg("files.fact.raw_label")
 	switch {
 	case isInternal(r):
-		outcome = msg("files.fact.run_internal", "reason", internalReason(r.StartErr), "raw", raw, "err", r.StartErr)
+		outcome = msg("files.fact.run_internal", "reason", internalReason(r), "raw", raw, "err", r.StartErr)
 	case r.StartErr == startErrNotExecutable:
 		outcome = msg("files.fact.run_not_executable")
 	case r.StartErr != "":
 		outcome = msg("files.fact.run_start_err", "reason", startReason(r.StartErr), "raw", raw, "err", r.StartErr)
 	case r.TimedOut:
-		outcome = msg("files.fact.run_timeout", "after", r.Duration.Round(100*time.Millisecond))
+		limit := msg("files.script.limit_unknown")
+		if r.Limit > 0 {
+			limit = koSeconds(r.Limit)
+		}
+		outcome = msg("files.fact.run_timeout", "limit", limit)
 	default:
-		outcome = msg("files.fact.run_exit", "code", r.ExitCode, "after", r.Duration.Round(time.Millisecond))
+		outcome = msg("files.fact.run_exit", "code", r.ExitCode, "after", koSeconds(r.Duration))
 	}
 	argv := msg("files.script.fake_silent")
 	if len(r.FakeArgv) > 0 {
@@ -490,11 +592,26 @@ func runFacts(name string, r observe.ScriptObs, current bool) []Fact {
 	if r.Truncated {
 		out = msg("files.fact.truncated") + " " + out
 	}
-	return []Fact{
+	facts := []Fact{
 		{Label: label, Value: outcome},
-		{Label: msg("files.fact.fake_argv", "scenario", name), Value: argv},
-		{Label: msg("files.fact.output", "scenario", name), Value: out},
+		{Label: msg("files.fact.fake_argv", "scenario", scenarioLabel(name)), Value: argv},
+		{Label: msg("files.fact.output", "scenario", scenarioLabel(name)), Value: out},
 	}
+	if r.Traps != nil {
+		seen := msg("files.fact.traps_none")
+		var parts []string
+		if len(r.Traps.ConfigOpened) > 0 {
+			parts = append(parts, msg("files.fact.traps_config", "file", strings.Join(r.Traps.ConfigOpened, ", ")))
+		}
+		if len(r.Traps.AbsCalls) > 0 {
+			parts = append(parts, msg("files.fact.traps_abs", "abs", strings.Join(r.Traps.AbsCalls, ", ")))
+		}
+		if len(parts) > 0 {
+			seen = strings.Join(parts, "; ")
+		}
+		facts = append(facts, Fact{Label: msg("files.fact.traps", "scenario", scenarioLabel(name)), Value: seen})
+	}
+	return facts
 }
 
 // argvText renders every call the fake saw: "containerd config dump".

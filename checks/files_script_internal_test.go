@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
@@ -16,7 +17,8 @@ var proberEnglish = []string{
 	scriptprobe.NotExecutable, "exec format error", "no such file", "permission denied", "not a directory",
 	"labmate:", "stat ", "mkdir ", "resource temporarily unavailable", "prober panic",
 	scriptprobe.FailTempDir + ":", scriptprobe.FailRunFiles + ":", scriptprobe.FailNoExec + ":",
-	scriptprobe.FailPipe + ":", scriptprobe.FailSpawn + ":", scriptprobe.FailPanic + ":",
+	scriptprobe.FailPipe + ":", scriptprobe.FailSpawn + ":", scriptprobe.FailPanic + ":", scriptprobe.FailSandbox + ":",
+	"EACCES", "ENOENT", "ENOSPC", "namespaces", "landlock",
 }
 
 func assertNoProberEnglish(t *testing.T, ev StepEval) {
@@ -78,7 +80,7 @@ func TestCheckScriptLabmateFailureIsAnError(t *testing.T) {
 		if s := Aggregate(ev.Checks); s != Error {
 			t.Errorf("%s: step %s, want error", tc.dir, s)
 		}
-		if got := fact(ev, msg("files.fact.run", "scenario", scenarioNvidia)); !strings.Contains(got, "labmate") || !strings.Contains(got, tc.reason) {
+		if got := fact(ev, msg("files.fact.run", "scenario", scenarioLabel(scenarioNvidia))); !strings.Contains(got, "labmate") || !strings.Contains(got, tc.reason) {
 			t.Errorf("%s: the observed run says %q", tc.dir, got)
 		}
 		assertNoProberEnglish(t, ev)
@@ -87,33 +89,38 @@ func TestCheckScriptLabmateFailureIsAnError(t *testing.T) {
 
 // evalRuncNotStarted evaluates the reference script with a good nvidia
 // run and a runc-only run that did not start with startErr.
-func evalRuncNotStarted(t *testing.T, startErr string, internal bool) StepEval {
+func evalRuncNotStarted(t *testing.T, startErr string, failure *observe.ScriptFailure) StepEval {
 	t.Helper()
 	root := labRoot(t, nil)
 	ref := readFixture(t, reference+"/"+checkScriptPath)
 	bad := scriptObs(ref, scenarioRuncOnly, -1)
-	bad.Script.StartErr, bad.Script.Internal, bad.Script.FakeArgv = startErr, internal, nil
-	return evalStep(t, stepCheckScript, root, observeRoot(t, root, scriptObs(ref, scenarioNvidia, 0, []string{"config", "dump"}), bad))
+	bad.Script.StartErr, bad.Script.Internal, bad.Script.Failure, bad.Script.FakeArgv = startErr, failure != nil, failure, nil
+	dump := []string{"config", "dump"}
+	return evalStep(t, stepCheckScript, root, observeRoot(t, root,
+		scriptObs(ref, scenarioNvidia, 0, dump), bad, scriptObs(ref, scenarioNvidiaDefault, 1, dump)))
 }
 
 // Every stage at which the prober can fail on its own side has its own
 // Korean cause; a stage this check does not know still says it is
 // labmate's, not the script's.
 func TestCheckScriptEveryInternalStage(t *testing.T) {
+	type failure = observe.ScriptFailure
 	for _, tc := range []struct {
-		startErr string
+		startErr string // as the prober words it for logs
+		failure  failure
 		words    []string
 	}{
-		{scriptprobe.FailTempDir + ": /tmp/x: read-only file system", []string{"임시 디렉터리를 만들지", "/tmp/x", "읽기 전용", "TMPDIR"}},
-		{scriptprobe.FailRunFiles + ": /tmp/x: no space left on device", []string{"실행용 파일", "/tmp/x", "공간", "TMPDIR"}},
-		{scriptprobe.FailNoExec + ": /tmp/x: permission denied", []string{"/tmp/x", "noexec", "TMPDIR"}},
-		{scriptprobe.FailPipe + ": too many open files", []string{"파이프", "열린 파일"}},
-		{scriptprobe.FailSpawn + ": resource temporarily unavailable", []string{"프로세스", "모자람"}},
-		{scriptprobe.FailPanic + ": runtime error: index out of range", []string{"labmate 내부 오류"}},
-		{"some-new-stage: it broke", []string{"labmate 가 스크립트를 돌릴 준비"}},
-		{scriptprobe.FailTempDir + ": /tmp/x: a reason nobody mapped", []string{"/tmp/x", "운영체제 오류"}},
+		{"temp-dir: /tmp/x: read-only file system", failure{Stage: observe.FailTempDir, Path: "/tmp/x", Errno: "EROFS"}, []string{"임시 디렉터리를 만들지", "/tmp/x", "읽기 전용", "TMPDIR"}},
+		{"run-files: /tmp/x: no space left on device", failure{Stage: observe.FailRunFiles, Path: "/tmp/x", Errno: "ENOSPC"}, []string{"실행용 파일", "/tmp/x", "공간", "TMPDIR"}},
+		{"noexec: /tmp/x: permission denied", failure{Stage: observe.FailNoExec, Path: "/tmp/x", Errno: "EACCES"}, []string{"/tmp/x", "noexec", "TMPDIR"}},
+		{"pipe: too many open files", failure{Stage: observe.FailPipe, Errno: "EMFILE"}, []string{"파이프", "열린 파일"}},
+		{"spawn: resource temporarily unavailable", failure{Stage: observe.FailSpawn, Errno: "EAGAIN"}, []string{"프로세스", "모자람"}},
+		{"sandbox: operation not permitted", failure{Stage: observe.FailSandbox, Errno: "EPERM"}, []string{"샌드박스", "권한 없음", "doctor"}},
+		{"panic: runtime error: index out of range", failure{Stage: observe.FailPanic}, []string{"labmate 내부 오류"}},
+		{"some-new-stage: it broke", failure{Stage: "some-new-stage"}, []string{"labmate 가 스크립트를 돌릴 준비"}},
+		{"temp-dir: /tmp/x: a reason nobody mapped", failure{Stage: observe.FailTempDir, Path: "/tmp/x", Errno: "EWEIRD"}, []string{"/tmp/x", "운영체제 오류"}},
 	} {
-		ev := evalRuncNotStarted(t, tc.startErr, true)
+		ev := evalRuncNotStarted(t, tc.startErr, &tc.failure)
 		// The nvidia run is judged on its own; what needs the failed run
 		// cannot be.
 		if r := result(t, ev, sNvidia); r.Status != Passed {
@@ -131,7 +138,7 @@ func TestCheckScriptEveryInternalStage(t *testing.T) {
 			}
 		}
 		assertNoProberEnglish(t, ev)
-		if got := fact(ev, msg("files.fact.run", "scenario", scenarioRuncOnly)); !strings.Contains(got, tc.startErr) {
+		if got := fact(ev, msg("files.fact.run", "scenario", scenarioLabel(scenarioRuncOnly))); !strings.Contains(got, tc.startErr) {
 			t.Errorf("%q: the observed view does not keep the original: %q", tc.startErr, got)
 		}
 	}
@@ -151,7 +158,7 @@ func TestCheckScriptStartFailuresAreKorean(t *testing.T) {
 		{"too many levels of symbolic links", []string{"심볼릭 링크"}},
 		{"some error nobody mapped", []string{"운영체제가 실행을 거부했습니다", "관측"}},
 	} {
-		ev := evalRuncNotStarted(t, tc.startErr, false)
+		ev := evalRuncNotStarted(t, tc.startErr, nil)
 		for _, id := range []string{sFake, sRunc} {
 			r := result(t, ev, id)
 			if r.Status != Failed {
@@ -167,7 +174,7 @@ func TestCheckScriptStartFailuresAreKorean(t *testing.T) {
 				t.Errorf("%q: message lacks %q: %s", tc.startErr, w, msgRunc)
 			}
 		}
-		got := fact(ev, msg("files.fact.run", "scenario", scenarioRuncOnly))
+		got := fact(ev, msg("files.fact.run", "scenario", scenarioLabel(scenarioRuncOnly)))
 		if !strings.Contains(got, msg("files.fact.raw_label")+" "+tc.startErr) {
 			t.Errorf("%q: observed run %q lacks the labelled original", tc.startErr, got)
 		}
@@ -181,40 +188,9 @@ func TestCheckScriptNotExecutableIsKoreanInTheObservedView(t *testing.T) {
 	root := labRoot(t, map[string]string{checkScriptPath: "check-script/not-executable.sh"})
 	runs := probeScript(t, root, scriptprobe.Options{})
 	ev := evalStep(t, stepCheckScript, root, observeRoot(t, root, runs...))
-	got := fact(ev, msg("files.fact.run", "scenario", scenarioNvidia))
+	got := fact(ev, msg("files.fact.run", "scenario", scenarioLabel(scenarioNvidia)))
 	if !strings.Contains(got, "실행 권한") {
 		t.Errorf("observed run %q", got)
 	}
 	assertNoProberEnglish(t, ev)
-}
-
-// The stage names are a contract between the prober and this check.
-func TestCheckScriptKnowsTheProbersStages(t *testing.T) {
-	for _, p := range [][2]string{
-		{scriptprobe.FailTempDir, failTempDir}, {scriptprobe.FailRunFiles, failRunFiles}, {scriptprobe.FailNoExec, failNoExec},
-		{scriptprobe.FailPipe, failPipe}, {scriptprobe.FailSpawn, failSpawn}, {scriptprobe.FailPanic, failPanic},
-	} {
-		if p[0] != p[1] {
-			t.Errorf("the prober says %q, the check looks for %q", p[0], p[1])
-		}
-	}
-}
-
-// A run read back from a trace without the Internal flag is still
-// labmate's by its stage prefix; a script's own reason never has one.
-func TestCheckScriptInternalWithoutTheFlag(t *testing.T) {
-	for _, tc := range []struct {
-		startErr string
-		want     Status
-	}{
-		{scriptprobe.FailTempDir + ": /nonexistent/x: no such file or directory", Error},
-		{scriptprobe.FailPanic + ": boom", Error},
-		{"no such file or directory", Failed},
-		{"exec format error", Failed},
-	} {
-		ev := evalRuncNotStarted(t, tc.startErr, false)
-		if r := result(t, ev, sRunc); r.Status != tc.want {
-			t.Errorf("%q: %s, want %s: %s", tc.startErr, r.Status, tc.want, r.Message)
-		}
-	}
 }

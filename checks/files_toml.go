@@ -106,6 +106,10 @@ func tomlError(in Input, id, rel, text string, err error) Result {
 	return failed(id, m, msg("files.expect.toml"), emsg, fmt.Sprintf("%s:%d:%d", rel, line, col))
 }
 
+// maxKeyDepth bounds the key paths keyLines records: the lab's deepest
+// is eight segments.
+const maxKeyDepth = 32
+
 // keyLines maps every key and table path in a (valid) document to the
 // line it is first written on, for messages.
 func keyLines(data []byte) (lines map[string]int) {
@@ -125,7 +129,10 @@ func keyLines(data []byte) (lines map[string]int) {
 		return sort.Search(len(starts), func(i int) bool { return starts[i] > int(off) })
 	}
 	record := func(path []string, line int) {
-		for i := 1; i <= len(path); i++ {
+		// Messages name paths a few segments deep; recording every
+		// prefix of a key thousands of parts deep would cost the square
+		// of its depth in time and memory.
+		for i := 1; i <= min(len(path), maxKeyDepth); i++ {
 			k := keyPath(path[:i])
 			if _, ok := lines[k]; !ok {
 				lines[k] = line

@@ -130,6 +130,7 @@ func Run(ctx context.Context, opts Options) Result {
 		{[]string{"state"}, func(ctx context.Context) []Finding { return []Finding{stateProbe(opts)} }},
 		{[]string{"terminal", "locale"}, func(ctx context.Context) []Finding { return terminalProbe(opts) }},
 		{[]string{"tmux"}, func(ctx context.Context) []Finding { return tmuxProbe(ctx, opts) }},
+		{[]string{"sandbox"}, func(ctx context.Context) []Finding { return []Finding{sandboxProbe()} }},
 	}
 	results := make([]chan []Finding, len(probes))
 	for i, p := range probes {

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -30,7 +31,12 @@ const Format = "labmate-trace"
 // Version is the format version this package writes, and the newest it
 // reads. Bump it when a change would make an older reader replay a trace
 // wrongly (rather than merely skip something it does not know).
-const Version = 1
+//
+// Version 2: script records carry the run's typed failure (`failure`),
+// its sandbox, its traps and its time limit; step 4 has a third scenario.
+// Version 1 traces are still read: a labmate-side failure is rebuilt
+// from start_err (see v1Failure).
+const Version = 2
 
 // Header is the first line of a trace.
 type Header struct {
@@ -94,6 +100,11 @@ type scriptData struct {
 	Truncated  bool       `json:"truncated,omitempty"`
 	DurationMS float64    `json:"duration_ms"`
 	Internal   bool       `json:"internal,omitempty"` // labmate's own failure, not the script's
+	// Version 2.
+	Failure *observe.ScriptFailure `json:"failure,omitempty"`
+	Sandbox string                 `json:"sandbox,omitempty"`
+	Traps   *observe.ScriptTraps   `json:"traps,omitempty"`
+	LimitMS float64                `json:"limit_ms,omitempty"`
 }
 
 type clusterData struct {
@@ -135,7 +146,8 @@ func encode(o observe.Observation, started time.Time) ([]byte, error) {
 		l.Kind = KindScript
 		payload = scriptData{Script: s.Script, ContentSHA: s.ContentSHA, Scenario: s.Scenario, ExitCode: s.ExitCode,
 			TimedOut: s.TimedOut, StartErr: s.StartErr, FakeArgv: s.FakeArgv, Output: s.Output, Truncated: s.Truncated,
-			DurationMS: float64(s.Duration) / float64(time.Millisecond), Internal: s.Internal}
+			DurationMS: float64(s.Duration) / float64(time.Millisecond), Internal: s.Internal,
+			Failure: s.Failure, Sandbox: s.Sandbox, Traps: s.Traps, LimitMS: float64(s.Limit) / float64(time.Millisecond)}
 	case o.Cluster != nil:
 		c := o.Cluster
 		l.Kind = KindCluster
@@ -177,7 +189,7 @@ type errUnknownKind struct{ kind string }
 func (e errUnknownKind) Error() string { return "unknown record kind " + e.kind }
 
 // decode turns a record's payload back into an observation.
-func decode(l line) (observe.Observation, error) {
+func decode(l line, version int) (observe.Observation, error) {
 	o := observe.Observation{Time: l.Time}
 	// Unknown fields are ignored: adding one is how a version grows.
 	into := func(v any) error { return json.Unmarshal(l.Data, v) }
@@ -227,7 +239,12 @@ func decode(l line) (observe.Observation, error) {
 		}
 		o.Script = &observe.ScriptObs{Script: d.Script, ContentSHA: d.ContentSHA, Scenario: d.Scenario, ExitCode: d.ExitCode,
 			TimedOut: d.TimedOut, StartErr: d.StartErr, FakeArgv: d.FakeArgv, Output: d.Output, Truncated: d.Truncated,
-			Duration: time.Duration(d.DurationMS * float64(time.Millisecond)), Internal: d.Internal}
+			Duration: time.Duration(d.DurationMS * float64(time.Millisecond)), Internal: d.Internal,
+			Failure: d.Failure, Sandbox: d.Sandbox, Traps: d.Traps, Limit: time.Duration(d.LimitMS * float64(time.Millisecond))}
+		if version < 2 && o.Script.Failure == nil {
+			o.Script.Failure = v1Failure(d.StartErr, d.Internal)
+			o.Script.Internal = o.Script.Internal || o.Script.Failure != nil
+		}
 	case KindCluster:
 		var d clusterData
 		if err := into(&d); err != nil {
@@ -281,4 +298,46 @@ func decodeObject(raw []byte) (runtime.Object, error) {
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	return obj, nil
+}
+
+// v1Failure rebuilds the typed failure of a version 1 script record,
+// whose start_err was "<stage>: <dir>: <reason>" or "<stage>: <reason>"
+// for labmate's own failures (the reason the text of a Linux errno). A
+// script's own start error has no stage and gives nil.
+func v1Failure(startErr string, internal bool) *observe.ScriptFailure {
+	stage, detail, ok := strings.Cut(startErr, ": ")
+	switch stage {
+	case observe.FailTempDir, observe.FailRunFiles, observe.FailNoExec:
+		f := &observe.ScriptFailure{Stage: stage}
+		if i := strings.LastIndex(detail, ": "); i >= 0 {
+			f.Path, detail = detail[:i], detail[i+2:]
+		}
+		f.Errno = v1Errnos[detail]
+		return f
+	case observe.FailPipe, observe.FailSpawn:
+		return &observe.ScriptFailure{Stage: stage, Errno: v1Errnos[detail]}
+	case observe.FailPanic:
+		if ok {
+			return &observe.ScriptFailure{Stage: stage}
+		}
+	}
+	if internal {
+		return &observe.ScriptFailure{Stage: "unknown"}
+	}
+	return nil
+}
+
+// v1Errnos are the Linux errno texts version 1 recorded, by name.
+var v1Errnos = map[string]string{
+	"no such file or directory":        "ENOENT",
+	"not a directory":                  "ENOTDIR",
+	"permission denied":                "EACCES",
+	"operation not permitted":          "EPERM",
+	"read-only file system":            "EROFS",
+	"no space left on device":          "ENOSPC",
+	"disk quota exceeded":              "EDQUOT",
+	"too many open files":              "EMFILE",
+	"too many open files in system":    "ENFILE",
+	"resource temporarily unavailable": "EAGAIN",
+	"cannot allocate memory":           "ENOMEM",
 }

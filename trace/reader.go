@@ -202,7 +202,7 @@ func (t *Trace) readRecord(n int, raw []byte, complete bool) (Record, *LineError
 		}
 		return Record{}, lerr("no_kind"), false
 	}
-	o, err := decode(l)
+	o, err := decode(l, t.Header.Version)
 	if err != nil {
 		var uk errUnknownKind
 		if errors.As(err, &uk) {

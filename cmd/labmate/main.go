@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
@@ -25,6 +26,9 @@ const (
 )
 
 func main() {
+	if scriptprobe.IsInit() {
+		scriptprobe.InitMain() // labmate re-executed as a script's sandbox
+	}
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

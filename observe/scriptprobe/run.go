@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -42,13 +44,9 @@ func newRunTag() string {
 // maxArgvLog caps how much of the fake's argv log is read back.
 const maxArgvLog = 64 << 10
 
-// runScenario runs one scenario in its own temporary directory:
-//
-//	dir/bin/<fake>       the fake command, first on PATH
-//	dir/script/<name>    a private copy of the learner's script
-//	dir/home, dir/tmp    HOME and TMPDIR
-//	dir/work             the working directory
-//	dir/fake-argv        what the fake was called with
+// runScenario runs one scenario in its own directory (see layout),
+// contained by the strongest sandbox the machine allows (see
+// SandboxMode).
 //
 // The shell names the script in its errors by the path it ran; the
 // output shows the learner's path (shownAs) instead of the private copy.
@@ -58,66 +56,124 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 		o.StartErr = NotExecutable
 		return o
 	}
+	sbox := opts.sandbox()
+	o.Sandbox, o.Limit = string(sbox), opts.Timeout
 	// Until the script is started, every failure is labmate's own.
-	internal := func(stage string, err error) observe.ScriptObs {
+	internal := func(stage, dir string, err error) observe.ScriptObs {
 		o.Internal = true
-		o.StartErr = internalErr(stage, opts.TempDir, err)
+		o.Failure = &observe.ScriptFailure{Stage: stage, Path: dir, Errno: errnoName(err)}
+		o.StartErr = internalErr(stage, dir, err)
 		return o
 	}
-	dir, err := os.MkdirTemp(opts.TempDir, "labmate-probe-*")
+	base, err := os.MkdirTemp(opts.TempDir, "labmate-probe-*")
 	if err != nil {
-		return internal(FailTempDir, err)
+		return internal(FailTempDir, opts.TempDir, err)
 	}
-	defer removeAll(dir)
-	if noExec(dir) {
-		return internal(FailNoExec, syscall.EACCES)
+	defer removeAll(base)
+	if noExec(base) {
+		return internal(FailNoExec, opts.TempDir, syscall.EACCES)
 	}
-	for _, d := range []string{"bin", "script", "home", "tmp", "work"} {
-		if err := os.Mkdir(filepath.Join(dir, d), 0o700); err != nil {
-			return internal(FailRunFiles, err)
-		}
+	l, err := newLayout(base, sbox)
+	if err != nil {
+		return internal(FailRunFiles, opts.TempDir, err)
 	}
-	argvLog := filepath.Join(dir, "fake-argv")
-	scriptCopy := filepath.Join(dir, "script", path.Base(spec.Script))
+	scriptName := "script/" + path.Base(spec.Script)
 	files := []struct {
 		name string
 		data []byte
 		perm fs.FileMode
 	}{
-		{argvLog, nil, 0o600},
-		{filepath.Join(dir, "bin", spec.FakeCommand), []byte(fakeScript(argvLog, sc.Stdout)), 0o755},
-		{scriptCopy, script, mode.Perm()},
+		{l.host("fake-argv"), nil, 0o600},
+		{l.host("abs-calls"), nil, 0o600},
+		{l.host("bin/" + spec.FakeCommand), []byte(fakeScript(l.inside("fake-argv"), sc.Stdout)), 0o755},
+		{l.host(scriptName), script, mode.Perm()},
 	}
 	for _, f := range files {
 		if err := writeFile(f.name, f.data, f.perm); err != nil {
-			return internal(FailRunFiles, err)
+			return internal(FailRunFiles, opts.TempDir, err)
 		}
+	}
+	var configOpened func() bool
+	if sbox == SandboxNamespaces {
+		trapCfg, err := l.writeTraps(spec.FakeCommand)
+		if err == nil {
+			configOpened, err = configWatch(trapCfg)
+		}
+		if err != nil {
+			return internal(FailRunFiles, opts.TempDir, err)
+		}
+	}
+	uid, gid := scriptUser(sbox, l)
+	if err := giveRunDir(l, uid); err != nil {
+		return internal(FailRunFiles, opts.TempDir, err)
 	}
 
 	r, w, err := os.Pipe()
 	if err != nil {
-		return internal(FailPipe, err)
+		return internal(FailPipe, "", err)
 	}
-	cmd := exec.Command(scriptCopy)
-	cmd.Dir = filepath.Join(dir, "work")
 	tag := newRunTag()
-	cmd.Env = append(scriptEnv(dir), RunTagVar+"="+tag)
+	cfg := initConfig{Mode: sbox, Root: l.root, RunDir: l.run, TrapDir: l.trap,
+		Script: l.inside(scriptName), Dir: l.inside("work"), Env: append(scriptEnv(l), RunTagVar+"="+tag), UID: uid, GID: gid}
+	var cmd *exec.Cmd
+	var status *os.File
+	switch {
+	case sbox == SandboxNamespaces:
+		cmd, status, err = nsCommand(l, cfg)
+	case hasHook() && runtime.GOOS == "linux":
+		cmd, status, err = helperCommand(cfg)
+		if err == nil {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		}
+	default:
+		// No helper in this binary: the script itself, uncontained.
+		cmd = exec.Command(cfg.Script)
+		cmd.Dir, cmd.Env = cfg.Dir, cfg.Env
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if uid >= 0 {
+			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		}
+	}
+	if err != nil {
+		r.Close()
+		w.Close()
+		return internal(FailSandbox, "", err)
+	}
 	cmd.Stdin = nil // os/exec connects it to os.DevNull
 	cmd.Stdout, cmd.Stderr = w, w
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 
 	start := time.Now()
 	err = cmd.Start()
 	w.Close() // the child has its own copy; EOF comes when every writer is gone
+	if status != nil {
+		cmd.ExtraFiles[0].Close()
+	}
 	if err != nil {
 		r.Close()
+		if status != nil {
+			status.Close()
+		}
 		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) {
 			// fork itself failed: the system, not the script.
-			return internal(FailSpawn, err)
+			return internal(FailSpawn, "", err)
+		}
+		if status != nil {
+			return internal(FailSandbox, "", err)
 		}
 		o.StartErr = reason(err)
 		return o
 	}
+	var st initStatus
+	statusRead := make(chan bool, 1)
+	go func() {
+		defer func() { _ = recover() }()
+		if status == nil {
+			statusRead <- false
+			return
+		}
+		defer status.Close()
+		statusRead <- json.NewDecoder(status).Decode(&st) == nil
+	}()
 	pgid := cmd.Process.Pid
 	tail := newTail(opts.OutputCap)
 	drained := make(chan struct{})
@@ -136,16 +192,22 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 		}()
 		waited <- cmd.Wait()
 	}()
+	// Killing the namespaces helper (PID 1) kills every process of the
+	// run; elsewhere the group and the tag find them.
+	kill := func() {
+		_ = cmd.Process.Kill()
+		killGroup(pgid)
+	}
 	timer := time.NewTimer(opts.Timeout)
 	defer timer.Stop()
 	select {
 	case <-waited:
 	case <-timer.C:
 		o.TimedOut = true
-		killGroup(pgid)
+		kill()
 		<-waited
 	case <-ctx.Done():
-		killGroup(pgid)
+		kill()
 		<-waited
 	}
 	o.Duration = time.Since(start)
@@ -159,13 +221,32 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 	}
 	r.Close()
 	<-drained
+	gotStatus := <-statusRead
 
-	if !o.TimedOut && cmd.ProcessState != nil {
+	switch {
+	case gotStatus && st.Setup != "":
+		return internal(FailSandbox, "", syscall.Errno(st.Errno))
+	case gotStatus && st.StartErr != "":
+		o.StartErr = st.StartErr
+		return o
+	case o.TimedOut:
+	case sbox == SandboxNamespaces:
+		if !gotStatus || !st.Started {
+			return internal(FailSandbox, "", syscall.Errno(st.Errno))
+		}
+		o.ExitCode = st.Exit
+	case cmd.ProcessState != nil:
 		o.ExitCode = cmd.ProcessState.ExitCode()
 	}
 	o.Output, o.Truncated = tail.String()
-	o.Output = strings.ReplaceAll(o.Output, scriptCopy, shownAs)
-	o.FakeArgv = readArgv(argvLog)
+	o.Output = strings.ReplaceAll(o.Output, cfg.Script, shownAs)
+	o.FakeArgv = readArgv(l.host("fake-argv"))
+	if sbox == SandboxNamespaces {
+		o.Traps = &observe.ScriptTraps{AbsCalls: readNulList(l.host("abs-calls"))}
+		if configOpened != nil && configOpened() {
+			o.Traps.ConfigOpened = []string{ConfigTrap}
+		}
+	}
 	return o
 }
 
@@ -207,16 +288,21 @@ func removeAll(dir string) {
 
 // scriptEnv is a small, predictable environment: the fake first on PATH,
 // then the usual system directories.
-func scriptEnv(dir string) []string {
+func scriptEnv(l layout) []string {
 	base := os.Getenv("PATH")
-	if base == "" {
+	if base == "" || l.in == InsideRunDir {
+		// Inside the sandbox only the system's directories exist.
 		base = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 	}
+	tmp := l.inside("tmp")
+	if l.in == InsideRunDir {
+		tmp = "/tmp"
+	}
 	env := []string{
-		"PATH=" + filepath.Join(dir, "bin") + string(os.PathListSeparator) + base,
-		"HOME=" + filepath.Join(dir, "home"),
-		"TMPDIR=" + filepath.Join(dir, "tmp"),
-		"PWD=" + filepath.Join(dir, "work"),
+		"PATH=" + l.inside("bin") + string(os.PathListSeparator) + base,
+		"HOME=" + l.inside("home"),
+		"TMPDIR=" + tmp,
+		"PWD=" + l.inside("work"),
 	}
 	if lang := os.Getenv("LANG"); lang != "" {
 		env = append(env, "LANG="+lang)
@@ -281,13 +367,12 @@ func reason(err error) string {
 	return err.Error()
 }
 
-// internalErr is the StartErr of a run that failed on labmate's side at
-// stage (see FailTempDir): "<stage>: <temp dir>: <reason>" for the
-// stages about the directory, "<stage>: <reason>" for the others.
-func internalErr(stage, tempDir string, err error) string {
-	switch stage {
-	case FailTempDir, FailRunFiles, FailNoExec:
-		return stage + ": " + tempDir + ": " + reason(err)
+// internalErr words a run that failed on labmate's side at stage, for
+// logs: "<stage>: <dir>: <reason>" or "<stage>: <reason>". Checks read
+// ScriptObs.Failure instead.
+func internalErr(stage, dir string, err error) string {
+	if dir != "" {
+		return stage + ": " + dir + ": " + reason(err)
 	}
 	return stage + ": " + reason(err)
 }

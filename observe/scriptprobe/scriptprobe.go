@@ -33,17 +33,15 @@ const Name = "scriptprobe"
 const NotExecutable = "not executable"
 
 // Stages at which a run can fail on labmate's side, before the script
-// is tried. Such a ScriptObs has Internal set and StartErr
-// "<stage>: <detail>", where detail is "<temp dir>: <reason>" for the
-// stages about the temporary directory and "<reason>" otherwise; the
-// reason is the operating system's, e.g. "no such file or directory".
+// is tried (observe.ScriptFailure.Stage).
 const (
-	FailTempDir  = "temp-dir"  // creating the run's directory in the temp dir
-	FailRunFiles = "run-files" // writing the fake, the script's copy, the run's subdirectories
-	FailNoExec   = "noexec"    // the temp dir is on a file system that forbids executing files
-	FailPipe     = "pipe"      // making the pipe for the script's output
-	FailSpawn    = "spawn"     // forking the script's process (no processes or memory left)
-	FailPanic    = "panic"     // a bug in the prober
+	FailTempDir  = observe.FailTempDir
+	FailRunFiles = observe.FailRunFiles
+	FailNoExec   = observe.FailNoExec
+	FailPipe     = observe.FailPipe
+	FailSpawn    = observe.FailSpawn
+	FailSandbox  = observe.FailSandbox
+	FailPanic    = observe.FailPanic
 )
 
 // Defaults for Options.
@@ -64,6 +62,19 @@ type Options struct {
 	// TempDir is where run directories are made (default os.TempDir()).
 	// It must allow executing files.
 	TempDir string
+	// Sandbox caps the sandbox mode (as SandboxVar does, which it
+	// overrides); "" tries the strongest the machine allows.
+	Sandbox SandboxMode
+}
+
+// sandbox is the mode runs use.
+func (o Options) sandbox() SandboxMode {
+	c := o.Sandbox
+	if c == "" {
+		c = SandboxMode(os.Getenv(SandboxVar))
+	}
+	m, _ := sandboxCapped(c)
+	return m
 }
 
 func (o Options) withDefaults() Options {
@@ -289,7 +300,7 @@ func (p *Prober) runSafe(ctx context.Context, spec observe.ProbeSpec, sc observe
 	defer func() {
 		if r := recover(); r != nil {
 			o = observe.ScriptObs{Script: spec.Script, ContentSHA: sha, Scenario: sc.Name, ExitCode: -1,
-				StartErr: fmt.Sprintf("%s: %v", FailPanic, r), Internal: true}
+				StartErr: fmt.Sprintf("%s: %v", FailPanic, r), Internal: true, Failure: &observe.ScriptFailure{Stage: FailPanic}}
 		}
 	}()
 	return runScenario(ctx, p.opts, spec, sc, script, mode, sha, filepath.Join(p.root, filepath.FromSlash(spec.Script)))

@@ -114,7 +114,7 @@ func sha(s string) string {
 func probeOnce(t *testing.T, content string, mode fs.FileMode, opts Options) map[string]observe.ScriptObs {
 	t.Helper()
 	if opts.TempDir == "" {
-		opts.TempDir = t.TempDir()
+		opts.TempDir = reachableTempDir(t)
 	}
 	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, opts)
 	h.p.Offer(present(content, mode))
@@ -169,8 +169,9 @@ func TestFakePrintsScenarioOutputExactly(t *testing.T) {
 
 func TestEnvironmentIsPrivate(t *testing.T) {
 	script := "#!/bin/sh\necho \"pwd=$(pwd)\"\necho \"home=$HOME\"\necho \"tmp=$TMPDIR\"\necho \"path=$PATH\"\nread x && echo \"stdin=$x\"\necho done\n"
-	tmp := t.TempDir()
-	runs := probeOnce(t, script, 0o755, Options{TempDir: tmp})
+	tmp := reachableTempDir(t)
+	// Host paths: the mode without a mount namespace.
+	runs := probeOnce(t, script, 0o755, Options{TempDir: tmp, Sandbox: SandboxNone})
 	out := runs["nvidia"].Output
 	for _, want := range []string{"pwd=" + tmp, "home=" + tmp, "tmp=" + tmp, "path=" + tmp} {
 		if !strings.Contains(out, want) {
@@ -268,7 +269,7 @@ func assertAllGone(t *testing.T, pids []int) {
 }
 
 func TestHangingScriptIsKilledWithItsChildren(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pids")
+	pidFile := filepath.Join(sharedDir(t), "pids")
 	script := "#!/bin/sh\n" +
 		"sleep 1000 &\necho $! >> " + pidFile + "\n" +
 		"sh -c 'echo $$ >> " + pidFile + "; exec sleep 1000' &\n" +
@@ -276,7 +277,9 @@ func TestHangingScriptIsKilledWithItsChildren(t *testing.T) {
 		"echo started\n" +
 		"while :; do sleep 1; done\n"
 	begin := time.Now()
-	runs := probeOnce(t, script, 0o755, Options{Timeout: 500 * time.Millisecond})
+	// The pid file lies outside the run directory: only the mode without
+	// a sandbox lets the script write it (sandbox_test covers the others).
+	runs := probeOnce(t, script, 0o755, Options{Timeout: 500 * time.Millisecond, Sandbox: SandboxNone})
 	if el := time.Since(begin); el > 5*time.Second {
 		t.Errorf("probing a hanging script took %v", el)
 	}
@@ -296,11 +299,11 @@ func TestHangingScriptIsKilledWithItsChildren(t *testing.T) {
 }
 
 func TestBackgroundChildOfAFinishedScriptIsKilled(t *testing.T) {
-	pidFile := filepath.Join(t.TempDir(), "pids")
+	pidFile := filepath.Join(sharedDir(t), "pids")
 	// The child keeps stdout open: without killing the group, reading
 	// the output would wait for it.
 	script := "#!/bin/sh\nsleep 1000 &\necho $! >> " + pidFile + "\necho bye\nexit 0\n"
-	runs := probeOnce(t, script, 0o755, Options{Timeout: 20 * time.Second})
+	runs := probeOnce(t, script, 0o755, Options{Timeout: 20 * time.Second, Sandbox: SandboxNone})
 	for name, r := range runs {
 		if r.TimedOut || r.ExitCode != 0 || strings.TrimSpace(r.Output) != "bye" || r.Duration > 2*time.Second {
 			t.Errorf("%s: %+v", name, r)
@@ -333,9 +336,10 @@ func TestHugeOutputIsCappedToItsTail(t *testing.T) {
 }
 
 func TestRerunsOnlyWhenContentOrExecBitChanges(t *testing.T) {
-	counter := filepath.Join(t.TempDir(), "count")
+	counter := filepath.Join(sharedDir(t), "count")
 	script := "#!/bin/sh\necho run >> " + counter + "\ncontainerd config dump >/dev/null\nexit 0\n"
-	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, Options{TempDir: t.TempDir()})
+	// The counter lies outside the run directory, writable only unsandboxed.
+	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, Options{TempDir: reachableTempDir(t), Sandbox: SandboxNone})
 	h.p.Offer(present(script, 0o755))
 	first := h.runs(2, 30*time.Second)
 	if o, ok := h.next(5 * time.Second); !ok || o.Synced == nil || o.Synced.Source != Name {
