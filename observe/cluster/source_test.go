@@ -442,7 +442,7 @@ func TestBrokenExplicitConfigFails(t *testing.T) {
 
 func TestExecPluginNeverInteractive(t *testing.T) {
 	kc := writeKubeconfig(t, "https://127.0.0.1:1", true) // auth applies only over TLS
-	rc, err := loadConfig(kc, "")
+	rc, err := loadConfig(Options{Kubeconfig: kc})
 	if err != nil {
 		t.Fatal(err)
 	}
