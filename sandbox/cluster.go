@@ -24,14 +24,21 @@ import (
 	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
-// Up starts the sandbox cluster and makes sure its fake nodes exist and are
+// Up starts the sandbox cluster (building missing binaries first when
+// opts.Build and go is on PATH) and makes sure its fake nodes exist and are
 // Ready. It is idempotent: when the cluster already runs it only checks (and
 // if needed recreates) the nodes. A stopped cluster that kwokctl still knows
 // (e.g. after a reboot) is started again.
 func Up(ctx context.Context, opts Options) error {
 	opts = opts.withDefaults()
 	if err := CheckBinaries(opts); err != nil {
-		return err
+		if _, lerr := exec.LookPath("go"); !opts.Build || lerr != nil {
+			return err
+		}
+		opts.progress("sandbox.build.missing_first")
+		if err := Build(ctx, opts, false); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()

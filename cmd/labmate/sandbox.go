@@ -13,7 +13,8 @@ import (
 // local copy of the lab cluster. It is the only command that writes to a
 // cluster, and only to the one it creates.
 func newSandboxCmd(streams ioStreams) *cobra.Command {
-	opts := &sandbox.Options{Progress: streams.Out}
+	opts := &sandbox.Options{Progress: streams.Out, Build: true}
+	var force bool
 	cmd := newCommand("sandbox", "up|down|status|build", noArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return &usageError{cmd: cmd, msg: content.Msg("cli.sandbox.which")}
@@ -28,6 +29,19 @@ func newSandboxCmd(streams ioStreams) *cobra.Command {
 	verb := func(name string, run func(cmd *cobra.Command) int) *cobra.Command {
 		return newCommand("sandbox."+name, "", noArgs, func(cmd *cobra.Command, _ []string) int { return run(cmd) })
 	}
+	buildCmd := verb("build", func(cmd *cobra.Command) int {
+		// Progress on stderr: stdout carries only the bin dir.
+		bo := *opts
+		bo.Progress = streams.ErrOut
+		if err := sandbox.Build(cmd.Context(), bo, force); err != nil {
+			fmt.Fprintln(streams.ErrOut, err)
+			return exitFail
+		}
+		// The bin dir alone on stdout, for scripts: bin=$(labmate sandbox build).
+		fmt.Fprintln(streams.Out, opts.ResolvedBinDir())
+		return exitOK
+	})
+	buildCmd.Flags().BoolVar(&force, "force", false, content.Msg("cli.flag.force"))
 	cmd.AddCommand(
 		verb("up", func(cmd *cobra.Command) int {
 			if err := sandbox.Up(cmd.Context(), *opts); err != nil {
@@ -44,6 +58,7 @@ func newSandboxCmd(streams ioStreams) *cobra.Command {
 			}
 			return exitOK
 		}),
+		buildCmd,
 		verb("status", func(cmd *cobra.Command) int {
 			st, err := sandbox.Status(cmd.Context(), *opts)
 			fmt.Fprintln(streams.Out, st.String())
