@@ -202,13 +202,11 @@ func flagError(cmd *cobra.Command, err error) error {
 	msg := content.Msg("cli.flag_error.other", "err", err)
 	switch {
 	case errors.As(err, &notExist):
-		name := notExist.GetSpecifiedName()
-		if name == "" {
-			name = notExist.GetSpecifiedShortnames()
-			msg = content.Msg("cli.flag_error.unknown", "flag", "-"+name)
-		} else {
-			msg = content.Msg("cli.flag_error.unknown", "flag", "--"+name)
+		flag := "--" + notExist.GetSpecifiedName()
+		if group := notExist.GetSpecifiedShortnames(); group != "" {
+			flag = "-" + notExist.GetSpecifiedName()[:1] // one letter of a group like -xv
 		}
+		msg = content.Msg("cli.flag_error.unknown", "flag", flag)
 	case errors.As(err, &required):
 		msg = content.Msg("cli.flag_error.needs_value", "flag", "--"+required.GetFlag().Name)
 	case errors.As(err, &invalid):
