@@ -11,12 +11,14 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/homedir"
 )
 
 // Options name what the user asked for.
@@ -84,6 +86,11 @@ type Loaded struct {
 func Rules(o Options) *clientcmd.ClientConfigLoadingRules {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.Path
+	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
+		// clientcmd fixes ~/.kube/config when the process starts; ask for
+		// the home directory now, as kubectl's homedir does.
+		rules.Precedence = []string{filepath.Join(homedir.HomeDir(), clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)}
+	}
 	if o.Path == "" && o.Fallback != "" && os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" &&
 		!slices.ContainsFunc(rules.Precedence, isFile) && isFile(o.Fallback) {
 		rules.ExplicitPath = o.Fallback
