@@ -16,9 +16,9 @@ import (
 	"github.com/labhub/labmate/internal/lockfile"
 )
 
-// ErrNoGo is returned (wrapped, with what to install) when Build needs
-// the go command and it is not on PATH.
-var ErrNoGo = errors.New("go not on PATH")
+// ErrNoGo is returned when Build needs the go command and it is not on
+// PATH; its text says what to install.
+var ErrNoGo = errors.New(content.Msg("sandbox.build.no_go"))
 
 // Build builds every binary of Binaries into the bin dir from the recipe
 // embedded in labmate (hack/cluster) and the Go module proxy, with
@@ -30,7 +30,7 @@ func Build(ctx context.Context, opts Options, force bool) error {
 	opts = opts.withDefaults()
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		return fmt.Errorf("%s: %w", content.Msg("sandbox.build.no_go"), ErrNoGo)
+		return ErrNoGo
 	}
 	if err := os.MkdirAll(opts.BinDir, 0o755); err != nil {
 		return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)

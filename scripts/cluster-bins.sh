@@ -30,7 +30,7 @@ for arg in "$@"; do
 	esac
 done
 command -v go >/dev/null 2>&1 || {
-	echo "cluster-bins.sh: go is not on PATH; install Go 1.24 or later (https://go.dev/dl)" >&2
+	echo "cluster-bins.sh: go is not on PATH; install Go 1.25 or later (https://go.dev/dl)" >&2
 	exit 1
 }
 cd "$(dirname "$0")/.."
