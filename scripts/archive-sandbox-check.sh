@@ -31,6 +31,7 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 echo "== archive: goreleaser build --snapshot"
+mkdir -p "$work/build"
 "$goreleaser" build --snapshot --clean --single-target --output "$work/build/labmate" >"$work/build.log" 2>&1 ||
   { cat "$work/build.log"; exit 1; }
 tar -czf "$work/labmate.tar.gz" -C "$work/build" labmate -C "$repo" README.md $(cd "$repo" && ls docs/*.md)
