@@ -139,7 +139,7 @@ func mergeValueOK(key, got, want string) bool {
 		return got == "none" || got == "-"
 	}
 	segs := parseKeyPath(got)
-	return segs != nil && equalPath(segs, runtimesPath)
+	return segs != nil && slices.Equal(segs, runtimesPath)
 }
 
 func mergeHint(key, got, want string) string {
@@ -179,9 +179,9 @@ func mergeHint(key, got, want string) string {
 			return msg("files.merge.hint.not_key_path")
 		case indexRun(segs, "io", "containerd", "grpc", "v1", "cri") >= 0:
 			return msg("files.hint.unquoted_plugin")
-		case len(segs) > len(runtimesPath) && equalPath(segs[:len(runtimesPath)], runtimesPath):
+		case len(segs) > len(runtimesPath) && slices.Equal(segs[:len(runtimesPath)], runtimesPath):
 			return msg("files.merge.hint.table_too_deep")
-		case len(segs) < len(runtimesPath) && equalPath(segs, runtimesPath[:len(segs)]):
+		case len(segs) < len(runtimesPath) && slices.Equal(segs, runtimesPath[:len(segs)]):
 			return msg("files.merge.hint.table_too_shallow")
 		}
 	}

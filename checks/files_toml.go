@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -64,7 +65,7 @@ func waitingOnParse(s keySpec) Result {
 
 // shortKey names a key without the plugin prefix every message repeats.
 func shortKey(p []string) string {
-	if len(p) > 3 && equalPath(p[:3], runtimesPath[:3]) {
+	if len(p) > 3 && slices.Equal(p[:3], runtimesPath[:3]) {
 		return keyPath(p[3:])
 	}
 	return keyPath(p)
@@ -341,13 +342,13 @@ func (d *tomlDoc) misplaced(want []string, anchor int) (found []string, tableOnl
 	leaf := want[len(want)-1]
 	var keys, tables [][]string
 	d.walk(func(p []string, v any) {
-		if equalPath(p, want) {
+		if slices.Equal(p, want) {
 			return
 		}
-		if strings.EqualFold(p[len(p)-1], leaf) && (anchor < 0 || containsSeg(p[:len(p)-1], want[anchor])) {
+		if strings.EqualFold(p[len(p)-1], leaf) && (anchor < 0 || slices.Contains(p[:len(p)-1], want[anchor])) {
 			keys = append(keys, p)
 		}
-		if _, isTable := v.(map[string]any); isTable && anchor >= 0 && p[len(p)-1] == want[anchor] && !equalPath(p, want[:anchor+1]) {
+		if _, isTable := v.(map[string]any); isTable && anchor >= 0 && p[len(p)-1] == want[anchor] && !slices.Equal(p, want[:anchor+1]) {
 			tables = append(tables, p)
 		}
 	})
@@ -389,54 +390,31 @@ func pathHints(found, want []string) string {
 		b.WriteString(msg("files.hint.v1_plugin_name"))
 		plugin = 1
 	}
-	if containsSeg(found, "io.containerd.cri.v1.runtime") {
+	if slices.Contains(found, "io.containerd.cri.v1.runtime") {
 		b.WriteString(msg("files.hint.v3_plugin_name"))
 	}
-	if i := indexSeg(found, criPlugin); i >= 0 {
+	if i := slices.Index(found, criPlugin); i >= 0 {
 		plugin = i
 	}
-	if plugin >= 0 && plugin+1 < len(found) && found[plugin+1] != "containerd" && containsSeg(want, "containerd") {
+	if plugin >= 0 && plugin+1 < len(found) && found[plugin+1] != "containerd" && slices.Contains(want, "containerd") {
 		b.WriteString(msg("files.hint.missing_containerd"))
 	}
-	if containsSeg(want, "options") && !containsSeg(found, "options") {
+	if slices.Contains(want, "options") && !slices.Contains(found, "options") {
 		b.WriteString(msg("files.hint.missing_options"))
 	}
 	if fl, wl := found[len(found)-1], want[len(want)-1]; fl != wl {
 		b.WriteString(msg("files.hint.key_case", "found", fl, "want", wl))
 	}
-	if n := len(want) - 1; len(found) > len(want) && equalPath(found[:n], want[:n]) {
+	if n := len(want) - 1; len(found) > len(want) && slices.Equal(found[:n], want[:n]) {
 		b.WriteString(msg("files.hint.under_header", "table", keyPath(found[:len(found)-1])))
 	}
 	return b.String()
 }
 
-func equalPath(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-func indexSeg(p []string, s string) int {
-	for i, x := range p {
-		if x == s {
-			return i
-		}
-	}
-	return -1
-}
-
-func containsSeg(p []string, s string) bool { return indexSeg(p, s) >= 0 }
-
 // indexRun returns where the segments run start in p, or -1.
 func indexRun(p []string, run ...string) int {
 	for i := 0; i+len(run) <= len(p); i++ {
-		if equalPath(p[i:i+len(run)], run) {
+		if slices.Equal(p[i:i+len(run)], run) {
 			return i
 		}
 	}

@@ -43,7 +43,10 @@ type Finding struct {
 type Options struct {
 	Kubeconfig string // --kubeconfig; empty: kubectl's loading rules
 	Context    string // --context
-	NoCluster  bool   // skip the cluster probes
+	// Fallback is a kubeconfig used only when kubectl's rules find none
+	// (the sandbox's).
+	Fallback  string
+	NoCluster bool // skip the cluster probes
 	// Nodes are the lab's node names that must exist.
 	Nodes []string
 	// Root is the absolute lab root.

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
-	"os"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -18,9 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
 // Budgets inside the doctor's deadline: the API server gets most of it,
@@ -58,66 +56,32 @@ func kubeProbe(ctx context.Context, o Options) []Finding {
 	return append(out, nodesProbe(ctx, cs, o.Nodes))
 }
 
-// loadKubeconfig follows kubectl's rules. It never prompts: exec plugins
-// must not take the terminal.
+// loadKubeconfig loads through labmate's one loader (kubectl's rules,
+// never prompting) and words each way it can fail.
 func loadKubeconfig(o Options) (*rest.Config, Finding) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.Kubeconfig
-	over := &clientcmd.ConfigOverrides{CurrentContext: o.Context}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, over)
-
-	var paths []string
-	if o.Kubeconfig != "" {
-		paths = []string{o.Kubeconfig}
-	} else {
-		for _, p := range rules.GetLoadingPrecedence() {
-			if _, err := os.Stat(p); err == nil {
-				paths = append(paths, p)
-			}
+	l, err := kubeconfig.Load(kubeconfig.Options{Path: o.Kubeconfig, Context: o.Context, Fallback: o.Fallback, DialTimeout: dialTimeout})
+	var ke *kubeconfig.Error
+	if err != nil && errors.As(err, &ke) {
+		where := strings.Join(ke.Paths, ", ")
+		switch ke.Kind {
+		case kubeconfig.Unreadable:
+			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.unreadable", "path", where, "err", ke.Err), fix("kubeconfig"))
+		case kubeconfig.Missing:
+			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where), fix("kubeconfig"))
+		case kubeconfig.NoContext:
+			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.no_context", "context", ke.Context, "path", where,
+				"contexts", orDash(strings.Join(ke.Contexts, ", "))), fix("context"))
+		default:
+			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.invalid", "path", where, "context", ke.Context, "err", ke.Err),
+				fix("kubeconfig_invalid"))
 		}
 	}
-	where := strings.Join(paths, ", ")
-	if where == "" {
-		where = strings.Join(rules.GetLoadingPrecedence(), ", ")
-	}
-
-	raw, err := cc.RawConfig()
 	if err != nil {
-		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.unreadable", "path", where, "err", err), fix("kubeconfig"))
+		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.unreadable", "path", o.Kubeconfig, "err", err), fix("kubeconfig"))
 	}
-	ctxName := raw.CurrentContext
-	if o.Context != "" {
-		ctxName = o.Context
-	}
-	cfg, err := cc.ClientConfig()
-	switch {
-	case err != nil && clientcmd.IsEmptyConfig(err):
-		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where), fix("kubeconfig"))
-	case err != nil && o.Context != "" && raw.Contexts[o.Context] == nil:
-		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.no_context", "context", o.Context, "path", where,
-			"contexts", contextNames(raw.Contexts)), fix("context"))
-	case err != nil:
-		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.invalid", "path", where, "context", ctxName, "err", err),
-			fix("kubeconfig_invalid"))
-	}
-	cfg = rest.CopyConfig(cfg)
+	cfg := l.Config
 	cfg.Timeout = versionTimeout
-	d := &net.Dialer{Timeout: dialTimeout}
-	cfg.Dial = d.DialContext
-	cfg.QPS, cfg.Burst = 50, 100
-	return cfg, finding("kubeconfig", OK, content.Msg("ops.doctor.kube.ok", "path", where, "context", ctxName, "server", cfg.Host))
-}
-
-func contextNames[V any](m map[string]V) string {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	if len(names) == 0 {
-		return "-"
-	}
-	return strings.Join(names, ", ")
+	return cfg, finding("kubeconfig", OK, content.Msg("ops.doctor.kube.ok", "path", strings.Join(l.Paths, ", "), "context", l.Context, "server", cfg.Host))
 }
 
 // versionProbe asks /version, the cheapest request every API server

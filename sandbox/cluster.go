@@ -17,19 +17,28 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
-// Up starts the sandbox cluster and makes sure its fake nodes exist and are
+// Up starts the sandbox cluster (building missing binaries first when
+// opts.Build and go is on PATH) and makes sure its fake nodes exist and are
 // Ready. It is idempotent: when the cluster already runs it only checks (and
 // if needed recreates) the nodes. A stopped cluster that kwokctl still knows
 // (e.g. after a reboot) is started again.
 func Up(ctx context.Context, opts Options) error {
 	opts = opts.withDefaults()
 	if err := CheckBinaries(opts); err != nil {
-		return err
+		if _, lerr := exec.LookPath("go"); !opts.Build || lerr != nil {
+			return err
+		}
+		opts.progress("sandbox.build.missing_first")
+		if err := Build(ctx, opts, false); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -283,15 +292,14 @@ func kwokctl(ctx context.Context, opts Options, env []string, args ...string) er
 }
 
 // RESTConfig returns a client config for the sandbox, read from
-// Kubeconfig(opts).
+// Kubeconfig(opts) by labmate's one kubeconfig loader.
 func RESTConfig(opts Options) (*rest.Config, error) {
 	path := Kubeconfig(opts)
-	cfg, err := clientcmd.BuildConfigFromFlags("", path)
+	l, err := kubeconfig.Load(kubeconfig.Options{Path: path})
 	if err != nil {
 		return nil, wrapMsg(err, "sandbox.err.kubeconfig", "path", path)
 	}
-	cfg.QPS, cfg.Burst = 50, 100
-	return cfg, nil
+	return l.Config, nil
 }
 
 func clientset(opts Options) (*kubernetes.Clientset, error) {
@@ -302,25 +310,39 @@ func clientset(opts Options) (*kubernetes.Clientset, error) {
 	return kubernetes.NewForConfig(cfg)
 }
 
-// apiReady reports whether the API server answers /readyz within a couple
-// of seconds.
-func apiReady(ctx context.Context, opts Options) bool {
-	if _, err := os.Stat(Kubeconfig(opts)); err != nil {
-		return false
-	}
-	cfg, err := RESTConfig(opts)
-	if err != nil {
-		return false
-	}
-	cfg.Timeout = 2 * time.Second
-	cs, err := kubernetes.NewForConfig(cfg)
-	if err != nil {
-		return false
+// readyProbe asks the API server's /readyz through one client, made once
+// the cluster's kubeconfig exists (kwokctl writes it while it creates the
+// cluster); a recreated cluster needs a new probe, its ports change.
+type readyProbe struct {
+	opts Options
+	cs   kubernetes.Interface
+}
+
+// ready reports whether the API server answers /readyz within a couple of
+// seconds.
+func (p *readyProbe) ready(ctx context.Context) bool {
+	if p.cs == nil {
+		if _, err := os.Stat(Kubeconfig(p.opts)); err != nil {
+			return false
+		}
+		cfg, err := RESTConfig(p.opts)
+		if err != nil {
+			return false
+		}
+		cfg.Timeout = 2 * time.Second
+		if p.cs, err = kubernetes.NewForConfig(cfg); err != nil {
+			return false
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	_, err = cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	_, err := p.cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
 	return err == nil
+}
+
+// apiReady is one readiness probe with a fresh client.
+func apiReady(ctx context.Context, opts Options) bool {
+	return (&readyProbe{opts: opts}).ready(ctx)
 }
 
 // errComponentDied reports a control-plane process that exited while Up
@@ -363,11 +385,12 @@ func deadComponents(opts Options) []string {
 // errComponentDied as soon as one of them has exited.
 func waitControlPlane(ctx context.Context, opts Options) error {
 	var dead []string
-	err := poll(ctx, func() (bool, error) {
+	probe := &readyProbe{opts: opts}
+	err := poll(ctx, func(ctx context.Context) (bool, error) {
 		if dead = deadComponents(opts); len(dead) > 0 {
 			return false, componentDied(opts, dead)
 		}
-		return apiReady(ctx, opts), nil
+		return probe.ready(ctx), nil
 	}, func() error { return waitAPI(ctx, opts) })
 	if err != nil {
 		return err
@@ -385,7 +408,8 @@ func waitControlPlane(ctx context.Context, opts Options) error {
 }
 
 func waitAPI(ctx context.Context, opts Options) error {
-	return poll(ctx, func() (bool, error) { return apiReady(ctx, opts), nil },
+	probe := &readyProbe{opts: opts}
+	return poll(ctx, func(ctx context.Context) (bool, error) { return probe.ready(ctx), nil },
 		func() error {
 			return fmt.Errorf("%w: %s", ErrNotRunning,
 				content.Msg("sandbox.api_silent", "kubeconfig", Kubeconfig(opts), "logs", componentLogs(opts)))
@@ -458,7 +482,7 @@ func nodeReady(n *corev1.Node) bool {
 
 func waitNodesReady(ctx context.Context, cs kubernetes.Interface) error {
 	var notReady []string
-	return poll(ctx, func() (bool, error) {
+	return poll(ctx, func(ctx context.Context) (bool, error) {
 		notReady = notReady[:0]
 		for _, name := range NodeNames() {
 			n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
@@ -473,7 +497,7 @@ func waitNodesReady(ctx context.Context, cs kubernetes.Interface) error {
 }
 
 func waitDefaultServiceAccount(ctx context.Context, cs kubernetes.Interface, ns string) error {
-	return poll(ctx, func() (bool, error) {
+	return poll(ctx, func(ctx context.Context) (bool, error) {
 		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil
 	}, func() error {
@@ -481,25 +505,14 @@ func waitDefaultServiceAccount(ctx context.Context, cs kubernetes.Interface, ns 
 	})
 }
 
-// poll calls cond every 250ms until it returns true, an error, or ctx ends
-// (then onTimeout's error is returned).
-func poll(ctx context.Context, cond func() (bool, error), onTimeout func() error) error {
-	t := time.NewTicker(250 * time.Millisecond)
-	defer t.Stop()
-	for {
-		ok, err := cond()
-		if err != nil {
-			return err
-		}
-		if ok {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return onTimeout()
-		case <-t.C:
-		}
+// poll calls cond every 250ms until it returns true or an error, or ctx
+// ends (then onTimeout's error is returned).
+func poll(ctx context.Context, cond wait.ConditionWithContextFunc, onTimeout func() error) error {
+	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, cond)
+	if err != nil && wait.Interrupted(err) && ctx.Err() != nil {
+		return onTimeout()
 	}
+	return err
 }
 
 func since(t time.Time) string {

@@ -10,7 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
-	"time"
+
+	"github.com/labhub/labmate/internal/lockfile"
 )
 
 // lock takes an exclusive, cross-process lock around Up and Down, for all
@@ -20,38 +21,14 @@ import (
 // cluster's ports by looking at the clusters that exist at that moment.
 func lock(ctx context.Context, opts Options) (unlock func(), err error) {
 	path := filepath.Join(cacheHome(), "labmate", "sandbox", "kwokctl.lock")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, wrapMsg(err, "sandbox.err.lock_dir")
+	unlock, err = lockfile.Lock(ctx, path, lockfile.Options{Waiting: func() { opts.progress("sandbox.lock.waiting") }})
+	if err != nil && ctx.Err() != nil {
+		return nil, wrapMsg(err, "sandbox.err.lock_timeout", "path", path)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return nil, wrapMsg(err, "sandbox.err.lock_open")
+		return nil, wrapMsg(err, "sandbox.err.lock", "path", path)
 	}
-	waited := false
-	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
-			f.Close()
-			return nil, wrapMsg(err, "sandbox.err.lock", "path", path)
-		}
-		if !waited {
-			opts.progress("sandbox.lock.waiting")
-			waited = true
-		}
-		select {
-		case <-ctx.Done():
-			f.Close()
-			return nil, wrapMsg(ctx.Err(), "sandbox.err.lock_timeout", "path", path)
-		case <-time.After(200 * time.Millisecond):
-		}
-	}
-	return func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	}, nil
+	return unlock, nil
 }
 
 // processAlive reports whether a process with this pid exists.

@@ -4,8 +4,9 @@
 // runtime, with three fake GPU-less nodes lab-node-0/1/2 (cpu 16, memory
 // 32Gi, pods 110) that kwok keeps Ready and whose pods it marks Running.
 //
-// Every binary comes from scripts/cluster-bins.sh, which builds them from the
-// Go module proxy into DefaultBinDir(); kwokctl is pointed at them explicitly
+// Every binary comes from Build (`labmate sandbox build`), which builds them
+// from the Go module proxy into DefaultBinDir() with the recipe embedded in
+// labmate (hack/cluster); kwokctl is pointed at them explicitly
 // so it never tries to download anything.
 //
 // Messages written to Options.Progress and the text of the errors meant for
@@ -18,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,8 +39,8 @@ const (
 	// is quoted in the missing-binaries message.
 	BinDirFlag = "--bin-dir"
 
-	// BuildScript is the repository script that builds the binaries.
-	BuildScript = "scripts/cluster-bins.sh"
+	// BuildCommand is the command that builds the binaries.
+	BuildCommand = "labmate sandbox build"
 
 	// NodeCount is how many fake nodes Up creates.
 	NodeCount = 3
@@ -93,9 +95,13 @@ type Options struct {
 	// Timeout bounds how long Up waits for the cluster and its nodes. Zero
 	// means DefaultTimeout.
 	Timeout time.Duration
+
+	// Build lets Up build missing binaries first (see Build) when go is on
+	// PATH; otherwise Up fails with *MissingBinariesError.
+	Build bool
 }
 
-// DefaultBinDir is where scripts/cluster-bins.sh puts the binaries when
+// DefaultBinDir is where Build puts the binaries when
 // LABMATE_CLUSTER_BIN is unset: ${XDG_CACHE_HOME:-$HOME/.cache}/labmate/cluster/v1.34.
 func DefaultBinDir() string {
 	return filepath.Join(cacheHome(), "labmate", "cluster", "v1.34")
@@ -190,12 +196,16 @@ type MissingBinariesError struct {
 }
 
 func (e *MissingBinariesError) Error() string {
-	command := BuildScript
+	command := BuildCommand
 	if e.BinDir != DefaultBinDir() {
-		command = EnvBinDir + "=" + e.BinDir + " " + BuildScript
+		command = BuildCommand + " " + BinDirFlag + " " + e.BinDir
+	}
+	goHint := content.Msg("sandbox.go_found")
+	if _, err := exec.LookPath("go"); err != nil {
+		goHint = content.Msg("sandbox.go_missing")
 	}
 	return content.Msg("sandbox.missing_binaries",
-		"missing", strings.Join(e.Missing, ", "), "bin_dir", e.BinDir, "command", command,
+		"missing", strings.Join(e.Missing, ", "), "bin_dir", e.BinDir, "command", command, "go", goHint,
 		"default_dir", DefaultBinDir(), "env", EnvBinDir, "flag", BinDirFlag)
 }
 
@@ -241,3 +251,6 @@ func (o Options) quotedName() string {
 func wrapMsg(err error, key string, kv ...any) error {
 	return fmt.Errorf("%s: %w", content.Msg(key, kv...), err)
 }
+
+// ResolvedBinDir is the bin dir opts use once defaults are applied.
+func (o Options) ResolvedBinDir() string { return o.withDefaults().BinDir }

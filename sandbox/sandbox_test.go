@@ -121,7 +121,7 @@ func TestMissingBinariesMessage(t *testing.T) {
 	msg := err.Error()
 	for _, want := range []string{
 		"샌드박스 바이너리가 없습니다", "kwokctl, etcd", bin,
-		"scripts/cluster-bins.sh", "LABMATE_CLUSTER_BIN", "--bin-dir", DefaultBinDir(),
+		"labmate sandbox build", "LABMATE_CLUSTER_BIN", "--bin-dir", DefaultBinDir(),
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message lacks %q:\n%s", want, msg)
@@ -203,7 +203,7 @@ func TestStatusAndDownWithoutCluster(t *testing.T) {
 	if st.Context != "kwok-labmate" || st.Kubeconfig != Kubeconfig(Options{}) {
 		t.Errorf("status names: %+v", st)
 	}
-	if s := st.String(); !strings.Contains(s, "없음") || !strings.Contains(s, "scripts/cluster-bins.sh") {
+	if s := st.String(); !strings.Contains(s, "없음") || !strings.Contains(s, BuildCommand) {
 		t.Errorf("String() = %q", s)
 	}
 

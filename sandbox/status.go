@@ -69,7 +69,7 @@ func (s ClusterStatus) String() string {
 	lines := []string{content.Msg("sandbox.status.line", "name", strconv.Quote(s.Name), "state", content.Msg(state))}
 	if len(s.MissingBinaries) > 0 {
 		lines = append(lines, content.Msg("sandbox.status.binaries_missing",
-			"missing", strings.Join(s.MissingBinaries, ", "), "bin_dir", s.BinDir, "script", BuildScript))
+			"missing", strings.Join(s.MissingBinaries, ", "), "bin_dir", s.BinDir, "script", BuildCommand))
 	} else {
 		lines = append(lines, content.Msg("sandbox.status.binaries", "bin_dir", s.BinDir))
 	}

@@ -50,6 +50,11 @@ fi
 echo "== release config"
 ./scripts/release-check.sh
 
+if [ "$LABMATE_E2E" = "1" ]; then
+  echo "== release archive alone: labmate sandbox build/up/down outside the checkout"
+  ./scripts/archive-sandbox-check.sh
+fi
+
 echo "== go test"
 # -p 1: the machine has two cores, and the e2e packages share one cluster
 # (sandboxtest); the unit packages are fast either way.

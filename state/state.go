@@ -6,21 +6,21 @@
 package state
 
 import (
-	"io"
-
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/labhub/labmate/internal/safefile"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/internal/safefile"
 )
 
 // Version is the state file format version.
@@ -240,60 +240,32 @@ func (s *Store) write(f File) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, ".state-*.tmp")
-	if err != nil {
+	if err := lockfile.WriteAtomic(s.Path, append(raw, '\n'), 0o600); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(append(raw, '\n')); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), s.Path); err != nil {
-		return err
-	}
-	s.sweepTemps(dir, tmp.Name())
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
+	s.sweepTemps(dir)
 	return nil
 }
 
 // sweepTemps removes temp files that a crashed writer left behind. Only
 // old ones: a temp file of a live writer is at most milliseconds old, and
 // writers hold the lock anyway.
-func (s *Store) sweepTemps(dir, keep string) {
-	olds, _ := filepath.Glob(filepath.Join(dir, ".state-*.tmp"))
+func (s *Store) sweepTemps(dir string) {
+	olds, _ := filepath.Glob(filepath.Join(dir, "."+filepath.Base(s.Path)+".*.tmp"))
 	for _, p := range olds {
-		if fi, err := os.Stat(p); err == nil && p != keep && time.Since(fi.ModTime()) > time.Minute {
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Minute {
 			_ = os.Remove(p)
 		}
 	}
 }
 
-// locked runs fn holding an exclusive flock on a lock file beside the state.
+// locked runs fn holding the exclusive lock on a file beside the state.
 func (s *Store) locked(fn func() error) error {
-	dir := filepath.Dir(s.Path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return err
-	}
-	lf, err := os.OpenFile(s.Path+".lock", os.O_CREATE|os.O_RDWR, 0o600)
+	unlock, err := lockfile.Lock(context.Background(), s.Path+".lock", lockfile.Options{})
 	if err != nil {
 		return err
 	}
-	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
-		return err
-	}
-	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	return fn()
 }
 

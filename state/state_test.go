@@ -93,7 +93,7 @@ func TestCrashMidWriteKeepsOldState(t *testing.T) {
 	if err := s.Update(func(f *File) { f.Progress.CurrentStep = 3 }); err != nil {
 		t.Fatal(err)
 	}
-	torn := filepath.Join(filepath.Dir(s.Path), ".state-123.tmp")
+	torn := filepath.Join(filepath.Dir(s.Path), ".state.json.123.tmp")
 	if err := os.WriteFile(torn, []byte(`{"version":1,"progress":{"cur`), 0o600); err != nil {
 		t.Fatal(err)
 	}

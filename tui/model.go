@@ -9,6 +9,7 @@ package tui
 import (
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -560,7 +561,7 @@ func (m *Model) applyReport(rep engine.Report) tea.Cmd {
 func (m *Model) raiseAlert(steps []int) {
 	if m.alert != nil {
 		for _, n := range m.alert.steps {
-			if !containsInt(steps, n) {
+			if !slices.Contains(steps, n) {
 				steps = append(steps, n)
 			}
 		}

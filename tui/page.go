@@ -549,15 +549,6 @@ func joinInts(ns []int) string {
 	return strings.Join(s, ", ")
 }
 
-func containsInt(ns []int, n int) bool {
-	for _, x := range ns {
-		if x == n {
-			return true
-		}
-	}
-	return false
-}
-
 // stepCounts returns how many steps passed out of all.
 func stepCounts(r *engine.Report) (passed, total int) {
 	if r == nil {

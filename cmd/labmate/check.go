@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
@@ -15,57 +16,86 @@ import (
 	"github.com/labhub/labmate/trace"
 )
 
-// runCheck is `labmate check`: evaluate once and exit 0 when every
+// checkOptions are `labmate check`'s flags.
+type checkOptions struct {
+	*common
+	step    int
+	json    bool
+	timeout time.Duration
+	watch   bool
+	replay  string
+	record  string
+	streams ioStreams
+}
+
+// newCheckCmd is `labmate check`: evaluate once and exit 0 when every
 // requested step passed, 1 when any did not, 2 on a usage or environment
 // error.
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("check", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
-	step := fs.Int("step", 0, content.Msg("cli.flag.step"))
-	asJSON := fs.Bool("json", false, content.Msg("cli.flag.json"))
-	timeout := fs.Duration("timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
-	watch := fs.Bool("watch", false, content.Msg("ops.flag.watch"))
-	replay := fs.String("replay", "", content.Msg("cli.flag.replay"))
-	record := fs.String("record", "", content.Msg("cli.flag.record"))
-	if !parseFlags(fs, args, stderr) {
-		return exitUsage
+func newCheckCmd(c *common, streams ioStreams) *cobra.Command {
+	o := &checkOptions{common: c, streams: streams}
+	cmd := newCommand("check", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return o.Validate(cmd) }
+	fs := cmd.Flags()
+	fs.IntVar(&o.step, "step", 0, content.Msg("cli.flag.step"))
+	fs.BoolVar(&o.json, "json", false, content.Msg("cli.flag.json"))
+	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
+	fs.BoolVar(&o.watch, "watch", false, content.Msg("ops.flag.watch"))
+	fs.StringVar(&o.replay, "replay", "", content.Msg("cli.flag.replay"))
+	fs.StringVar(&o.record, "record", "", content.Msg("cli.flag.record"))
+	metavars(fs, map[string]string{"replay": "FILE|reference", "record": "FILE"})
+	_ = cmd.RegisterFlagCompletionFunc("step", c.completeSteps)
+	_ = cmd.RegisterFlagCompletionFunc("replay", completeTraces)
+	_ = cmd.MarkFlagFilename("record")
+	return cmd
+}
+
+// Validate refuses flag combinations that cannot work together.
+func (o *checkOptions) Validate(cmd *cobra.Command) error {
+	if o.replay != "" && (o.watch || o.record != "") {
+		return &usageError{cmd: cmd, msg: content.Msg("cli.replay_exclusive")}
 	}
-	if *replay != "" {
-		if *watch || *record != "" {
-			fmt.Fprintln(stderr, content.Msg("cli.replay_exclusive"))
-			return exitUsage
-		}
-		return checkReplay(ctx, *replay, *step, *asJSON, stdout, stderr)
+	return nil
+}
+
+// Run evaluates (or watches, or replays) and returns the exit code.
+func (o *checkOptions) Run(ctx context.Context) int {
+	stdout, stderr := o.streams.Out, o.streams.ErrOut
+	if o.replay != "" {
+		return checkReplay(ctx, o.replay, o.step, o.json, stdout, stderr)
 	}
-	s, err := c.build()
+	s, err := o.build()
 	if err != nil {
 		return exitFor(err, stderr)
 	}
 	defer s.closeLog()
-	if *step < 0 || *step > len(s.lab.Steps) {
-		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", *step, "max", len(s.lab.Steps)))
+	if o.step < 0 || o.step > len(s.lab.Steps) {
+		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", o.step, "max", len(s.lab.Steps)))
 		return exitUsage
 	}
-	if *record != "" {
-		stop, err := s.startRecording(*record)
+	if o.record != "" {
+		stop, err := s.startRecording(o.record)
 		if err != nil {
-			fmt.Fprintln(stderr, content.Msg("cli.record_open", "path", *record, "err", err))
+			fmt.Fprintln(stderr, content.Msg("cli.record_open", "path", o.record, "err", err))
 			return exitUsage
 		}
 		defer func() {
 			if err := stop(); err != nil {
-				fmt.Fprintln(stderr, content.Msg("cli.record_failed", "path", *record, "err", err))
+				fmt.Fprintln(stderr, content.Msg("cli.record_failed", "path", o.record, "err", err))
 			}
 		}()
 	}
-	if *watch {
-		return watchOptions{JSON: *asJSON, Step: *step, ReadyTimeout: *timeout}.run(ctx, s, stdout, stderr)
+	if o.watch {
+		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
 	}
-	rep := s.engine.Once(ctx, s.sources, *timeout)
+	rep := s.engine.Once(ctx, s.sources, o.timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)
-	return printReport(rep, *step, *asJSON, stdout, stderr)
+	return printReport(rep, o.step, o.json, stdout, stderr)
+}
+
+// completeTraces offers the built-in reference run; files complete as
+// files.
+func completeTraces(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return []cobra.Completion{cobra.CompletionWithDesc(trace.ReferenceName, content.Msg("cli.complete.reference"))}, cobra.ShellCompDirectiveDefault
 }
 
 // checkReplay is `labmate check --replay FILE|reference`: the final

@@ -3,11 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
@@ -15,19 +16,28 @@ import (
 	"github.com/labhub/labmate/state"
 )
 
-// runDoctor is `labmate doctor`: one screen, in Korean, of what is right
-// and wrong in the learner's environment, each problem with the command
-// that fixes it. Exit 0 when nothing failed, 1 otherwise, 2 on a usage
-// error. It never waits more than about 5 seconds.
-func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
-	asJSON := fs.Bool("json", false, content.Msg("ops.flag.doctor_json"))
-	if !parseFlags(fs, args, stderr) {
-		return exitUsage
-	}
+// doctorOptions are `labmate doctor`'s flags.
+type doctorOptions struct {
+	*common
+	json    bool
+	streams ioStreams
+}
+
+// newDoctorCmd is `labmate doctor`: one screen, in Korean, of what is
+// right and wrong in the learner's environment, each problem with the
+// command that fixes it. Exit 0 when nothing failed, 1 otherwise, 2 on a
+// usage error. It never waits more than about 5 seconds.
+func newDoctorCmd(c *common, streams ioStreams) *cobra.Command {
+	o := &doctorOptions{common: c, streams: streams}
+	cmd := newCommand("doctor", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd.Flags().BoolVar(&o.json, "json", false, content.Msg("ops.flag.doctor_json"))
+	return cmd
+}
+
+// Run probes the environment and returns the exit code.
+func (o *doctorOptions) Run(ctx context.Context) int {
+	c, stdout, stderr := o.common, o.streams.Out, o.streams.ErrOut
+	asJSON := &o.json
 	lab, err := content.Load(c.lab)
 	if err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.lab_missing", "lab", c.lab, "err", err))
@@ -35,10 +45,10 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	}
 	// Unlike build(), a root that is a file is a finding here, not an
 	// error: doctor is where the learner finds out.
-	root := labRoot(&c, lab)
+	root := labRoot(c, lab)
 	_, nodes := checks.ClusterScope(lab.ID)
 	opts := doctor.Options{
-		Kubeconfig: c.kubeconfigOrSandbox(), Context: c.kubeCtx, NoCluster: c.noCluster,
+		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Fallback: sandboxKubeconfig(), NoCluster: c.noCluster,
 		Nodes: nodes, Root: root, TTY: isTerminal(stdout),
 	}
 	if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
@@ -81,13 +91,9 @@ func labRoot(c *common, lab *content.Lab) string {
 	return root
 }
 
-// isTerminal reports whether stdin or stdout is a character device (a
-// terminal), without pulling in a terminal package for one bit.
+// isTerminal reports whether v is a terminal (x/term: a character device
+// such as /dev/null is not one).
 func isTerminal(v any) bool {
-	f, ok := v.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	f, ok := v.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
 }

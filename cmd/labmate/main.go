@@ -1,17 +1,16 @@
 // Command labmate is a terminal companion for the GPU incident lab. This
-// package only wires: it parses flags, builds sources, the engine and the
-// TUI from the other packages, and maps results to exit codes.
+// package only wires: it builds the command tree (cobra), sources, the
+// engine and the TUI from the other packages, and maps results to exit
+// codes.
 package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"syscall"
 
-	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
@@ -32,7 +31,14 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// run is labmate with the process's stdin and the given output streams.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, ioStreams{In: stdinFile(), Out: stdout, ErrOut: stderr})
+}
+
+// runWith runs one command line with injected streams and returns the
+// exit code.
+func runWith(args []string, streams ioStreams) int {
 	silenceKlog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
@@ -43,35 +49,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		<-ctx.Done()
 		stop()
 	}()
-
-	cmd := ""
-	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
-		cmd, args = args[0], args[1:]
-	}
-	switch cmd {
-	case "":
-		return runTUI(ctx, args, stdout, stderr)
-	case "check":
-		return runCheck(ctx, args, stdout, stderr)
-	case "sandbox":
-		return runSandbox(ctx, args, stdout, stderr)
-	case "replay":
-		return runReplay(ctx, args, stdout, stderr)
-	case "doctor":
-		return runDoctor(ctx, args, stdout, stderr)
-	case "report":
-		return runReport(ctx, args, stdout, stderr)
-	case "reset":
-		return runReset(ctx, args, stdin(), stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, "labmate", version)
-		return exitOK
-	case "help":
-		fmt.Fprint(stdout, content.Msg("cli.usage"))
-		return exitOK
-	default:
-		fmt.Fprintln(stderr, content.Msg("cli.unknown_command", "cmd", cmd))
-		fmt.Fprint(stderr, content.Msg("cli.usage"))
-		return exitUsage
-	}
+	root := newRootCmd(streams)
+	root.SetContext(ctx)
+	return execute(root, args, streams)
 }

@@ -3,12 +3,13 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
@@ -28,32 +29,54 @@ type replaySession struct {
 	replay *trace.Replay
 }
 
-// runReplay is `labmate replay [FILE] [--speed N|instant] [--no-tui]`: it
-// plays a trace (the built-in reference run when no FILE is given)
+// replayOptions are `labmate replay`'s flags and argument.
+type replayOptions struct {
+	speed   string
+	noTUI   bool
+	maxGap  time.Duration
+	theme   string
+	name    string
+	streams ioStreams
+}
+
+// newReplayCmd is `labmate replay [FILE] [--speed N|instant] [--no-tui]`:
+// it plays a trace (the built-in reference run when no FILE is given)
 // through the same engine and TUI a live session uses.
-func runReplay(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	speedArg := fs.String("speed", "1", content.Msg("trace.flag.speed"))
-	noTUI := fs.Bool("no-tui", false, content.Msg("trace.flag.no_tui"))
-	maxGap := fs.Duration("max-gap", 10*time.Second, content.Msg("trace.flag.max_gap"))
-	theme := fs.String("theme", "", content.Msg("cli.flag.theme"))
-	if err := fs.Parse(reorderArgs(fs, args)); err != nil {
-		return exitUsage
+func newReplayCmd(streams ioStreams) *cobra.Command {
+	o := &replayOptions{streams: streams, name: trace.ReferenceName}
+	cmd := newCommand("replay", "[FILE] "+flagsUse(), maxArgs(1), func(cmd *cobra.Command, args []string) int {
+		if len(args) == 1 {
+			o.name = args[0]
+		}
+		return o.Run(cmd.Context())
+	})
+	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		if len(args) > 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return completeTraces(nil, nil, "")
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args()[1:], " ")))
-		return exitUsage
-	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.speed, "speed", "1", content.Msg("trace.flag.speed"))
+	fs.BoolVar(&o.noTUI, "no-tui", false, content.Msg("trace.flag.no_tui"))
+	fs.DurationVar(&o.maxGap, "max-gap", 10*time.Second, content.Msg("trace.flag.max_gap"))
+	fs.StringVar(&o.theme, "theme", "", content.Msg("cli.flag.theme"))
+	metavars(fs, map[string]string{"speed": "N|instant", "theme": "dark|light|auto"})
+	_ = cmd.RegisterFlagCompletionFunc("speed", cobra.FixedCompletions([]cobra.Completion{"1", "10", "instant"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+// Run plays the trace and returns the exit code.
+func (o *replayOptions) Run(ctx context.Context) int {
+	stdout, stderr := o.streams.Out, o.streams.ErrOut
+	speedArg, noTUI, maxGap, theme := &o.speed, &o.noTUI, &o.maxGap, &o.theme
 	speed, err := parseSpeed(*speedArg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	name := trace.ReferenceName
-	if fs.NArg() == 1 {
-		name = fs.Arg(0)
-	}
+	name := o.name
 	rs, err := openReplay(name, trace.ReplayOptions{Speed: speed, MaxGap: *maxGap})
 	if err != nil {
 		fmt.Fprintln(stderr, err)
@@ -102,35 +125,6 @@ func parseSpeed(s string) (float64, error) {
 		return 0, errors.New(content.Msg("trace.bad_speed", "value", s))
 	}
 	return v, nil
-}
-
-// reorderArgs lets the FILE come before the flags (`labmate replay t.jsonl
-// --speed 10`), which the flag package alone would not parse.
-func reorderArgs(fs *flag.FlagSet, args []string) []string {
-	var flags, rest []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			rest = append(rest, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(a, "-") && a != "-":
-			flags = append(flags, a)
-			name := strings.TrimLeft(a, "-")
-			if strings.Contains(name, "=") {
-				continue
-			}
-			if f := fs.Lookup(name); f != nil && i+1 < len(args) {
-				if bf, ok := f.Value.(interface{ IsBoolFlag() bool }); !ok || !bf.IsBoolFlag() {
-					flags = append(flags, args[i+1])
-					i++
-				}
-			}
-		default:
-			rest = append(rest, a)
-		}
-	}
-	return append(append(flags, "--"), rest...)
 }
 
 // run starts the engine over the replay source and returns its reports.

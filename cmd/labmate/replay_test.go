@@ -12,7 +12,7 @@ import (
 
 func TestReplayNoTUIPlaysTheReference(t *testing.T) {
 	if !trace.HasReference(content.DefaultLabID) {
-		t.Skip("no reference run built in")
+		t.Fatal("no reference run built in: labmate must ship one (trace/reference)")
 	}
 	var out, errb bytes.Buffer
 	code := run([]string{"replay", "--no-tui", "--speed", "instant"}, &out, &errb)

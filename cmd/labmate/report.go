@@ -4,15 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/report"
 	"github.com/labhub/labmate/trace"
 )
@@ -20,25 +20,39 @@ import (
 // reportNow is the report's clock; tests fix it.
 var reportNow = time.Now
 
-// runReport is `labmate report [--json] [-o FILE]`: it evaluates once, as
-// `labmate check` does, and writes the skeleton of an incident report of
-// the learner's run (per step: when it passed, hints used, the values
+// reportOptions are `labmate report`'s flags.
+type reportOptions struct {
+	*common
+	json      bool
+	out       string
+	timeout   time.Duration
+	fromTrace string
+	streams   ioStreams
+}
+
+// newReportCmd is `labmate report [--json] [-o FILE]`: it evaluates once,
+// as `labmate check` does, and writes the skeleton of an incident report
+// of the learner's run (per step: when it passed, hints used, the values
 // that decided it). Exit 0 when the report was written, 2 otherwise; how
 // far the learner got is in the report, not in the exit code.
-func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
-	asJSON := fs.Bool("json", false, content.Msg("ops.flag.report_json"))
-	var out string
-	fs.StringVar(&out, "o", "", content.Msg("ops.flag.output"))
-	fs.StringVar(&out, "output", "", content.Msg("ops.flag.output"))
-	timeout := fs.Duration("timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
-	fromTrace := fs.String("trace", "", content.Msg("ops.flag.trace"))
-	if !parseFlags(fs, args, stderr) {
-		return exitUsage
-	}
+func newReportCmd(c *common, streams ioStreams) *cobra.Command {
+	o := &reportOptions{common: c, streams: streams}
+	cmd := newCommand("report", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	fs := cmd.Flags()
+	fs.BoolVar(&o.json, "json", false, content.Msg("ops.flag.report_json"))
+	fs.StringVarP(&o.out, "output", "o", "", content.Msg("ops.flag.output"))
+	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
+	fs.StringVar(&o.fromTrace, "trace", "", content.Msg("ops.flag.trace"))
+	metavars(fs, map[string]string{"output": "FILE", "trace": "FILE|reference"})
+	_ = cmd.MarkFlagFilename("output")
+	_ = cmd.RegisterFlagCompletionFunc("trace", completeTraces)
+	return cmd
+}
+
+// Run writes the report and returns the exit code.
+func (o *reportOptions) Run(ctx context.Context) int {
+	c, stdout, stderr := o.common, o.streams.Out, o.streams.ErrOut
+	asJSON, out, timeout, fromTrace := &o.json, o.out, &o.timeout, &o.fromTrace
 	if *fromTrace != "" {
 		r, err := traceReport(ctx, *fromTrace)
 		if err != nil {
@@ -91,7 +105,7 @@ func writeReport(r report.Report, asJSON bool, out string, stdout, stderr io.Wri
 	if err == nil && out == "" {
 		_, err = stdout.Write(buf.Bytes())
 	} else if err == nil {
-		err = writeFileAtomic(out, buf.Bytes())
+		err = lockfile.WriteAtomic(out, buf.Bytes(), 0o644)
 		if err == nil {
 			fmt.Fprintln(stderr, content.Msg("ops.report.written", "path", out))
 		}
@@ -108,26 +122,4 @@ func orStdout(path string) string {
 		return "stdout"
 	}
 	return path
-}
-
-// writeFileAtomic writes a report so that a reader never sees half of
-// it and a failed write leaves an older report in place.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

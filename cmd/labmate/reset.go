@@ -3,32 +3,40 @@ package main
 import (
 	"bufio"
 	"context"
-	"flag"
 	"fmt"
-	"io"
-	"os"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
 )
 
-func stdin() io.Reader { return os.Stdin }
+// resetOptions are `labmate reset`'s flags.
+type resetOptions struct {
+	*common
+	step    int
+	yes     bool
+	streams ioStreams
+}
 
-// runReset is `labmate reset [--step N] [--yes]`: it forgets the learner's
-// progress and the facts labmate witnessed, for one step or the whole lab
-// root, after a y/N question on stdin unless --yes. The learner's own
-// files are never touched. Exit 0 when done (or nothing to do), 1 when the
-// learner said no, 2 on a usage or state error.
-func runReset(ctx context.Context, args []string, in io.Reader, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("reset", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
-	step := fs.Int("step", 0, content.Msg("ops.flag.reset_step"))
-	yes := fs.Bool("yes", false, content.Msg("ops.flag.yes"))
-	if !parseFlags(fs, args, stderr) {
-		return exitUsage
-	}
+// newResetCmd is `labmate reset [--step N] [--yes]`: it forgets the
+// learner's progress and the facts labmate witnessed, for one step or the
+// whole lab root, after a y/N question on stdin unless --yes. The
+// learner's own files are never touched. Exit 0 when done (or nothing to
+// do), 1 when the learner said no, 2 on a usage or state error.
+func newResetCmd(c *common, streams ioStreams) *cobra.Command {
+	o := &resetOptions{common: c, streams: streams}
+	cmd := newCommand("reset", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd.Flags().IntVar(&o.step, "step", 0, content.Msg("ops.flag.reset_step"))
+	cmd.Flags().BoolVar(&o.yes, "yes", false, content.Msg("ops.flag.yes"))
+	_ = cmd.RegisterFlagCompletionFunc("step", c.completeSteps)
+	return cmd
+}
+
+// Run resets and returns the exit code.
+func (o *resetOptions) Run(ctx context.Context) int {
+	c, in, stdout, stderr := o.common, o.streams.In, o.streams.Out, o.streams.ErrOut
+	step, yes := &o.step, &o.yes
 	s, err := c.build()
 	if err != nil {
 		return exitFor(err, stderr)

@@ -33,7 +33,7 @@ func seeded(t *testing.T) (root, stateDir string, st *state.Store) {
 func runWithStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut strings.Builder
-	code := runReset(t.Context(), args, strings.NewReader(stdin), &out, &errOut)
+	code := runWith(append([]string{"reset"}, args...), ioStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
 	return code, out.String(), errOut.String()
 }
 

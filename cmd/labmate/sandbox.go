@@ -1,60 +1,76 @@
 package main
 
 import (
-	"context"
-	"flag"
 	"fmt"
-	"io"
+
+	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/sandbox"
 )
 
-// runSandbox is `labmate sandbox up|down|status`: a throwaway local copy of
-// the lab cluster. It is the only command that writes to a cluster, and
-// only to the one it creates.
-func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
-		fmt.Fprintln(stderr, content.Msg("cli.sandbox.usage"))
-		return exitUsage
+// newSandboxCmd is `labmate sandbox up|down|status|build`: a throwaway
+// local copy of the lab cluster. It is the only command that writes to a
+// cluster, and only to the one it creates.
+func newSandboxCmd(streams ioStreams) *cobra.Command {
+	opts := &sandbox.Options{Progress: streams.Out, Build: true}
+	var force bool
+	cmd := newCommand("sandbox", "up|down|status|build", noArgs, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return &usageError{cmd: cmd, msg: content.Msg("cli.sandbox.which")}
 	}
-	verb, args := args[0], args[1:]
-	fs := flag.NewFlagSet("sandbox "+verb, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	opts := sandbox.Options{Progress: stdout}
+	fs := cmd.PersistentFlags()
 	fs.StringVar(&opts.BinDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
 	fs.StringVar(&opts.Name, "name", "", content.Msg("cli.flag.sandbox_name"))
 	fs.BoolVar(&opts.Verbose, "verbose", false, content.Msg("cli.flag.verbose"))
-	if !parseFlags(fs, args, stderr) {
-		return exitUsage
+	metavars(fs, map[string]string{"bin-dir": "DIR", "name": "NAME"})
+	_ = cmd.MarkPersistentFlagDirname("bin-dir")
+
+	verb := func(name string, run func(cmd *cobra.Command) int) *cobra.Command {
+		return newCommand("sandbox."+name, "", noArgs, func(cmd *cobra.Command, _ []string) int { return run(cmd) })
 	}
-	switch verb {
-	case "up":
-		if err := sandbox.Up(ctx, opts); err != nil {
-			fmt.Fprintln(stderr, err)
+	buildCmd := verb("build", func(cmd *cobra.Command) int {
+		// Progress on stderr: stdout carries only the bin dir.
+		bo := *opts
+		bo.Progress = streams.ErrOut
+		if err := sandbox.Build(cmd.Context(), bo, force); err != nil {
+			fmt.Fprintln(streams.ErrOut, err)
 			return exitFail
 		}
-		fmt.Fprintln(stdout, content.Msg("cli.sandbox.ready", "kubeconfig", sandbox.Kubeconfig(opts), "context", sandbox.Context(opts)))
+		// The bin dir alone on stdout, for scripts: bin=$(labmate sandbox build).
+		fmt.Fprintln(streams.Out, opts.ResolvedBinDir())
 		return exitOK
-	case "down":
-		if err := sandbox.Down(ctx, opts); err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitFail
-		}
-		return exitOK
-	case "status":
-		st, err := sandbox.Status(ctx, opts)
-		fmt.Fprintln(stdout, st.String())
-		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return exitFail
-		}
-		if !st.Ready() {
-			return exitFail
-		}
-		return exitOK
-	default:
-		fmt.Fprintln(stderr, content.Msg("cli.sandbox.usage"))
-		return exitUsage
-	}
+	})
+	buildCmd.Flags().BoolVar(&force, "force", false, content.Msg("cli.flag.force"))
+	cmd.AddCommand(
+		verb("up", func(cmd *cobra.Command) int {
+			if err := sandbox.Up(cmd.Context(), *opts); err != nil {
+				fmt.Fprintln(streams.ErrOut, err)
+				return exitFail
+			}
+			fmt.Fprintln(streams.Out, content.Msg("cli.sandbox.ready", "kubeconfig", sandbox.Kubeconfig(*opts), "context", sandbox.Context(*opts)))
+			return exitOK
+		}),
+		verb("down", func(cmd *cobra.Command) int {
+			if err := sandbox.Down(cmd.Context(), *opts); err != nil {
+				fmt.Fprintln(streams.ErrOut, err)
+				return exitFail
+			}
+			return exitOK
+		}),
+		buildCmd,
+		verb("status", func(cmd *cobra.Command) int {
+			st, err := sandbox.Status(cmd.Context(), *opts)
+			fmt.Fprintln(streams.Out, st.String())
+			if err != nil {
+				fmt.Fprintln(streams.ErrOut, err)
+				return exitFail
+			}
+			if !st.Ready() {
+				return exitFail
+			}
+			return exitOK
+		}),
+	)
+	return cmd
 }

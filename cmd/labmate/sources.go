@@ -1,9 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
-
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
@@ -33,8 +30,9 @@ func (s *setup) addSources(c *common, strict bool) error {
 		return nil
 	}
 	src, err := cluster.New(cluster.Options{
-		Kubeconfig: c.kubeconfigOrSandbox(),
+		Kubeconfig: c.kubeconfig,
 		Context:    c.kubeCtx,
+		Fallback:   sandboxKubeconfig(),
 		Namespaces: namespaces,
 		Nodes:      nodes,
 	})
@@ -50,26 +48,8 @@ func (s *setup) addSources(c *common, strict bool) error {
 	return nil
 }
 
-// kubeconfigOrSandbox follows kubectl's rules (--kubeconfig, $KUBECONFIG,
-// ~/.kube/config) and, only when none of them names a file, falls back to
-// the kubeconfig of a `labmate sandbox` cluster if one exists: the useful
-// default for a learner who started the sandbox and nothing else.
-func (c *common) kubeconfigOrSandbox() string {
-	if c.kubeconfig != "" || os.Getenv("KUBECONFIG") != "" {
-		return c.kubeconfig
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		if _, err := os.Stat(filepath.Join(home, ".kube", "config")); err == nil {
-			return ""
-		}
-	}
-	if p := sandbox.Kubeconfig(sandbox.Options{}); fileExists(p) {
-		return p
-	}
-	return ""
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
-}
+// sandboxKubeconfig is the kubeconfig of a `labmate sandbox` cluster: the
+// kube loader falls back to it only when kubectl's rules (--kubeconfig,
+// $KUBECONFIG, ~/.kube/config) name no file, the useful default for a
+// learner who started the sandbox and nothing else.
+func sandboxKubeconfig() string { return sandbox.Kubeconfig(sandbox.Options{}) }

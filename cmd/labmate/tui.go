@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
@@ -18,18 +19,36 @@ import (
 	"github.com/labhub/labmate/tui/config"
 )
 
-// runTUI opens the interactive companion on the learner's lab.
-func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("labmate", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var c common
-	c.register(fs)
-	themeFlag := fs.String("theme", "", content.Msg("cli.flag.theme"))
-	record := fs.String("record", "", content.Msg("cli.flag.record"))
-	configPath := fs.String("config", "", content.Msg("cli.flag.config"))
-	if !parseFlags(fs, args, stderr) {
-		return exitUsage
-	}
+// tuiOptions are the root command's own flags: the interactive
+// companion on the learner's lab.
+type tuiOptions struct {
+	*common
+	theme   string
+	record  string
+	config  string
+	streams ioStreams
+}
+
+// newTUICmd is the root command, `labmate`: it opens the TUI.
+func newTUICmd(c *common, streams ioStreams) *cobra.Command {
+	o := &tuiOptions{common: c, streams: streams}
+	cmd := newCommand("labmate", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	fs := cmd.Flags()
+	fs.StringVar(&o.theme, "theme", "", content.Msg("cli.flag.theme"))
+	fs.StringVar(&o.record, "record", "", content.Msg("cli.flag.record"))
+	fs.StringVar(&o.config, "config", "", content.Msg("cli.flag.config"))
+	metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE", "config": "FILE"})
+	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.MarkFlagFilename("record")
+	_ = cmd.MarkFlagFilename("config", "toml")
+	return cmd
+}
+
+// Run opens the TUI and returns the exit code.
+func (o *tuiOptions) Run(ctx context.Context) int {
+	stderr := o.streams.ErrOut
+	c := o.common
+	themeFlag, record, configPath := &o.theme, &o.record, &o.config
 	c.lenient = true
 	s, err := c.build()
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"k8s.io/klog/v2"
 
@@ -32,7 +31,8 @@ func silenceKlog() {
 	klog.LogToStderr(false)
 }
 
-// common are the flags every lab-reading command takes.
+// common are the flags every lab-reading command takes, declared once as
+// the root's persistent flags (bindPersistent).
 type common struct {
 	root       string
 	kubeconfig string
@@ -44,16 +44,6 @@ type common struct {
 	// lenient turns an unusable kubeconfig into a warning (the TUI)
 	// instead of an environment error (scripts).
 	lenient bool
-}
-
-func (c *common) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.root, "root", "", content.Msg("cli.flag.root"))
-	fs.StringVar(&c.kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
-	fs.StringVar(&c.kubeCtx, "context", "", content.Msg("cli.flag.context"))
-	fs.BoolVar(&c.noCluster, "no-cluster", false, content.Msg("cli.flag.no_cluster"))
-	fs.StringVar(&c.logFile, "log", "", content.Msg("cli.flag.log"))
-	fs.StringVar(&c.stateDir, "state-dir", "", content.Msg("cli.flag.state_dir"))
-	fs.StringVar(&c.lab, "lab", content.DefaultLabID, content.Msg("cli.flag.lab"))
 }
 
 // setup is the wired-up program for one lab root.
@@ -160,17 +150,4 @@ func exitFor(err error, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, err)
 	return exitUsage
-}
-
-// parseFlags parses a subcommand's flags and refuses positional
-// arguments; false means a usage error was printed.
-func parseFlags(fs *flag.FlagSet, args []string, stderr io.Writer) bool {
-	if err := fs.Parse(args); err != nil {
-		return false
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintln(stderr, content.Msg("cli.extra_args", "args", strings.Join(fs.Args(), " ")))
-		return false
-	}
-	return true
 }

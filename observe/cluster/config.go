@@ -2,21 +2,14 @@ package cluster
 
 import (
 	"flag"
-	"fmt"
 	"io"
-	"net"
 	"sync"
-	"time"
 
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 	"k8s.io/klog/v2"
-)
 
-// dialTimeout bounds connecting to the API server. Requests themselves get
-// no client timeout: watches are long-lived by design.
-const dialTimeout = 5 * time.Second
+	"github.com/labhub/labmate/internal/kubeconfig"
+)
 
 // restConfig is what loading a kubeconfig produced.
 type restConfig struct {
@@ -24,44 +17,19 @@ type restConfig struct {
 	context string
 }
 
-// loadConfig follows kubectl: the default loading rules ($KUBECONFIG, then
-// ~/.kube/config, then in-cluster), an explicit path that must exist, and a
-// context override. No kubeconfig anywhere is not an error: it yields a nil
-// cfg, and the source reports the cluster as off.
-func loadConfig(kubeconfig, context string) (restConfig, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	overrides := &clientcmd.ConfigOverrides{CurrentContext: context}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, overrides)
-
-	cfg, err := cc.ClientConfig()
+// loadConfig loads the kubeconfig through labmate's one loader (kubectl's
+// rules, never interactive). No kubeconfig anywhere is not an error unless
+// one was named: it yields a nil cfg, and the source reports the cluster
+// as off.
+func loadConfig(opts Options) (restConfig, error) {
+	l, err := kubeconfig.Load(kubeconfig.Options{Path: opts.Kubeconfig, Context: opts.Context, Fallback: opts.Fallback})
 	if err != nil {
-		if clientcmd.IsEmptyConfig(err) && kubeconfig == "" && context == "" {
+		if kubeconfig.IsMissing(err) && opts.Kubeconfig == "" && opts.Context == "" {
 			return restConfig{}, nil
 		}
-		return restConfig{}, fmt.Errorf("kubeconfig: %w", err)
+		return restConfig{}, err
 	}
-	out := restConfig{cfg: cfg, context: context}
-	if out.context == "" {
-		if raw, err := cc.RawConfig(); err == nil {
-			out.context = raw.CurrentContext
-		}
-	}
-
-	// An exec credential plugin must never read the terminal the TUI owns.
-	if cfg.ExecProvider != nil {
-		cfg.ExecProvider.InteractiveMode = clientcmdapi.NeverExecInteractiveMode
-		cfg.ExecProvider.StdinUnavailable = true
-		cfg.ExecProvider.StdinUnavailableMessage = "labmate runs credential plugins without a terminal"
-	}
-	cfg.Dial = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
-	cfg.Timeout = 0
-	// Fourteen small informers list at start; the default 5 QPS would
-	// make the first sync wait on the client's own rate limiter.
-	cfg.QPS, cfg.Burst = 50, 100
-	cfg.WarningHandler = rest.NoWarnings{}
-	cfg.UserAgent = "labmate"
-	return out, nil
+	return restConfig{cfg: l.Config, context: l.Context}, nil
 }
 
 var silenceOnce sync.Once

@@ -35,6 +35,9 @@ type Options struct {
 	Kubeconfig string
 	// Context overrides the kubeconfig's current context (--context).
 	Context string
+	// Fallback is a kubeconfig used only when kubectl's rules find none
+	// (the sandbox's).
+	Fallback string
 	// Namespaces are watched for the Namespace object itself and its Pods,
 	// FailedScheduling Events, ConfigMaps and DaemonSets.
 	Namespaces []string
@@ -65,7 +68,7 @@ func New(opts Options) (*Source, error) {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
 	}
-	rc, err := loadConfig(opts.Kubeconfig, opts.Context)
+	rc, err := loadConfig(opts)
 	if err != nil {
 		return nil, err
 	}

@@ -24,7 +24,6 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/labhub/labmate/observe"
 )
@@ -437,20 +436,5 @@ func TestBrokenExplicitConfigFails(t *testing.T) {
 	}
 	if src.context != "other" {
 		t.Errorf("context = %q, want the override", src.context)
-	}
-}
-
-func TestExecPluginNeverInteractive(t *testing.T) {
-	kc := writeKubeconfig(t, "https://127.0.0.1:1", true) // auth applies only over TLS
-	rc, err := loadConfig(kc, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ep := rc.cfg.ExecProvider
-	if ep == nil || ep.InteractiveMode != clientcmdapi.NeverExecInteractiveMode || !ep.StdinUnavailable {
-		t.Errorf("exec provider = %+v, want never interactive, stdin unavailable", ep)
-	}
-	if rc.cfg.Timeout != 0 || rc.cfg.Dial == nil {
-		t.Errorf("want no client timeout and a dial timeout; got timeout %s", rc.cfg.Timeout)
 	}
 }

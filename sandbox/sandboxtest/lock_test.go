@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -81,7 +82,7 @@ func TestRefusesTheLearnersCluster(t *testing.T) {
 		}
 	}
 	if up || startErr != nil || users != nil {
-		t.Errorf("state changed: up %v, startErr %v, users %v", up, startErr, users)
+		t.Errorf("state changed: up %v, startErr %v, users held %v", up, startErr, users != nil)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(cache, "labmate", "sandbox")); len(entries) > 0 {
 		t.Errorf("lock files created: %v", entries)
@@ -100,14 +101,13 @@ func TestLockLab(t *testing.T) {
 		t.Fatalf("LockDir() = %q, want %q", LockDir(), filepath.Dir(path))
 	}
 	try := func() error {
-		f, err := os.OpenFile(path, os.O_RDWR, 0)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		return lockFile(ctx, f, false, nil)
+		unlock, err := lockfile.Lock(ctx, path, lockfile.Options{Shared: true})
+		if err == nil {
+			unlock()
+		}
+		return err
 	}
 	t.Run("held", func(t *testing.T) {
 		LockLab(t)

@@ -41,6 +41,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -61,9 +62,9 @@ const (
 var (
 	// mu guards the fields below; Exclusive holds it for its whole test.
 	mu       sync.Mutex
-	up       bool  // Up succeeded in this process since the last Exclusive
-	startErr error // Up failed in this process: later Starts fail at once
-	users    *os.File
+	up       bool   // Up succeeded in this process since the last Exclusive
+	startErr error  // Up failed in this process: later Starts fail at once
+	users    func() // releases this binary's shared hold on the users lock
 )
 
 // Name is the e2e cluster's name: $LABMATE_E2E_CLUSTER, else DefaultCluster.
@@ -134,15 +135,11 @@ func Start(t testing.TB) (kubeconfigPath string) {
 func bringUp(t testing.TB, opts sandbox.Options) error {
 	t.Helper()
 	if users == nil {
-		f, err := openLock(lockPath(opts, "users"))
+		unlock, err := acquire(t, lockPath(opts, "users"), false, "a test that starts and stops the e2e cluster itself")
 		if err != nil {
 			return err
 		}
-		if err := acquire(t, f, false, "a test that starts and stops the e2e cluster itself"); err != nil {
-			f.Close()
-			return err
-		}
-		users = f
+		users = unlock
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -162,36 +159,31 @@ func Exclusive(t *testing.T) sandbox.Options {
 	opts := options(t)
 	mu.Lock()
 	hadShared := users != nil
-	f := users
-	if f == nil {
-		var err error
-		if f, err = openLock(lockPath(opts, "users")); err != nil {
-			mu.Unlock()
-			t.Fatal(err)
-		}
-	} else {
+	if hadShared {
 		// Drop this binary's own shared hold first: flock would count it
 		// as another user and wait for ever.
-		unlockFile(f)
-	}
-	if err := acquire(t, f, true, "the other test binaries using the e2e cluster to finish"); err != nil {
-		f.Close()
+		users()
 		users = nil
+	}
+	path := lockPath(opts, "users")
+	unlock, err := acquire(t, path, true, "the other test binaries using the e2e cluster to finish")
+	if err != nil {
 		mu.Unlock()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
 		defer mu.Unlock()
 		up, startErr = false, nil
+		unlock()
 		if !hadShared {
-			f.Close()
 			return
 		}
-		if err := acquire(t, f, false, "the e2e cluster's users lock"); err != nil {
+		shared, err := acquire(t, path, false, "the e2e cluster's users lock")
+		if err != nil {
 			t.Error(err)
-			f.Close()
-			users = nil
+			return
 		}
+		users = shared
 	})
 	return opts
 }
@@ -206,15 +198,11 @@ func Exclusive(t *testing.T) sandbox.Options {
 func LockLab(tb testing.TB) {
 	tb.Helper()
 	opts := options(tb)
-	f, err := openLock(lockPath(opts, "lab"))
+	unlock, err := acquire(tb, lockPath(opts, "lab"), true, "the lab lock (another e2e test is changing the lab's objects)")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if err := acquire(tb, f, true, "the lab lock (another e2e test is changing the lab's objects)"); err != nil {
-		f.Close()
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { f.Close() })
+	tb.Cleanup(unlock)
 }
 
 // lockPath is the cluster's lock file of this kind: LockDir()/<name>-<kind>.lock.
@@ -222,17 +210,9 @@ func lockPath(opts sandbox.Options, kind string) string {
 	return filepath.Join(LockDir(), opts.Name+"-"+kind+".lock")
 }
 
-// openLock opens (creating) a lock file and its directory.
-func openLock(path string) (*os.File, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	return os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
-}
-
-// acquire takes the lock on f, exclusive or shared, logging once when it
-// has to wait (for what) and giving up at the test's deadline.
-func acquire(tb testing.TB, f *os.File, exclusive bool, what string) error {
+// acquire takes the lock at path, exclusive or shared, logging once when
+// it has to wait (for what) and giving up at the test's deadline.
+func acquire(tb testing.TB, path string, exclusive bool, what string) (unlock func(), err error) {
 	tb.Helper()
 	limit := time.Now().Add(lockWait)
 	if d, ok := tb.(interface{ Deadline() (time.Time, bool) }); ok {
@@ -242,7 +222,7 @@ func acquire(tb testing.TB, f *os.File, exclusive bool, what string) error {
 	}
 	ctx, cancel := context.WithDeadline(context.Background(), limit)
 	defer cancel()
-	return lockFile(ctx, f, exclusive, func() { tb.Logf("waiting for %s (%s)", what, f.Name()) })
+	return lockfile.Lock(ctx, path, lockfile.Options{Shared: !exclusive, Waiting: func() { tb.Logf("waiting for %s (%s)", what, path) }})
 }
 
 // RESTConfig is Start plus a client config for the e2e cluster.

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/glamour/styles"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
+	"golang.org/x/term"
 
 	"github.com/labhub/labmate/checks"
 )
@@ -186,10 +187,9 @@ func DetectProfile(out *os.File) termenv.Profile {
 	return termenv.NewOutput(out).EnvColorProfile()
 }
 
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// isTerminal is x/term's test: a character device such as /dev/null is
+// not a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 func uintPtr(u uint) *uint    { return &u }
 func strPtr(s string) *string { return &s }

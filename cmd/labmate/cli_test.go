@@ -1,0 +1,223 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// With LABMATE_TEST_AS_LABMATE=1 the test binary is labmate itself, so a
+// test can put it on PATH under that name (completion scripts call it).
+func TestMain(m *testing.M) {
+	if os.Getenv("LABMATE_TEST_AS_LABMATE") == "1" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+func runStreams(args ...string) (code int, stdout, stderr string) {
+	var out, errOut strings.Builder
+	code = runWith(args, ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// english are pieces of cobra's and pflag's own English help and errors.
+var english = []string{"Usage:", "Flags:", "Global Flags", "Available Commands", "Examples:", "Use \"", "help for",
+	"(default", "[flags]", "[command]", "Error:", "unknown", "invalid argument", "Additional help"}
+
+func allCommands(cmd *cobra.Command) []*cobra.Command {
+	out := []*cobra.Command{cmd}
+	for _, sub := range cmd.Commands() {
+		out = append(out, allCommands(sub)...)
+	}
+	return out
+}
+
+// Every command's --help exits 0 and is Korean, generated and complete:
+// every flag it takes is listed, and no English heading slips through.
+func TestEveryHelpIsKoreanAndComplete(t *testing.T) {
+	root := newRootCmd(ioStreams{})
+	cmds := allCommands(root)
+	if len(cmds) < 12 {
+		t.Fatalf("only %d commands in the tree", len(cmds))
+	}
+	for _, cmd := range cmds {
+		path := strings.Fields(cmd.CommandPath())[1:]
+		t.Run(strings.Join(append([]string{"labmate"}, path...), "_"), func(t *testing.T) {
+			code, out, errOut := runStreams(append(path, "--help")...)
+			if code != exitOK || errOut != "" {
+				t.Fatalf("exit %d, stderr %q", code, errOut)
+			}
+			about, _, _ := strings.Cut(cmd.Long+"\n", "\n")
+			if cmd.Long == "" {
+				about = cmd.Short
+			}
+			if !strings.Contains(out, "사용법:") || about == "" || !strings.Contains(out, about) {
+				t.Errorf("help lacks the usage heading or the short text:\n%s", out)
+			}
+			for _, e := range english {
+				if strings.Contains(out, e) {
+					t.Errorf("help contains %q:\n%s", e, out)
+				}
+			}
+			cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) { checkFlag(t, out, f) })
+			cmd.LocalFlags().VisitAll(func(f *pflag.Flag) { checkFlag(t, out, f) })
+		})
+	}
+}
+
+func checkFlag(t *testing.T, help string, f *pflag.Flag) {
+	t.Helper()
+	if !strings.Contains(help, "--"+f.Name) || !strings.Contains(help, f.Usage) {
+		t.Errorf("help lacks --%s with its text", f.Name)
+	}
+	if f.Usage == "" || !strings.ContainsFunc(f.Usage, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 }) {
+		t.Errorf("--%s has no Korean usage text: %q", f.Name, f.Usage)
+	}
+}
+
+// A bad command line exits 2 with a Korean message and the usage line on
+// stderr, nothing on stdout.
+func TestUsageErrorsAreKorean(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--bogus"}, "알 수 없는 플래그입니다: --bogus"},
+		{[]string{"-x"}, "알 수 없는 플래그입니다: -x"},
+		{[]string{"chekc"}, "혹시 이 명령인가요? check"},
+		{[]string{"check", "--step", "x"}, "--step 의 값 x"},
+		{[]string{"check", "--step"}, "--step 에는 값이 필요합니다"},
+		{[]string{"check", "extra"}, "필요 없는 인자가 있습니다: extra"},
+		{[]string{"check", "--replay", "reference", "--watch"}, "--replay 는 --watch"},
+		{[]string{"replay", "a", "b"}, "필요 없는 인자가 있습니다: b"},
+		{[]string{"sandbox"}, "할 일을 고르세요"},
+		{[]string{"sandbox", "sideways"}, "알 수 없는 명령입니다: sideways"},
+		{[]string{"completion", "tcsh"}, "셸을 하나 고르세요"},
+		{[]string{"help", "nope"}, "알 수 없는 명령입니다: nope"},
+		{[]string{"report", "--timeout", "soon"}, "--timeout 의 값 soon"},
+	} {
+		code, out, errOut := runStreams(tc.args...)
+		if code != exitUsage || out != "" {
+			t.Errorf("%v: exit %d, stdout %q", tc.args, code, out)
+		}
+		if !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "사용법: labmate") {
+			t.Errorf("%v: stderr lacks %q or the usage line:\n%s", tc.args, tc.want, errOut)
+		}
+		for _, e := range english {
+			if strings.Contains(errOut, e) {
+				t.Errorf("%v: stderr contains %q:\n%s", tc.args, e, errOut)
+			}
+		}
+	}
+}
+
+func TestVersionFromBuildInfo(t *testing.T) {
+	info := func(main string, settings ...debug.BuildSetting) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Version: main}, Settings: settings}, true
+		}
+	}
+	rev := debug.BuildSetting{Key: "vcs.revision", Value: "0123456789abcdef0123"}
+	dirty := debug.BuildSetting{Key: "vcs.modified", Value: "true"}
+	for _, tc := range []struct {
+		injected string
+		info     func() (*debug.BuildInfo, bool)
+		want     string
+	}{
+		{"v1.2.3", info("(devel)", rev), "v1.2.3"},
+		{"dev", info("(devel)", rev), "dev (0123456789ab)"},
+		{"dev", info("(devel)", rev, dirty), "dev (0123456789ab, 커밋되지 않은 변경 포함)"},
+		{"dev", info("v0.4.0"), "v0.4.0"},
+		{"dev", func() (*debug.BuildInfo, bool) { return nil, false }, "dev"},
+	} {
+		if got := versionString(tc.injected, tc.info); got != tc.want {
+			t.Errorf("versionString(%q) = %q, want %q", tc.injected, got, tc.want)
+		}
+	}
+	if code, out, _ := runStreams("version"); code != exitOK || !strings.HasPrefix(out, "labmate ") {
+		t.Errorf("labmate version: exit %d, %q", code, out)
+	}
+}
+
+// Flag values complete: --context from the kubeconfig, --step from the
+// lab's steps, --lab from the installed labs.
+func TestFlagValueCompletion(t *testing.T) {
+	kc := filepath.Join(t.TempDir(), "config")
+	os.WriteFile(kc, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "http://127.0.0.1:1"}}]
+users: [{name: u, user: {}}]
+contexts:
+- {name: lab-a, context: {cluster: c, user: u}}
+- {name: lab-b, context: {cluster: c, user: u}}
+current-context: lab-a
+`), 0o600)
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"__complete", "--kubeconfig", kc, "--context", ""}, []string{"lab-a", "lab-b"}},
+		{[]string{"__complete", "check", "--step", ""}, []string{"1\t", "8\t"}},
+		{[]string{"__complete", "reset", "--step", ""}, []string{"3\t"}},
+		{[]string{"__complete", "--lab", ""}, []string{"gpu-incident\t"}},
+		{[]string{"__complete", "completion", ""}, []string{"bash", "zsh", "fish", "powershell"}},
+		{[]string{"__complete", "sandbox", ""}, []string{"up\t", "down\t", "status\t", "build\t"}},
+	} {
+		code, out, _ := runStreams(tc.args...)
+		if code != exitOK {
+			t.Errorf("%v: exit %d", tc.args, code)
+		}
+		lines := strings.Split(out, "\n")
+		for _, w := range tc.want {
+			if !slices.ContainsFunc(lines, func(l string) bool { return strings.HasPrefix(l, w) }) {
+				t.Errorf("%v: no completion %q in\n%s", tc.args, w, out)
+			}
+		}
+	}
+}
+
+// The completion scripts load in real shells, with labmate on PATH (the
+// test binary, run as labmate).
+func TestCompletionScriptsLoad(t *testing.T) {
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := t.TempDir()
+	if err := os.Symlink(self, filepath.Join(bin, "labmate")); err != nil {
+		t.Fatal(err)
+	}
+	env := append(os.Environ(), "LABMATE_TEST_AS_LABMATE=1", "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	shells := []struct{ shell, script, want string }{
+		{"bash", "source <(labmate completion bash); complete -p labmate", "complete -o default -F __start_labmate labmate"},
+		{"zsh", "autoload -U compinit; compinit -u; source <(labmate completion zsh); print -r -- ${_comps[labmate]}", "_labmate"},
+	}
+	for _, sh := range shells {
+		t.Run(sh.shell, func(t *testing.T) {
+			path, err := exec.LookPath(sh.shell)
+			if err != nil {
+				// CI installs both (.ci/run) and runs the full suite with
+				// LABMATE_E2E=1, where a missing shell fails; a developer
+				// machine may lack zsh.
+				if sh.shell == "bash" || os.Getenv("LABMATE_E2E") == "1" {
+					t.Fatalf("%s is not installed", sh.shell)
+				}
+				t.Skipf("%s is not installed (apt-get install zsh)", sh.shell)
+			}
+			cmd := exec.Command(path, "-c", sh.script)
+			cmd.Env = append(env, "HOME="+t.TempDir())
+			out, err := cmd.CombinedOutput()
+			if err != nil || !strings.Contains(string(out), sh.want) {
+				t.Errorf("%s: %v\n%s", sh.shell, err, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,190 @@
+// Package kubeconfig is labmate's one kubeconfig loader. It decides which
+// file and context to use exactly as kubectl does (--kubeconfig, then the
+// $KUBECONFIG list, then ~/.kube/config), with one addition: when none of
+// those names a file, a fallback (the `labmate sandbox` cluster's
+// kubeconfig) is used if it exists. It never lets an exec credential
+// plugin read the terminal.
+package kubeconfig
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"k8s.io/client-go/util/homedir"
+)
+
+// Options name what the user asked for.
+type Options struct {
+	// Path is --kubeconfig; empty means kubectl's default rules.
+	Path string
+	// Context is --context; empty means the current context.
+	Context string
+	// Fallback is used only when Path and $KUBECONFIG are empty and
+	// ~/.kube/config does not exist.
+	Fallback string
+	// DialTimeout bounds connecting to the API server (default 5s).
+	// Requests get no client timeout: the caller sets one if it wants.
+	DialTimeout time.Duration
+}
+
+// Kind says why loading failed.
+type Kind int
+
+const (
+	// Unreadable: a file exists (or was named) but cannot be read or
+	// parsed.
+	Unreadable Kind = iota + 1
+	// Missing: no kubeconfig anywhere (and no in-cluster config).
+	Missing
+	// NoContext: the requested context is not in the kubeconfig.
+	NoContext
+	// Invalid: the kubeconfig was read but does not make a client
+	// config (no server, bad credentials, ...).
+	Invalid
+)
+
+// Error is a failed load, with the files it looked at.
+type Error struct {
+	Kind Kind
+	// Paths are the files read (or, when none exists, the ones looked
+	// for), in precedence order.
+	Paths []string
+	// Context is the context in use or asked for.
+	Context string
+	// Contexts are the contexts the kubeconfig does have (NoContext).
+	Contexts []string
+	Err      error
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("kubeconfig: %v", e.Err) }
+func (e *Error) Unwrap() error { return e.Err }
+
+// IsMissing reports whether err says there is no kubeconfig at all.
+func IsMissing(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Kind == Missing
+}
+
+// Loaded is a usable client config.
+type Loaded struct {
+	Config *rest.Config
+	// Context is the context in use.
+	Context string
+	// Paths are the files it came from, in precedence order.
+	Paths []string
+}
+
+// Rules are kubectl's default loading rules for o, the fallback applied.
+func Rules(o Options) *clientcmd.ClientConfigLoadingRules {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = o.Path
+	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
+		// clientcmd fixes ~/.kube/config when the process starts; ask for
+		// the home directory now, as kubectl's homedir does.
+		rules.Precedence = []string{filepath.Join(homedir.HomeDir(), clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)}
+	}
+	if o.Path == "" && o.Fallback != "" && os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" &&
+		!slices.ContainsFunc(rules.Precedence, isFile) && isFile(o.Fallback) {
+		rules.ExplicitPath = o.Fallback
+	}
+	return rules
+}
+
+// Paths are the files the rules read: the explicit one, or those of the
+// precedence list that exist (all of them when none does).
+func Paths(rules *clientcmd.ClientConfigLoadingRules) []string {
+	if rules.ExplicitPath != "" {
+		return []string{rules.ExplicitPath}
+	}
+	var found []string
+	for _, p := range rules.GetLoadingPrecedence() {
+		if isFile(p) {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 0 {
+		return rules.GetLoadingPrecedence()
+	}
+	return found
+}
+
+func isFile(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// clientConfig is the non-interactive client config for o.
+func clientConfig(o Options) (clientcmd.ClientConfig, *clientcmd.ClientConfigLoadingRules) {
+	rules := Rules(o)
+	return clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: o.Context}), rules
+}
+
+// Load reads the kubeconfig o names and returns a client config that never
+// prompts. Failures are *Error.
+func Load(o Options) (*Loaded, error) {
+	cc, rules := clientConfig(o)
+	paths := Paths(rules)
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return nil, &Error{Kind: Unreadable, Paths: paths, Context: o.Context, Err: err}
+	}
+	ctxName := raw.CurrentContext
+	if o.Context != "" {
+		ctxName = o.Context
+	}
+	cfg, err := cc.ClientConfig()
+	switch {
+	case err != nil && clientcmd.IsEmptyConfig(err):
+		return nil, &Error{Kind: Missing, Paths: paths, Context: ctxName, Err: err}
+	case err != nil && o.Context != "" && raw.Contexts[o.Context] == nil:
+		return nil, &Error{Kind: NoContext, Paths: paths, Context: o.Context, Contexts: contextNames(raw), Err: err}
+	case err != nil:
+		return nil, &Error{Kind: Invalid, Paths: paths, Context: ctxName, Err: err}
+	}
+	cfg = rest.CopyConfig(cfg)
+	// An exec credential plugin must never read the terminal labmate owns.
+	if cfg.ExecProvider != nil {
+		cfg.ExecProvider.InteractiveMode = clientcmdapi.NeverExecInteractiveMode
+		cfg.ExecProvider.StdinUnavailable = true
+		cfg.ExecProvider.StdinUnavailableMessage = "labmate runs credential plugins without a terminal"
+	}
+	dial := o.DialTimeout
+	if dial <= 0 {
+		dial = 5 * time.Second
+	}
+	cfg.Dial = (&net.Dialer{Timeout: dial, KeepAlive: 30 * time.Second}).DialContext
+	cfg.Timeout = 0
+	// Many small informers list at start; the default 5 QPS would make
+	// them wait on the client's own rate limiter.
+	cfg.QPS, cfg.Burst = 50, 100
+	cfg.WarningHandler = rest.NoWarnings{}
+	cfg.UserAgent = "labmate"
+	return &Loaded{Config: cfg, Context: ctxName, Paths: paths}, nil
+}
+
+// Contexts lists the context names of the kubeconfig o names, sorted.
+func Contexts(o Options) ([]string, error) {
+	cc, _ := clientConfig(o)
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return nil, err
+	}
+	return contextNames(raw), nil
+}
+
+func contextNames(raw clientcmdapi.Config) []string {
+	names := make([]string, 0, len(raw.Contexts))
+	for k := range raw.Contexts {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return names
+}

@@ -1,0 +1,109 @@
+package kubeconfig
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+func write(t *testing.T, path, server string, exec bool) string {
+	t.Helper()
+	user := "{}"
+	if exec {
+		user = "{exec: {apiVersion: client.authentication.k8s.io/v1, command: /bin/false, interactiveMode: IfAvailable}}"
+	}
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	if err := os.WriteFile(path, []byte(`apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "`+server+`"}}]
+users: [{name: u, user: `+user+`}]
+contexts: [{name: ctx, context: {cluster: c, user: u}}, {name: other, context: {cluster: c, user: u}}]
+current-context: ctx
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// isolate gives the test an empty home and no $KUBECONFIG.
+func isolate(t *testing.T) string {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	return home
+}
+
+// Precedence as kubectl's: --kubeconfig, $KUBECONFIG, ~/.kube/config; the
+// fallback only when none of them names a file.
+func TestPrecedence(t *testing.T) {
+	home := isolate(t)
+	dir := t.TempDir()
+	explicit := write(t, filepath.Join(dir, "explicit"), "https://explicit:1", false)
+	env := write(t, filepath.Join(dir, "env"), "https://env:1", false)
+	fallback := write(t, filepath.Join(dir, "sandbox"), "https://sandbox:1", false)
+
+	load := func(o Options) string {
+		t.Helper()
+		l, err := Load(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l.Config.Host
+	}
+	if got := load(Options{Fallback: fallback}); got != "https://sandbox:1" {
+		t.Errorf("nothing else: %s, want the fallback", got)
+	}
+	write(t, filepath.Join(home, ".kube", "config"), "https://home:1", false)
+	if got := load(Options{Fallback: fallback}); got != "https://home:1" {
+		t.Errorf("with ~/.kube/config: %s", got)
+	}
+	t.Setenv("KUBECONFIG", env+string(os.PathListSeparator)+filepath.Join(dir, "absent"))
+	if got := load(Options{Fallback: fallback}); got != "https://env:1" {
+		t.Errorf("with $KUBECONFIG: %s", got)
+	}
+	if got := load(Options{Path: explicit, Fallback: fallback}); got != "https://explicit:1" {
+		t.Errorf("with --kubeconfig: %s", got)
+	}
+}
+
+func TestFailuresAreTyped(t *testing.T) {
+	isolate(t)
+	var e *Error
+	if _, err := Load(Options{}); !IsMissing(err) || !errors.As(err, &e) || len(e.Paths) == 0 {
+		t.Errorf("no kubeconfig: %v", err)
+	}
+	kc := write(t, filepath.Join(t.TempDir(), "kc"), "https://x:1", false)
+	if _, err := Load(Options{Path: kc, Context: "nope"}); !errors.As(err, &e) || e.Kind != NoContext ||
+		len(e.Contexts) != 2 || e.Contexts[0] != "ctx" {
+		t.Errorf("unknown context: %+v", err)
+	}
+	if _, err := Load(Options{Path: filepath.Join(t.TempDir(), "absent")}); !errors.As(err, &e) || e.Kind != Unreadable {
+		t.Errorf("absent --kubeconfig: %+v", err)
+	}
+	if l, err := Load(Options{Path: kc, Context: "other"}); err != nil || l.Context != "other" {
+		t.Errorf("context override: %+v %v", l, err)
+	}
+	if names, err := Contexts(Options{Path: kc}); err != nil || len(names) != 2 {
+		t.Errorf("Contexts = %v, %v", names, err)
+	}
+}
+
+func TestExecPluginNeverInteractive(t *testing.T) {
+	isolate(t)
+	kc := write(t, filepath.Join(t.TempDir(), "kc"), "https://127.0.0.1:1", true)
+	l, err := Load(Options{Path: kc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := l.Config.ExecProvider
+	if ep == nil || ep.InteractiveMode != clientcmdapi.NeverExecInteractiveMode || !ep.StdinUnavailable {
+		t.Errorf("exec provider = %+v", ep)
+	}
+	if l.Config.Timeout != 0 || l.Config.Dial == nil || l.Config.UserAgent != "labmate" {
+		t.Errorf("config: timeout %s, dial %v, agent %q", l.Config.Timeout, l.Config.Dial != nil, l.Config.UserAgent)
+	}
+}

@@ -1,0 +1,86 @@
+// Package lockfile is labmate's one cross-process lock (flock(2) through
+// github.com/gofrs/flock) and one atomic file write.
+package lockfile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// retry is how often a busy lock is tried again.
+const retry = 200 * time.Millisecond
+
+// Options of Lock.
+type Options struct {
+	// Shared takes a shared (read) lock instead of an exclusive one.
+	Shared bool
+	// Waiting is called once when the lock is busy, before waiting.
+	Waiting func()
+}
+
+// Lock takes the lock on path (created, with its directory, if missing),
+// waiting until ctx ends. unlock releases it; so does the process ending.
+func Lock(ctx context.Context, path string, o Options) (unlock func(), err error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	l := flock.New(path, flock.SetPermissions(0o644))
+	try, tryCtx := l.TryLock, l.TryLockContext
+	if o.Shared {
+		try, tryCtx = l.TryRLock, l.TryRLockContext
+	}
+	ok, err := try()
+	if err == nil && !ok {
+		if o.Waiting != nil {
+			o.Waiting()
+		}
+		ok, err = tryCtx(ctx, retry)
+	}
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if !ok {
+		l.Close()
+		return nil, fmt.Errorf("lock %s: %w", path, ctx.Err())
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
+// WriteAtomic replaces path with data so that a reader (or a crash) sees
+// the old content or the new, never part of it: a temp file beside it,
+// fsync, rename, fsync of the directory.
+func WriteAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // no-op after the rename
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(perm)
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/hack/cluster"
+	"github.com/labhub/labmate/internal/lockfile"
+)
+
+// ErrNoGo is returned when Build needs the go command and it is not on
+// PATH; its text says what to install.
+var ErrNoGo = errors.New(content.Msg("sandbox.build.no_go"))
+
+// Build builds every binary of Binaries into the bin dir from the recipe
+// embedded in labmate (hack/cluster) and the Go module proxy, with
+// progress on opts.Progress. It is idempotent: a stamp file records the
+// versions, the Go version and the recipe's hash, and when it matches and
+// every binary is there Build only says so (unless force). It holds a lock
+// on the bin dir, so concurrent builds wait for each other.
+func Build(ctx context.Context, opts Options, force bool) error {
+	opts = opts.withDefaults()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return ErrNoGo
+	}
+	if err := os.MkdirAll(opts.BinDir, 0o755); err != nil {
+		return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)
+	}
+	unlock, err := lockfile.Lock(ctx, filepath.Join(opts.BinDir, ".lock"), lockfile.Options{
+		Waiting: func() { opts.progress("sandbox.build.waiting", "bin_dir", opts.BinDir) }})
+	if err != nil {
+		return wrapMsg(err, "sandbox.err.lock", "path", filepath.Join(opts.BinDir, ".lock"))
+	}
+	defer unlock()
+
+	goVersion, err := exec.CommandContext(ctx, goBin, "env", "GOVERSION").Output()
+	if err != nil {
+		return wrapMsg(err, "sandbox.build.go_failed", "cmd", "go env GOVERSION", "log", "-")
+	}
+	want := fmt.Sprintf("k8s=%s etcd=%s kwok=%s go=%s recipe=%s", cluster.K8sVersion, cluster.EtcdVersion,
+		cluster.KwokVersion, strings.TrimSpace(string(goVersion)), cluster.Hash())
+	stamp := filepath.Join(opts.BinDir, ".stamp")
+	if have, err := os.ReadFile(stamp); !force && err == nil && strings.TrimSpace(string(have)) == want && CheckBinaries(opts) == nil {
+		opts.progress("sandbox.build.up_to_date", "bin_dir", opts.BinDir)
+		return nil
+	}
+
+	start := time.Now()
+	tmp, err := os.MkdirTemp(opts.BinDir, ".build.")
+	if err != nil {
+		return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)
+	}
+	defer os.RemoveAll(tmp)
+	src := filepath.Join(tmp, "src")
+	for _, m := range cluster.Modules() {
+		for p, data := range m.Files {
+			dst := filepath.Join(src, m.Dir, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", tmp)
+			}
+			if err := os.WriteFile(dst, data, 0o644); err != nil {
+				return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", tmp)
+			}
+		}
+	}
+	logPath := filepath.Join(filepath.Dir(LogFile(opts)), "build.log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return wrapMsg(err, "sandbox.err.log_dir")
+	}
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return wrapMsg(err, "sandbox.err.log_open")
+	}
+	defer logf.Close()
+	out := io.Writer(logf)
+	if opts.Verbose {
+		out = io.MultiWriter(logf, opts.Progress)
+	}
+	goRun := func(dir string, env []string, args ...string) error {
+		cmd := exec.CommandContext(ctx, goBin, args...)
+		cmd.Dir = dir
+		// Never fetch a toolchain, ignore any go.work, no cgo.
+		cmd.Env = append(os.Environ(), append([]string{"GOTOOLCHAIN=local", "GOWORK=off", "CGO_ENABLED=0"}, env...)...)
+		cmd.Stdout, cmd.Stderr = out, out
+		fmt.Fprintf(logf, "\n=== %s (in %s) go %s\n", time.Now().Format(time.RFC3339), dir, strings.Join(args, " "))
+		if err := cmd.Run(); err != nil {
+			return errors.New(content.Msg("sandbox.build.go_failed", "cmd", "go "+strings.Join(args[:1], " "), "log", logPath) + ": " + err.Error())
+		}
+		return nil
+	}
+	modFlags := "GOFLAGS=-mod=mod -buildvcs=false"
+
+	opts.progress("sandbox.build.k8s", "version", cluster.K8sVersion)
+	if err := goRun(filepath.Join(src, "k8s"), []string{modFlags},
+		"build", "-trimpath", "-ldflags="+k8sLdflags(time.Now()), "-o", tmp+string(filepath.Separator), "./cmd/..."); err != nil {
+		return err
+	}
+	opts.progress("sandbox.build.etcd", "version", cluster.EtcdVersion)
+	if err := goRun(filepath.Join(src, "etcd"), []string{modFlags},
+		"build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "etcd"), "."); err != nil {
+		return err
+	}
+	opts.progress("sandbox.build.kwok", "version", cluster.KwokVersion)
+	if err := goRun(tmp, []string{"GOFLAGS=-buildvcs=false", "GOBIN=" + tmp},
+		"install", "-trimpath", "-ldflags=-s -w",
+		"sigs.k8s.io/kwok/cmd/kwok@"+cluster.KwokVersion, "sigs.k8s.io/kwok/cmd/kwokctl@"+cluster.KwokVersion); err != nil {
+		return err
+	}
+	for _, b := range Binaries {
+		if _, err := os.Stat(filepath.Join(tmp, b)); err != nil {
+			return wrapMsg(err, "sandbox.build.missing_after", "binary", b, "log", logPath)
+		}
+	}
+	for _, b := range Binaries {
+		if err := os.Rename(filepath.Join(tmp, b), opts.bin(b)); err != nil {
+			return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)
+		}
+	}
+	if err := lockfile.WriteAtomic(stamp, []byte(want+"\n"), 0o644); err != nil {
+		return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)
+	}
+	opts.progress("sandbox.build.done", "count", len(Binaries), "bin_dir", opts.BinDir, "elapsed", since(start))
+	return nil
+}
+
+// k8sLdflags stamp version metadata the way upstream's
+// hack/lib/version.sh does; kwokctl reads `--version` to pick each
+// component's flags.
+func k8sLdflags(now time.Time) string {
+	minor := strings.SplitN(strings.TrimPrefix(cluster.K8sVersion, "v1."), ".", 2)[0]
+	flags := []string{"-s", "-w"}
+	for _, pkg := range []string{"k8s.io/component-base/version", "k8s.io/client-go/pkg/version"} {
+		flags = append(flags,
+			"-X", pkg+".gitVersion="+cluster.K8sVersion, "-X", pkg+".gitMajor=1", "-X", pkg+".gitMinor="+minor,
+			"-X", pkg+".gitTreeState=clean", "-X", pkg+".buildDate="+now.UTC().Format("2006-01-02T15:04:05Z"))
+	}
+	return strings.Join(flags, " ")
+}

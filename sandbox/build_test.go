@@ -1,0 +1,81 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/hack/cluster"
+)
+
+// The embedded recipe is complete: both modules with their go.mod (under
+// its real name) and go.sum, and the k8s module's four commands.
+func TestRecipeEmbedded(t *testing.T) {
+	mods := cluster.Modules()
+	if len(mods) != 2 {
+		t.Fatalf("%d modules", len(mods))
+	}
+	for _, m := range mods {
+		for _, f := range []string{"go.mod", "go.sum"} {
+			if len(m.Files[f]) == 0 {
+				t.Errorf("%s: no %s", m.Dir, f)
+			}
+		}
+		if _, ok := m.Files["go.mod.in"]; ok {
+			t.Errorf("%s: go.mod.in not renamed", m.Dir)
+		}
+	}
+	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"} {
+		if len(mods[0].Files["cmd/"+c+"/main.go"]) == 0 {
+			t.Errorf("k8s recipe lacks cmd/%s", c)
+		}
+	}
+	if !strings.Contains(string(mods[0].Files["go.mod"]), "k8s.io/kubernetes "+cluster.K8sVersion) {
+		t.Errorf("k8s go.mod does not require %s", cluster.K8sVersion)
+	}
+}
+
+// With every binary there and the stamp matching, Build only says so;
+// without go it says what to install.
+func TestBuildIdempotentAndNoGo(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the sandbox runs on Unix only")
+	}
+	dir := isolate(t)
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	for _, b := range Binaries {
+		os.WriteFile(filepath.Join(bin, b), []byte("#!/bin/sh\n"), 0o755)
+	}
+	goVersion, err := exec.Command("go", "env", "GOVERSION").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stamp := fmt.Sprintf("k8s=%s etcd=%s kwok=%s go=%s recipe=%s\n", cluster.K8sVersion, cluster.EtcdVersion,
+		cluster.KwokVersion, strings.TrimSpace(string(goVersion)), cluster.Hash())
+	os.WriteFile(filepath.Join(bin, ".stamp"), []byte(stamp), 0o644)
+	var progress strings.Builder
+	if err := Build(context.Background(), Options{BinDir: bin, Progress: &progress}, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := content.Msg("sandbox.build.up_to_date", "bin_dir", bin); strings.TrimSpace(progress.String()) != want {
+		t.Errorf("progress = %q, want %q", progress.String(), want)
+	}
+
+	t.Setenv("PATH", t.TempDir())
+	if err := Build(context.Background(), Options{BinDir: bin}, false); !errors.Is(err, ErrNoGo) || !strings.Contains(err.Error(), "https://go.dev/dl") {
+		t.Errorf("Build without go = %v", err)
+	}
+	os.Remove(filepath.Join(bin, "kwok"))
+	var mb *MissingBinariesError
+	if err := Up(context.Background(), Options{BinDir: bin, Build: true}); !errors.As(err, &mb) || !strings.Contains(err.Error(), content.Msg("sandbox.go_missing")) {
+		t.Errorf("Up without go and a binary = %v", err)
+	}
+}
