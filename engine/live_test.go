@@ -22,7 +22,7 @@ import (
 type liveLab struct {
 	t       *testing.T
 	root    string
-	reports chan engine.Report
+	reports <-chan engine.Report
 	last    engine.Report
 }
 
@@ -37,13 +37,12 @@ func startLive(t testing.TB, debounce time.Duration) *liveLab {
 		files.New(files.Options{Root: root, Paths: e.Files(), Debounce: debounce}),
 		scriptprobe.New(root, e.Probes(), scriptprobe.Options{}),
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	l := &liveLab{root: root, reports: make(chan engine.Report, 1)}
+	reports, stop := e.Start(context.Background(), srcs)
+	t.Cleanup(stop)
+	l := &liveLab{root: root, reports: reports}
 	if tt, ok := t.(*testing.T); ok {
 		l.t = tt
 	}
-	go e.Run(ctx, srcs, l.reports)
 	return l
 }
 
