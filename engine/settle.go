@@ -92,7 +92,9 @@ func (g *settleGate) fileChanged(path string, now time.Time) {
 		return
 	}
 	b, ok := g.dirty[path]
-	if !ok {
+	if !ok || !now.Before(g.deadline(b)) {
+		// A new burst: the last one went quiet, even if no evaluation
+		// since noticed.
 		b.first = now
 	}
 	b.last = now

@@ -116,6 +116,19 @@ func TestGateCapsTheHoldUnderConstantChange(t *testing.T) {
 	}
 }
 
+// A burst that went quiet with nothing held is over even if no
+// evaluation noticed: the next save starts a new window, not one capped
+// by the old burst's start.
+func TestGateStartsANewBurstAfterQuiet(t *testing.T) {
+	g := gate(report(true, step(1, checks.Passed), step(2, checks.Passed)))
+	g.fileChanged("a", ms(0))
+	g.fileChanged("a", ms(300))
+	got, wake := g.view(report(true, step(1, checks.Failed), step(2, checks.Passed)), ms(301))
+	if got.Step(1).Status != checks.Passed || wake != ms(340) {
+		t.Fatalf("got %s, wake %v; want held until +340ms", got.Step(1).Status, wake.Sub(t0))
+	}
+}
+
 func TestGateHoldsNothingBeforeReady(t *testing.T) {
 	g := gate(report(false, step(1, checks.Passed), step(2, checks.Passed)))
 	g.fileChanged("a", ms(0))
