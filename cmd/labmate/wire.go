@@ -38,6 +38,7 @@ type common struct {
 	kubeconfig string
 	kubeCtx    string
 	noCluster  bool
+	poll       bool // --poll: poll the lab's files instead of file events
 	logFile    string
 	stateDir   string
 	lab        string
@@ -51,6 +52,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
 	fs.StringVar(&c.kubeCtx, "context", "", content.Msg("cli.flag.context"))
 	fs.BoolVar(&c.noCluster, "no-cluster", false, content.Msg("cli.flag.no_cluster"))
+	fs.BoolVar(&c.poll, "poll", false, content.Msg("cli.flag.poll"))
 	fs.StringVar(&c.logFile, "log", "", content.Msg("cli.flag.log"))
 	fs.StringVar(&c.stateDir, "state-dir", "", content.Msg("cli.flag.state_dir"))
 	fs.StringVar(&c.lab, "lab", content.DefaultLabID, content.Msg("cli.flag.lab"))
@@ -128,7 +130,10 @@ func (c *common) build() (*setup, error) {
 		}
 	}
 	s.engine = engine.New(cfg)
-	s.files = files.New(files.Options{Root: root, Paths: s.engine.Files()})
+	s.files = files.New(files.Options{Root: root, Paths: s.engine.Files(), Poll: c.poll})
+	if fs := s.files.Polling(); fs != "" && !c.poll {
+		s.warnings = append(s.warnings, content.Msg("cli.polling", "fs", fs))
+	}
 	s.sources = append(s.sources, s.files)
 	if err := s.addSources(c, !c.lenient); err != nil {
 		return nil, err
