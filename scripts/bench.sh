@@ -23,13 +23,24 @@ bench_save_to_result() {
   go test ./engine -run '^$' -bench FileWriteToResult -benchtime 100x -count 3
 }
 
-# Idle CPU of the real binary polling the lab's files (--poll), 10 s.
+# Idle CPU of the real binary polling the lab's files (--poll) against
+# file events: `check --watch` over 20 s, then the TUI in tmux over 10 s.
 bench_poll_idle() {
-  command -v tmux >/dev/null || return 0
-  echo "== idle CPU of the real binary with --poll over 10 s (real tmux)"
-  local root
+  local root mode pid a b
   root="$(mktemp -d)"
   cp -r content/gpu-incident/reference/etc "$root/"
+  for mode in "" --poll; do
+    "$bin" check --watch --json --no-cluster --root "$root" --state-dir "$(mktemp -d)" $mode >/dev/null &
+    pid=$!
+    sleep 2
+    a=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    sleep 20
+    b=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
+    kill "$pid"
+    echo "== idle check --watch ${mode:-(file events)}: $((b - a)) ticks of $(getconf CLK_TCK) Hz in 20 s"
+  done
+  command -v tmux >/dev/null || return 0
+  echo "== idle CPU of the real binary with --poll over 10 s (real tmux)"
   sh tui/testdata/idle-cpu.sh 10 "$bin" --root "$root" --no-cluster --poll
 }
 
