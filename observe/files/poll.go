@@ -68,10 +68,17 @@ func (s *Source) poll(ctx context.Context, out chan<- observe.Observation) error
 				moved = append(moved, p)
 			}
 		}
-		if len(moved) == 0 {
-			if n%pollFullEvery == 0 {
-				s.scan(ctx, out, s.opts.Paths, false)
+		if len(moved) == 0 && n%pollFullEvery == 0 {
+			// The content changed without its size or mtime moving:
+			// treated like any change, it must hold still before it is
+			// emitted (it may be read in the middle of a write).
+			for _, p := range s.opts.Paths {
+				if s.differs(p) {
+					moved = append(moved, p)
+				}
 			}
+		}
+		if len(moved) == 0 {
 			continue
 		}
 		// Something is being written: read it once it has held still
@@ -108,4 +115,14 @@ func (s *Source) settle(ctx context.Context, moved []string, looks map[string]st
 		}
 		t.Reset(s.opts.Debounce)
 	}
+}
+
+// differs reads p and reports whether it differs from what was last
+// emitted.
+func (s *Source) differs(p string) bool {
+	f := Read(s.opts.Root, p)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	prev, seen := s.last[p]
+	return !seen || !sameFile(prev, f)
 }
