@@ -130,6 +130,7 @@ func Run(ctx context.Context, opts Options) Result {
 		{[]string{"kubeconfig", "apiserver", "nodes"}, func(ctx context.Context) []Finding { return kubeProbe(ctx, opts) }},
 		{[]string{"root"}, func(ctx context.Context) []Finding { return []Finding{rootProbe(opts)} }},
 		{[]string{"watcher", "inotify"}, func(ctx context.Context) []Finding { return watcherProbe(ctx, opts) }},
+		{[]string{"polling"}, func(ctx context.Context) []Finding { return []Finding{pollingProbe(opts)} }},
 		{[]string{"state"}, func(ctx context.Context) []Finding { return []Finding{stateProbe(opts)} }},
 		{[]string{"terminal", "locale"}, func(ctx context.Context) []Finding { return terminalProbe(opts) }},
 		{[]string{"tmux"}, func(ctx context.Context) []Finding { return tmuxProbe(ctx, opts) }},

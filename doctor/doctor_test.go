@@ -107,7 +107,7 @@ func TestNoKubeconfig(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("KUBECONFIG", filepath.Join(home, "nothing-here"))
 	r := within(t, opts(t))
-	expect(t, r, map[string]Verdict{"kubeconfig": Fail, "apiserver": Skip, "nodes": Skip, "root": OK, "watcher": OK})
+	expect(t, r, map[string]Verdict{"kubeconfig": Fail, "apiserver": Skip, "nodes": Skip, "root": OK, "watcher": OK, "polling": OK})
 	if f := byID(t, r, "kubeconfig"); !strings.Contains(f.Fix, "labmate sandbox up") {
 		t.Errorf("no fix for a missing kubeconfig: %q", f.Fix)
 	}

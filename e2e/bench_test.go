@@ -40,8 +40,8 @@ func BenchmarkNodePatchToReport(b *testing.B) {
 		b.Fatal(err)
 	}
 	e := engine.New(engine.Config{Lab: lab, Steps: checks.Labs[lab.ID], Root: b.TempDir()})
-	reports := make(chan engine.Report, 1)
-	go e.Run(ctx, []observe.Source{src}, reports)
+	reports, stop := e.Start(ctx, []observe.Source{src})
+	b.Cleanup(stop)
 
 	// shows reports whether a report carries the node's amount in step
 	// 6's observed GPU table.

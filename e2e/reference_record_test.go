@@ -99,10 +99,7 @@ func TestRecordReference(t *testing.T) {
 		scriptprobe.New(root, e.Probes(), scriptprobe.Options{}),
 		csrc,
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	reports := make(chan engine.Report, 1)
-	done := make(chan struct{})
-	go func() { defer close(done); e.Run(runCtx, sources, reports) }()
+	reports, stop := e.Start(ctx, sources)
 	w := &refWalk{t: t, ctx: ctx, cs: cs, root: root, answers: refAnswers, reports: reports}
 	w.waitReady()
 
@@ -164,7 +161,6 @@ func TestRecordReference(t *testing.T) {
 	w.passed(8)
 
 	stop()
-	<-done
 	if err := rec.Close(); err != nil || rec.Err() != nil {
 		t.Fatalf("recorder: %v %v", err, rec.Err())
 	}

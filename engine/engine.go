@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/labhub/labmate/checks"
@@ -80,10 +81,15 @@ type Config struct {
 	// Tap, if set, sees every observation the engine applies, in order
 	// (the recorder).
 	Tap func(observe.Observation)
+	// Settle is how long a file must be quiet before a result it made
+	// worse is shown (default 40ms; negative: show every result at once).
+	// MaxHold caps that wait while a file keeps changing (default 250ms).
+	Settle  time.Duration
+	MaxHold time.Duration
 }
 
 // Engine evaluates a lab. Apply and Evaluate must be called from one
-// goroutine (Run does that).
+// goroutine (Start does that).
 type Engine struct {
 	cfg      Config
 	store    *observe.Store
@@ -140,7 +146,7 @@ func (e *Engine) Witness() checks.Witness {
 }
 
 // SetTap sets the function that sees every applied observation (the
-// recorder). Call it before Run.
+// recorder). Call it before Start.
 func (e *Engine) SetTap(tap func(observe.Observation)) { e.cfg.Tap = tap }
 
 // Apply folds one observation in and updates the memory of the past.
@@ -262,11 +268,43 @@ type Reactor interface {
 	Offer(f observe.FileObs)
 }
 
-// Run starts the sources, applies what they observe, and sends a report
-// to out after every burst of observations that changed a result. Only the
-// newest report is kept when the reader is slow. Run returns when ctx is
-// done.
-func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Report) {
+// Start runs the engine over sources in a goroutine it owns and returns
+// its reports: one after every burst of observations that changed what a
+// learner sees, only the newest kept when the reader is slow. stop ends
+// the engine (as does ctx) and returns once its goroutine is gone, so a
+// caller may close what the sources and the tap write to. It is the one
+// way to run an engine: the TUI, `check`, `check --watch` and replay all
+// use it.
+func (e *Engine) Start(ctx context.Context, sources []observe.Source) (reports <-chan Report, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	out := make(chan Report, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		e.run(ctx, sources, out, realClock{})
+	}()
+	var once sync.Once
+	return out, func() { once.Do(func() { cancel(); <-done }) }
+}
+
+// clock is time for the engine loop; tests drive a fake one.
+type clock interface {
+	Now() time.Time
+	// After returns a channel that receives once d has passed.
+	After(d time.Duration) (c <-chan time.Time, stop func())
+}
+
+type realClock struct{}
+
+func (realClock) Now() time.Time { return time.Now() }
+func (realClock) After(d time.Duration) (<-chan time.Time, func()) {
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
+}
+
+// run applies what the sources observe and publishes through the settle
+// gate (settle.go) until ctx is done.
+func (e *Engine) run(ctx context.Context, sources []observe.Source, out chan Report, clk clock) {
 	in := make(chan observe.Observation, 256)
 	errs := make(chan sourceErr, len(sources))
 	var reactors []Reactor
@@ -279,16 +317,26 @@ func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Rep
 		go runSource(ctx, src, in, errs)
 	}
 
-	var last *Report
+	gate := newSettleGate(e.cfg.Settle, e.cfg.MaxHold, e.stepFiles())
+	var (
+		wakeC    <-chan time.Time
+		stopWake = func() {}
+	)
 	publish := func() {
 		defer e.recoverInto("publish")
-		rep := e.Evaluate()
-		if last != nil && sameResults(last, &rep) {
+		rep, wake := gate.view(e.Evaluate(), clk.Now())
+		stopWake()
+		wakeC, stopWake = nil, func() {}
+		if !wake.IsZero() {
+			wakeC, stopWake = clk.After(wake.Sub(clk.Now()))
+		}
+		if gate.published != nil && sameResults(gate.published, &rep) {
 			return
 		}
-		last = &rep
+		gate.shown(rep)
 		SendLatest(ctx, out, rep)
 	}
+	defer func() { stopWake() }()
 	publish()
 	for {
 		select {
@@ -299,14 +347,19 @@ func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Rep
 			// A failed source never syncs; do not keep callers waiting on it.
 			e.Apply(observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: se.name}})
 			publish()
+		case <-wakeC:
+			// The held files have been quiet for the settle window: show
+			// what they now say. The file source re-read them when they
+			// went quiet; a change it found arrived as an observation.
+			publish()
 		case o := <-in:
-			e.apply(o, reactors)
+			e.apply(o, reactors, gate, clk)
 			// Coalesce whatever else is already queued into one evaluation.
 		drain:
 			for {
 				select {
 				case o := <-in:
-					e.apply(o, reactors)
+					e.apply(o, reactors, gate, clk)
 				default:
 					break drain
 				}
@@ -314,6 +367,19 @@ func (e *Engine) Run(ctx context.Context, sources []observe.Source, out chan Rep
 			publish()
 		}
 	}
+}
+
+// stepFiles maps each lab step number to the files its checks read.
+func (e *Engine) stepFiles() map[int][]string {
+	byID := map[string][]string{}
+	for _, s := range e.cfg.Steps {
+		byID[s.ID] = s.Files
+	}
+	out := map[int][]string{}
+	for _, ls := range e.cfg.Lab.Steps {
+		out[ls.Number] = byID[ls.ID]
+	}
+	return out
 }
 
 // SendLatest hands rep to a reader through a one-slot channel without
@@ -335,10 +401,11 @@ func SendLatest(ctx context.Context, out chan Report, rep Report) {
 	}
 }
 
-func (e *Engine) apply(o observe.Observation, reactors []Reactor) {
+func (e *Engine) apply(o observe.Observation, reactors []Reactor, gate *settleGate, clk clock) {
 	defer e.recoverInto("apply")
 	e.Apply(o)
 	if o.File != nil {
+		gate.fileChanged(o.File.Path, clk.Now())
 		for _, r := range reactors {
 			r.Offer(*o.File)
 		}
@@ -381,12 +448,12 @@ func sameResults(a, b *Report) bool {
 func (e *Engine) Once(ctx context.Context, sources []observe.Source, timeout time.Duration) Report {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	out := make(chan Report, 1)
-	go e.Run(ctx, sources, out)
+	reports, stop := e.Start(ctx, sources)
+	defer stop()
 	var last Report
 	for {
 		select {
-		case rep := <-out:
+		case rep := <-reports:
 			last = rep
 			if rep.Ready {
 				return rep

@@ -137,8 +137,8 @@ func TestRunPublishesOnlyChangesAndReadiness(t *testing.T) {
 	src := &chanSource{name: "s", obs: make(chan observe.Observation)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out := make(chan Report, 1)
-	go e.Run(ctx, []observe.Source{src}, out)
+	out, stop := e.Start(ctx, []observe.Source{src})
+	defer stop()
 
 	if r := next(t, out); r.Ready {
 		t.Fatal("ready before the source synced")
@@ -179,8 +179,8 @@ func TestSlowReaderGetsNewestReport(t *testing.T) {
 	src := &chanSource{name: "s", obs: make(chan observe.Observation)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out := make(chan Report, 1)
-	go e.Run(ctx, []observe.Source{src}, out)
+	out, stop := e.Start(ctx, []observe.Source{src})
+	defer stop()
 	for _, body := range []string{"ok", "no", "ok", "no", "ok"} {
 		src.obs <- fileObs("a", body)
 	}
@@ -218,8 +218,8 @@ func TestRunSurvivesPanics(t *testing.T) {
 	src := &chanSource{name: "s", obs: make(chan observe.Observation)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	out := make(chan Report, 1)
-	go e.Run(ctx, []observe.Source{src}, out)
+	out, stop := e.Start(ctx, []observe.Source{src})
+	defer stop()
 	next(t, out)
 	src.obs <- fileObs("a", "boom")
 	r := next(t, out)

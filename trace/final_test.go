@@ -234,13 +234,11 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	}
 	t.Logf("%d records, %d status changes, first passed: %v", len(tr.Records), len(changes), FirstPassed(changes))
 
-	// The same trace through the replay source and engine.Run ends the same.
+	// The same trace through the replay source and engine.Start ends the same.
 	e := engine.New(engine.Config{Lab: lab, Steps: steps, Root: tr.Header.Root})
 	src2 := ReplaySource(tr, ReplayOptions{Speed: Instant})
-	rctx, rcancel := context.WithCancel(context.Background())
-	defer rcancel()
-	out := make(chan engine.Report, 1)
-	go e.Run(rctx, []observe.Source{src2}, out)
+	out, stop := e.Start(context.Background(), []observe.Source{src2})
+	defer stop()
 	var last engine.Report
 	deadline := time.After(10 * time.Second)
 	for {
@@ -257,7 +255,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 		break
 	}
 	if !last.Ready || !reflect.DeepEqual(last.Steps, final.Steps) {
-		t.Fatalf("engine.Run over the replay source ended elsewhere (ready %v):\n%s", last.Ready, diffSteps(final.Steps, last.Steps))
+		t.Fatalf("engine.Start over the replay source ended elsewhere (ready %v):\n%s", last.Ready, diffSteps(final.Steps, last.Steps))
 	}
 }
 

@@ -129,15 +129,8 @@ func parseSpeed(s string) (float64, error) {
 
 // run starts the engine over the replay source and returns its reports.
 // stop cancels it and waits for the engine goroutine.
-func (rs *replaySession) run(ctx context.Context) (reports chan engine.Report, stop func()) {
-	ctx, cancel := context.WithCancel(ctx)
-	reports = make(chan engine.Report, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		rs.engine.Run(ctx, []observe.Source{rs.replay}, reports)
-	}()
-	return reports, func() { cancel(); <-done }
+func (rs *replaySession) run(ctx context.Context) (reports <-chan engine.Report, stop func()) {
+	return rs.engine.Start(ctx, []observe.Source{rs.replay})
 }
 
 // printChanges is --no-tui: one line per step status change, stamped with

@@ -117,6 +117,7 @@ func (c *common) bindPersistent(root *cobra.Command) {
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
 	fs.StringVar(&c.kubeCtx, "context", "", content.Msg("cli.flag.context"))
 	fs.BoolVar(&c.noCluster, "no-cluster", false, content.Msg("cli.flag.no_cluster"))
+	fs.BoolVar(&c.poll, "poll", false, content.Msg("cli.flag.poll"))
 	fs.StringVar(&c.logFile, "log", "", content.Msg("cli.flag.log"))
 	fs.StringVar(&c.stateDir, "state-dir", "", content.Msg("cli.flag.state_dir"))
 	fs.StringVar(&c.lab, "lab", content.DefaultLabID, content.Msg("cli.flag.lab"))

@@ -94,7 +94,9 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts.Reports = s.publish(ctx)
+	reports, stop := s.publish(ctx)
+	defer stop()
+	opts.Reports = reports
 	if restore := s.quietStderr(); restore != nil {
 		defer restore()
 	}
@@ -105,13 +107,13 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	return exitOK
 }
 
-// publish runs the engine and hands its reports to the TUI, recording the
-// first time each step passed on the way.
-func (s *setup) publish(ctx context.Context) <-chan engine.Report {
-	raw := make(chan engine.Report, 1)
-	go s.engine.Run(ctx, s.sources, raw)
+// publish starts the engine and hands its reports to the TUI, recording
+// the first time each step passed on the way. stop ends the engine and
+// waits for it.
+func (s *setup) publish(ctx context.Context) (<-chan engine.Report, func()) {
+	raw, stop := s.engine.Start(ctx, s.sources)
 	if s.store == nil {
-		return raw
+		return raw, stop
 	}
 	out := make(chan engine.Report, 1)
 	go func() {
@@ -127,7 +129,7 @@ func (s *setup) publish(ctx context.Context) <-chan engine.Report {
 			}
 		}
 	}()
-	return out
+	return out, stop
 }
 
 // recordPassesQuietly records first passes without writing to the

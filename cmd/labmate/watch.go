@@ -60,17 +60,10 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 20 * time.Second
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	reports := make(chan engine.Report, 1)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		s.engine.Run(ctx, s.sources, reports)
-	}()
-	// The engine goroutine must be gone before the caller closes the log
-	// or reuses the setup.
-	defer func() { cancel(); <-done }()
+	// stop waits for the engine goroutine: it must be gone before the
+	// caller closes the log or reuses the setup.
+	reports, stop := s.engine.Start(ctx, s.sources)
+	defer stop()
 
 	notReady := time.NewTimer(o.ReadyTimeout)
 	defer notReady.Stop()

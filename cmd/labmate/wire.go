@@ -38,6 +38,7 @@ type common struct {
 	kubeconfig string
 	kubeCtx    string
 	noCluster  bool
+	poll       bool // --poll: poll the lab's files instead of file events
 	logFile    string
 	stateDir   string
 	lab        string
@@ -118,7 +119,10 @@ func (c *common) build() (*setup, error) {
 		}
 	}
 	s.engine = engine.New(cfg)
-	s.files = files.New(files.Options{Root: root, Paths: s.engine.Files()})
+	s.files = files.New(files.Options{Root: root, Paths: s.engine.Files(), Poll: c.poll})
+	if fs := s.files.Polling(); fs != "" && !c.poll {
+		s.warnings = append(s.warnings, content.Msg("cli.polling", "fs", fs))
+	}
 	s.sources = append(s.sources, s.files)
 	if err := s.addSources(c, !c.lenient); err != nil {
 		return nil, err

@@ -1,7 +1,13 @@
 // Package files is the source that watches a learner's lab files with
 // fsnotify. It watches directories, not files, so files and folders created
 // later, editors' rename-on-save, deletes and permission changes are all
-// seen; bursts of events are debounced into one re-read.
+// seen. A changed file is read at once (the engine holds a result that got
+// worse until the file is quiet, so a half-written file never shows red),
+// and every file is read again once a burst of events has gone quiet.
+//
+// Where inotify reports nothing for changes made by another machine or
+// layer (NFS, SMB/CIFS, 9p as in WSL2's /mnt/c, FUSE and VM shared
+// folders), the source polls the lab's files instead: see poll.go.
 package files
 
 import (
@@ -9,9 +15,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,11 +35,17 @@ const Name = "files"
 type Options struct {
 	Root  string   // absolute lab root
 	Paths []string // lab-relative, slash-separated files to observe
-	// Debounce is how long to wait after the last event of a burst before
-	// re-reading (default 40ms). MaxDelay caps the wait under a constant
-	// stream of events (default 250ms).
+	// Debounce is how long a burst of events must be quiet before every
+	// file is read again (default 40ms). MaxDelay caps the wait under a
+	// constant stream of events (default 250ms).
 	Debounce time.Duration
 	MaxDelay time.Duration
+	// Poll forces polling instead of file events (`--poll`); without it
+	// the source polls by itself on a filesystem that does not report
+	// changes (PollReason). PollInterval is how often it looks (default
+	// 250ms).
+	Poll         bool
+	PollInterval time.Duration
 }
 
 // Source observes a fixed set of files under a lab root.
@@ -52,11 +66,24 @@ func New(opts Options) *Source {
 	if opts.MaxDelay <= 0 {
 		opts.MaxDelay = 250 * time.Millisecond
 	}
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = 250 * time.Millisecond
+	}
 	return &Source{opts: opts, rescan: make(chan struct{}, 1), last: map[string]observe.FileObs{}}
 }
 
 // Name implements observe.Source.
 func (s *Source) Name() string { return Name }
+
+// Polling says whether the source will poll, and why: "forced" for
+// Options.Poll, else the filesystem's name from PollReason ("" when file
+// events are used).
+func (s *Source) Polling() string {
+	if s.opts.Poll {
+		return "forced"
+	}
+	return PollReason(s.opts.Root)
+}
 
 // Rescan asks the source to re-read every file and re-arm its watches now
 // (the learner's "re-run checks" key). It never blocks.
@@ -74,19 +101,20 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 			err = fmt.Errorf("file watcher panic: %v", r)
 		}
 	}()
+	if s.Polling() != "" {
+		return s.poll(ctx, out)
+	}
 	w, werr := fsnotify.NewWatcher()
 	if werr != nil {
-		// Still deliver the files once so checks run; then report why
-		// changes will not be seen.
-		s.scan(ctx, out, true)
-		s.emit(ctx, out, observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: Name}})
-		return fmt.Errorf("fsnotify: %w", werr)
+		// No inotify instance left: polling still sees every change.
+		slog.Warn("file watcher unavailable, polling", "err", werr)
+		return s.poll(ctx, out)
 	}
 	defer w.Close()
 
 	watched := map[string]bool{}
 	s.arm(w, watched)
-	s.scan(ctx, out, true)
+	s.scan(ctx, out, s.opts.Paths, true)
 	if !s.emit(ctx, out, observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: Name}}) {
 		return nil
 	}
@@ -121,7 +149,26 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 			if !ok {
 				return errors.New("fsnotify: event channel closed")
 			}
-			_ = ev
+			// Take every event already queued, then read what they
+			// touched at once.
+			touched := map[string]bool{}
+			rearm := s.touched(ev, touched)
+		more:
+			for {
+				select {
+				case ev, ok := <-w.Events:
+					if !ok {
+						break more
+					}
+					rearm = s.touched(ev, touched) || rearm
+				default:
+					break more
+				}
+			}
+			if rearm {
+				s.arm(w, watched)
+			}
+			s.scan(ctx, out, keys(touched), false)
 			trigger()
 		case werr, ok := <-w.Errors:
 			if !ok {
@@ -129,17 +176,44 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 			}
 			// Overflow or a watch vanished: re-arm and re-read everything.
 			_ = werr
+			s.arm(w, watched)
+			s.scan(ctx, out, s.opts.Paths, false)
 			trigger()
 		case <-s.rescan:
 			s.arm(w, watched)
-			s.scan(ctx, out, false)
+			s.scan(ctx, out, s.opts.Paths, false)
 		case <-timerC:
+			// Quiet: read everything again (a file created in a folder
+			// made in the same burst, before its watch was armed).
 			timer, timerC = nil, nil
 			s.arm(w, watched)
-			s.scan(ctx, out, false)
+			s.scan(ctx, out, s.opts.Paths, false)
 		}
 	}
 }
+
+// touched adds the observed paths an event concerns (the file itself, or
+// every file under a directory it names) and says whether watches must be
+// re-armed (something was created, removed or renamed).
+func (s *Source) touched(ev fsnotify.Event, into map[string]bool) (rearm bool) {
+	for _, p := range s.opts.Paths {
+		abs := s.abs(p)
+		if abs == ev.Name || strings.HasPrefix(abs, ev.Name+string(filepath.Separator)) {
+			into[p] = true
+		}
+	}
+	return ev.Has(fsnotify.Create) || ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func (s *Source) abs(p string) string { return filepath.Join(s.opts.Root, filepath.FromSlash(p)) }
 
 // arm makes sure every directory on the way to every observed file is
 // watched: for a directory that does not exist yet, its nearest existing
@@ -185,10 +259,10 @@ func within(root, p string) bool {
 	return err == nil && rel != ".." && !filepath.IsAbs(rel) && (len(rel) < 3 || rel[:3] != "../")
 }
 
-// scan re-reads every observed file and emits those that changed (all of
-// them when initial is set).
-func (s *Source) scan(ctx context.Context, out chan<- observe.Observation, initial bool) {
-	paths := append([]string(nil), s.opts.Paths...)
+// scan re-reads the given observed files and emits those that changed
+// (all of them when initial is set).
+func (s *Source) scan(ctx context.Context, out chan<- observe.Observation, paths []string, initial bool) {
+	paths = append([]string(nil), paths...)
 	sort.Strings(paths)
 	for _, p := range paths {
 		f := Read(s.opts.Root, p)

@@ -43,10 +43,8 @@ func TestStepFourThroughTheEngine(t *testing.T) {
 		files.New(files.Options{Root: root, Paths: eng.Files()}),
 		scriptprobe.New(root, eng.Probes(), scriptprobe.Options{TempDir: t.TempDir()}),
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out := make(chan engine.Report, 1)
-	go eng.Run(ctx, sources, out)
+	out, stop := eng.Start(context.Background(), sources)
+	defer stop()
 
 	await := func(what string, ok func(*engine.StepResult) bool) {
 		t.Helper()

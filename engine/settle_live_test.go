@@ -1,0 +1,129 @@
+package engine_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/observe/files"
+)
+
+// A right file rewritten in place in two chunks 5 ms apart, 20 times,
+// through the real watcher (file events, then forced polling) and the
+// real checks: step 1 never shows failed, though the watcher did read
+// the half-written file; a wrong save still turns it red.
+func TestHalfWritesNeverFlashRed(t *testing.T) {
+	for _, poll := range []bool{false, true} {
+		name := "events"
+		if poll {
+			name = "poll"
+		}
+		t.Run(name, func(t *testing.T) { halfWrites(t, poll) })
+	}
+}
+
+func halfWrites(t *testing.T, poll bool) {
+	// The settle window is 200 ms rather than the shipped 40 ms so that a
+	// writer the scheduler stalls between its two chunks on a busy
+	// machine does not count as a file that went quiet (that would be a
+	// right red). The mechanism is the same.
+	const quiet = 200 * time.Millisecond
+	lab, err := content.Load(content.DefaultLabID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	const rel = "etc/containerd/config.toml"
+	good, _ := reference(t, rel)
+	path := filepath.Join(root, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, good, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	half := good[:len(good)/2]
+	var halves atomic.Int32
+	e := engine.New(engine.Config{Lab: lab, Steps: checks.Labs[lab.ID], Root: root, Settle: quiet, Tap: func(o observe.Observation) {
+		if o.File != nil && o.File.Path == rel && string(o.File.Content) == string(half) {
+			halves.Add(1)
+		}
+	}})
+	src := files.New(files.Options{Root: root, Paths: e.Files(), Poll: poll, Debounce: quiet})
+	reports, stop := e.Start(context.Background(), []observe.Source{src})
+	defer stop()
+	// A reader that is always waiting takes every report the engine
+	// publishes, so a red that is replaced 5 ms later is still counted.
+	step1 := make(chan checks.Status, 4096)
+	go func() {
+		for rep := range reports {
+			if rep.Ready {
+				step1 <- rep.Step(1).Status
+			}
+		}
+	}()
+	until := func(want checks.Status) {
+		t.Helper()
+		deadline := time.After(15 * time.Second)
+		for {
+			select {
+			case st := <-step1:
+				if st == want {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("step 1 never became %s", want)
+			}
+		}
+	}
+	until(checks.Passed)
+
+	reds := 0
+	drain := func() {
+		for {
+			select {
+			case st := <-step1:
+				if st != checks.Passed {
+					reds++
+				}
+			default:
+				return
+			}
+		}
+	}
+	for i := 0; i < 20; i++ {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write(half)
+		time.Sleep(5 * time.Millisecond)
+		f.Write(good[len(half):])
+		f.Close()
+		// Let the watcher's reads and any settle window run out before
+		// the next write, so a released red would be seen.
+		time.Sleep(quiet + 20*time.Millisecond)
+		drain()
+	}
+	if reds > 0 {
+		t.Fatalf("step 1 showed not passed %d times during half writes", reds)
+	}
+	if !poll && halves.Load() == 0 {
+		t.Fatal("the watcher never read a half-written file: the test proved nothing")
+	}
+	t.Logf("half-written reads: %d of 20", halves.Load())
+	// A wrong save is still red once quiet.
+	bad := []byte(strings.Replace(string(good), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
+	if err := os.WriteFile(path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	until(checks.Failed)
+}
