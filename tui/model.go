@@ -147,6 +147,7 @@ type replayEndedMsg struct{}
 // New returns the model for opts. It never fails: a missing lab shows an
 // empty introduction.
 func New(opts Options) Model {
+	narrowAmbiguous()
 	lab := opts.Lab
 	if lab == nil {
 		lab = &content.Lab{Title: "labmate"}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,12 +18,12 @@ import (
 	"github.com/labhub/labmate/tui/theme"
 )
 
-func init() {
-	// Count East-Asian-ambiguous characters as one cell, whatever the
-	// locale says (LANG=ko_KR.UTF-8 turns it on): glamour measures with
-	// go-runewidth, bubbletea with uniseg, and the two must agree.
-	runewidth.DefaultCondition.EastAsianWidth = false
-}
+// narrowAmbiguous counts East-Asian-ambiguous characters as one cell,
+// whatever the locale says (LANG=ko_KR.UTF-8 turns it on): glamour
+// measures with go-runewidth, bubbletea with uniseg, and the two must
+// agree. Done once, when the first model is made, not at package init;
+// renderings only start after it.
+var narrowAmbiguous = sync.OnceFunc(func() { runewidth.DefaultCondition.EastAsianWidth = false })
 
 // Prepare settles, before the program starts, everything that must not be
 // asked of the terminal while it runs: East-Asian-ambiguous characters
@@ -31,7 +32,7 @@ func init() {
 // colour profile comes from the terminal and NO_COLOR. Run calls it; cmd
 // may call it earlier to print what was decided.
 func Prepare(opts Options, out *os.File) Options {
-	runewidth.DefaultCondition.EastAsianWidth = false
+	narrowAmbiguous()
 	opts.Theme = theme.Resolve(opts.Theme, out)
 	if opts.Colors == ColorsFromTerminal {
 		opts.Colors = colorModeOf(theme.DetectProfile(out))
