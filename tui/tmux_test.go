@@ -472,7 +472,7 @@ func TestTmuxCopyGoesToTmuxBuffer(t *testing.T) {
 	lab := realLab(t)
 	targets := copyTargets(lab.Steps[0].Body, fixture.Root)
 	if len(targets) == 0 {
-		t.Skip("step 1 of the lab names no command or path to copy")
+		t.Fatal("step 1 of the lab names no command or path to copy: this test needs one")
 	}
 	p := startPane(t, 80, 24, nil)
 	p.waitFor("labmate")
@@ -633,7 +633,7 @@ func TestTmuxReplay(t *testing.T) {
 	bin := buildLabmate(t)
 	tr, err := trace.Reference(content.DefaultLabID)
 	if err != nil {
-		t.Skipf("no reference run built in: %v", err)
+		t.Fatalf("no reference run built in: %v", err)
 	}
 	total := len(tr.Records)
 	marker := content.Msg("trace.banner_static", "name", trace.DisplayName(tr.Name))
