@@ -11,7 +11,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
@@ -30,9 +29,6 @@ const (
 	MinHeight = 10
 )
 
-// How long a toast stays. A toast is one timer, not a tick loop.
-const toastTTL = 8 * time.Second
-
 // maxCache bounds the rendered-markdown cache (pages × widths seen).
 const maxCache = 64
 
@@ -47,7 +43,7 @@ type Model struct {
 	lab   *content.Lab
 	th    theme.Theme
 	keys  keys.KeyMap
-	help  help.Model
+	foot  footer
 	clip  clipboard
 	vp    viewport.Model
 	pages int // introduction + steps
@@ -59,7 +55,7 @@ type Model struct {
 	offsets  map[int]int
 	showHelp bool
 	observed bool
-	confirm  bool // asking whether to open the worked solution
+	scrolls  bool // the page is longer than the viewport (set by layout)
 
 	report   *engine.Report
 	progress map[int]HintProgress // by step number
@@ -68,10 +64,6 @@ type Model struct {
 
 	cache    map[docKey][][]string
 	inflight map[docKey]uint64
-
-	toast   *toast
-	toastID int
-	alert   *alert
 
 	replayStatus string // the replay's last Status (replay mode only)
 	replayDone   bool   // the replay has ended: its controls do nothing
@@ -83,24 +75,6 @@ type Model struct {
 	blockGaps   []bool
 	anchor      *anchor // to restore once the rendering for this width is in
 	kept        *keptAnchor
-}
-
-type toast struct {
-	id   int
-	text string
-	// target is the page enter goes to while the toast shows (-1: none).
-	target int
-	// words, when set, words the toast with its variable parts (the
-	// copied text, an error) cut to room cells, so that a toast too long
-	// for its lines gives up those first, never how to go on.
-	words func(room int) string
-}
-
-// alert is a regression: a step that had passed turned red. It stays
-// until the learner dismisses it, goes there, or the step passes again.
-type alert struct {
-	steps []int // step numbers
-	text  string
 }
 
 // anchor is a scroll position that survives re-wrapping: a block, and
@@ -133,7 +107,6 @@ func (m Model) viewKey() viewKey { return viewKey{m.page, m.showHelp, m.observed
 
 type reportMsg struct{ rep engine.Report }
 type reportsClosedMsg struct{}
-type toastExpiredMsg struct{ id int }
 
 // replayMsg carries the replay's status, and whether it has ended, read
 // at time at.
@@ -179,14 +152,7 @@ func New(opts Options) Model {
 	notices := append([]string(nil), opts.Notices...)
 	notices = append(notices, m.keys.Rebind(opts.Keys)...)
 	m.opts.Notices = notices
-	m.help = help.New()
-	m.help.ShortSeparator = "  "
-	m.help.FullSeparator = "  "
-	m.help.Ellipsis = ".."
-	m.help.Styles = help.Styles{
-		ShortKey: th.Key, ShortDesc: th.Desc, ShortSeparator: th.Muted, Ellipsis: th.Muted,
-		FullKey: th.Key, FullDesc: th.Desc, FullSeparator: th.Muted,
-	}
+	m.foot = newFooter(th)
 	m.vp = viewport.New(0, 0)
 	// The viewport's own keys (h/l/d/u, ...) would fight ours: scrolling
 	// goes through our key map only.
@@ -306,22 +272,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.rebuild()
 		cmds = append(cmds, m.prefetch())
 	case toastExpiredMsg:
-		if m.toast != nil && m.toast.id == msg.id {
-			m.toast = nil
-		}
+		m.foot.expire(msg.id)
 	case copiedMsg:
-		cmds = append(cmds, m.showToast(copiedText(msg, 0), -1))
-		m.toast.words = func(room int) string { return copiedText(msg, room) }
+		cmds = append(cmds, m.foot.showToast(toast{
+			text: copiedText(msg, 0), target: -1,
+			words: func(room int) string { return copiedText(msg, room) },
+		}))
 	case noticesMsg:
 		if len(m.opts.Notices) > 0 {
 			// The notices themselves are listed on the introduction.
-			cmds = append(cmds, m.showToast(content.Msg("tui.toast.notices", "n", len(m.opts.Notices), "key", keys.Display(m.keys.Go.Keys()[0])), 0))
+			cmds = append(cmds, m.foot.showToast(toast{text: content.Msg("tui.toast.notices", "n", len(m.opts.Notices), "key", keys.Display(m.keys.Go.Keys()[0])), target: 0}))
 		}
 	}
 	m.syncKeys()
-	// The help line's length depends on whether the page scrolls, which
-	// depends on the viewport's height: settle it twice.
-	m.layout()
 	m.layout()
 	return m, tea.Batch(cmds...)
 }
@@ -376,13 +339,13 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if m.tooSmall() {
 		return nil, false
 	}
-	if m.confirm {
+	if m.foot.confirm {
 		switch {
 		case key.Matches(msg, k.Yes):
-			m.confirm = false
+			m.foot.confirm = false
 			return m.openSolution(), false
 		case key.Matches(msg, k.No):
-			m.confirm = false
+			m.foot.confirm = false
 			m.rebuild()
 		}
 		return nil, false
@@ -399,10 +362,8 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		case m.observed:
 			m.observed = false
 			m.rebuildTop()
-		case m.alert != nil:
-			m.alert = nil
-		case m.toast != nil:
-			m.toast = nil
+		default:
+			m.foot.dismiss()
 		}
 	case key.Matches(msg, k.Next):
 		return m.goPage(m.page + 1), false
@@ -415,8 +376,8 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}
 	case key.Matches(msg, k.Go):
 		if t := m.goTarget(); t >= 0 {
-			m.alert = nil
-			m.toast = nil
+			m.foot.alert = nil
+			m.foot.toast = nil
 			return m.goPage(t), false
 		}
 	case key.Matches(msg, k.Down):
@@ -456,7 +417,7 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 			rescan := m.opts.Rescan
 			return tea.Batch(
 				sideEffect(rescan),
-				m.showToast(content.Msg("tui.toast.rescan"), -1),
+				m.foot.showToast(toast{text: content.Msg("tui.toast.rescan"), target: -1}),
 			), false
 		}
 	}
@@ -529,6 +490,11 @@ func (m Model) status(s *content.Step) checks.Status {
 func (m *Model) applyReport(rep engine.Report) tea.Cmd {
 	prev := m.report
 	m.report = &rep
+	// Steps that are no longer red leave the alert first, so a pass
+	// toast for them can offer enter.
+	if m.foot.alert != nil {
+		m.foot.alert = m.stillRed(m.foot.alert)
+	}
 	var cmd tea.Cmd
 	if prev != nil && prev.Ready {
 		var passed, regressed []int
@@ -551,23 +517,19 @@ func (m *Model) applyReport(rep engine.Report) tea.Cmd {
 			cmd = m.passedToast(passed)
 		}
 	}
-	if m.alert != nil {
-		m.alert = m.stillRed(m.alert)
-	}
 	m.rebuild()
 	return cmd
 }
 
 func (m *Model) raiseAlert(steps []int) {
-	if m.alert != nil {
-		for _, n := range m.alert.steps {
+	if a := m.foot.alert; a != nil {
+		for _, n := range a.steps {
 			if !containsInt(steps, n) {
 				steps = append(steps, n)
 			}
 		}
 	}
-	m.alert = &alert{steps: steps}
-	m.alert.text = m.alertText(steps)
+	m.foot.raise(&alert{steps: steps, text: m.alertText(steps)})
 }
 
 // stillRed drops steps from an alert that are no longer red.
@@ -601,44 +563,36 @@ func (m Model) alertText(steps []int) string {
 	return content.Msg("tui.alert.regressed", "steps", joinInts(steps), "reason", reason)
 }
 
+// passedToast says which steps just passed and, unless a regression
+// alert holds the enter key, that enter goes on: the same key the help
+// line offers for it.
 func (m *Model) passedToast(passed []int) tea.Cmd {
 	if m.report.AllPassed() {
-		return m.showToast(content.Msg("tui.toast.all_passed"), -1)
+		return m.foot.showToast(toast{text: content.Msg("tui.toast.all_passed"), target: -1, steps: passed})
 	}
 	last := passed[len(passed)-1]
-	target := -1
-	text := content.Msg("tui.toast.passed", "steps", joinInts(passed))
-	if p := m.pageOf(last); p >= 0 && p+1 < m.pages {
-		target = p + 1
-		if s := m.stepAt(p); s != nil && m.page == p {
-			text += " " + content.Msg("tui.toast.passed_next_here", "key", keys.Display(m.keys.Next.Keys()[0]), "next", m.stepAt(p+1).Number)
-		} else {
-			text += " " + content.Msg("tui.toast.passed_go", "key", keys.Display(m.keys.Go.Keys()[0]), "next", m.stepAt(p+1).Number)
-		}
+	t := toast{text: content.Msg("tui.toast.passed", "steps", joinInts(passed)), target: -1, steps: passed}
+	if p := m.pageOf(last); p >= 0 && p+1 < m.pages && m.foot.alert == nil {
+		t.gone = t.text
+		t.target = p + 1
+		t.text += " " + content.Msg("tui.toast.passed_go", "key", keys.Display(m.keys.Go.Keys()[0]), "next", m.stepAt(p+1).Number)
 	}
-	return m.showToast(text, target)
-}
-
-func (m *Model) showToast(text string, target int) tea.Cmd {
-	m.toastID++
-	id := m.toastID
-	m.toast = &toast{id: id, text: text, target: target}
-	return tea.Tick(toastTTL, func(time.Time) tea.Msg { return toastExpiredMsg{id} })
+	return m.foot.showToast(t)
 }
 
 // goTarget is the page enter goes to: a regressed step, else the step a
 // toast points at; never the page already on screen (-1: none).
 func (m Model) goTarget() int {
-	if m.alert != nil {
-		for _, n := range m.alert.steps {
+	if a := m.foot.alert; a != nil {
+		for _, n := range a.steps {
 			if p := m.pageOf(n); p >= 0 && m.leadsAway(p) {
 				return p
 			}
 		}
 		return -1
 	}
-	if m.toast != nil && m.toast.target >= 0 && m.leadsAway(m.toast.target) {
-		return m.toast.target
+	if t := m.foot.toast; t != nil && t.target >= 0 && m.leadsAway(t.target) {
+		return t.target
 	}
 	return -1
 }
@@ -664,7 +618,7 @@ func (m *Model) nextHint() tea.Cmd {
 		m.scrollToBlock(m.hintBlock(p.Seen - 1))
 		return m.saveProgress(s.Number)
 	case !p.Solution:
-		m.confirm = true
+		m.foot.confirm = true
 		m.rebuild()
 		m.vp.GotoBottom()
 	default:

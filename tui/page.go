@@ -344,7 +344,7 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 	blocks = append(blocks, m.problemBlocks()...)
 
 	p := m.progress[s.Number]
-	if p.Seen > 0 || m.confirm || p.Solution {
+	if p.Seen > 0 || m.foot.confirm || p.Solution {
 		blocks = append(blocks, m.sectionBlock(content.Msg("tui.hints.title", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))))
 		mk.hints = len(blocks)
 		for i := 0; i < p.Seen && i < len(s.Hints); i++ {

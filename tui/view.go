@@ -39,7 +39,7 @@ func (m Model) View() string {
 			content.Msg("tui.small.quit", "key", keys.Display(m.keys.Quit.Keys()[0])),
 		})
 	}
-	footer := m.footer()
+	footer := m.foot.View(m.shortBindings())
 	rows := max(m.height-m.headerRows()-len(footer), 0)
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.header())
@@ -218,75 +218,6 @@ func (m Model) statusLine() string {
 	return shorten(b.String(), m.width-1)
 }
 
-// footer holds, bottom up, the help line, then a toast, an alert or the
-// solution question when there is one.
-func (m Model) footer() []string {
-	var out []string
-	w := m.width
-	if m.confirm {
-		out = append(out, m.bar(m.th.Hint, content.Msg("tui.hints.confirm"), w, 2)...)
-	}
-	if m.alert != nil {
-		out = append(out, m.bar(m.th.Alert, theme.GlyphError+" "+m.alert.text, w, 2)...)
-	}
-	if m.toast != nil {
-		out = append(out, m.bar(m.th.Toast, m.toastText(w), w, toastLines)...)
-	}
-	return append(out, m.helpLines()...)
-}
-
-// toastLines is how many lines a toast may take.
-const toastLines = 2
-
-// toastText words the toast for a pane w wide: whole when it fits its
-// lines, else with its variable parts shortened just enough (down to a
-// few characters; past that, bar ends it with "..").
-func (m Model) toastText(w int) string {
-	t := m.toast
-	fits := func(s string) bool { return len(wrap(sanitize(s), w-1, " ", " ")) <= toastLines }
-	if t.words == nil || fits(t.text) {
-		return t.text
-	}
-	const least = 12
-	lo, hi := least, max(ansi.StringWidth(t.text), least)
-	if !fits(t.words(lo)) {
-		return t.words(lo)
-	}
-	for lo < hi { // the most room that fits
-		mid := (lo + hi + 1) / 2
-		if fits(t.words(mid)) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return t.words(lo)
-}
-
-// bar wraps text to at most n lines of a full-width coloured bar.
-func (m Model) bar(st lipgloss.Style, text string, w, n int) []string {
-	lines := wrap(sanitize(text), w-1, " ", " ")
-	if len(lines) > n {
-		lines = lines[:n]
-		lines[n-1] = ansi.Truncate(lines[n-1], w-3-ambiguousRunes(lines[n-1]), "") + ".."
-	}
-	for i, l := range lines {
-		if !m.th.NoColor() {
-			l += strings.Repeat(" ", max(w-ansi.StringWidth(l)-ambiguousRunes(l), 0))
-		}
-		lines[i] = st.Render(l)
-	}
-	return lines
-}
-
-// shortKey is one key of the help line. drop orders what gives way when
-// the line does not fit: higher first, 0 never (the full help, ?, lists
-// everything anyway).
-type shortKey struct {
-	b    key.Binding
-	drop int
-}
-
 // shortBindings are the help line's keys in order of use; disabled ones
 // are left out.
 func (m Model) shortBindings() []shortKey {
@@ -295,13 +226,17 @@ func (m Model) shortBindings() []shortKey {
 		key.WithKeys("scroll"),
 		key.WithHelp(keys.Display(k.Down.Keys()[0])+"/"+keys.Display(k.Up.Keys()[0]), content.Msg("tui.short.scroll")),
 	)
-	scroll.SetEnabled(k.Down.Enabled() && m.vp.TotalLineCount() > m.vp.Height)
-	all := []shortKey{
-		{k.Yes, 0}, {k.No, 0}, {k.Go, 0},
+	scroll.SetEnabled(k.Down.Enabled() && m.scrolls)
+	var all []shortKey
+	for _, b := range m.foot.ShortHelp(k.Yes, k.No) {
+		all = append(all, shortKey{b, 0})
+	}
+	all = append(all, []shortKey{
+		{k.Go, 0},
 		{k.Pause, 0}, {k.Speed, 0}, {k.NextChange, 0},
 		{k.Next, 1}, {k.Prev, 6}, {k.Hint, 2}, {k.Observed, 5}, {k.Copy, 7}, {k.Rescan, 3},
 		{k.Jump, 9}, {scroll, 8}, {k.Help, 0}, {k.Close, 4}, {k.Quit, 0},
-	}
+	}...)
 	out := all[:0]
 	for _, s := range all {
 		if s.b.Enabled() {
@@ -311,67 +246,26 @@ func (m Model) shortBindings() []shortKey {
 	return out
 }
 
-// helpLines packs the enabled keys into at most two lines. When they do
-// not fit, the least needed give way, so the line never ends cut off
-// (quit and help stay).
-func (m Model) helpLines() []string {
-	width := m.width - 1
-	items := m.shortBindings()
-	lines, fits := m.packHelp(items, width)
-	for !fits {
-		worst := -1
-		for i, s := range items {
-			if s.drop > 0 && (worst < 0 || s.drop > items[worst].drop) {
-				worst = i
-			}
-		}
-		if worst < 0 {
-			break // bubbles/help cuts the last line with ".."
-		}
-		items = append(items[:worst:worst], items[worst+1:]...)
-		lines, fits = m.packHelp(items, width)
-	}
-	h := m.help
-	h.Width = width
-	out := make([]string, 0, len(lines))
-	for _, l := range lines {
-		out = append(out, " "+h.ShortHelpView(l))
-	}
-	return out
-}
-
-// packHelp fills the first help line and puts the rest on the second;
-// fits is false when the second is too long.
-func (m Model) packHelp(items []shortKey, width int) (lines [][]key.Binding, fits bool) {
-	var cur []key.Binding
-	curW := 0
-	sepW := ansi.StringWidth(m.help.ShortSeparator)
-	for _, s := range items {
-		iw := ansi.StringWidth(s.b.Help().Key) + 1 + ansi.StringWidth(s.b.Help().Desc)
-		sep := 0
-		if len(cur) > 0 {
-			sep = sepW
-		}
-		if len(cur) > 0 && curW+sep+iw > width && len(lines) < 1 {
-			lines = append(lines, cur)
-			cur, curW, sep = nil, 0, 0
-		}
-		cur = append(cur, s.b)
-		curW += sep + iw
-	}
-	if len(cur) > 0 {
-		lines = append(lines, cur)
-	}
-	return lines, curW <= width
-}
-
-// layout sizes the viewport to what the header and footer leave.
+// layout sizes the viewport to what the header and footer leave, in one
+// pass. The footer's height depends on whether the page scrolls (the help
+// line offers j/k only then), which depends on the viewport's height: the
+// page does not scroll when it fits the taller viewport the footer without
+// j/k leaves, and does otherwise (a footer with j/k is never shorter).
 func (m *Model) layout() {
 	if m.tooSmall() {
 		return
 	}
+	m.foot.SetSize(m.width)
 	m.vp.Width = m.width
-	m.vp.Height = max(m.height-m.headerRows()-len(m.footer()), 1)
+	rows := func(scrolls bool) int {
+		m.scrolls = scrolls
+		return max(m.height-m.headerRows()-len(m.foot.View(m.shortBindings())), 1)
+	}
+	h := rows(false)
+	if m.vp.TotalLineCount() > h {
+		h = rows(true)
+	}
+	m.vp.Height = h
 	m.vp.SetYOffset(m.vp.YOffset)
 }
 
@@ -379,7 +273,7 @@ func (m *Model) layout() {
 // for this moment (gum's habit), so the help line never lies.
 func (m *Model) syncKeys() {
 	k := &m.keys
-	asking := m.confirm
+	asking := m.foot.confirm
 	small := m.tooSmall()
 	s := m.stepAt(m.page)
 	normal := !asking && !small
@@ -440,7 +334,7 @@ func (m *Model) syncKeys() {
 	} else {
 		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help"))
 	}
-	k.Close.SetEnabled(normal && (m.showHelp || m.observed || m.alert != nil || m.toast != nil))
+	k.Close.SetEnabled(normal && (m.showHelp || m.observed || m.foot.alert != nil || m.foot.toast != nil))
 	k.Close.SetHelp(k.Close.Help().Key, content.Msg("tui.short.close"))
 	k.Next.SetHelp(k.Next.Help().Key, content.Msg("tui.short.next"))
 	k.Prev.SetHelp(k.Prev.Help().Key, content.Msg("tui.short.prev"))
