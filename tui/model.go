@@ -56,6 +56,7 @@ type Model struct {
 	showHelp bool
 	observed bool
 	scrolls  bool // the page is longer than the viewport (set by layout)
+	cuts     *cutLog
 
 	report   *engine.Report
 	progress map[int]HintProgress // by step number
@@ -138,6 +139,7 @@ func New(opts Options) Model {
 		cache:    map[docKey][][]string{},
 		inflight: map[docKey]uint64{},
 		clip:     clipboard{mode: opts.Clipboard, tmux: os.Getenv("TMUX") != ""},
+		cuts:     &cutLog{},
 	}
 	// What the copy key offers depends only on the text and the root.
 	for p := 0; p < m.pages; p++ {

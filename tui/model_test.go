@@ -333,12 +333,12 @@ func TestResizeKeepsParagraph(t *testing.T) {
 
 func TestStaleRenderDropped(t *testing.T) {
 	m := testModel(t, 80, 24)
-	k := docKey{doc: "step/1", width: 80, theme: m.th.Name}
+	k := docKey{doc: pageDoc(1), width: 80, theme: m.th.Name}
 	delete(m.cache, k)
 	stale := []renderedMsg{
-		{key: docKey{doc: "step/1", width: 60, theme: m.th.Name}, gen: m.gen, blocks: [][]string{{"WRONG WIDTH"}}},
+		{key: docKey{doc: pageDoc(1), width: 60, theme: m.th.Name}, gen: m.gen, blocks: [][]string{{"WRONG WIDTH"}}},
 		{key: k, gen: m.gen - 1, blocks: [][]string{{"OLD GEN"}}},
-		{key: docKey{doc: "step/1", width: 80, theme: "light"}, gen: m.gen, blocks: [][]string{{"WRONG THEME"}}},
+		{key: docKey{doc: pageDoc(1), width: 80, theme: "light"}, gen: m.gen, blocks: [][]string{{"WRONG THEME"}}},
 	}
 	for _, s := range stale {
 		m2, cmd := update(m, s)

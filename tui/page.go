@@ -26,47 +26,39 @@ type marks struct {
 	hints, solution int
 }
 
-// docName is the cache name of a page's markdown.
-func docName(p int) string {
-	if p == 0 {
-		return "intro"
-	}
-	return fmt.Sprintf("step/%d", p)
+// doc names one markdown document of the lab: the page's text, or a
+// step's worked solution. A typed key, not a string parsed back.
+type doc struct {
+	page     int // 0: the introduction
+	solution bool
 }
 
-func solutionName(p int) string { return fmt.Sprintf("solution/%d", p) }
+// pageDoc is the text of page p; solutionDoc the solution of step page p.
+func pageDoc(p int) doc     { return doc{page: p} }
+func solutionDoc(p int) doc { return doc{page: p, solution: true} }
 
 // docSource returns the markdown of a document, with {{ROOT}} filled in.
-func (m Model) docSource(name string) string {
-	var md string
-	switch {
-	case name == "intro":
-		md = m.lab.Intro
-	default:
-		var p int
-		if _, err := fmt.Sscanf(name, "step/%d", &p); err == nil {
-			if s := m.stepAt(p); s != nil {
-				md = s.Body
-			}
-		} else if _, err := fmt.Sscanf(name, "solution/%d", &p); err == nil {
-			if s := m.stepAt(p); s != nil {
-				md = s.Solution
-			}
+func (m Model) docSource(d doc) string {
+	md := m.lab.Intro
+	if s := m.stepAt(d.page); s != nil {
+		md = s.Body
+		if d.solution {
+			md = s.Solution
 		}
 	}
 	return content.Expand(md, m.opts.Root)
 }
 
 // neededDocs lists the documents page p shows.
-func (m Model) neededDocs(p int) []string {
-	docs := []string{docName(p)}
+func (m Model) neededDocs(p int) []doc {
+	docs := []doc{pageDoc(p)}
 	if s := m.stepAt(p); s != nil && m.progress[s.Number].Solution {
-		docs = append(docs, solutionName(p))
+		docs = append(docs, solutionDoc(p))
 	}
 	return docs
 }
 
-func (m Model) docKeyOf(doc string) docKey { return docKey{doc: doc, width: m.width, theme: m.th.Name} }
+func (m Model) docKeyOf(d doc) docKey { return docKey{doc: d, width: m.width, theme: m.th.Name} }
 
 // haveDocs reports whether every document of the current page is rendered
 // for the current width.
@@ -90,16 +82,16 @@ func (m *Model) prefetch() tea.Cmd {
 	if !m.haveDocs() {
 		return nil
 	}
-	var docs []string
+	var docs []doc
 	for _, p := range []int{m.page + 1, m.page - 1} {
 		if p >= 0 && p < m.pages {
-			docs = append(docs, docName(p))
+			docs = append(docs, pageDoc(p))
 		}
 	}
 	return m.request(docs)
 }
 
-func (m *Model) request(docs []string) tea.Cmd {
+func (m *Model) request(docs []doc) tea.Cmd {
 	if m.width <= 0 || m.tooSmall() {
 		return nil
 	}
@@ -133,12 +125,12 @@ func (m *Model) trimCache() {
 
 // docBlocks returns a document's blocks for the current width; while that
 // rendering is on its way, an older one cut to the width stands in.
-func (m Model) docBlocks(name string) ([]block, bool) {
-	if bs, ok := m.cache[m.docKeyOf(name)]; ok {
+func (m Model) docBlocks(d doc) ([]block, bool) {
+	if bs, ok := m.cache[m.docKeyOf(d)]; ok {
 		return asBlocks(bs), true
 	}
 	for k, bs := range m.cache {
-		if k.doc == name && k.theme == m.th.Name {
+		if k.doc == d && k.theme == m.th.Name {
 			return asBlocks(bs), false
 		}
 	}
@@ -195,7 +187,7 @@ func (m *Model) setBlocks(blocks []block, exact bool) {
 			if ansi.StringWidth(l) > m.width {
 				short := ansi.Truncate(l, m.width, "")
 				if exact {
-					noteCut("body", l, short)
+					m.cuts.note("body", l, short)
 				}
 				l = short
 			}
@@ -288,7 +280,7 @@ func (m Model) compose() (blocks []block, exact bool) {
 }
 
 func (m Model) introBlocks() ([]block, bool) {
-	blocks, exact := m.docBlocks("intro")
+	blocks, exact := m.docBlocks(pageDoc(0))
 	blocks = append(blocks, m.sectionBlock(content.Msg("tui.intro.steps")))
 	for i := range m.lab.Steps {
 		s := &m.lab.Steps[i]
@@ -339,7 +331,7 @@ func (m Model) sectionBlock(title string) block {
 func (m Model) stepBlocks() ([]block, marks, bool) {
 	s := m.stepAt(m.page)
 	mk := marks{hints: -1, solution: -1}
-	blocks, exact := m.docBlocks(docName(m.page))
+	blocks, exact := m.docBlocks(pageDoc(m.page))
 	blocks = append(blocks, m.checkBlocks(s)...)
 	blocks = append(blocks, m.problemBlocks()...)
 
@@ -355,7 +347,7 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 	if p.Solution {
 		blocks = append(blocks, m.sectionBlock(content.Msg("tui.solution.title")))
 		mk.solution = len(blocks)
-		sol, ex := m.docBlocks(solutionName(m.page))
+		sol, ex := m.docBlocks(solutionDoc(m.page))
 		exact = exact && ex
 		if len(sol) > 0 {
 			sol[0].gap = false

@@ -77,34 +77,49 @@ func (m Model) fit(lines []string) string {
 		}
 		if extra := ambiguousRunes(l); w+extra > m.width {
 			lines[i] = ansi.Truncate(l, max(m.width-extra, 0), "")
-			noteCut("fit", l, lines[i])
+			m.cuts.note("fit", l, lines[i])
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-// cuts records, while on (the tests turn it on), every line the layout
-// had to cut to the pane after the fact. Each part of the layout sizes its
-// own lines (wrapping, or shortening with ".." where it chooses to), so a
-// cut here is text the learner never sees: the tests assert there is none.
-var cuts struct {
-	sync.Mutex
-	on    bool
+// cutLog records the lines the layout had to cut to the pane after the
+// fact. Each part of the layout sizes its own lines (wrapping, or
+// shortening with ".." where it chooses to), so a cut here is text the
+// learner never sees: the tests assert there is none. Each model holds
+// its own (copies of a model share it); it keeps the last few only.
+type cutLog struct {
+	mu    sync.Mutex
 	lines []string
 }
 
-// noteCut records that line was cut to short; cutting only trailing
-// blanks (the viewport pads lines to its width) loses nothing.
-func noteCut(where, line, short string) {
-	cuts.Lock()
-	defer cuts.Unlock()
-	if !cuts.on {
+const maxCuts = 32
+
+// note records that line was cut to short; cutting only trailing blanks
+// (the viewport pads lines to its width) loses nothing.
+func (c *cutLog) note(where, line, short string) {
+	if c == nil {
 		return
 	}
 	visible := func(s string) string { return strings.TrimRight(ansi.Strip(s), " ") }
-	if visible(line) != visible(short) {
-		cuts.lines = append(cuts.lines, where+": "+visible(line))
+	if visible(line) == visible(short) {
+		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.lines) == maxCuts {
+		c.lines = c.lines[1:]
+	}
+	c.lines = append(c.lines, where+": "+visible(line))
+}
+
+// take returns and forgets the lines cut so far.
+func (c *cutLog) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.lines
+	c.lines = nil
+	return out
 }
 
 // shorten fits one line of chrome into width cells, ending it with ".."
