@@ -40,6 +40,19 @@ func Prepare(opts Options, out *os.File) Options {
 	return opts
 }
 
+// FrameRate is how many frames a second bubbletea may draw. Its frame
+// ticker is the only timer while idle and runs whether or not anything
+// changed (bubbletea v1 has no way to stop it): idle CPU grows linearly
+// with it, and a key press waits up to one frame to be drawn. 20 frames
+// a second redraws a key within 50 ms.
+const FrameRate = 20
+
+// ProgramOptions are the bubbletea options Run starts the program with
+// (alternate screen, FrameRate), for harnesses that measure against it.
+func ProgramOptions() []tea.ProgramOption {
+	return []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(FrameRate)}
+}
+
 // Run shows the TUI on the terminal (alternate screen, mouse off, cursor
 // hidden) until the learner quits or ctx ends. The terminal is restored on
 // every way out: quit, ctx, SIGINT, SIGTERM, SIGHUP (the tmux pane was
@@ -50,14 +63,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	m := New(opts)
 	m.clip.out = out
 
-	p := tea.NewProgram(m,
-		tea.WithContext(ctx),
-		tea.WithAltScreen(),
-		tea.WithOutput(out),
-		// The frame ticker is the only timer while idle; 20 frames a
-		// second is plenty for a text companion and keeps idle CPU low.
-		tea.WithFPS(20),
-	)
+	p := tea.NewProgram(m, append(ProgramOptions(), tea.WithContext(ctx), tea.WithOutput(out))...)
 
 	// bubbletea handles SIGINT and SIGTERM; SIGHUP (pane or terminal gone)
 	// must end the program the same way, or the process lingers.
