@@ -145,7 +145,8 @@ func ambiguousRunes(s string) int {
 }
 
 // header is the step strip: every page at a glance, glyph per status, the
-// current page marked by a glyph as well as by colour.
+// current page marked by a glyph as well as by colour, then the notes of
+// stripNotes right-aligned.
 func (m Model) header() string {
 	var parts []string
 	for p := 0; p < m.pages; p++ {
@@ -168,14 +169,55 @@ func (m Model) header() string {
 	if passed, total := stepCounts(m.report); total > 0 {
 		left += " " + m.th.Muted.Render(fmt.Sprintf("%d/%d", passed, total))
 	}
+	return left + m.stripRight(left)
+}
+
+// stripNote is a short note at the right end of the step strip, in its
+// own colour (the replay marker). Notes are plain text from outside
+// labmate or from content; the strip sanitizes and shortens them.
+type stripNote struct {
+	text  string
+	style lipgloss.Style
+}
+
+// stripNotes are the strip's right-aligned notes, most important last (it
+// stays longest when the pane is narrow). A new indicator is one more
+// entry here.
+func (m Model) stripNotes() []stripNote {
+	var out []stripNote
 	if m.opts.Banner != "" {
-		room := m.width - lipgloss.Width(left) - 1
-		if room >= 4 {
-			b := shorten(" "+sanitize(m.opts.Banner)+" ", room)
-			left += strings.Repeat(" ", max(room-ansi.StringWidth(b)-ambiguousRunes(b), 0)+1) + m.th.Banner.Render(b)
+		out = append(out, stripNote{m.opts.Banner, m.th.Banner})
+	}
+	return out
+}
+
+// stripRight lays the notes out right-aligned after left, each as " text "
+// in its style, one blank apart. Those that do not fit in at least four
+// cells give way, first ones first.
+func (m Model) stripRight(left string) string {
+	notes := m.stripNotes()
+	room := m.width - lipgloss.Width(left) - 1
+	var shown []string
+	used := 0
+	for i := len(notes) - 1; i >= 0; i-- {
+		r := room - used
+		if len(shown) > 0 {
+			r-- // the blank between two notes
+		}
+		if r < 4 {
+			break
+		}
+		b := shorten(" "+sanitize(notes[i].text)+" ", r)
+		shown = append([]string{notes[i].style.Render(b)}, shown...)
+		used += ansi.StringWidth(b) + ambiguousRunes(b)
+		if len(shown) > 1 {
+			used++
 		}
 	}
-	return left
+	if len(shown) == 0 {
+		return ""
+	}
+	return strings.Repeat(" ", max(room-used, 0)+1) + strings.Join(shown, " ")
 }
 
 // replayLine is the replay's progress as the replay words it (state,
