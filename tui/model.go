@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -45,7 +44,7 @@ type Model struct {
 	keys  keys.KeyMap
 	foot  footer
 	clip  clipboard
-	vp    viewport.Model
+	pg    pager
 	pages int // introduction + steps
 
 	width, height int
@@ -63,38 +62,9 @@ type Model struct {
 	copyNext map[int]int          // by page: which copy target comes next
 	targets  [][]string           // by page: what the copy key offers
 
-	cache    map[docKey][][]string
-	inflight map[docKey]uint64
-
 	replayStatus string // the replay's last Status (replay mode only)
 	replayDone   bool   // the replay has ended: its controls do nothing
 
-	// blocks of what the viewport shows, for keeping the scroll position
-	// on the same paragraph across a resize.
-	lines       []string // the viewport's content
-	blockStarts []int
-	blockGaps   []bool
-	anchor      *anchor // to restore once the rendering for this width is in
-	kept        *keptAnchor
-}
-
-// anchor is a scroll position that survives re-wrapping: a block, and
-// how far into it the top line starts, counted in visible characters
-// (blanks left out), which wrapping at another width does not change.
-type anchor struct {
-	block int
-	chars int
-	gap   bool // the blank line above the block is on top
-}
-
-// keptAnchor is the anchor last restored, the offset it gave and the view
-// it was for. While the learner has not scrolled away from that offset,
-// the next resize restores the same anchor rather than one measured from
-// the new wrapping, so going back and forth between widths never creeps.
-type keptAnchor struct {
-	a    anchor
-	y    int
-	view viewKey
 }
 
 // viewKey says what the viewport shows: which page, and whether the help
@@ -136,8 +106,6 @@ func New(opts Options) Model {
 		offsets:  map[int]int{},
 		progress: map[int]HintProgress{},
 		copyNext: map[int]int{},
-		cache:    map[docKey][][]string{},
-		inflight: map[docKey]uint64{},
 		clip:     clipboard{mode: opts.Clipboard, tmux: os.Getenv("TMUX") != ""},
 		cuts:     &cutLog{},
 	}
@@ -155,11 +123,7 @@ func New(opts Options) Model {
 	notices = append(notices, m.keys.Rebind(opts.Keys)...)
 	m.opts.Notices = notices
 	m.foot = newFooter(th)
-	m.vp = viewport.New(0, 0)
-	// The viewport's own keys (h/l/d/u, ...) would fight ours: scrolling
-	// goes through our key map only.
-	m.vp.KeyMap = viewport.KeyMap{}
-	m.vp.MouseWheelEnabled = false
+	m.pg = newPager()
 	m.syncKeys()
 	if opts.StartPage > 0 && opts.StartPage < m.pages {
 		m.page = opts.StartPage
@@ -269,8 +233,8 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.key.width != m.width || msg.key.theme != m.th.Name || msg.gen != m.gen {
 			return m, nil // stale: asked for another size or layout
 		}
-		delete(m.inflight, msg.key)
-		m.cache[msg.key] = msg.blocks
+		delete(m.pg.inflight, msg.key)
+		m.pg.cache[msg.key] = msg.blocks
 		m.rebuild()
 		cmds = append(cmds, m.prefetch())
 	case toastExpiredMsg:
@@ -309,17 +273,17 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	if w == m.width && h == m.height {
 		return nil
 	}
-	if m.anchor == nil && len(m.blockStarts) > 0 {
-		if k := m.kept; k != nil && k.y == m.vp.YOffset && k.view == m.viewKey() {
+	if m.pg.anchor == nil && len(m.pg.blockStarts) > 0 {
+		if k := m.pg.kept; k != nil && k.y == m.pg.vp.YOffset && k.view == m.viewKey() {
 			a := k.a
-			m.anchor = &a
+			m.pg.anchor = &a
 		} else {
-			m.anchor = m.anchorAt(m.vp.YOffset)
+			m.pg.anchor = m.pg.anchorAt(m.pg.vp.YOffset)
 		}
 	}
 	m.width, m.height = max(w, 0), max(h, 0)
 	m.gen++
-	m.vp.Width = m.width
+	m.pg.vp.Width = m.width
 	m.layout()
 	if m.tooSmall() {
 		return nil
@@ -383,21 +347,21 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 			return m.goPage(t), false
 		}
 	case key.Matches(msg, k.Down):
-		m.vp.ScrollDown(1)
+		m.pg.vp.ScrollDown(1)
 	case key.Matches(msg, k.Up):
-		m.vp.ScrollUp(1)
+		m.pg.vp.ScrollUp(1)
 	case key.Matches(msg, k.PageDown):
-		m.vp.PageDown()
+		m.pg.vp.PageDown()
 	case key.Matches(msg, k.PageUp):
-		m.vp.PageUp()
+		m.pg.vp.PageUp()
 	case key.Matches(msg, k.HalfDown):
-		m.vp.HalfPageDown()
+		m.pg.vp.HalfPageDown()
 	case key.Matches(msg, k.HalfUp):
-		m.vp.HalfPageUp()
+		m.pg.vp.HalfPageUp()
 	case key.Matches(msg, k.Top):
-		m.vp.GotoTop()
+		m.pg.vp.GotoTop()
 	case key.Matches(msg, k.Bottom):
-		m.vp.GotoBottom()
+		m.pg.vp.GotoBottom()
 	case key.Matches(msg, k.Hint):
 		return m.nextHint(), false
 	case key.Matches(msg, k.Observed):
@@ -433,13 +397,13 @@ func (m *Model) goPage(p int) tea.Cmd {
 	if p == m.page && !m.showHelp && !m.observed {
 		return nil
 	}
-	m.offsets[m.page] = m.vp.YOffset
+	m.offsets[m.page] = m.pg.vp.YOffset
 	m.page = p
 	m.showHelp = false
 	m.observed = false
-	m.anchor = nil
+	m.pg.anchor = nil
 	m.rebuild()
-	m.vp.SetYOffset(m.offsets[p])
+	m.pg.vp.SetYOffset(m.offsets[p])
 	return tea.Batch(m.requestDocs(), m.notePage(p))
 }
 
@@ -617,15 +581,15 @@ func (m *Model) nextHint() tea.Cmd {
 		p.Seen++
 		m.progress[s.Number] = p
 		m.rebuild()
-		m.scrollToBlock(m.hintBlock(p.Seen - 1))
+		m.pg.scrollToBlock(m.hintBlock(p.Seen - 1))
 		return m.saveProgress(s.Number)
 	case !p.Solution:
 		m.foot.confirm = true
 		m.rebuild()
-		m.vp.GotoBottom()
+		m.pg.vp.GotoBottom()
 	default:
 		m.rebuild()
-		m.scrollToBlock(m.solutionBlock())
+		m.pg.scrollToBlock(m.solutionBlock())
 	}
 	return nil
 }
@@ -639,7 +603,7 @@ func (m *Model) openSolution() tea.Cmd {
 	p.Solution = true
 	m.progress[s.Number] = p
 	m.rebuild()
-	m.scrollToBlock(m.solutionBlock())
+	m.pg.scrollToBlock(m.solutionBlock())
 	return tea.Batch(m.saveProgress(s.Number), m.requestDocs())
 }
 

@@ -70,19 +70,19 @@ func TestJumpKeys(t *testing.T) {
 func TestScrollKeepsPagePosition(t *testing.T) {
 	m := testModel(t, 60, 20)
 	m = press(t, m, "2", "j", "j", "j")
-	if m.vp.YOffset != 3 {
-		t.Fatalf("after jjj: offset %d", m.vp.YOffset)
+	if m.pg.vp.YOffset != 3 {
+		t.Fatalf("after jjj: offset %d", m.pg.vp.YOffset)
 	}
 	m = press(t, m, "1", "2")
-	if m.vp.YOffset != 3 {
-		t.Errorf("back on page 2: offset %d, want 3", m.vp.YOffset)
+	if m.pg.vp.YOffset != 3 {
+		t.Errorf("back on page 2: offset %d, want 3", m.pg.vp.YOffset)
 	}
 	m = press(t, m, "G")
-	if !m.vp.AtBottom() {
+	if !m.pg.vp.AtBottom() {
 		t.Error("G did not reach the bottom")
 	}
 	m = press(t, m, "g")
-	if m.vp.YOffset != 0 {
+	if m.pg.vp.YOffset != 0 {
 		t.Error("g did not reach the top")
 	}
 }
@@ -302,9 +302,9 @@ func TestRegressionAlert(t *testing.T) {
 func TestResizeKeepsParagraph(t *testing.T) {
 	m := testModel(t, 100, 40)
 	m = press(t, m, "2", "G")
-	top := m.anchorAt(m.vp.YOffset)
+	top := m.pg.anchorAt(m.pg.vp.YOffset)
 	gen := m.gen
-	lines := strings.Split(m.vp.View(), "\n")
+	lines := strings.Split(m.pg.vp.View(), "\n")
 	first := strings.TrimSpace(lines[0])
 
 	m2, cmd := update(m, tea.WindowSizeMsg{Width: 60, Height: 30})
@@ -316,17 +316,17 @@ func TestResizeKeepsParagraph(t *testing.T) {
 	for _, msg := range runCmd(cmd) {
 		m2 = send(t, m2, msg)
 	}
-	if m2.anchor != nil {
+	if m2.pg.anchor != nil {
 		t.Fatal("anchor not applied after the rendering arrived")
 	}
-	got := m2.anchorAt(m2.vp.YOffset)
+	got := m2.pg.anchorAt(m2.pg.vp.YOffset)
 	if got.block != top.block {
 		t.Errorf("after resize the top block is %d, was %d (%q)", got.block, top.block, first)
 	}
 	checkFits(t, m2)
 	// And back: still the same paragraph.
 	m3 := send(t, m2, tea.WindowSizeMsg{Width: 100, Height: 40})
-	if b := m3.anchorAt(m3.vp.YOffset).block; b != top.block {
+	if b := m3.pg.anchorAt(m3.pg.vp.YOffset).block; b != top.block {
 		t.Errorf("after resizing back the top block is %d, was %d", b, top.block)
 	}
 }
@@ -334,7 +334,7 @@ func TestResizeKeepsParagraph(t *testing.T) {
 func TestStaleRenderDropped(t *testing.T) {
 	m := testModel(t, 80, 24)
 	k := docKey{doc: pageDoc(1), width: 80, theme: m.th.Name}
-	delete(m.cache, k)
+	delete(m.pg.cache, k)
 	stale := []renderedMsg{
 		{key: docKey{doc: pageDoc(1), width: 60, theme: m.th.Name}, gen: m.gen, blocks: [][]string{{"WRONG WIDTH"}}},
 		{key: k, gen: m.gen - 1, blocks: [][]string{{"OLD GEN"}}},
@@ -342,10 +342,10 @@ func TestStaleRenderDropped(t *testing.T) {
 	}
 	for _, s := range stale {
 		m2, cmd := update(m, s)
-		if _, ok := m2.cache[k]; ok || cmd != nil {
+		if _, ok := m2.pg.cache[k]; ok || cmd != nil {
 			t.Errorf("stale %+v was taken", s.key)
 		}
-		if _, ok := m2.cache[s.key]; ok {
+		if _, ok := m2.pg.cache[s.key]; ok {
 			t.Errorf("stale %+v was cached", s.key)
 		}
 	}
@@ -614,35 +614,35 @@ func TestResizeRoundTripsKeepTheMiddle(t *testing.T) {
 	m = press(t, m, "3")
 	// The longest block of the page that leaves a screenful below it.
 	best, bestLen := -1, 0
-	for i, start := range m.blockStarts {
-		end := m.vp.TotalLineCount()
-		if i+1 < len(m.blockStarts) {
-			end = m.blockStarts[i+1]
+	for i, start := range m.pg.blockStarts {
+		end := m.pg.vp.TotalLineCount()
+		if i+1 < len(m.pg.blockStarts) {
+			end = m.pg.blockStarts[i+1]
 		}
-		if n := end - start; n > bestLen && start+n/2+m.vp.Height < m.vp.TotalLineCount() {
+		if n := end - start; n > bestLen && start+n/2+m.pg.vp.Height < m.pg.vp.TotalLineCount() {
 			best, bestLen = i, n
 		}
 	}
 	if bestLen < 4 {
 		t.Fatalf("step 3 has no long block at 60 columns (longest %d lines)", bestLen)
 	}
-	m.vp.SetYOffset(m.blockStarts[best] + bestLen/2)
-	topLine := func(m Model) string { return squeeze(strings.Split(m.vp.View(), "\n")[0]) }
+	m.pg.vp.SetYOffset(m.pg.blockStarts[best] + bestLen/2)
+	topLine := func(m Model) string { return squeeze(strings.Split(m.pg.vp.View(), "\n")[0]) }
 	want := topLine(m)
 	t.Logf("block %d of %d lines, top line %d: %q", best, bestLen, bestLen/2, want)
 	for trip := 1; trip <= 5; trip++ {
 		m = send(t, m, sizeMsg(100, 30))
-		if a := m.anchorAt(m.vp.YOffset); a.block != best {
+		if a := m.pg.anchorAt(m.pg.vp.YOffset); a.block != best {
 			t.Fatalf("trip %d at 100 columns: block %d at the top, want %d", trip, a.block, best)
 		}
 		// The line on top at 100 columns holds where the top line at 60
 		// began.
-		rows := strings.Split(m.vp.View(), "\n")
+		rows := strings.Split(m.pg.vp.View(), "\n")
 		if got := squeeze(rows[0] + rows[1]); !strings.Contains(got, prefix(want, 4)) {
 			t.Errorf("trip %d at 100 columns: top lines %q do not hold %q", trip, got, prefix(want, 4))
 		}
 		m = send(t, m, sizeMsg(60, 30))
-		if a := m.anchorAt(m.vp.YOffset); a.block != best {
+		if a := m.pg.anchorAt(m.pg.vp.YOffset); a.block != best {
 			t.Fatalf("trip %d back at 60 columns: block %d at the top, want %d", trip, a.block, best)
 		}
 		if got := topLine(m); got != want {

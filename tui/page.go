@@ -64,7 +64,7 @@ func (m Model) docKeyOf(d doc) docKey { return docKey{doc: d, width: m.width, th
 // for the current width.
 func (m Model) haveDocs() bool {
 	for _, d := range m.neededDocs(m.page) {
-		if _, ok := m.cache[m.docKeyOf(d)]; !ok {
+		if _, ok := m.pg.cache[m.docKeyOf(d)]; !ok {
 			return false
 		}
 	}
@@ -98,13 +98,13 @@ func (m *Model) request(docs []doc) tea.Cmd {
 	var cmds []tea.Cmd
 	for _, d := range docs {
 		k := m.docKeyOf(d)
-		if _, ok := m.cache[k]; ok {
+		if _, ok := m.pg.cache[k]; ok {
 			continue
 		}
-		if g, ok := m.inflight[k]; ok && g == m.gen {
+		if g, ok := m.pg.inflight[k]; ok && g == m.gen {
 			continue
 		}
-		m.inflight[k] = m.gen
+		m.pg.inflight[k] = m.gen
 		cmds = append(cmds, renderCmd(k, m.gen, m.docSource(d), m.th))
 	}
 	m.trimCache()
@@ -113,12 +113,12 @@ func (m *Model) request(docs []doc) tea.Cmd {
 
 // trimCache forgets renderings for other widths once the cache is full.
 func (m *Model) trimCache() {
-	if len(m.cache) <= maxCache {
+	if len(m.pg.cache) <= maxCache {
 		return
 	}
-	for k := range m.cache {
+	for k := range m.pg.cache {
 		if k.width != m.width {
-			delete(m.cache, k)
+			delete(m.pg.cache, k)
 		}
 	}
 }
@@ -126,10 +126,10 @@ func (m *Model) trimCache() {
 // docBlocks returns a document's blocks for the current width; while that
 // rendering is on its way, an older one cut to the width stands in.
 func (m Model) docBlocks(d doc) ([]block, bool) {
-	if bs, ok := m.cache[m.docKeyOf(d)]; ok {
+	if bs, ok := m.pg.cache[m.docKeyOf(d)]; ok {
 		return asBlocks(bs), true
 	}
-	for k, bs := range m.cache {
+	for k, bs := range m.pg.cache {
 		if k.doc == d && k.theme == m.th.Name {
 			return asBlocks(bs), false
 		}
@@ -151,22 +151,22 @@ func (m *Model) rebuild() {
 		return
 	}
 	blocks, exact := m.compose()
-	y := m.vp.YOffset
+	y := m.pg.vp.YOffset
 	m.setBlocks(blocks, exact)
-	m.vp.SetYOffset(y)
-	if m.anchor != nil && exact {
-		a := *m.anchor
-		m.vp.SetYOffset(m.anchorOffset(a))
-		m.anchor = nil
-		m.kept = &keptAnchor{a: a, y: m.vp.YOffset, view: m.viewKey()}
+	m.pg.vp.SetYOffset(y)
+	if m.pg.anchor != nil && exact {
+		a := *m.pg.anchor
+		m.pg.vp.SetYOffset(m.pg.anchorOffset(a))
+		m.pg.anchor = nil
+		m.pg.kept = &keptAnchor{a: a, y: m.pg.vp.YOffset, view: m.viewKey()}
 	}
 }
 
 // rebuildTop recomposes and scrolls to the top (a different view opened).
 func (m *Model) rebuildTop() {
-	m.anchor = nil
+	m.pg.anchor = nil
 	m.rebuild()
-	m.vp.GotoTop()
+	m.pg.vp.GotoTop()
 }
 
 // setBlocks lays blocks out in the viewport. Lines wider than the pane
@@ -174,15 +174,15 @@ func (m *Model) rebuildTop() {
 // (noted for the tests) for anything else.
 func (m *Model) setBlocks(blocks []block, exact bool) {
 	var lines []string
-	m.blockStarts = nil
-	m.blockGaps = nil
+	m.pg.blockStarts = nil
+	m.pg.blockGaps = nil
 	for i, b := range blocks {
 		gap := b.gap && i > 0
 		if gap {
 			lines = append(lines, "")
 		}
-		m.blockStarts = append(m.blockStarts, len(lines))
-		m.blockGaps = append(m.blockGaps, gap)
+		m.pg.blockStarts = append(m.pg.blockStarts, len(lines))
+		m.pg.blockGaps = append(m.pg.blockGaps, gap)
 		for _, l := range b.lines {
 			if ansi.StringWidth(l) > m.width {
 				short := ansi.Truncate(l, m.width, "")
@@ -194,73 +194,8 @@ func (m *Model) setBlocks(blocks []block, exact bool) {
 			lines = append(lines, l)
 		}
 	}
-	m.lines = lines
-	m.vp.SetContent(strings.Join(lines, "\n"))
-}
-
-// anchorAt is the anchor of line y of the viewport content.
-func (m Model) anchorAt(y int) *anchor {
-	for i := len(m.blockStarts) - 1; i >= 0; i-- {
-		start := m.blockStarts[i]
-		if start > y {
-			continue
-		}
-		if i+1 < len(m.blockStarts) && m.blockGaps[i+1] && y == m.blockStarts[i+1]-1 {
-			return &anchor{block: i + 1, gap: true}
-		}
-		a := &anchor{block: i}
-		for _, l := range m.lines[start:min(y, len(m.lines))] {
-			a.chars += visibleChars(l)
-		}
-		return a
-	}
-	return &anchor{}
-}
-
-// anchorOffset is the line where an anchor is now: the line of its block
-// that holds the character the top line started with.
-func (m Model) anchorOffset(a anchor) int {
-	if len(m.blockStarts) == 0 {
-		return 0
-	}
-	b := min(a.block, len(m.blockStarts)-1)
-	start := m.blockStarts[b]
-	if a.gap && m.blockGaps[b] {
-		return start - 1
-	}
-	end := len(m.lines)
-	if b+1 < len(m.blockStarts) {
-		end = m.blockStarts[b+1]
-		if m.blockGaps[b+1] {
-			end--
-		}
-	}
-	seen := 0
-	for y := start; y < end; y++ {
-		seen += visibleChars(m.lines[y])
-		if seen > a.chars {
-			return y
-		}
-	}
-	return max(end-1, start)
-}
-
-// visibleChars counts the characters of a line a reader sees, blanks and
-// escape sequences left out: a count that wrapping does not change.
-func visibleChars(l string) int {
-	n := 0
-	for _, r := range ansi.Strip(l) {
-		if r != ' ' {
-			n++
-		}
-	}
-	return n
-}
-
-func (m *Model) scrollToBlock(b int) {
-	if b >= 0 && b < len(m.blockStarts) {
-		m.vp.SetYOffset(m.blockStarts[b])
-	}
+	m.pg.lines = lines
+	m.pg.vp.SetContent(strings.Join(lines, "\n"))
 }
 
 // compose builds the blocks of the current view; exact is false while a

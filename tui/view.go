@@ -47,7 +47,7 @@ func (m Model) View() string {
 		lines = append(lines, m.replayLine())
 	}
 	lines = append(lines, m.title(), m.statusLine())
-	body := strings.Split(m.vp.View(), "\n")
+	body := strings.Split(m.pg.vp.View(), "\n")
 	for i := 0; i < rows; i++ {
 		if i < len(body) {
 			lines = append(lines, body[i])
@@ -279,11 +279,11 @@ func (m Model) statusLine() string {
 // are left out.
 func (m Model) shortBindings() []shortKey {
 	k := m.keys
-	scroll := key.NewBinding(
+	scroll := m.pg.ShortHelp(key.NewBinding(
 		key.WithKeys("scroll"),
 		key.WithHelp(keys.Display(k.Down.Keys()[0])+"/"+keys.Display(k.Up.Keys()[0]), content.Msg("tui.short.scroll")),
-	)
-	scroll.SetEnabled(k.Down.Enabled() && m.scrolls)
+		key.WithDisabled(),
+	), k.Down.Enabled() && m.scrolls)[0]
 	var all []shortKey
 	for _, b := range m.foot.ShortHelp(k.Yes, k.No) {
 		all = append(all, shortKey{b, 0})
@@ -313,17 +313,15 @@ func (m *Model) layout() {
 		return
 	}
 	m.foot.SetSize(m.width)
-	m.vp.Width = m.width
 	rows := func(scrolls bool) int {
 		m.scrolls = scrolls
 		return max(m.height-m.headerRows()-len(m.foot.View(m.shortBindings())), 1)
 	}
 	h := rows(false)
-	if m.vp.TotalLineCount() > h {
+	if !m.pg.fits(h) {
 		h = rows(true)
 	}
-	m.vp.Height = h
-	m.vp.SetYOffset(m.vp.YOffset)
+	m.pg.SetSize(m.width, h)
 }
 
 // syncKeys enables exactly the keys that do something now, with help text
