@@ -347,7 +347,7 @@ func apiReady(ctx context.Context, opts Options) bool {
 
 // errComponentDied reports a control-plane process that exited while Up
 // waited for it.
-var errComponentDied = errors.New(content.Msg("sandbox.component_died"))
+var errComponentDied error = msgError("sandbox.component_died")
 
 // controlPlane lists the processes kwokctl starts, by pid file name.
 var controlPlane = []string{"etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok-controller"}

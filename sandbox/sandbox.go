@@ -15,7 +15,6 @@
 package sandbox
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -211,7 +210,14 @@ func (e *MissingBinariesError) Error() string {
 
 // ErrNotRunning is returned (wrapped) when the sandbox is expected to be up
 // but its API server does not answer.
-var ErrNotRunning = errors.New(content.Msg("sandbox.not_running"))
+var ErrNotRunning error = msgError("sandbox.not_running")
+
+// msgError is an error whose Korean text is looked up when it is printed,
+// not at package init: a package-level errors.New(content.Msg(...)) would
+// parse every message file at start-up of every command.
+type msgError string
+
+func (e msgError) Error() string { return content.Msg(string(e)) }
 
 // CheckBinaries returns a *MissingBinariesError when any of Binaries is
 // missing from the bin dir (or is not executable), nil otherwise.

@@ -4,8 +4,71 @@
 #   scripts/bench.sh            save-to-result (watch line, 1 s poller, half
 #                               writes, --poll), trace replay, idle CPU
 #   LABMATE_E2E=1 scripts/bench.sh   also API-change-to-result on the sandbox
+#   scripts/bench.sh tui        only the TUI's start and idle (bench_tui)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+# --- TUI start and idle ------------------------------------------------
+# bench_tui BIN: first frame with the step strip in an 80x24 tmux pane
+# (median of 11 starts), `labmate version` wall time, peak RSS and package
+# init time, and the idle TUI's CPU and RSS over 30 s.
+bench_tui() {
+  local bin=$1 root xdg sock n=11 i t0 t1 first=() secs=30
+  root=$(mktemp -d); xdg=$(mktemp -d)
+  mkdir -p "$root/etc"; cp -r content/gpu-incident/reference/etc/. "$root/etc/"
+  sock=labmate-bench-$$
+  tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 -s bench 'exec sleep 3600'
+  local run="env XDG_CONFIG_HOME=$xdg/c XDG_STATE_HOME=$xdg/s TERM=tmux-256color LANG=C.UTF-8 $bin --root $root --no-cluster"
+  for i in $(seq "$n"); do
+    t0=$(date +%s%N)
+    tmux -L "$sock" respawn-pane -k -t bench "exec $run"
+    until tmux -L "$sock" capture-pane -p -t bench | head -n 1 | grep -q '^labmate .*1.*8'; do
+      if [ $(( $(date +%s%N) - t0 )) -gt 20000000000 ]; then echo "no step strip within 20 s" >&2; return 1; fi
+    done
+    t1=$(date +%s%N)
+    first+=($(((t1 - t0) / 1000000)))
+  done
+  printf '%s\n' "${first[@]}" | sort -n | awk '{a[NR]=$1} END {printf "first frame with the step strip, 80x24 tmux, %d starts: median %d ms (min %d, max %d)\n", NR, a[int((NR+1)/2)], a[1], a[NR]}'
+
+  local w=() c=() r=() it=() own=() chroma=() out
+  for i in $(seq "$n"); do
+    out=$( { /usr/bin/time -f '%e %U %S %M' env GODEBUG=inittrace=1 "$bin" version >/dev/null; } 2>&1 )
+    w+=($(echo "$out" | tail -n 1 | awk '{printf "%d", $1 * 1000}'))
+    c+=($(echo "$out" | tail -n 1 | awk '{printf "%d", ($2 + $3) * 1000}'))
+    r+=($(echo "$out" | tail -n 1 | awk '{printf "%d", $4 / 1024}'))
+    it+=($(echo "$out" | awk '/^init / {s += $5} END {printf "%.1f", s}'))
+    own+=($(echo "$out" | awk '/^init github.com\/labhub\// {s += $5} END {printf "%.2f", s}'))
+    chroma+=($(echo "$out" | awk '/^init github.com\/alecthomas\/chroma/ {s += $5} END {printf "%.1f", s}'))
+  done
+  med() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+  echo "labmate version, $n runs (medians): wall $(med "${w[@]}") ms, CPU $(med "${c[@]}") ms, peak RSS $(med "${r[@]}") MB"
+  echo "  package init (GODEBUG=inittrace=1): $(med "${it[@]}") ms, of which chroma $(med "${chroma[@]}") ms, labmate's own packages $(med "${own[@]}") ms"
+
+  tmux -L "$sock" respawn-pane -k -t bench "exec $run"
+  sleep 3
+  tmux -L "$sock" send-keys -t bench 2
+  sleep 2
+  local pid hz a b rss
+  pid=$(tmux -L "$sock" display-message -p -t bench '#{pane_pid}')
+  hz=$(getconf CLK_TCK)
+  a=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  sleep "$secs"
+  b=$(awk '{print $14 + $15}' "/proc/$pid/stat")
+  rss=$(awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$pid/status")
+  awk -v d=$((b - a)) -v hz="$hz" -v s="$secs" -v rss="$rss" 'BEGIN {
+    printf "idle TUI (real binary, files only), %d s: %.2f%% of one CPU (%d ticks), RSS %d MB\n", s, 100 * d / hz / s, d, rss }'
+  tmux -L "$sock" kill-server
+  rm -rf "$root" "$xdg"
+}
+
+
+if [ "${1:-}" = "tui" ]; then
+  bin="$(mktemp -d)/labmate"
+  go build -o "$bin" ./cmd/labmate
+  bench_tui "$bin"
+  exit
+fi
+
 
 bin="$(mktemp -d)/labmate"
 go build -o "$bin" ./cmd/labmate
@@ -63,4 +126,11 @@ if command -v tmux >/dev/null; then
   root="$(mktemp -d)"
   cp -r content/gpu-incident/reference/etc "$root/"
   sh tui/testdata/idle-cpu.sh 10 "$bin" --root "$root"
+fi
+
+if command -v tmux >/dev/null; then
+  echo "== TUI start (first frame, process start, init) and idle CPU/RSS over 30 s"
+  bin="$(mktemp -d)/labmate"
+  go build -o "$bin" ./cmd/labmate
+  bench_tui "$bin"
 fi

@@ -37,8 +37,8 @@ func TestConfigReachesTheTUI(t *testing.T) {
 	for _, cmd := range runCmd(m.Init()) {
 		m = send(t, m, cmd)
 	}
-	if m.toast == nil || !strings.Contains(m.toast.text, "2건") {
-		t.Fatalf("no notice toast: %+v", m.toast)
+	if m.foot.toast == nil || !strings.Contains(m.foot.toast.text, "2건") {
+		t.Fatalf("no notice toast: %+v", m.foot.toast)
 	}
 	m = press(t, m, "G")
 	if s := screen(m); !strings.Contains(s, "bogus") || !strings.Contains(s, "hint") {

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -48,24 +49,28 @@ func copyTargets(md, root string) []string {
 			}
 			continue
 		}
-		for _, m := range inlineCode.FindAllStringSubmatchIndex(l, -1) {
+		for _, m := range inlineCode().FindAllStringSubmatchIndex(l, -1) {
 			code := l[m[2]:m[3]]
 			if looksLikePath(code) || looksLikeCommand(code) {
 				add(code)
 			}
 		}
 		// Paths written out in prose, outside code spans.
-		prose := inlineCode.ReplaceAllString(l, " ")
-		for _, p := range rootPath.FindAllString(prose, -1) {
+		prose := inlineCode().ReplaceAllString(l, " ")
+		for _, p := range rootPath().FindAllString(prose, -1) {
 			add(p)
 		}
 	}
 	return out
 }
 
+// Compiled when first used, not at package init: start-up pays only for
+// what it runs.
 var (
-	inlineCode = regexp.MustCompile("`([^`]+)`")
-	rootPath   = regexp.MustCompile(`\{\{ROOT\}\}[^\s"'` + "`" + `,()\p{Hangul}]*`)
+	inlineCode = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`]+)`") })
+	rootPath   = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\{\{ROOT\}\}[^\s"'` + "`" + `,()\p{Hangul}]*`)
+	})
 )
 
 func fenceOpen(l string) (fence, lang string, ok bool) {

@@ -26,9 +26,6 @@ func TestMain(m *testing.M) {
 	runewidth.DefaultCondition.EastAsianWidth = false
 	// Inside tmux the copy key has one more target; goldens must not care.
 	os.Unsetenv("TMUX")
-	// Every line the layout cuts after the fact is recorded, and checkFits
-	// fails on it: the layout must size its own lines.
-	cuts.on = true
 	code := m.Run()
 	// The programs the tmux tests built (tens of MB each).
 	for _, b := range []*built{&demoBin, &labmateBin} {
@@ -153,18 +150,11 @@ func checkFits(t *testing.T, m Model) {
 			t.Errorf("line %d has U+FFFD: %q", i, l)
 		}
 	}
-	if c := takeCuts(); len(c) > 0 && !m.tooSmall() {
+	// Every line the layout cut after the fact is recorded: the layout
+	// must size its own lines.
+	if c := m.cuts.take(); len(c) > 0 && !m.tooSmall() {
 		t.Errorf("%dx%d: the layout cut %d lines to fit (text the learner does not see):\n%s", m.width, m.height, len(c), strings.Join(c, "\n"))
 	}
-}
-
-// takeCuts returns and forgets the lines cut since the last call.
-func takeCuts() []string {
-	cuts.Lock()
-	defer cuts.Unlock()
-	c := cuts.lines
-	cuts.lines = nil
-	return c
 }
 
 func withReport(rep engine.Report, n int, st checks.Status) engine.Report {

@@ -140,3 +140,13 @@ func TestRenderedLinesKeepTheirMargin(t *testing.T) {
 		}
 	}
 }
+
+// The cut log checkFits reads does see a line cut to the pane.
+func TestCutLogSeesCuts(t *testing.T) {
+	m := testModel(t, 60, 20)
+	m.cuts.take()
+	_ = m.fit([]string{strings.Repeat("가", 40)})
+	if c := m.cuts.take(); len(c) != 1 {
+		t.Fatalf("cut log has %d lines, want 1", len(c))
+	}
+}

@@ -12,9 +12,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
-	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -31,9 +29,6 @@ const (
 	MinHeight = 10
 )
 
-// How long a toast stays. A toast is one timer, not a tick loop.
-const toastTTL = 8 * time.Second
-
 // maxCache bounds the rendered-markdown cache (pages × widths seen).
 const maxCache = 64
 
@@ -48,9 +43,9 @@ type Model struct {
 	lab   *content.Lab
 	th    theme.Theme
 	keys  keys.KeyMap
-	help  help.Model
+	foot  footer
 	clip  clipboard
-	vp    viewport.Model
+	pg    pager
 	pages int // introduction + steps
 
 	width, height int
@@ -60,67 +55,17 @@ type Model struct {
 	offsets  map[int]int
 	showHelp bool
 	observed bool
-	confirm  bool // asking whether to open the worked solution
+	scrolls  bool // the page is longer than the viewport (set by layout)
+	cuts     *cutLog
 
 	report   *engine.Report
 	progress map[int]HintProgress // by step number
 	copyNext map[int]int          // by page: which copy target comes next
 	targets  [][]string           // by page: what the copy key offers
 
-	cache    map[docKey][][]string
-	inflight map[docKey]uint64
-
-	toast   *toast
-	toastID int
-	alert   *alert
-
 	replayStatus string // the replay's last Status (replay mode only)
 	replayDone   bool   // the replay has ended: its controls do nothing
 
-	// blocks of what the viewport shows, for keeping the scroll position
-	// on the same paragraph across a resize.
-	lines       []string // the viewport's content
-	blockStarts []int
-	blockGaps   []bool
-	anchor      *anchor // to restore once the rendering for this width is in
-	kept        *keptAnchor
-}
-
-type toast struct {
-	id   int
-	text string
-	// target is the page enter goes to while the toast shows (-1: none).
-	target int
-	// words, when set, words the toast with its variable parts (the
-	// copied text, an error) cut to room cells, so that a toast too long
-	// for its lines gives up those first, never how to go on.
-	words func(room int) string
-}
-
-// alert is a regression: a step that had passed turned red. It stays
-// until the learner dismisses it, goes there, or the step passes again.
-type alert struct {
-	steps []int // step numbers
-	text  string
-}
-
-// anchor is a scroll position that survives re-wrapping: a block, and
-// how far into it the top line starts, counted in visible characters
-// (blanks left out), which wrapping at another width does not change.
-type anchor struct {
-	block int
-	chars int
-	gap   bool // the blank line above the block is on top
-}
-
-// keptAnchor is the anchor last restored, the offset it gave and the view
-// it was for. While the learner has not scrolled away from that offset,
-// the next resize restores the same anchor rather than one measured from
-// the new wrapping, so going back and forth between widths never creeps.
-type keptAnchor struct {
-	a    anchor
-	y    int
-	view viewKey
 }
 
 // viewKey says what the viewport shows: which page, and whether the help
@@ -134,7 +79,6 @@ func (m Model) viewKey() viewKey { return viewKey{m.page, m.showHelp, m.observed
 
 type reportMsg struct{ rep engine.Report }
 type reportsClosedMsg struct{}
-type toastExpiredMsg struct{ id int }
 
 // replayMsg carries the replay's status, and whether it has ended, read
 // at time at.
@@ -148,6 +92,7 @@ type replayEndedMsg struct{}
 // New returns the model for opts. It never fails: a missing lab shows an
 // empty introduction.
 func New(opts Options) Model {
+	narrowAmbiguous()
 	lab := opts.Lab
 	if lab == nil {
 		lab = &content.Lab{Title: "labmate"}
@@ -162,9 +107,8 @@ func New(opts Options) Model {
 		offsets:  map[int]int{},
 		progress: map[int]HintProgress{},
 		copyNext: map[int]int{},
-		cache:    map[docKey][][]string{},
-		inflight: map[docKey]uint64{},
 		clip:     clipboard{mode: opts.Clipboard, tmux: os.Getenv("TMUX") != ""},
+		cuts:     &cutLog{},
 	}
 	// What the copy key offers depends only on the text and the root.
 	for p := 0; p < m.pages; p++ {
@@ -179,19 +123,8 @@ func New(opts Options) Model {
 	notices := append([]string(nil), opts.Notices...)
 	notices = append(notices, m.keys.Rebind(opts.Keys)...)
 	m.opts.Notices = notices
-	m.help = help.New()
-	m.help.ShortSeparator = "  "
-	m.help.FullSeparator = "  "
-	m.help.Ellipsis = ".."
-	m.help.Styles = help.Styles{
-		ShortKey: th.Key, ShortDesc: th.Desc, ShortSeparator: th.Muted, Ellipsis: th.Muted,
-		FullKey: th.Key, FullDesc: th.Desc, FullSeparator: th.Muted,
-	}
-	m.vp = viewport.New(0, 0)
-	// The viewport's own keys (h/l/d/u, ...) would fight ours: scrolling
-	// goes through our key map only.
-	m.vp.KeyMap = viewport.KeyMap{}
-	m.vp.MouseWheelEnabled = false
+	m.foot = newFooter(th)
+	m.pg = newPager()
 	m.syncKeys()
 	if opts.StartPage > 0 && opts.StartPage < m.pages {
 		m.page = opts.StartPage
@@ -301,27 +234,24 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.key.width != m.width || msg.key.theme != m.th.Name || msg.gen != m.gen {
 			return m, nil // stale: asked for another size or layout
 		}
-		delete(m.inflight, msg.key)
-		m.cache[msg.key] = msg.blocks
+		delete(m.pg.inflight, msg.key)
+		m.pg.cache[msg.key] = msg.blocks
 		m.rebuild()
 		cmds = append(cmds, m.prefetch())
 	case toastExpiredMsg:
-		if m.toast != nil && m.toast.id == msg.id {
-			m.toast = nil
-		}
+		m.foot.expire(msg.id)
 	case copiedMsg:
-		cmds = append(cmds, m.showToast(copiedText(msg, 0), -1))
-		m.toast.words = func(room int) string { return copiedText(msg, room) }
+		cmds = append(cmds, m.foot.showToast(toast{
+			text: copiedText(msg, 0), target: -1,
+			words: func(room int) string { return copiedText(msg, room) },
+		}))
 	case noticesMsg:
 		if len(m.opts.Notices) > 0 {
 			// The notices themselves are listed on the introduction.
-			cmds = append(cmds, m.showToast(content.Msg("tui.toast.notices", "n", len(m.opts.Notices), "key", keys.Display(m.keys.Go.Keys()[0])), 0))
+			cmds = append(cmds, m.foot.showToast(toast{text: content.Msg("tui.toast.notices", "n", len(m.opts.Notices), "key", keys.Display(m.keys.Go.Keys()[0])), target: 0}))
 		}
 	}
 	m.syncKeys()
-	// The help line's length depends on whether the page scrolls, which
-	// depends on the viewport's height: settle it twice.
-	m.layout()
 	m.layout()
 	return m, tea.Batch(cmds...)
 }
@@ -344,17 +274,17 @@ func (m *Model) resize(w, h int) tea.Cmd {
 	if w == m.width && h == m.height {
 		return nil
 	}
-	if m.anchor == nil && len(m.blockStarts) > 0 {
-		if k := m.kept; k != nil && k.y == m.vp.YOffset && k.view == m.viewKey() {
+	if m.pg.anchor == nil && len(m.pg.blockStarts) > 0 {
+		if k := m.pg.kept; k != nil && k.y == m.pg.vp.YOffset && k.view == m.viewKey() {
 			a := k.a
-			m.anchor = &a
+			m.pg.anchor = &a
 		} else {
-			m.anchor = m.anchorAt(m.vp.YOffset)
+			m.pg.anchor = m.pg.anchorAt(m.pg.vp.YOffset)
 		}
 	}
 	m.width, m.height = max(w, 0), max(h, 0)
 	m.gen++
-	m.vp.Width = m.width
+	m.pg.vp.Width = m.width
 	m.layout()
 	if m.tooSmall() {
 		return nil
@@ -376,13 +306,13 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if m.tooSmall() {
 		return nil, false
 	}
-	if m.confirm {
+	if m.foot.confirm {
 		switch {
 		case key.Matches(msg, k.Yes):
-			m.confirm = false
+			m.foot.confirm = false
 			return m.openSolution(), false
 		case key.Matches(msg, k.No):
-			m.confirm = false
+			m.foot.confirm = false
 			m.rebuild()
 		}
 		return nil, false
@@ -399,10 +329,8 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		case m.observed:
 			m.observed = false
 			m.rebuildTop()
-		case m.alert != nil:
-			m.alert = nil
-		case m.toast != nil:
-			m.toast = nil
+		default:
+			m.foot.dismiss()
 		}
 	case key.Matches(msg, k.Next):
 		return m.goPage(m.page + 1), false
@@ -415,26 +343,26 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}
 	case key.Matches(msg, k.Go):
 		if t := m.goTarget(); t >= 0 {
-			m.alert = nil
-			m.toast = nil
+			m.foot.alert = nil
+			m.foot.toast = nil
 			return m.goPage(t), false
 		}
 	case key.Matches(msg, k.Down):
-		m.vp.ScrollDown(1)
+		m.pg.vp.ScrollDown(1)
 	case key.Matches(msg, k.Up):
-		m.vp.ScrollUp(1)
+		m.pg.vp.ScrollUp(1)
 	case key.Matches(msg, k.PageDown):
-		m.vp.PageDown()
+		m.pg.vp.PageDown()
 	case key.Matches(msg, k.PageUp):
-		m.vp.PageUp()
+		m.pg.vp.PageUp()
 	case key.Matches(msg, k.HalfDown):
-		m.vp.HalfPageDown()
+		m.pg.vp.HalfPageDown()
 	case key.Matches(msg, k.HalfUp):
-		m.vp.HalfPageUp()
+		m.pg.vp.HalfPageUp()
 	case key.Matches(msg, k.Top):
-		m.vp.GotoTop()
+		m.pg.vp.GotoTop()
 	case key.Matches(msg, k.Bottom):
-		m.vp.GotoBottom()
+		m.pg.vp.GotoBottom()
 	case key.Matches(msg, k.Hint):
 		return m.nextHint(), false
 	case key.Matches(msg, k.Observed):
@@ -456,7 +384,7 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 			rescan := m.opts.Rescan
 			return tea.Batch(
 				sideEffect(rescan),
-				m.showToast(content.Msg("tui.toast.rescan"), -1),
+				m.foot.showToast(toast{text: content.Msg("tui.toast.rescan"), target: -1}),
 			), false
 		}
 	}
@@ -470,13 +398,13 @@ func (m *Model) goPage(p int) tea.Cmd {
 	if p == m.page && !m.showHelp && !m.observed {
 		return nil
 	}
-	m.offsets[m.page] = m.vp.YOffset
+	m.offsets[m.page] = m.pg.vp.YOffset
 	m.page = p
 	m.showHelp = false
 	m.observed = false
-	m.anchor = nil
+	m.pg.anchor = nil
 	m.rebuild()
-	m.vp.SetYOffset(m.offsets[p])
+	m.pg.vp.SetYOffset(m.offsets[p])
 	return tea.Batch(m.requestDocs(), m.notePage(p))
 }
 
@@ -529,6 +457,11 @@ func (m Model) status(s *content.Step) checks.Status {
 func (m *Model) applyReport(rep engine.Report) tea.Cmd {
 	prev := m.report
 	m.report = &rep
+	// Steps that are no longer red leave the alert first, so a pass
+	// toast for them can offer enter.
+	if m.foot.alert != nil {
+		m.foot.alert = m.stillRed(m.foot.alert)
+	}
 	var cmd tea.Cmd
 	if prev != nil && prev.Ready {
 		var passed, regressed []int
@@ -551,23 +484,19 @@ func (m *Model) applyReport(rep engine.Report) tea.Cmd {
 			cmd = m.passedToast(passed)
 		}
 	}
-	if m.alert != nil {
-		m.alert = m.stillRed(m.alert)
-	}
 	m.rebuild()
 	return cmd
 }
 
 func (m *Model) raiseAlert(steps []int) {
-	if m.alert != nil {
-		for _, n := range m.alert.steps {
+	if a := m.foot.alert; a != nil {
+		for _, n := range a.steps {
 			if !slices.Contains(steps, n) {
 				steps = append(steps, n)
 			}
 		}
 	}
-	m.alert = &alert{steps: steps}
-	m.alert.text = m.alertText(steps)
+	m.foot.raise(&alert{steps: steps, text: m.alertText(steps)})
 }
 
 // stillRed drops steps from an alert that are no longer red.
@@ -601,44 +530,36 @@ func (m Model) alertText(steps []int) string {
 	return content.Msg("tui.alert.regressed", "steps", joinInts(steps), "reason", reason)
 }
 
+// passedToast says which steps just passed and, unless a regression
+// alert holds the enter key, that enter goes on: the same key the help
+// line offers for it.
 func (m *Model) passedToast(passed []int) tea.Cmd {
 	if m.report.AllPassed() {
-		return m.showToast(content.Msg("tui.toast.all_passed"), -1)
+		return m.foot.showToast(toast{text: content.Msg("tui.toast.all_passed"), target: -1, steps: passed})
 	}
 	last := passed[len(passed)-1]
-	target := -1
-	text := content.Msg("tui.toast.passed", "steps", joinInts(passed))
-	if p := m.pageOf(last); p >= 0 && p+1 < m.pages {
-		target = p + 1
-		if s := m.stepAt(p); s != nil && m.page == p {
-			text += " " + content.Msg("tui.toast.passed_next_here", "key", keys.Display(m.keys.Next.Keys()[0]), "next", m.stepAt(p+1).Number)
-		} else {
-			text += " " + content.Msg("tui.toast.passed_go", "key", keys.Display(m.keys.Go.Keys()[0]), "next", m.stepAt(p+1).Number)
-		}
+	t := toast{text: content.Msg("tui.toast.passed", "steps", joinInts(passed)), target: -1, steps: passed}
+	if p := m.pageOf(last); p >= 0 && p+1 < m.pages && m.foot.alert == nil {
+		t.gone = t.text
+		t.target = p + 1
+		t.text += " " + content.Msg("tui.toast.passed_go", "key", keys.Display(m.keys.Go.Keys()[0]), "next", m.stepAt(p+1).Number)
 	}
-	return m.showToast(text, target)
-}
-
-func (m *Model) showToast(text string, target int) tea.Cmd {
-	m.toastID++
-	id := m.toastID
-	m.toast = &toast{id: id, text: text, target: target}
-	return tea.Tick(toastTTL, func(time.Time) tea.Msg { return toastExpiredMsg{id} })
+	return m.foot.showToast(t)
 }
 
 // goTarget is the page enter goes to: a regressed step, else the step a
 // toast points at; never the page already on screen (-1: none).
 func (m Model) goTarget() int {
-	if m.alert != nil {
-		for _, n := range m.alert.steps {
+	if a := m.foot.alert; a != nil {
+		for _, n := range a.steps {
 			if p := m.pageOf(n); p >= 0 && m.leadsAway(p) {
 				return p
 			}
 		}
 		return -1
 	}
-	if m.toast != nil && m.toast.target >= 0 && m.leadsAway(m.toast.target) {
-		return m.toast.target
+	if t := m.foot.toast; t != nil && t.target >= 0 && m.leadsAway(t.target) {
+		return t.target
 	}
 	return -1
 }
@@ -661,15 +582,15 @@ func (m *Model) nextHint() tea.Cmd {
 		p.Seen++
 		m.progress[s.Number] = p
 		m.rebuild()
-		m.scrollToBlock(m.hintBlock(p.Seen - 1))
+		m.pg.scrollToBlock(m.hintBlock(p.Seen - 1))
 		return m.saveProgress(s.Number)
 	case !p.Solution:
-		m.confirm = true
+		m.foot.confirm = true
 		m.rebuild()
-		m.vp.GotoBottom()
+		m.pg.vp.GotoBottom()
 	default:
 		m.rebuild()
-		m.scrollToBlock(m.solutionBlock())
+		m.pg.scrollToBlock(m.solutionBlock())
 	}
 	return nil
 }
@@ -683,7 +604,7 @@ func (m *Model) openSolution() tea.Cmd {
 	p.Solution = true
 	m.progress[s.Number] = p
 	m.rebuild()
-	m.scrollToBlock(m.solutionBlock())
+	m.pg.scrollToBlock(m.solutionBlock())
 	return tea.Batch(m.saveProgress(s.Number), m.requestDocs())
 }
 

@@ -70,19 +70,19 @@ func TestJumpKeys(t *testing.T) {
 func TestScrollKeepsPagePosition(t *testing.T) {
 	m := testModel(t, 60, 20)
 	m = press(t, m, "2", "j", "j", "j")
-	if m.vp.YOffset != 3 {
-		t.Fatalf("after jjj: offset %d", m.vp.YOffset)
+	if m.pg.vp.YOffset != 3 {
+		t.Fatalf("after jjj: offset %d", m.pg.vp.YOffset)
 	}
 	m = press(t, m, "1", "2")
-	if m.vp.YOffset != 3 {
-		t.Errorf("back on page 2: offset %d, want 3", m.vp.YOffset)
+	if m.pg.vp.YOffset != 3 {
+		t.Errorf("back on page 2: offset %d, want 3", m.pg.vp.YOffset)
 	}
 	m = press(t, m, "G")
-	if !m.vp.AtBottom() {
+	if !m.pg.vp.AtBottom() {
 		t.Error("G did not reach the bottom")
 	}
 	m = press(t, m, "g")
-	if m.vp.YOffset != 0 {
+	if m.pg.vp.YOffset != 0 {
 		t.Error("g did not reach the top")
 	}
 }
@@ -114,8 +114,8 @@ func TestHintLadder(t *testing.T) {
 	}
 	// Hints are used up: the next h asks before showing the solution.
 	m = press(t, m, "h")
-	if !m.confirm || m.progress[1].Solution {
-		t.Fatalf("third h: confirm=%v progress=%+v", m.confirm, m.progress[1])
+	if !m.foot.confirm || m.progress[1].Solution {
+		t.Fatalf("third h: confirm=%v progress=%+v", m.foot.confirm, m.progress[1])
 	}
 	if m.keys.Next.Enabled() || !m.keys.Yes.Enabled() || !m.keys.No.Enabled() {
 		t.Error("while asking, only yes/no (and quit) may be enabled")
@@ -124,8 +124,8 @@ func TestHintLadder(t *testing.T) {
 		t.Errorf("help line does not offer y:\n%s", screen(m))
 	}
 	m = press(t, m, "n") // no: not the next step
-	if m.confirm || m.page != 1 || m.progress[1].Solution {
-		t.Fatalf("n while asking: confirm=%v page=%d %+v", m.confirm, m.page, m.progress[1])
+	if m.foot.confirm || m.page != 1 || m.progress[1].Solution {
+		t.Fatalf("n while asking: confirm=%v page=%d %+v", m.foot.confirm, m.page, m.progress[1])
 	}
 	m = press(t, m, "h", "y")
 	if !m.progress[1].Solution {
@@ -214,15 +214,15 @@ func TestToastOnPass(t *testing.T) {
 	base := withReport(fixture.Report(lab), 1, checks.Failed)
 	m = send(t, m, reportMsg{base})
 	m = press(t, m, "1")
-	if m.toast != nil {
-		t.Fatalf("toast without a change: %q", m.toast.text)
+	if m.foot.toast != nil {
+		t.Fatalf("toast without a change: %q", m.foot.toast.text)
 	}
 	m, cmd := update(m, reportMsg{withReport(base, 1, checks.Passed)})
-	if m.toast == nil || !strings.Contains(m.toast.text, msg("tui.toast.passed", "steps", 1)) {
-		t.Fatalf("no pass toast: %+v", m.toast)
+	if m.foot.toast == nil || !strings.Contains(m.foot.toast.text, msg("tui.toast.passed", "steps", 1)) {
+		t.Fatalf("no pass toast: %+v", m.foot.toast)
 	}
-	if !strings.Contains(m.toast.text, "2단계") {
-		t.Errorf("toast does not say how to go on: %q", m.toast.text)
+	if !strings.Contains(m.foot.toast.text, "2단계") {
+		t.Errorf("toast does not say how to go on: %q", m.foot.toast.text)
 	}
 	if cmd == nil {
 		t.Error("no commands after a report (timer, next read)")
@@ -231,19 +231,19 @@ func TestToastOnPass(t *testing.T) {
 		t.Error("a pass moved the learner")
 	}
 	m = press(t, m, "enter")
-	if m.page != 2 || m.toast != nil {
-		t.Errorf("enter on the toast: page %d toast %v", m.page, m.toast)
+	if m.page != 2 || m.foot.toast != nil {
+		t.Errorf("enter on the toast: page %d toast %v", m.page, m.foot.toast)
 	}
 	// The toast goes away by itself: only its own timer clears it.
 	m, _ = update(m, reportMsg{withReport(base, 1, checks.Failed)})
 	m, _ = update(m, reportMsg{withReport(base, 1, checks.Passed)})
-	id := m.toast.id
+	id := m.foot.toast.id
 	m, _ = update(m, toastExpiredMsg{id: id - 1})
-	if m.toast == nil {
+	if m.foot.toast == nil {
 		t.Fatal("an older timer cleared the toast")
 	}
 	m, _ = update(m, toastExpiredMsg{id: id})
-	if m.toast != nil {
+	if m.foot.toast != nil {
 		t.Fatal("toast outlived its timer")
 	}
 }
@@ -255,8 +255,8 @@ func TestNoToastsBeforeReady(t *testing.T) {
 	rep.Ready = false
 	m = send(t, m, reportMsg{rep})
 	m = send(t, m, reportMsg{withReport(rep, 1, checks.Passed)})
-	if m.toast != nil {
-		t.Fatalf("toast from start-up settling: %q", m.toast.text)
+	if m.foot.toast != nil {
+		t.Fatalf("toast from start-up settling: %q", m.foot.toast.text)
 	}
 	if !strings.Contains(screen(m), msg("tui.status.not_ready")) {
 		t.Error("not-ready state not shown")
@@ -271,13 +271,13 @@ func TestRegressionAlert(t *testing.T) {
 	m = press(t, m, "2")
 	// Waiting or unknown is not red: no alert.
 	m = send(t, m, reportMsg{withReport(base, 1, checks.Unknown)})
-	if m.alert != nil {
+	if m.foot.alert != nil {
 		t.Fatal("alert for a step that became unknown")
 	}
 	m = send(t, m, reportMsg{base})
 	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
-	if m.alert == nil || m.alert.steps[0] != 1 {
-		t.Fatalf("no alert: %+v", m.alert)
+	if m.foot.alert == nil || m.foot.alert.steps[0] != 1 {
+		t.Fatalf("no alert: %+v", m.foot.alert)
 	}
 	s := screen(m)
 	if !strings.Contains(s, "통과했던 1단계가 다시 미통과입니다") || !strings.Contains(s, "SystemdCgroup") {
@@ -287,14 +287,14 @@ func TestRegressionAlert(t *testing.T) {
 		t.Errorf("help line lacks the jump to the step:\n%s", s)
 	}
 	m = press(t, m, "enter")
-	if m.page != 1 || m.alert != nil {
-		t.Fatalf("enter: page %d alert %+v", m.page, m.alert)
+	if m.page != 1 || m.foot.alert != nil {
+		t.Fatalf("enter: page %d alert %+v", m.page, m.foot.alert)
 	}
 	// Passing again clears an alert by itself.
 	m = send(t, m, reportMsg{base})
 	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
 	m = send(t, m, reportMsg{base})
-	if m.alert != nil {
+	if m.foot.alert != nil {
 		t.Fatal("alert stayed after the step passed again")
 	}
 }
@@ -302,9 +302,9 @@ func TestRegressionAlert(t *testing.T) {
 func TestResizeKeepsParagraph(t *testing.T) {
 	m := testModel(t, 100, 40)
 	m = press(t, m, "2", "G")
-	top := m.anchorAt(m.vp.YOffset)
+	top := m.pg.anchorAt(m.pg.vp.YOffset)
 	gen := m.gen
-	lines := strings.Split(m.vp.View(), "\n")
+	lines := strings.Split(m.pg.vp.View(), "\n")
 	first := strings.TrimSpace(lines[0])
 
 	m2, cmd := update(m, tea.WindowSizeMsg{Width: 60, Height: 30})
@@ -316,36 +316,36 @@ func TestResizeKeepsParagraph(t *testing.T) {
 	for _, msg := range runCmd(cmd) {
 		m2 = send(t, m2, msg)
 	}
-	if m2.anchor != nil {
+	if m2.pg.anchor != nil {
 		t.Fatal("anchor not applied after the rendering arrived")
 	}
-	got := m2.anchorAt(m2.vp.YOffset)
+	got := m2.pg.anchorAt(m2.pg.vp.YOffset)
 	if got.block != top.block {
 		t.Errorf("after resize the top block is %d, was %d (%q)", got.block, top.block, first)
 	}
 	checkFits(t, m2)
 	// And back: still the same paragraph.
 	m3 := send(t, m2, tea.WindowSizeMsg{Width: 100, Height: 40})
-	if b := m3.anchorAt(m3.vp.YOffset).block; b != top.block {
+	if b := m3.pg.anchorAt(m3.pg.vp.YOffset).block; b != top.block {
 		t.Errorf("after resizing back the top block is %d, was %d", b, top.block)
 	}
 }
 
 func TestStaleRenderDropped(t *testing.T) {
 	m := testModel(t, 80, 24)
-	k := docKey{doc: "step/1", width: 80, theme: m.th.Name}
-	delete(m.cache, k)
+	k := docKey{doc: pageDoc(1), width: 80, theme: m.th.Name}
+	delete(m.pg.cache, k)
 	stale := []renderedMsg{
-		{key: docKey{doc: "step/1", width: 60, theme: m.th.Name}, gen: m.gen, blocks: [][]string{{"WRONG WIDTH"}}},
+		{key: docKey{doc: pageDoc(1), width: 60, theme: m.th.Name}, gen: m.gen, blocks: [][]string{{"WRONG WIDTH"}}},
 		{key: k, gen: m.gen - 1, blocks: [][]string{{"OLD GEN"}}},
-		{key: docKey{doc: "step/1", width: 80, theme: "light"}, gen: m.gen, blocks: [][]string{{"WRONG THEME"}}},
+		{key: docKey{doc: pageDoc(1), width: 80, theme: "light"}, gen: m.gen, blocks: [][]string{{"WRONG THEME"}}},
 	}
 	for _, s := range stale {
 		m2, cmd := update(m, s)
-		if _, ok := m2.cache[k]; ok || cmd != nil {
+		if _, ok := m2.pg.cache[k]; ok || cmd != nil {
 			t.Errorf("stale %+v was taken", s.key)
 		}
-		if _, ok := m2.cache[s.key]; ok {
+		if _, ok := m2.pg.cache[s.key]; ok {
 			t.Errorf("stale %+v was cached", s.key)
 		}
 	}
@@ -460,8 +460,8 @@ func TestCopyKeyWritesOSC52AndCycles(t *testing.T) {
 		t.Errorf("OSC 52 written = %q, want %q", out.String(), want)
 	}
 	m = send(t, m, msgs[0])
-	if m.toast == nil || !strings.Contains(m.toast.text, "OSC 52") || !strings.Contains(m.toast.text, "config.toml") {
-		t.Fatalf("toast does not say where it went: %+v", m.toast)
+	if m.foot.toast == nil || !strings.Contains(m.foot.toast.text, "OSC 52") || !strings.Contains(m.foot.toast.text, "config.toml") {
+		t.Fatalf("toast does not say where it went: %+v", m.foot.toast)
 	}
 	out.Reset()
 	m, cmd = update(press(t, m, "c"), keyMsg("c"))
@@ -494,7 +494,7 @@ func TestRescanKey(t *testing.T) {
 	default:
 		t.Fatal("the command did not call Rescan")
 	}
-	if m.toast == nil {
+	if m.foot.toast == nil {
 		t.Error("no toast after r")
 	}
 	m2 := testModel(t, 80, 24)
@@ -614,35 +614,35 @@ func TestResizeRoundTripsKeepTheMiddle(t *testing.T) {
 	m = press(t, m, "3")
 	// The longest block of the page that leaves a screenful below it.
 	best, bestLen := -1, 0
-	for i, start := range m.blockStarts {
-		end := m.vp.TotalLineCount()
-		if i+1 < len(m.blockStarts) {
-			end = m.blockStarts[i+1]
+	for i, start := range m.pg.blockStarts {
+		end := m.pg.vp.TotalLineCount()
+		if i+1 < len(m.pg.blockStarts) {
+			end = m.pg.blockStarts[i+1]
 		}
-		if n := end - start; n > bestLen && start+n/2+m.vp.Height < m.vp.TotalLineCount() {
+		if n := end - start; n > bestLen && start+n/2+m.pg.vp.Height < m.pg.vp.TotalLineCount() {
 			best, bestLen = i, n
 		}
 	}
 	if bestLen < 4 {
 		t.Fatalf("step 3 has no long block at 60 columns (longest %d lines)", bestLen)
 	}
-	m.vp.SetYOffset(m.blockStarts[best] + bestLen/2)
-	topLine := func(m Model) string { return squeeze(strings.Split(m.vp.View(), "\n")[0]) }
+	m.pg.vp.SetYOffset(m.pg.blockStarts[best] + bestLen/2)
+	topLine := func(m Model) string { return squeeze(strings.Split(m.pg.vp.View(), "\n")[0]) }
 	want := topLine(m)
 	t.Logf("block %d of %d lines, top line %d: %q", best, bestLen, bestLen/2, want)
 	for trip := 1; trip <= 5; trip++ {
 		m = send(t, m, sizeMsg(100, 30))
-		if a := m.anchorAt(m.vp.YOffset); a.block != best {
+		if a := m.pg.anchorAt(m.pg.vp.YOffset); a.block != best {
 			t.Fatalf("trip %d at 100 columns: block %d at the top, want %d", trip, a.block, best)
 		}
 		// The line on top at 100 columns holds where the top line at 60
 		// began.
-		rows := strings.Split(m.vp.View(), "\n")
+		rows := strings.Split(m.pg.vp.View(), "\n")
 		if got := squeeze(rows[0] + rows[1]); !strings.Contains(got, prefix(want, 4)) {
 			t.Errorf("trip %d at 100 columns: top lines %q do not hold %q", trip, got, prefix(want, 4))
 		}
 		m = send(t, m, sizeMsg(60, 30))
-		if a := m.anchorAt(m.vp.YOffset); a.block != best {
+		if a := m.pg.anchorAt(m.pg.vp.YOffset); a.block != best {
 			t.Fatalf("trip %d back at 60 columns: block %d at the top, want %d", trip, a.block, best)
 		}
 		if got := topLine(m); got != want {
@@ -684,8 +684,8 @@ func TestCopyToastFitsTwoLines(t *testing.T) {
 			c.msg.text = copied
 			m, _ = update(m, c.msg) // not send: it would wait on the toast's timer
 			checkFits(t, m)
-			footer := m.footer()
-			bar := footer[:len(footer)-len(m.helpLines())]
+			footer := m.foot.View(m.shortBindings())
+			bar := footer[:len(footer)-len(m.foot.helpLines(m.shortBindings()))]
 			if len(bar) == 0 || len(bar) > 2 {
 				t.Fatalf("%d columns, %s: toast of %d lines", w, c.name, len(bar))
 			}
@@ -719,7 +719,7 @@ func TestRegressionAlertOnItsOwnPage(t *testing.T) {
 	m = send(t, m, reportMsg{base})
 	m = press(t, m, "1")
 	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
-	if m.alert == nil {
+	if m.foot.alert == nil {
 		t.Fatal("no alert")
 	}
 	if m.keys.Go.Enabled() {
@@ -729,8 +729,8 @@ func TestRegressionAlertOnItsOwnPage(t *testing.T) {
 		t.Errorf("help line offers enter:\n%s", s)
 	}
 	m = press(t, m, "enter")
-	if m.page != 1 || m.alert == nil {
-		t.Errorf("enter on the own page: page %d, alert %v", m.page, m.alert)
+	if m.page != 1 || m.foot.alert == nil {
+		t.Errorf("enter on the own page: page %d, alert %v", m.page, m.foot.alert)
 	}
 	m = send(t, m, reportMsg{withReport(withReport(base, 1, checks.Failed), 2, checks.Failed)})
 	if !m.keys.Go.Enabled() || m.keys.Go.Help().Desc != msg("tui.short.go_step", "step", 2) {
@@ -746,5 +746,43 @@ func TestRegressionAlertOnItsOwnPage(t *testing.T) {
 	m = press(t, m, "?")
 	if !m.keys.Go.Enabled() {
 		t.Error("enter not offered from the help page of the regressed step")
+	}
+}
+
+// A newer fact about a step replaces an older one: a step that passed and
+// then turned red again shows the alert alone, not the pass toast under
+// it; and the pass toast names the key the help line offers for going on.
+func TestRegressionReplacesPassToast(t *testing.T) {
+	m := testModel(t, 60, 20)
+	lab := fixture.Lab()
+	base := withReport(fixture.Report(lab), 1, checks.Failed)
+	m = send(t, m, reportMsg{base})
+	m = press(t, m, "1")
+	m, _ = update(m, reportMsg{withReport(base, 1, checks.Passed)})
+	s := screen(m)
+	goKey := msg("tui.toast.passed_go", "key", "enter", "next", 2)
+	if !strings.Contains(squeeze(s), squeeze(goKey)) || !strings.Contains(s, "enter "+msg("tui.short.go_step", "step", 2)) {
+		t.Fatalf("pass toast and help line do not both offer enter to step 2:\n%s", s)
+	}
+	m, _ = update(m, reportMsg{base})
+	s = screen(m)
+	if m.foot.toast != nil || strings.Contains(s, msg("tui.toast.passed", "steps", 1)) {
+		t.Errorf("the pass toast stayed under the regression alert:\n%s", s)
+	}
+	if m.foot.alert == nil || !strings.Contains(s, "통과했던 1단계가 다시 미통과입니다") {
+		t.Errorf("no regression alert:\n%s", s)
+	}
+	checkFits(t, m)
+	// A toast about another step stays, but no longer promises enter,
+	// which now goes to the red step.
+	two := withReport(withReport(base, 1, checks.Passed), 2, checks.Failed)
+	m = send(t, m, reportMsg{two})
+	m, _ = update(m, reportMsg{withReport(two, 1, checks.Failed)})
+	m, _ = update(m, reportMsg{withReport(withReport(two, 1, checks.Failed), 2, checks.Passed)})
+	if m.foot.toast == nil || m.foot.alert == nil {
+		t.Fatalf("want a toast for step 2 and the alert for step 1: toast %+v alert %+v", m.foot.toast, m.foot.alert)
+	}
+	if strings.Contains(m.foot.toast.text, "enter") || m.goTarget() == 3 {
+		t.Errorf("toast %q promises enter while an alert is up (enter goes to page %d)", m.foot.toast.text, m.goTarget())
 	}
 }

@@ -26,53 +26,45 @@ type marks struct {
 	hints, solution int
 }
 
-// docName is the cache name of a page's markdown.
-func docName(p int) string {
-	if p == 0 {
-		return "intro"
-	}
-	return fmt.Sprintf("step/%d", p)
+// doc names one markdown document of the lab: the page's text, or a
+// step's worked solution. A typed key, not a string parsed back.
+type doc struct {
+	page     int // 0: the introduction
+	solution bool
 }
 
-func solutionName(p int) string { return fmt.Sprintf("solution/%d", p) }
+// pageDoc is the text of page p; solutionDoc the solution of step page p.
+func pageDoc(p int) doc     { return doc{page: p} }
+func solutionDoc(p int) doc { return doc{page: p, solution: true} }
 
 // docSource returns the markdown of a document, with {{ROOT}} filled in.
-func (m Model) docSource(name string) string {
-	var md string
-	switch {
-	case name == "intro":
-		md = m.lab.Intro
-	default:
-		var p int
-		if _, err := fmt.Sscanf(name, "step/%d", &p); err == nil {
-			if s := m.stepAt(p); s != nil {
-				md = s.Body
-			}
-		} else if _, err := fmt.Sscanf(name, "solution/%d", &p); err == nil {
-			if s := m.stepAt(p); s != nil {
-				md = s.Solution
-			}
+func (m Model) docSource(d doc) string {
+	md := m.lab.Intro
+	if s := m.stepAt(d.page); s != nil {
+		md = s.Body
+		if d.solution {
+			md = s.Solution
 		}
 	}
 	return content.Expand(md, m.opts.Root)
 }
 
 // neededDocs lists the documents page p shows.
-func (m Model) neededDocs(p int) []string {
-	docs := []string{docName(p)}
+func (m Model) neededDocs(p int) []doc {
+	docs := []doc{pageDoc(p)}
 	if s := m.stepAt(p); s != nil && m.progress[s.Number].Solution {
-		docs = append(docs, solutionName(p))
+		docs = append(docs, solutionDoc(p))
 	}
 	return docs
 }
 
-func (m Model) docKeyOf(doc string) docKey { return docKey{doc: doc, width: m.width, theme: m.th.Name} }
+func (m Model) docKeyOf(d doc) docKey { return docKey{doc: d, width: m.width, theme: m.th.Name} }
 
 // haveDocs reports whether every document of the current page is rendered
 // for the current width.
 func (m Model) haveDocs() bool {
 	for _, d := range m.neededDocs(m.page) {
-		if _, ok := m.cache[m.docKeyOf(d)]; !ok {
+		if _, ok := m.pg.cache[m.docKeyOf(d)]; !ok {
 			return false
 		}
 	}
@@ -90,29 +82,29 @@ func (m *Model) prefetch() tea.Cmd {
 	if !m.haveDocs() {
 		return nil
 	}
-	var docs []string
+	var docs []doc
 	for _, p := range []int{m.page + 1, m.page - 1} {
 		if p >= 0 && p < m.pages {
-			docs = append(docs, docName(p))
+			docs = append(docs, pageDoc(p))
 		}
 	}
 	return m.request(docs)
 }
 
-func (m *Model) request(docs []string) tea.Cmd {
+func (m *Model) request(docs []doc) tea.Cmd {
 	if m.width <= 0 || m.tooSmall() {
 		return nil
 	}
 	var cmds []tea.Cmd
 	for _, d := range docs {
 		k := m.docKeyOf(d)
-		if _, ok := m.cache[k]; ok {
+		if _, ok := m.pg.cache[k]; ok {
 			continue
 		}
-		if g, ok := m.inflight[k]; ok && g == m.gen {
+		if g, ok := m.pg.inflight[k]; ok && g == m.gen {
 			continue
 		}
-		m.inflight[k] = m.gen
+		m.pg.inflight[k] = m.gen
 		cmds = append(cmds, renderCmd(k, m.gen, m.docSource(d), m.th))
 	}
 	m.trimCache()
@@ -121,24 +113,24 @@ func (m *Model) request(docs []string) tea.Cmd {
 
 // trimCache forgets renderings for other widths once the cache is full.
 func (m *Model) trimCache() {
-	if len(m.cache) <= maxCache {
+	if len(m.pg.cache) <= maxCache {
 		return
 	}
-	for k := range m.cache {
+	for k := range m.pg.cache {
 		if k.width != m.width {
-			delete(m.cache, k)
+			delete(m.pg.cache, k)
 		}
 	}
 }
 
 // docBlocks returns a document's blocks for the current width; while that
 // rendering is on its way, an older one cut to the width stands in.
-func (m Model) docBlocks(name string) ([]block, bool) {
-	if bs, ok := m.cache[m.docKeyOf(name)]; ok {
+func (m Model) docBlocks(d doc) ([]block, bool) {
+	if bs, ok := m.pg.cache[m.docKeyOf(d)]; ok {
 		return asBlocks(bs), true
 	}
-	for k, bs := range m.cache {
-		if k.doc == name && k.theme == m.th.Name {
+	for k, bs := range m.pg.cache {
+		if k.doc == d && k.theme == m.th.Name {
 			return asBlocks(bs), false
 		}
 	}
@@ -159,22 +151,22 @@ func (m *Model) rebuild() {
 		return
 	}
 	blocks, exact := m.compose()
-	y := m.vp.YOffset
+	y := m.pg.vp.YOffset
 	m.setBlocks(blocks, exact)
-	m.vp.SetYOffset(y)
-	if m.anchor != nil && exact {
-		a := *m.anchor
-		m.vp.SetYOffset(m.anchorOffset(a))
-		m.anchor = nil
-		m.kept = &keptAnchor{a: a, y: m.vp.YOffset, view: m.viewKey()}
+	m.pg.vp.SetYOffset(y)
+	if m.pg.anchor != nil && exact {
+		a := *m.pg.anchor
+		m.pg.vp.SetYOffset(m.pg.anchorOffset(a))
+		m.pg.anchor = nil
+		m.pg.kept = &keptAnchor{a: a, y: m.pg.vp.YOffset, view: m.viewKey()}
 	}
 }
 
 // rebuildTop recomposes and scrolls to the top (a different view opened).
 func (m *Model) rebuildTop() {
-	m.anchor = nil
+	m.pg.anchor = nil
 	m.rebuild()
-	m.vp.GotoTop()
+	m.pg.vp.GotoTop()
 }
 
 // setBlocks lays blocks out in the viewport. Lines wider than the pane
@@ -182,93 +174,28 @@ func (m *Model) rebuildTop() {
 // (noted for the tests) for anything else.
 func (m *Model) setBlocks(blocks []block, exact bool) {
 	var lines []string
-	m.blockStarts = nil
-	m.blockGaps = nil
+	m.pg.blockStarts = nil
+	m.pg.blockGaps = nil
 	for i, b := range blocks {
 		gap := b.gap && i > 0
 		if gap {
 			lines = append(lines, "")
 		}
-		m.blockStarts = append(m.blockStarts, len(lines))
-		m.blockGaps = append(m.blockGaps, gap)
+		m.pg.blockStarts = append(m.pg.blockStarts, len(lines))
+		m.pg.blockGaps = append(m.pg.blockGaps, gap)
 		for _, l := range b.lines {
 			if ansi.StringWidth(l) > m.width {
 				short := ansi.Truncate(l, m.width, "")
 				if exact {
-					noteCut("body", l, short)
+					m.cuts.note("body", l, short)
 				}
 				l = short
 			}
 			lines = append(lines, l)
 		}
 	}
-	m.lines = lines
-	m.vp.SetContent(strings.Join(lines, "\n"))
-}
-
-// anchorAt is the anchor of line y of the viewport content.
-func (m Model) anchorAt(y int) *anchor {
-	for i := len(m.blockStarts) - 1; i >= 0; i-- {
-		start := m.blockStarts[i]
-		if start > y {
-			continue
-		}
-		if i+1 < len(m.blockStarts) && m.blockGaps[i+1] && y == m.blockStarts[i+1]-1 {
-			return &anchor{block: i + 1, gap: true}
-		}
-		a := &anchor{block: i}
-		for _, l := range m.lines[start:min(y, len(m.lines))] {
-			a.chars += visibleChars(l)
-		}
-		return a
-	}
-	return &anchor{}
-}
-
-// anchorOffset is the line where an anchor is now: the line of its block
-// that holds the character the top line started with.
-func (m Model) anchorOffset(a anchor) int {
-	if len(m.blockStarts) == 0 {
-		return 0
-	}
-	b := min(a.block, len(m.blockStarts)-1)
-	start := m.blockStarts[b]
-	if a.gap && m.blockGaps[b] {
-		return start - 1
-	}
-	end := len(m.lines)
-	if b+1 < len(m.blockStarts) {
-		end = m.blockStarts[b+1]
-		if m.blockGaps[b+1] {
-			end--
-		}
-	}
-	seen := 0
-	for y := start; y < end; y++ {
-		seen += visibleChars(m.lines[y])
-		if seen > a.chars {
-			return y
-		}
-	}
-	return max(end-1, start)
-}
-
-// visibleChars counts the characters of a line a reader sees, blanks and
-// escape sequences left out: a count that wrapping does not change.
-func visibleChars(l string) int {
-	n := 0
-	for _, r := range ansi.Strip(l) {
-		if r != ' ' {
-			n++
-		}
-	}
-	return n
-}
-
-func (m *Model) scrollToBlock(b int) {
-	if b >= 0 && b < len(m.blockStarts) {
-		m.vp.SetYOffset(m.blockStarts[b])
-	}
+	m.pg.lines = lines
+	m.pg.vp.SetContent(strings.Join(lines, "\n"))
 }
 
 // compose builds the blocks of the current view; exact is false while a
@@ -288,7 +215,7 @@ func (m Model) compose() (blocks []block, exact bool) {
 }
 
 func (m Model) introBlocks() ([]block, bool) {
-	blocks, exact := m.docBlocks("intro")
+	blocks, exact := m.docBlocks(pageDoc(0))
 	blocks = append(blocks, m.sectionBlock(content.Msg("tui.intro.steps")))
 	for i := range m.lab.Steps {
 		s := &m.lab.Steps[i]
@@ -339,12 +266,12 @@ func (m Model) sectionBlock(title string) block {
 func (m Model) stepBlocks() ([]block, marks, bool) {
 	s := m.stepAt(m.page)
 	mk := marks{hints: -1, solution: -1}
-	blocks, exact := m.docBlocks(docName(m.page))
+	blocks, exact := m.docBlocks(pageDoc(m.page))
 	blocks = append(blocks, m.checkBlocks(s)...)
 	blocks = append(blocks, m.problemBlocks()...)
 
 	p := m.progress[s.Number]
-	if p.Seen > 0 || m.confirm || p.Solution {
+	if p.Seen > 0 || m.foot.confirm || p.Solution {
 		blocks = append(blocks, m.sectionBlock(content.Msg("tui.hints.title", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))))
 		mk.hints = len(blocks)
 		for i := 0; i < p.Seen && i < len(s.Hints); i++ {
@@ -355,7 +282,7 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 	if p.Solution {
 		blocks = append(blocks, m.sectionBlock(content.Msg("tui.solution.title")))
 		mk.solution = len(blocks)
-		sol, ex := m.docBlocks(solutionName(m.page))
+		sol, ex := m.docBlocks(solutionDoc(m.page))
 		exact = exact && ex
 		if len(sol) > 0 {
 			sol[0].gap = false

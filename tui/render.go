@@ -16,7 +16,7 @@ import (
 // docKey names one rendering of one markdown document: rendered output
 // depends on the width and the theme, nothing else.
 type docKey struct {
-	doc   string // "intro", "step/3", "solution/3"
+	doc   doc
 	width int
 	theme string
 }

@@ -135,7 +135,7 @@ func TestReplayKeysOnlyInReplay(t *testing.T) {
 		m = press(t, m, "h")
 	}
 	m = press(t, m, "h")
-	if !m.confirm {
+	if !m.foot.confirm {
 		t.Fatal("no solution question after all hints")
 	}
 	if m.keys.Pause.Enabled() {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
 	"time"
 
@@ -17,12 +18,12 @@ import (
 	"github.com/labhub/labmate/tui/theme"
 )
 
-func init() {
-	// Count East-Asian-ambiguous characters as one cell, whatever the
-	// locale says (LANG=ko_KR.UTF-8 turns it on): glamour measures with
-	// go-runewidth, bubbletea with uniseg, and the two must agree.
-	runewidth.DefaultCondition.EastAsianWidth = false
-}
+// narrowAmbiguous counts East-Asian-ambiguous characters as one cell,
+// whatever the locale says (LANG=ko_KR.UTF-8 turns it on): glamour
+// measures with go-runewidth, bubbletea with uniseg, and the two must
+// agree. Done once, when the first model is made, not at package init;
+// renderings only start after it.
+var narrowAmbiguous = sync.OnceFunc(func() { runewidth.DefaultCondition.EastAsianWidth = false })
 
 // Prepare settles, before the program starts, everything that must not be
 // asked of the terminal while it runs: East-Asian-ambiguous characters
@@ -31,12 +32,25 @@ func init() {
 // colour profile comes from the terminal and NO_COLOR. Run calls it; cmd
 // may call it earlier to print what was decided.
 func Prepare(opts Options, out *os.File) Options {
-	runewidth.DefaultCondition.EastAsianWidth = false
+	narrowAmbiguous()
 	opts.Theme = theme.Resolve(opts.Theme, out)
 	if opts.Colors == ColorsFromTerminal {
 		opts.Colors = colorModeOf(theme.DetectProfile(out))
 	}
 	return opts
+}
+
+// FrameRate is how many frames a second bubbletea may draw. Its frame
+// ticker is the only timer while idle and runs whether or not anything
+// changed (bubbletea v1 has no way to stop it): idle CPU grows linearly
+// with it, and a key press waits up to one frame to be drawn. 20 frames
+// a second redraws a key within 50 ms.
+const FrameRate = 20
+
+// ProgramOptions are the bubbletea options Run starts the program with
+// (alternate screen, FrameRate), for harnesses that measure against it.
+func ProgramOptions() []tea.ProgramOption {
+	return []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(FrameRate)}
 }
 
 // Run shows the TUI on the terminal (alternate screen, mouse off, cursor
@@ -49,14 +63,7 @@ func Run(ctx context.Context, opts Options) (err error) {
 	m := New(opts)
 	m.clip.out = out
 
-	p := tea.NewProgram(m,
-		tea.WithContext(ctx),
-		tea.WithAltScreen(),
-		tea.WithOutput(out),
-		// The frame ticker is the only timer while idle; 20 frames a
-		// second is plenty for a text companion and keeps idle CPU low.
-		tea.WithFPS(20),
-	)
+	p := tea.NewProgram(m, append(ProgramOptions(), tea.WithContext(ctx), tea.WithOutput(out))...)
 
 	// bubbletea handles SIGINT and SIGTERM; SIGHUP (pane or terminal gone)
 	// must end the program the same way, or the process lingers.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -90,6 +91,10 @@ func TestScreens(t *testing.T) {
 	}
 	files["keys.md"] = cheatSheet()
 
+	readme, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
 	update := flag.Lookup("update")
 	if update != nil && update.Value.String() == "true" {
 		if err := os.MkdirAll(screensDir, 0o755); err != nil {
@@ -100,15 +105,86 @@ func TestScreens(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		if readme, err = withReadmeScreen(readme, files); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(readmePath, readme, 0o644); err != nil {
+			t.Fatal(err)
+		}
 		return
 	}
-	// The screens follow the lab's text, which its authors change: a stale
-	// capture is worth a note, not a failure.
+	// The captures are generated files checked in (lazygit's cheat sheet
+	// habit): any drift fails, and -update regenerates them.
+	const regen = "regenerate with: go test ./tui -run TestScreens -update"
 	for name, body := range files {
-		if old, err := os.ReadFile(filepath.Join(screensDir, name)); err != nil || string(old) != body {
-			t.Logf("docs/screens/%s is out of date; regenerate with: go test ./tui -run TestScreens -update", name)
+		old, err := os.ReadFile(filepath.Join(screensDir, name))
+		switch {
+		case err != nil:
+			t.Errorf("docs/screens/%s: %v; %s", name, err, regen)
+		case string(old) != body:
+			t.Errorf("docs/screens/%s is out of date; %s\n%s", name, regen, firstDiff(string(old), body))
 		}
 	}
+	entries, err := os.ReadDir(screensDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if _, ok := files[e.Name()]; !ok && e.Name() != "README.md" {
+			t.Errorf("docs/screens/%s is not drawn by TestScreens any more: remove it", e.Name())
+		}
+	}
+	if want, err := withReadmeScreen(readme, files); err != nil {
+		t.Error(err)
+	} else if string(want) != string(readme) {
+		t.Errorf("README.md's capture differs from the docs/screens file it names; %s\n%s", regen, firstDiff(string(readme), string(want)))
+	}
+}
+
+const readmePath = "../README.md"
+
+// readmeScreen marks the capture in README.md: the comment names the
+// docs/screens file whose text the fenced block right after it holds.
+var readmeScreen = regexp.MustCompile("(?s)<!-- screen: docs/screens/([^ ]+) -->\n```text\n(.*?)```\n")
+
+// withReadmeScreen returns readme with every marked capture replaced by
+// the screen it names.
+func withReadmeScreen(readme []byte, files map[string]string) ([]byte, error) {
+	found := readmeScreen.FindAllSubmatchIndex(readme, -1)
+	if len(found) == 0 {
+		return nil, fmt.Errorf("README.md has no capture marked <!-- screen: docs/screens/NAME -->")
+	}
+	var out []byte
+	last := 0
+	for _, m := range found {
+		name := string(readme[m[2]:m[3]])
+		body, ok := files[name]
+		if !ok {
+			return nil, fmt.Errorf("README.md shows docs/screens/%s, which TestScreens does not draw", name)
+		}
+		out = append(out, readme[last:m[4]]...)
+		out = append(out, body...)
+		last = m[5]
+	}
+	return append(out, readme[last:]...), nil
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("line %d:\n  checked in: %q\n  drawn now:  %q", i+1, gl, wl)
+		}
+	}
+	return ""
 }
 
 // replayScreens draw `labmate replay` of the built-in reference run part

@@ -39,7 +39,7 @@ func (m Model) View() string {
 			content.Msg("tui.small.quit", "key", keys.Display(m.keys.Quit.Keys()[0])),
 		})
 	}
-	footer := m.footer()
+	footer := m.foot.View(m.shortBindings())
 	rows := max(m.height-m.headerRows()-len(footer), 0)
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.header())
@@ -47,7 +47,7 @@ func (m Model) View() string {
 		lines = append(lines, m.replayLine())
 	}
 	lines = append(lines, m.title(), m.statusLine())
-	body := strings.Split(m.vp.View(), "\n")
+	body := strings.Split(m.pg.vp.View(), "\n")
 	for i := 0; i < rows; i++ {
 		if i < len(body) {
 			lines = append(lines, body[i])
@@ -77,34 +77,49 @@ func (m Model) fit(lines []string) string {
 		}
 		if extra := ambiguousRunes(l); w+extra > m.width {
 			lines[i] = ansi.Truncate(l, max(m.width-extra, 0), "")
-			noteCut("fit", l, lines[i])
+			m.cuts.note("fit", l, lines[i])
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-// cuts records, while on (the tests turn it on), every line the layout
-// had to cut to the pane after the fact. Each part of the layout sizes its
-// own lines (wrapping, or shortening with ".." where it chooses to), so a
-// cut here is text the learner never sees: the tests assert there is none.
-var cuts struct {
-	sync.Mutex
-	on    bool
+// cutLog records the lines the layout had to cut to the pane after the
+// fact. Each part of the layout sizes its own lines (wrapping, or
+// shortening with ".." where it chooses to), so a cut here is text the
+// learner never sees: the tests assert there is none. Each model holds
+// its own (copies of a model share it); it keeps the last few only.
+type cutLog struct {
+	mu    sync.Mutex
 	lines []string
 }
 
-// noteCut records that line was cut to short; cutting only trailing
-// blanks (the viewport pads lines to its width) loses nothing.
-func noteCut(where, line, short string) {
-	cuts.Lock()
-	defer cuts.Unlock()
-	if !cuts.on {
+const maxCuts = 32
+
+// note records that line was cut to short; cutting only trailing blanks
+// (the viewport pads lines to its width) loses nothing.
+func (c *cutLog) note(where, line, short string) {
+	if c == nil {
 		return
 	}
 	visible := func(s string) string { return strings.TrimRight(ansi.Strip(s), " ") }
-	if visible(line) != visible(short) {
-		cuts.lines = append(cuts.lines, where+": "+visible(line))
+	if visible(line) == visible(short) {
+		return
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.lines) == maxCuts {
+		c.lines = c.lines[1:]
+	}
+	c.lines = append(c.lines, where+": "+visible(line))
+}
+
+// take returns and forgets the lines cut so far.
+func (c *cutLog) take() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.lines
+	c.lines = nil
+	return out
 }
 
 // shorten fits one line of chrome into width cells, ending it with ".."
@@ -130,7 +145,8 @@ func ambiguousRunes(s string) int {
 }
 
 // header is the step strip: every page at a glance, glyph per status, the
-// current page marked by a glyph as well as by colour.
+// current page marked by a glyph as well as by colour, then the notes of
+// stripNotes right-aligned.
 func (m Model) header() string {
 	var parts []string
 	for p := 0; p < m.pages; p++ {
@@ -153,14 +169,55 @@ func (m Model) header() string {
 	if passed, total := stepCounts(m.report); total > 0 {
 		left += " " + m.th.Muted.Render(fmt.Sprintf("%d/%d", passed, total))
 	}
+	return left + m.stripRight(left)
+}
+
+// stripNote is a short note at the right end of the step strip, in its
+// own colour (the replay marker). Notes are plain text from outside
+// labmate or from content; the strip sanitizes and shortens them.
+type stripNote struct {
+	text  string
+	style lipgloss.Style
+}
+
+// stripNotes are the strip's right-aligned notes, most important last (it
+// stays longest when the pane is narrow). A new indicator is one more
+// entry here.
+func (m Model) stripNotes() []stripNote {
+	var out []stripNote
 	if m.opts.Banner != "" {
-		room := m.width - lipgloss.Width(left) - 1
-		if room >= 4 {
-			b := shorten(" "+sanitize(m.opts.Banner)+" ", room)
-			left += strings.Repeat(" ", max(room-ansi.StringWidth(b)-ambiguousRunes(b), 0)+1) + m.th.Banner.Render(b)
+		out = append(out, stripNote{m.opts.Banner, m.th.Banner})
+	}
+	return out
+}
+
+// stripRight lays the notes out right-aligned after left, each as " text "
+// in its style, one blank apart. Those that do not fit in at least four
+// cells give way, first ones first.
+func (m Model) stripRight(left string) string {
+	notes := m.stripNotes()
+	room := m.width - lipgloss.Width(left) - 1
+	var shown []string
+	used := 0
+	for i := len(notes) - 1; i >= 0; i-- {
+		r := room - used
+		if len(shown) > 0 {
+			r-- // the blank between two notes
+		}
+		if r < 4 {
+			break
+		}
+		b := shorten(" "+sanitize(notes[i].text)+" ", r)
+		shown = append([]string{notes[i].style.Render(b)}, shown...)
+		used += ansi.StringWidth(b) + ambiguousRunes(b)
+		if len(shown) > 1 {
+			used++
 		}
 	}
-	return left
+	if len(shown) == 0 {
+		return ""
+	}
+	return strings.Repeat(" ", max(room-used, 0)+1) + strings.Join(shown, " ")
 }
 
 // replayLine is the replay's progress as the replay words it (state,
@@ -218,90 +275,25 @@ func (m Model) statusLine() string {
 	return shorten(b.String(), m.width-1)
 }
 
-// footer holds, bottom up, the help line, then a toast, an alert or the
-// solution question when there is one.
-func (m Model) footer() []string {
-	var out []string
-	w := m.width
-	if m.confirm {
-		out = append(out, m.bar(m.th.Hint, content.Msg("tui.hints.confirm"), w, 2)...)
-	}
-	if m.alert != nil {
-		out = append(out, m.bar(m.th.Alert, theme.GlyphError+" "+m.alert.text, w, 2)...)
-	}
-	if m.toast != nil {
-		out = append(out, m.bar(m.th.Toast, m.toastText(w), w, toastLines)...)
-	}
-	return append(out, m.helpLines()...)
-}
-
-// toastLines is how many lines a toast may take.
-const toastLines = 2
-
-// toastText words the toast for a pane w wide: whole when it fits its
-// lines, else with its variable parts shortened just enough (down to a
-// few characters; past that, bar ends it with "..").
-func (m Model) toastText(w int) string {
-	t := m.toast
-	fits := func(s string) bool { return len(wrap(sanitize(s), w-1, " ", " ")) <= toastLines }
-	if t.words == nil || fits(t.text) {
-		return t.text
-	}
-	const least = 12
-	lo, hi := least, max(ansi.StringWidth(t.text), least)
-	if !fits(t.words(lo)) {
-		return t.words(lo)
-	}
-	for lo < hi { // the most room that fits
-		mid := (lo + hi + 1) / 2
-		if fits(t.words(mid)) {
-			lo = mid
-		} else {
-			hi = mid - 1
-		}
-	}
-	return t.words(lo)
-}
-
-// bar wraps text to at most n lines of a full-width coloured bar.
-func (m Model) bar(st lipgloss.Style, text string, w, n int) []string {
-	lines := wrap(sanitize(text), w-1, " ", " ")
-	if len(lines) > n {
-		lines = lines[:n]
-		lines[n-1] = ansi.Truncate(lines[n-1], w-3-ambiguousRunes(lines[n-1]), "") + ".."
-	}
-	for i, l := range lines {
-		if !m.th.NoColor() {
-			l += strings.Repeat(" ", max(w-ansi.StringWidth(l)-ambiguousRunes(l), 0))
-		}
-		lines[i] = st.Render(l)
-	}
-	return lines
-}
-
-// shortKey is one key of the help line. drop orders what gives way when
-// the line does not fit: higher first, 0 never (the full help, ?, lists
-// everything anyway).
-type shortKey struct {
-	b    key.Binding
-	drop int
-}
-
 // shortBindings are the help line's keys in order of use; disabled ones
 // are left out.
 func (m Model) shortBindings() []shortKey {
 	k := m.keys
-	scroll := key.NewBinding(
+	scroll := m.pg.ShortHelp(key.NewBinding(
 		key.WithKeys("scroll"),
 		key.WithHelp(keys.Display(k.Down.Keys()[0])+"/"+keys.Display(k.Up.Keys()[0]), content.Msg("tui.short.scroll")),
-	)
-	scroll.SetEnabled(k.Down.Enabled() && m.vp.TotalLineCount() > m.vp.Height)
-	all := []shortKey{
-		{k.Yes, 0}, {k.No, 0}, {k.Go, 0},
+		key.WithDisabled(),
+	), k.Down.Enabled() && m.scrolls)[0]
+	var all []shortKey
+	for _, b := range m.foot.ShortHelp(k.Yes, k.No) {
+		all = append(all, shortKey{b, 0})
+	}
+	all = append(all, []shortKey{
+		{k.Go, 0},
 		{k.Pause, 0}, {k.Speed, 0}, {k.NextChange, 0},
 		{k.Next, 1}, {k.Prev, 6}, {k.Hint, 2}, {k.Observed, 5}, {k.Copy, 7}, {k.Rescan, 3},
 		{k.Jump, 9}, {scroll, 8}, {k.Help, 0}, {k.Close, 4}, {k.Quit, 0},
-	}
+	}...)
 	out := all[:0]
 	for _, s := range all {
 		if s.b.Enabled() {
@@ -311,75 +303,32 @@ func (m Model) shortBindings() []shortKey {
 	return out
 }
 
-// helpLines packs the enabled keys into at most two lines. When they do
-// not fit, the least needed give way, so the line never ends cut off
-// (quit and help stay).
-func (m Model) helpLines() []string {
-	width := m.width - 1
-	items := m.shortBindings()
-	lines, fits := m.packHelp(items, width)
-	for !fits {
-		worst := -1
-		for i, s := range items {
-			if s.drop > 0 && (worst < 0 || s.drop > items[worst].drop) {
-				worst = i
-			}
-		}
-		if worst < 0 {
-			break // bubbles/help cuts the last line with ".."
-		}
-		items = append(items[:worst:worst], items[worst+1:]...)
-		lines, fits = m.packHelp(items, width)
-	}
-	h := m.help
-	h.Width = width
-	out := make([]string, 0, len(lines))
-	for _, l := range lines {
-		out = append(out, " "+h.ShortHelpView(l))
-	}
-	return out
-}
-
-// packHelp fills the first help line and puts the rest on the second;
-// fits is false when the second is too long.
-func (m Model) packHelp(items []shortKey, width int) (lines [][]key.Binding, fits bool) {
-	var cur []key.Binding
-	curW := 0
-	sepW := ansi.StringWidth(m.help.ShortSeparator)
-	for _, s := range items {
-		iw := ansi.StringWidth(s.b.Help().Key) + 1 + ansi.StringWidth(s.b.Help().Desc)
-		sep := 0
-		if len(cur) > 0 {
-			sep = sepW
-		}
-		if len(cur) > 0 && curW+sep+iw > width && len(lines) < 1 {
-			lines = append(lines, cur)
-			cur, curW, sep = nil, 0, 0
-		}
-		cur = append(cur, s.b)
-		curW += sep + iw
-	}
-	if len(cur) > 0 {
-		lines = append(lines, cur)
-	}
-	return lines, curW <= width
-}
-
-// layout sizes the viewport to what the header and footer leave.
+// layout sizes the viewport to what the header and footer leave, in one
+// pass. The footer's height depends on whether the page scrolls (the help
+// line offers j/k only then), which depends on the viewport's height: the
+// page does not scroll when it fits the taller viewport the footer without
+// j/k leaves, and does otherwise (a footer with j/k is never shorter).
 func (m *Model) layout() {
 	if m.tooSmall() {
 		return
 	}
-	m.vp.Width = m.width
-	m.vp.Height = max(m.height-m.headerRows()-len(m.footer()), 1)
-	m.vp.SetYOffset(m.vp.YOffset)
+	m.foot.SetSize(m.width)
+	rows := func(scrolls bool) int {
+		m.scrolls = scrolls
+		return max(m.height-m.headerRows()-len(m.foot.View(m.shortBindings())), 1)
+	}
+	h := rows(false)
+	if !m.pg.fits(h) {
+		h = rows(true)
+	}
+	m.pg.SetSize(m.width, h)
 }
 
 // syncKeys enables exactly the keys that do something now, with help text
 // for this moment (gum's habit), so the help line never lies.
 func (m *Model) syncKeys() {
 	k := &m.keys
-	asking := m.confirm
+	asking := m.foot.confirm
 	small := m.tooSmall()
 	s := m.stepAt(m.page)
 	normal := !asking && !small
@@ -440,7 +389,7 @@ func (m *Model) syncKeys() {
 	} else {
 		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help"))
 	}
-	k.Close.SetEnabled(normal && (m.showHelp || m.observed || m.alert != nil || m.toast != nil))
+	k.Close.SetEnabled(normal && (m.showHelp || m.observed || m.foot.alert != nil || m.foot.toast != nil))
 	k.Close.SetHelp(k.Close.Help().Key, content.Msg("tui.short.close"))
 	k.Next.SetHelp(k.Next.Help().Key, content.Msg("tui.short.next"))
 	k.Prev.SetHelp(k.Prev.Help().Key, content.Msg("tui.short.prev"))

@@ -7,7 +7,8 @@
 # 100x40 tmux pane on a private socket, waits for it to settle, then reads
 # utime+stime from /proc/<pid>/stat before and after SECONDS (default 10)
 # and prints the share of one CPU. The Go test TestTmuxIdleCPU does the
-# same and asserts < 1%.
+# same next to a bare bubbletea program (tuidemo -bare) and asserts the TUI
+# costs no more than it.
 set -eu
 secs=${1:-10}
 [ $# -gt 0 ] && shift

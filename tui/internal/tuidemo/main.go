@@ -1,7 +1,8 @@
 // Command tuidemo runs the TUI on a fixed report, for the real-tmux tests
 // and for looking at screens by hand. SIGUSR1 makes the first unfinished
 // step pass; SIGUSR2 makes step 1 fail again (a regression). With
-// TUIDEMO_PANIC set, the rescan key panics (for the panic test).
+// TUIDEMO_PANIC set, the rescan key panics (for the panic test); -bare
+// runs bubbletea alone on a static view (the idle baseline).
 //
 //	go run ./tui/internal/tuidemo [-lab real|fixture] [-theme dark|light|auto]
 package main
@@ -13,6 +14,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
@@ -26,7 +29,15 @@ func main() {
 	themeName := flag.String("theme", "auto", "dark, light or auto")
 	banner := flag.String("banner", "", "header banner")
 	clip := flag.String("clipboard", "", "clipboard mode")
+	bare := flag.Bool("bare", false, "a bare bubbletea program with the TUI's program options and a static view: the idle baseline")
 	flag.Parse()
+	if *bare {
+		if _, err := tea.NewProgram(bareModel{}, tui.ProgramOptions()...).Run(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 
 	lab := fixture.Lab()
 	if *which == "real" {
@@ -79,3 +90,18 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// bareModel draws a fixed screen and quits on q: what bubbletea itself
+// costs while nothing changes.
+type bareModel struct{}
+
+func (bareModel) Init() tea.Cmd { return nil }
+
+func (b bareModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && k.String() == "q" {
+		return b, tea.Quit
+	}
+	return b, nil
+}
+
+func (bareModel) View() string { return "labmate idle baseline" }

@@ -1,0 +1,256 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/help"
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/theme"
+)
+
+// How long a toast stays. A toast is one timer, not a tick loop.
+const toastTTL = 8 * time.Second
+
+// toastLines is how many lines a toast may take.
+const toastLines = 2
+
+// footer is the bottom of the screen: bottom up, the help line, then what
+// the learner should read now: a toast, a regression alert, the solution
+// question. It resolves what it shows: a newer fact about a step replaces
+// an older one, so a pass toast never stays under the alert that the same
+// step is red again, and only one note promises where enter goes.
+type footer struct {
+	th    theme.Theme
+	help  help.Model
+	width int
+
+	toast   *toast
+	toastID int
+	alert   *alert
+	confirm bool // asking whether to open the worked solution
+}
+
+type toast struct {
+	id   int
+	text string
+	// target is the page enter goes to while the toast shows (-1: none);
+	// steps are the step numbers the toast is about.
+	target int
+	steps  []int
+	// gone is the toast without how to go on, for when a newer alert
+	// takes the enter key (empty: the toast goes whole).
+	gone string
+	// words, when set, words the toast with its variable parts (the
+	// copied text, an error) cut to room cells, so that a toast too long
+	// for its lines gives up those first, never how to go on.
+	words func(room int) string
+}
+
+// alert is a regression: a step that had passed turned red. It stays
+// until the learner dismisses it, goes there, or the step passes again.
+type alert struct {
+	steps []int // step numbers
+	text  string
+}
+
+type toastExpiredMsg struct{ id int }
+
+func newFooter(th theme.Theme) footer {
+	h := help.New()
+	h.ShortSeparator = "  "
+	h.FullSeparator = "  "
+	h.Ellipsis = ".."
+	h.Styles = help.Styles{
+		ShortKey: th.Key, ShortDesc: th.Desc, ShortSeparator: th.Muted, Ellipsis: th.Muted,
+		FullKey: th.Key, FullDesc: th.Desc, FullSeparator: th.Muted,
+	}
+	return footer{th: th, help: h}
+}
+
+// SetSize gives the footer the pane's width; its height follows from what
+// it shows (Height).
+func (f *footer) SetSize(w int) { f.width = w }
+
+// ShortHelp is what the footer itself offers: the answers to its question.
+func (f footer) ShortHelp(yes, no key.Binding) []key.Binding {
+	if f.confirm {
+		return []key.Binding{yes, no}
+	}
+	return nil
+}
+
+// showToast puts t up, replacing any toast, with the timer that takes it
+// down.
+func (f *footer) showToast(t toast) tea.Cmd {
+	f.toastID++
+	t.id = f.toastID
+	f.toast = &t
+	id := t.id
+	return tea.Tick(toastTTL, func(time.Time) tea.Msg { return toastExpiredMsg{id} })
+}
+
+// expire takes down the toast its timer was for (not a newer one).
+func (f *footer) expire(id int) {
+	if f.toast != nil && f.toast.id == id {
+		f.toast = nil
+	}
+}
+
+// raise shows a regression alert: a newer fact than a toast about the
+// same steps, which therefore goes; any other toast stops offering enter,
+// which goes to the red step now.
+func (f *footer) raise(a *alert) {
+	f.alert = a
+	if f.toast == nil || a == nil {
+		return
+	}
+	for _, n := range f.toast.steps {
+		if slices.Contains(a.steps, n) {
+			f.toast = nil
+			return
+		}
+	}
+	if f.toast.target >= 0 {
+		t := *f.toast
+		t.target = -1
+		if t.gone != "" {
+			t.text = t.gone
+		}
+		f.toast = &t
+	}
+}
+
+// dismiss closes the newest note: the alert, else the toast.
+func (f *footer) dismiss() {
+	switch {
+	case f.alert != nil:
+		f.alert = nil
+	case f.toast != nil:
+		f.toast = nil
+	}
+}
+
+// View is the footer's lines for the given help keys.
+func (f footer) View(items []shortKey) []string {
+	var out []string
+	w := f.width
+	if f.confirm {
+		out = append(out, f.bar(f.th.Hint, content.Msg("tui.hints.confirm"), w, 2)...)
+	}
+	if f.alert != nil {
+		out = append(out, f.bar(f.th.Alert, theme.GlyphError+" "+f.alert.text, w, 2)...)
+	}
+	if f.toast != nil {
+		out = append(out, f.bar(f.th.Toast, f.toastText(w), w, toastLines)...)
+	}
+	return append(out, f.helpLines(items)...)
+}
+
+// toastText words the toast for a pane w wide: whole when it fits its
+// lines, else with its variable parts shortened just enough (down to a
+// few characters; past that, bar ends it with "..").
+func (f footer) toastText(w int) string {
+	t := f.toast
+	fits := func(s string) bool { return len(wrap(sanitize(s), w-1, " ", " ")) <= toastLines }
+	if t.words == nil || fits(t.text) {
+		return t.text
+	}
+	const least = 12
+	lo, hi := least, max(ansi.StringWidth(t.text), least)
+	if !fits(t.words(lo)) {
+		return t.words(lo)
+	}
+	for lo < hi { // the most room that fits
+		mid := (lo + hi + 1) / 2
+		if fits(t.words(mid)) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return t.words(lo)
+}
+
+// bar wraps text to at most n lines of a full-width coloured bar.
+func (f footer) bar(st lipgloss.Style, text string, w, n int) []string {
+	lines := wrap(sanitize(text), w-1, " ", " ")
+	if len(lines) > n {
+		lines = lines[:n]
+		lines[n-1] = ansi.Truncate(lines[n-1], w-3-ambiguousRunes(lines[n-1]), "") + ".."
+	}
+	for i, l := range lines {
+		if !f.th.NoColor() {
+			l += strings.Repeat(" ", max(w-ansi.StringWidth(l)-ambiguousRunes(l), 0))
+		}
+		lines[i] = st.Render(l)
+	}
+	return lines
+}
+
+// shortKey is one key of the help line. drop orders what gives way when
+// the line does not fit: higher first, 0 never (the full help, ?, lists
+// everything anyway).
+type shortKey struct {
+	b    key.Binding
+	drop int
+}
+
+// helpLines packs the enabled keys into at most two lines. When they do
+// not fit, the least needed give way, so the line never ends cut off
+// (quit and help stay).
+func (f footer) helpLines(items []shortKey) []string {
+	width := f.width - 1
+	lines, fits := f.packHelp(items, width)
+	for !fits {
+		worst := -1
+		for i, s := range items {
+			if s.drop > 0 && (worst < 0 || s.drop > items[worst].drop) {
+				worst = i
+			}
+		}
+		if worst < 0 {
+			break // bubbles/help cuts the last line with ".."
+		}
+		items = append(items[:worst:worst], items[worst+1:]...)
+		lines, fits = f.packHelp(items, width)
+	}
+	h := f.help
+	h.Width = width
+	out := make([]string, 0, len(lines))
+	for _, l := range lines {
+		out = append(out, " "+h.ShortHelpView(l))
+	}
+	return out
+}
+
+// packHelp fills the first help line and puts the rest on the second;
+// fits is false when the second is too long.
+func (f footer) packHelp(items []shortKey, width int) (lines [][]key.Binding, fits bool) {
+	var cur []key.Binding
+	curW := 0
+	sepW := ansi.StringWidth(f.help.ShortSeparator)
+	for _, s := range items {
+		iw := ansi.StringWidth(s.b.Help().Key) + 1 + ansi.StringWidth(s.b.Help().Desc)
+		sep := 0
+		if len(cur) > 0 {
+			sep = sepW
+		}
+		if len(cur) > 0 && curW+sep+iw > width && len(lines) < 1 {
+			lines = append(lines, cur)
+			cur, curW, sep = nil, 0, 0
+		}
+		cur = append(cur, s.b)
+		curW += sep + iw
+	}
+	if len(cur) > 0 {
+		lines = append(lines, cur)
+	}
+	return lines, curW <= width
+}
