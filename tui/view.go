@@ -153,6 +153,9 @@ func (m Model) header() string {
 	if passed, total := stepCounts(m.report); total > 0 {
 		left += " " + m.th.Muted.Render(fmt.Sprintf("%d/%d", passed, total))
 	}
+	if ci := m.classIndicator(); ci != "" && lipgloss.Width(left)+1+lipgloss.Width(ci) <= m.width {
+		left += " " + ci
+	}
 	if m.opts.Banner != "" {
 		room := m.width - lipgloss.Width(left) - 1
 		if room >= 4 {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/trace"
@@ -29,6 +30,8 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	watch := fs.Bool("watch", false, content.Msg("ops.flag.watch"))
 	replay := fs.String("replay", "", content.Msg("cli.flag.replay"))
 	record := fs.String("record", "", content.Msg("cli.flag.record"))
+	var cf classFlags
+	cf.register(fs)
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -61,7 +64,11 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 		}()
 	}
 	if *watch {
-		return watchOptions{JSON: *asJSON, Step: *step, ReadyTimeout: *timeout}.run(ctx, s, stdout, stderr)
+		wo := watchOptions{JSON: *asJSON, Step: *step, ReadyTimeout: *timeout}
+		if pub := s.startClass(ctx, cf, false); pub != nil {
+			wo.OnReport = func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) }
+		}
+		return wo.run(ctx, s, stdout, stderr)
 	}
 	rep := s.engine.Once(ctx, s.sources, *timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)

@@ -59,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runReport(ctx, args, stdout, stderr)
 	case "reset":
 		return runReset(ctx, args, stdin(), stdout, stderr)
+	case "class":
+		return runClass(ctx, args, stdout, stderr)
 	case "version":
 		fmt.Fprintln(stdout, "labmate", version)
 		return exitOK

@@ -7,12 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/safefile"
 	"github.com/labhub/labmate/report"
 	"github.com/labhub/labmate/trace"
 )
@@ -91,7 +90,7 @@ func writeReport(r report.Report, asJSON bool, out string, stdout, stderr io.Wri
 	if err == nil && out == "" {
 		_, err = stdout.Write(buf.Bytes())
 	} else if err == nil {
-		err = writeFileAtomic(out, buf.Bytes())
+		err = safefile.WriteAtomic(out, buf.Bytes(), 0o644)
 		if err == nil {
 			fmt.Fprintln(stderr, content.Msg("ops.report.written", "path", out))
 		}
@@ -108,26 +107,4 @@ func orStdout(path string) string {
 		return "stdout"
 	}
 	return path
-}
-
-// writeFileAtomic writes a report so that a reader never sees half of
-// it and a failed write leaves an older report in place.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/state"
@@ -27,6 +28,8 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	themeFlag := fs.String("theme", "", content.Msg("cli.flag.theme"))
 	record := fs.String("record", "", content.Msg("cli.flag.record"))
 	configPath := fs.String("config", "", content.Msg("cli.flag.config"))
+	var cf classFlags
+	cf.register(fs)
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -75,7 +78,28 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts.Reports = s.publish(ctx)
+	nWarn := len(s.warnings)
+	pub := s.startClass(ctx, cf, true)
+	opts.Notices = append(opts.Notices, s.warnings[nWarn:]...)
+	var taps []func(engine.Report)
+	if pub != nil {
+		taps = append(taps, func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) })
+		opts.Class = pub.Statuses()
+		onProgress, onPage := opts.OnProgress, opts.OnPage
+		opts.OnProgress = func(step, hints int, solution bool) {
+			pub.Publish(class.Update{Hints: &class.Hints{Step: step, Seen: hints, Solution: solution}})
+			if onProgress != nil {
+				onProgress(step, hints, solution)
+			}
+		}
+		opts.OnPage = func(page int) {
+			pub.Publish(class.Update{Page: &page})
+			if onPage != nil {
+				onPage(page)
+			}
+		}
+	}
+	opts.Reports = s.publish(ctx, taps...)
 	if restore := s.quietStderr(); restore != nil {
 		defer restore()
 	}
@@ -87,11 +111,12 @@ func runTUI(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 // publish runs the engine and hands its reports to the TUI, recording the
-// first time each step passed on the way.
-func (s *setup) publish(ctx context.Context) <-chan engine.Report {
+// first time each step passed on the way, and handing each report to the
+// taps (the class publisher; a tap must not block).
+func (s *setup) publish(ctx context.Context, taps ...func(engine.Report)) <-chan engine.Report {
 	raw := make(chan engine.Report, 1)
 	go s.engine.Run(ctx, s.sources, raw)
-	if s.store == nil {
+	if s.store == nil && len(taps) == 0 {
 		return raw
 	}
 	out := make(chan engine.Report, 1)
@@ -101,6 +126,9 @@ func (s *setup) publish(ctx context.Context) <-chan engine.Report {
 			case <-ctx.Done():
 				return
 			case rep := <-raw:
+				for _, tap := range taps {
+					tap(rep)
+				}
 				if rep.Ready {
 					s.recordPassesQuietly(rep)
 				}
