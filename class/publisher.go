@@ -45,9 +45,10 @@ type Status struct {
 	At  time.Time
 }
 
-// DefaultInterval is the least time between two sends of one learner's
-// record: a burst of changes costs one request, never one per keystroke.
-const DefaultInterval = 3 * time.Second
+// DefaultInterval is the sustained least time between two sends of one
+// learner's record (a token bucket with a burst of two): a burst of
+// changes costs one or two requests, never one per keystroke.
+const DefaultInterval = 2 * time.Second
 
 // PublisherConfig builds a Publisher.
 type PublisherConfig struct {
@@ -145,13 +146,22 @@ func (p *Publisher) Run(ctx context.Context) {
 			slog.Error("class publisher panicked", "panic", r, "stack", string(debug.Stack()))
 		}
 	}()
-	limiter := rate.NewLimiter(rate.Every(p.cfg.Interval), 1)
+	// One send per Interval sustained, with a burst of two: a hint opened
+	// right after a step turned green must not hold the next step's
+	// change back by a whole interval.
+	limiter := rate.NewLimiter(rate.Every(p.cfg.Interval), 2)
 	backoff := p.cfg.Retry
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-p.wake:
+		}
+		// A wake whose change already went out with the previous send
+		// must not spend the limiter's token: the next real change would
+		// then wait for it.
+		if !p.isDirty() {
+			continue
 		}
 		if limiter.Wait(ctx) != nil {
 			return

@@ -75,6 +75,7 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 				slog.Error("class watch panicked", "panic", r)
 			}
 		}()
+		memo := recordMemo{}
 		synced := false
 		syncedCh := make(chan struct{})
 		go func() {
@@ -104,7 +105,7 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 				// The informer relisted after the error: it works again.
 				lastErr = nil
 			}
-			c := Collect(objs)
+			c := memo.collect(objs)
 			c.Synced, c.Err, c.At = true, lastErr, time.Now()
 			send(ctx, out, c)
 		}
@@ -123,11 +124,45 @@ func send(ctx context.Context, out chan Class, c Class) {
 	}
 }
 
+// recordMemo keeps each object's decoded record by resource version, so
+// one learner's change costs one decode, not one per learner.
+type recordMemo map[string]memoEntry
+
+type memoEntry struct {
+	rv  string
+	rec Record
+	err error
+}
+
+func (m recordMemo) collect(objs []*corev1.ConfigMap) Class {
+	live := make(map[string]bool, len(objs))
+	decode := func(o *corev1.ConfigMap) (Record, error) {
+		live[o.Name] = true
+		if e, ok := m[o.Name]; ok && e.rv == o.ResourceVersion && o.ResourceVersion != "" {
+			return e.rec, e.err
+		}
+		r, err := Unmarshal([]byte(o.Data[DataKey]))
+		m[o.Name] = memoEntry{rv: o.ResourceVersion, rec: r, err: err}
+		return r, err
+	}
+	c := collect(objs, decode)
+	for name := range m {
+		if !live[name] {
+			delete(m, name)
+		}
+	}
+	return c
+}
+
 // Collect reads record objects into a Class, sorted by learner then lab.
 func Collect(objs []*corev1.ConfigMap) Class {
+	return collect(objs, func(o *corev1.ConfigMap) (Record, error) { return Unmarshal([]byte(o.Data[DataKey])) })
+}
+
+func collect(objs []*corev1.ConfigMap, decode func(*corev1.ConfigMap) (Record, error)) Class {
 	var c Class
 	for _, o := range objs {
-		r, err := Unmarshal([]byte(o.Data[DataKey]))
+		r, err := decode(o)
 		if err != nil {
 			c.Broken = append(c.Broken, o.Name)
 			continue

@@ -490,3 +490,7 @@ func Ago(d time.Duration) string {
 	}
 	return content.Msg("class.board.hours", "h", mins/60, "m", mins%60)
 }
+
+// ClassMsg is the message the board gets for a new class (for tests and
+// benchmarks that drive the model with class.Watch themselves).
+func ClassMsg(c class.Class) tea.Msg { return classMsg{c} }
