@@ -3,7 +3,6 @@ package class
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"runtime/debug"
 	"sync"
@@ -247,8 +246,3 @@ func (p *Publisher) setStatus(st Status) {
 func refused(err error) bool {
 	return apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) || apierrors.IsNotFound(err)
 }
-
-// Refusal is a send the class cluster refused; doctor and the CLI word it.
-type Refusal struct{ Err error }
-
-func (r Refusal) Error() string { return fmt.Sprintf("class refused: %v", r.Err) }
