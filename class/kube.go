@@ -1,11 +1,13 @@
 package class
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -99,4 +101,30 @@ func tune(cfg *rest.Config, timeout time.Duration) {
 // Clientset is kubernetes.NewForConfig.
 func Clientset(cfg *rest.Config) (kubernetes.Interface, error) {
 	return kubernetes.NewForConfig(cfg)
+}
+
+// ProbeResult is what Probe found about a learner's class connection.
+type ProbeResult struct {
+	Learner Learner
+	// Refused is true when the class cluster answered no (401, 403, the
+	// record missing); Err holds the failure either way.
+	Refused bool
+	Err     error
+}
+
+// Probe loads a class kubeconfig and reads the learner's own record of
+// lab, within timeout: what `labmate doctor --class` reports.
+func Probe(ctx context.Context, path, lab string, timeout time.Duration) ProbeResult {
+	l, err := LoadLearner(path)
+	if err != nil {
+		return ProbeResult{Err: err}
+	}
+	cs, err := Clientset(l.Config)
+	if err != nil {
+		return ProbeResult{Learner: l, Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err = cs.CoreV1().ConfigMaps(l.Namespace).Get(ctx, ObjectName(l.ID, lab), metav1.GetOptions{})
+	return ProbeResult{Learner: l, Refused: err != nil && refused(err), Err: err}
 }

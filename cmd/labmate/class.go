@@ -17,6 +17,7 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui/board"
@@ -423,4 +424,22 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 	seedTracker(func(u class.Update) bool { pub.Publish(u); return true }, s.state.Progress, page)
 	go pub.Run(ctx)
 	return pub
+}
+
+// classFinding is doctor's word on a --class kubeconfig: can this learner
+// reach the class and their own record.
+func classFinding(ctx context.Context, path, lab string) doctor.Finding {
+	f := doctor.Finding{ID: "class", Title: content.Msg("class.doctor.title")}
+	r := class.Probe(ctx, path, lab, 5*time.Second)
+	switch {
+	case r.Learner.Config == nil:
+		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", r.Err), content.Msg("class.doctor.fix_file")
+	case r.Err == nil:
+		f.Verdict, f.Detail = doctor.OK, content.Msg("class.doctor.ok", "learner", r.Learner.ID, "ns", r.Learner.Namespace, "server", r.Learner.Config.Host)
+	case r.Refused:
+		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.refused", "server", r.Learner.Config.Host, "err", r.Err), content.Msg("class.doctor.fix_refused")
+	default:
+		f.Verdict, f.Detail, f.Fix = doctor.Warn, content.Msg("class.doctor.unreachable", "server", r.Learner.Config.Host, "err", r.Err), content.Msg("class.doctor.fix_unreachable")
+	}
+	return f
 }

@@ -135,3 +135,16 @@ func TestBadClassFileIsAWarning(t *testing.T) {
 		t.Fatalf("export --format xml: %d %q", code, errb.String())
 	}
 }
+
+// doctor --class: a file that is no class kubeconfig fails, a class
+// cluster that is down warns (the lab still works).
+func TestDoctorClassFinding(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "x")
+	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
+	if f := classFinding(context.Background(), bad, content.DefaultLabID); f.Verdict != "fail" || f.Fix == "" {
+		t.Fatalf("bad file: %+v", f)
+	}
+	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), content.DefaultLabID); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
+		t.Fatalf("class down: %+v", f)
+	}
+}

@@ -25,6 +25,7 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	var c common
 	c.register(fs)
 	asJSON := fs.Bool("json", false, content.Msg("ops.flag.doctor_json"))
+	classFile := fs.String("class", "", content.Msg("class.flag.class"))
 	if !parseFlags(fs, args, stderr) {
 		return exitUsage
 	}
@@ -45,6 +46,9 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) int
 		opts.StatePath = st.Path
 	}
 	res := doctor.Run(ctx, opts)
+	if *classFile != "" {
+		res.Findings = append(res.Findings, classFinding(ctx, *classFile, lab.ID))
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
