@@ -117,6 +117,8 @@ if [ "${LABMATE_E2E:-}" = "1" ]; then
   echo "== node status patch -> updated report (sandbox)"
   export LABMATE_CLUSTER_BIN="${LABMATE_CLUSTER_BIN:-$(./scripts/cluster-bins.sh | tail -n 1)}"
   go test ./e2e -run '^$' -bench NodePatchToReport -benchtime 200x -count 3
+  echo "== class of 200 learners: status change -> board row, requests, board RSS/CPU (sandbox, tmux)"
+  go test ./tui/board -run TestClassScaleE2E -count=1 -v | grep -E 'scale_e2e_test|ok|FAIL'
 fi
 
 if command -v tmux >/dev/null; then

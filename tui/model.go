@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/tui/keys"
@@ -63,8 +64,9 @@ type Model struct {
 	copyNext map[int]int          // by page: which copy target comes next
 	targets  [][]string           // by page: what the copy key offers
 
-	replayStatus string // the replay's last Status (replay mode only)
-	replayDone   bool   // the replay has ended: its controls do nothing
+	replayStatus string       // the replay's last Status (replay mode only)
+	class        class.Status // the class publisher's newest status (--class only)
+	replayDone   bool         // the replay has ended: its controls do nothing
 
 }
 
@@ -135,7 +137,7 @@ func New(opts Options) Model {
 // Init starts reading reports (and, in a replay, its progress) and shows
 // start-up notices.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitReport(m.opts.Reports), readReplay(m.opts.Replay)}
+	cmds := []tea.Cmd{waitReport(m.opts.Reports), readReplay(m.opts.Replay), waitClass(m.opts.Class)}
 	if len(m.opts.Notices) > 0 {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg{} })
 	}
@@ -221,6 +223,9 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case reportMsg:
 		cmds = append(cmds, m.applyReport(msg.rep), waitReport(m.opts.Reports))
+	case classMsg:
+		m.class = msg.st
+		cmds = append(cmds, waitClass(m.opts.Class))
 	case reportsClosedMsg:
 		// The engine stopped; keep showing the last report.
 	case replayMsg:

@@ -3,6 +3,7 @@ package tui
 import (
 	"github.com/muesli/termenv"
 
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 )
@@ -49,6 +50,9 @@ type Options struct {
 	// pause, speed and jump-to-next-change to it (those keys exist only
 	// then) and shows its Status in a header row, redrawn on Updates.
 	Replay ReplayControl
+	// Class, if set, delivers the class publisher's status (--class); the
+	// step strip then ends with a small class indicator.
+	Class <-chan class.Status
 }
 
 // ReplayControl is what the TUI needs of a replay (package trace

@@ -185,6 +185,9 @@ type stripNote struct {
 // entry here.
 func (m Model) stripNotes() []stripNote {
 	var out []stripNote
+	if n, ok := m.classNote(); ok {
+		out = append(out, n)
+	}
 	if m.opts.Banner != "" {
 		out = append(out, stripNote{m.opts.Banner, m.th.Banner})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/trace"
@@ -25,6 +26,7 @@ type checkOptions struct {
 	watch   bool
 	replay  string
 	record  string
+	class   classFlags
 	streams ioStreams
 }
 
@@ -42,6 +44,7 @@ func newCheckCmd(c *common, streams ioStreams) *cobra.Command {
 	fs.BoolVar(&o.watch, "watch", false, content.Msg("ops.flag.watch"))
 	fs.StringVar(&o.replay, "replay", "", content.Msg("cli.flag.replay"))
 	fs.StringVar(&o.record, "record", "", content.Msg("cli.flag.record"))
+	o.class.bind(fs)
 	metavars(fs, map[string]string{"replay": "FILE|reference", "record": "FILE"})
 	_ = cmd.RegisterFlagCompletionFunc("step", c.completeSteps)
 	_ = cmd.RegisterFlagCompletionFunc("replay", completeTraces)
@@ -85,7 +88,11 @@ func (o *checkOptions) Run(ctx context.Context) int {
 		}()
 	}
 	if o.watch {
-		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
+		wo := watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}
+		if pub := s.startClass(ctx, o.class, false); pub != nil {
+			wo.OnReport = func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) }
+		}
+		return wo.run(ctx, s, stdout, stderr)
 	}
 	rep := s.engine.Once(ctx, s.sources, o.timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)

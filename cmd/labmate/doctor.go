@@ -20,6 +20,7 @@ import (
 type doctorOptions struct {
 	*common
 	json    bool
+	class   string
 	streams ioStreams
 }
 
@@ -31,13 +32,15 @@ func newDoctorCmd(c *common, streams ioStreams) *cobra.Command {
 	o := &doctorOptions{common: c, streams: streams}
 	cmd := newCommand("doctor", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	cmd.Flags().BoolVar(&o.json, "json", false, content.Msg("ops.flag.doctor_json"))
+	cmd.Flags().StringVar(&o.class, "class", "", content.Msg("class.flag.class"))
+	_ = cmd.MarkFlagFilename("class")
 	return cmd
 }
 
 // Run probes the environment and returns the exit code.
 func (o *doctorOptions) Run(ctx context.Context) int {
 	c, stdout, stderr := o.common, o.streams.Out, o.streams.ErrOut
-	asJSON := &o.json
+	asJSON, classFile := &o.json, &o.class
 	lab, err := content.Load(c.lab)
 	if err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.lab_missing", "lab", c.lab, "err", err))
@@ -55,6 +58,9 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		opts.StatePath = st.Path
 	}
 	res := doctor.Run(ctx, opts)
+	if *classFile != "" {
+		res.Findings = append(res.Findings, classFinding(ctx, *classFile, lab.ID))
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

@@ -58,11 +58,16 @@ func execute(root *cobra.Command, args []string, streams ioStreams) int {
 	cmd, err := root.ExecuteC()
 	var code exitCode
 	var ue *usageError
+	var ee exitError
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &code):
 		return int(code)
+	case errors.As(err, &ee):
+		// a command's own Korean refusal with its exit code (class)
+		fmt.Fprintln(streams.ErrOut, ee.msg)
+		return ee.code
 	case errors.As(err, &ue):
 		cmd = ue.cmd
 	default:
@@ -100,6 +105,7 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 		newResetCmd(c, streams),
 		newVersionCmd(streams),
 		newCompletionCmd(streams),
+		newClassCmd(c, streams),
 	)
 	root.SetHelpCommand(newHelpCmd())
 	root.SetFlagErrorFunc(flagError)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/state"
@@ -26,6 +27,7 @@ type tuiOptions struct {
 	theme   string
 	record  string
 	config  string
+	class   classFlags
 	streams ioStreams
 }
 
@@ -37,6 +39,7 @@ func newTUICmd(c *common, streams ioStreams) *cobra.Command {
 	fs.StringVar(&o.theme, "theme", "", content.Msg("cli.flag.theme"))
 	fs.StringVar(&o.record, "record", "", content.Msg("cli.flag.record"))
 	fs.StringVar(&o.config, "config", "", content.Msg("cli.flag.config"))
+	o.class.bind(fs)
 	metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE", "config": "FILE"})
 	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("record")
@@ -94,7 +97,28 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	reports, stop := s.publish(ctx)
+	nWarn := len(s.warnings)
+	pub := s.startClass(ctx, o.class, true)
+	opts.Notices = append(opts.Notices, s.warnings[nWarn:]...)
+	var taps []func(engine.Report)
+	if pub != nil {
+		taps = append(taps, func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) })
+		opts.Class = pub.Statuses()
+		onProgress, onPage := opts.OnProgress, opts.OnPage
+		opts.OnProgress = func(step, hints int, solution bool) {
+			pub.Publish(class.Update{Hints: &class.Hints{Step: step, Seen: hints, Solution: solution}})
+			if onProgress != nil {
+				onProgress(step, hints, solution)
+			}
+		}
+		opts.OnPage = func(page int) {
+			pub.Publish(class.Update{Page: &page})
+			if onPage != nil {
+				onPage(page)
+			}
+		}
+	}
+	reports, stop := s.publish(ctx, taps...)
 	defer stop()
 	opts.Reports = reports
 	if restore := s.quietStderr(); restore != nil {
@@ -108,11 +132,12 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 }
 
 // publish starts the engine and hands its reports to the TUI, recording
-// the first time each step passed on the way. stop ends the engine and
-// waits for it.
-func (s *setup) publish(ctx context.Context) (<-chan engine.Report, func()) {
+// the first time each step passed on the way, and handing each report to
+// the taps (the class publisher; a tap must not block). stop ends the
+// engine and waits for it.
+func (s *setup) publish(ctx context.Context, taps ...func(engine.Report)) (<-chan engine.Report, func()) {
 	raw, stop := s.engine.Start(ctx, s.sources)
-	if s.store == nil {
+	if s.store == nil && len(taps) == 0 {
 		return raw, stop
 	}
 	out := make(chan engine.Report, 1)
@@ -122,6 +147,9 @@ func (s *setup) publish(ctx context.Context) (<-chan engine.Report, func()) {
 			case <-ctx.Done():
 				return
 			case rep := <-raw:
+				for _, tap := range taps {
+					tap(rep)
+				}
 				if rep.Ready {
 					s.recordPassesQuietly(rep)
 				}

@@ -27,6 +27,9 @@ type watchOptions struct {
 	ReadyTimeout time.Duration
 	// Now stamps lines (time.Now when nil).
 	Now func() time.Time
+	// OnReport, if set, sees every report (the class publisher; it must
+	// not block).
+	OnReport func(engine.Report)
 }
 
 // runCheckWatch is `labmate check --watch [--json]`: the full results once
@@ -93,6 +96,9 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 		case <-ctx.Done():
 			return exitOK
 		case rep := <-reports:
+			if o.OnReport != nil {
+				o.OnReport(rep)
+			}
 			switch {
 			case printed != nil:
 				if !emit(rep, false) {

@@ -1,0 +1,130 @@
+package class
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// Timeouts of every class request. A class cluster that is down or slow
+// costs the learner nothing but a retry later.
+const (
+	dialTimeout    = 5 * time.Second
+	requestTimeout = 10 * time.Second
+)
+
+// Learner is what a learner's class kubeconfig (as init writes them)
+// says: where the class is and who the learner is in it.
+type Learner struct {
+	Config    *rest.Config
+	Namespace string
+	// ID is the learner's slot: the current context's user name, which
+	// init sets to the slot (and the ServiceAccount's name).
+	ID string
+}
+
+// ErrNotClassKubeconfig says a kubeconfig lacks what a class kubeconfig
+// has (a current context with a namespace and a user).
+var ErrNotClassKubeconfig = errors.New("not a class kubeconfig")
+
+// LoadLearner reads a class kubeconfig written by init. Only that file is
+// read: never $KUBECONFIG or ~/.kube/config, which point at the lab's own
+// cluster.
+func LoadLearner(path string) (Learner, error) {
+	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return Learner{}, err
+	}
+	ctx := raw.Contexts[raw.CurrentContext]
+	if ctx == nil || ctx.Namespace == "" || !ValidLearner(ctx.AuthInfo) {
+		return Learner{}, fmt.Errorf("%s: %w", path, ErrNotClassKubeconfig)
+	}
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return Learner{}, err
+	}
+	tune(cfg, requestTimeout)
+	return Learner{Config: cfg, Namespace: ctx.Namespace, ID: ctx.AuthInfo}, nil
+}
+
+// LoadAdmin loads the instructor's kubeconfig the kubectl way (explicit
+// path, else $KUBECONFIG, else ~/.kube/config) and returns the config and
+// the namespace: ns when set, else the context's namespace, else "labmate-class".
+// timeout bounds each request; 0 leaves them unbounded (watches).
+func LoadAdmin(kubeconfig, context, ns string, timeout time.Duration) (*rest.Config, string, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = kubeconfig
+	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
+	cfg, err := cc.ClientConfig()
+	if err != nil {
+		return nil, "", err
+	}
+	if ns == "" {
+		if n, explicit, err := cc.Namespace(); err == nil && explicit {
+			ns = n
+		}
+	}
+	if ns == "" {
+		ns = DefaultNamespace
+	}
+	tune(cfg, timeout)
+	// init creates a few objects per learner; the default 5 QPS would
+	// make a class of 200 wait minutes on the client's own limiter.
+	cfg.QPS, cfg.Burst = 100, 200
+	return cfg, ns, nil
+}
+
+// DefaultNamespace is the class namespace when none is named.
+const DefaultNamespace = "labmate-class"
+
+func tune(cfg *rest.Config, timeout time.Duration) {
+	if cfg.ExecProvider != nil {
+		cfg.ExecProvider.InteractiveMode = clientcmdapi.NeverExecInteractiveMode
+		cfg.ExecProvider.StdinUnavailable = true
+	}
+	cfg.Dial = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
+	cfg.Timeout = timeout
+	cfg.WarningHandler = rest.NoWarnings{}
+	cfg.UserAgent = "labmate-class"
+}
+
+// Clientset is kubernetes.NewForConfig.
+func Clientset(cfg *rest.Config) (kubernetes.Interface, error) {
+	return kubernetes.NewForConfig(cfg)
+}
+
+// ProbeResult is what Probe found about a learner's class connection.
+type ProbeResult struct {
+	Learner Learner
+	// Refused is true when the class cluster answered no (401, 403, the
+	// record missing); Err holds the failure either way.
+	Refused bool
+	Err     error
+}
+
+// Probe loads a class kubeconfig and reads the learner's own record of
+// lab, within timeout: what `labmate doctor --class` reports.
+func Probe(ctx context.Context, path, lab string, timeout time.Duration) ProbeResult {
+	l, err := LoadLearner(path)
+	if err != nil {
+		return ProbeResult{Err: err}
+	}
+	cs, err := Clientset(l.Config)
+	if err != nil {
+		return ProbeResult{Learner: l, Err: err}
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err = cs.CoreV1().ConfigMaps(l.Namespace).Get(ctx, ObjectName(l.ID, lab), metav1.GetOptions{})
+	return ProbeResult{Learner: l, Refused: err != nil && refused(err), Err: err}
+}

@@ -1,0 +1,248 @@
+package class
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/time/rate"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
+)
+
+// State is the class connection as the learner's indicator shows it.
+type State string
+
+const (
+	// Connecting: nothing was sent yet.
+	Connecting State = "connecting"
+	// Connected: the last send succeeded.
+	Connected State = "connected"
+	// Retrying: the class cluster is down, slow or erring; the newest
+	// record waits in memory and goes out when it is back.
+	Retrying State = "retrying"
+	// Refused: the class cluster refused the learner (credentials expired
+	// or revoked, the record or namespace removed). labmate keeps trying,
+	// slowly, in case the instructor fixes it.
+	Refused State = "refused"
+)
+
+// Status is the publisher's state after its latest attempt.
+type Status struct {
+	State State
+	// Pending is true while a newer record than the last one sent waits.
+	Pending bool
+	// Err is the latest failure (nil when connected).
+	Err error
+	At  time.Time
+}
+
+// DefaultInterval is the sustained least time between two sends of one
+// learner's record (a token bucket with a burst of two): a burst of
+// changes costs one or two requests, never one per keystroke.
+const DefaultInterval = 2 * time.Second
+
+// PublisherConfig builds a Publisher.
+type PublisherConfig struct {
+	Client    kubernetes.Interface
+	Namespace string
+	Identity  Identity
+	// Interval is the least time between sends (DefaultInterval when 0).
+	Interval time.Duration
+	// Retry is the backoff after a failed send (1 s doubling to 30 s when
+	// zero; refusals wait at least the cap).
+	Retry wait.Backoff
+	Now   func() time.Time
+	// Sent, if set, is called after every successful send with the record
+	// sent (tests and the benchmark time it).
+	Sent func(Record)
+}
+
+// Publisher sends a learner's record to the class, latest wins: Publish
+// folds an update into the record and returns at once; the sender sends
+// the newest record, at most once per Interval, and keeps it in memory
+// while the class cluster is away. Nothing here ever blocks the caller.
+type Publisher struct {
+	cfg PublisherConfig
+
+	mu      sync.Mutex
+	tracker *Tracker
+	dirty   bool
+
+	wake     chan struct{}
+	statusCh chan Status
+	status   atomic.Pointer[Status]
+	requests atomic.Int64
+}
+
+// NewPublisher returns a publisher; Run sends.
+func NewPublisher(cfg PublisherConfig) *Publisher {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.Retry.Duration <= 0 {
+		cfg.Retry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 6, Cap: 30 * time.Second}
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	p := &Publisher{
+		cfg:      cfg,
+		tracker:  NewTracker(cfg.Identity, cfg.Now),
+		wake:     make(chan struct{}, 1),
+		statusCh: make(chan Status, 1),
+	}
+	p.status.Store(&Status{State: Connecting})
+	return p
+}
+
+// Publish folds u into the record; when something a teacher cares about
+// changed, the sender is woken. It never blocks.
+func (p *Publisher) Publish(u Update) {
+	p.mu.Lock()
+	changed := p.tracker.Apply(u)
+	if changed {
+		p.dirty = true
+	}
+	p.mu.Unlock()
+	if changed {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Record returns the record as it stands (what the next send carries).
+func (p *Publisher) Record() Record {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tracker.Record()
+}
+
+// Statuses delivers the newest Status after each change of it (latest
+// wins: a slow reader sees the newest, never a backlog).
+func (p *Publisher) Statuses() <-chan Status { return p.statusCh }
+
+// Status is the current status.
+func (p *Publisher) Status() Status { return *p.status.Load() }
+
+// Requests counts the API requests sent so far.
+func (p *Publisher) Requests() int64 { return p.requests.Load() }
+
+// Run sends until ctx ends. A panic in it is logged and ends publishing;
+// it never reaches the lab.
+func (p *Publisher) Run(ctx context.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("class publisher panicked", "panic", r, "stack", string(debug.Stack()))
+		}
+	}()
+	// One send per Interval sustained, with a burst of two: a hint opened
+	// right after a step turned green must not hold the next step's
+	// change back by a whole interval.
+	limiter := rate.NewLimiter(rate.Every(p.cfg.Interval), 2)
+	backoff := p.cfg.Retry
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-p.wake:
+		}
+		// A wake whose change already went out with the previous send
+		// must not spend the limiter's token: the next real change would
+		// then wait for it.
+		if !p.isDirty() {
+			continue
+		}
+		if limiter.Wait(ctx) != nil {
+			return
+		}
+		p.mu.Lock()
+		rec, dirty := p.tracker.Record(), p.dirty
+		p.dirty = false
+		p.mu.Unlock()
+		if !dirty {
+			continue
+		}
+		err := p.send(ctx, rec)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil {
+			backoff = p.cfg.Retry
+			p.setStatus(Status{State: Connected, Pending: p.isDirty()})
+			if p.cfg.Sent != nil {
+				p.cfg.Sent(rec)
+			}
+			continue
+		}
+		p.mu.Lock()
+		p.dirty = true
+		p.mu.Unlock()
+		st := Status{State: Retrying, Pending: true, Err: err}
+		delay := backoff.Step()
+		if refused(err) {
+			st.State = Refused
+			delay = max(delay, backoff.Cap)
+		}
+		p.setStatus(st)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(delay):
+		}
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (p *Publisher) isDirty() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.dirty
+}
+
+// send writes rec with server-side apply: only the record's data key, owned
+// by FieldManager. Init made the object; a learner may only patch it.
+func (p *Publisher) send(ctx context.Context, rec Record) error {
+	raw, err := Marshal(rec)
+	if err != nil {
+		return err
+	}
+	ac := corev1ac.ConfigMap(ObjectName(rec.Learner, rec.Lab), p.cfg.Namespace).
+		WithData(map[string]string{DataKey: string(raw)})
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	p.requests.Add(1)
+	_, err = p.cfg.Client.CoreV1().ConfigMaps(p.cfg.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	return err
+}
+
+func (p *Publisher) setStatus(st Status) {
+	st.At = p.cfg.Now()
+	old := p.status.Swap(&st)
+	if old.State == st.State && old.Pending == st.Pending && errors.Is(old.Err, st.Err) {
+		return
+	}
+	select {
+	case <-p.statusCh:
+	default:
+	}
+	p.statusCh <- st
+}
+
+// refused says the class cluster answered and said no: the learner's
+// credentials or their record are not (or no longer) good.
+func refused(err error) bool {
+	return apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err) || apierrors.IsNotFound(err)
+}

@@ -1,0 +1,194 @@
+package class
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
+
+	"github.com/labhub/labmate/checks"
+)
+
+const testNS = "class-a"
+
+func recordObject(learner, lab string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ObjectName(learner, lab), Namespace: testNS,
+		Labels: map[string]string{LabelRecord: "true", LabelLearner: learner, LabelLab: lab}}}
+}
+
+func storedRecord(t *testing.T, cs *fake.Clientset, learner string) Record {
+	t.Helper()
+	cm, err := cs.CoreV1().ConfigMaps(testNS).Get(context.Background(), ObjectName(learner, "gpu-incident"), metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Unmarshal([]byte(cm.Data[DataKey]))
+	if err != nil {
+		t.Fatalf("stored record: %v (%q)", err, cm.Data[DataKey])
+	}
+	return r
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true,
+		func(context.Context) (bool, error) { return cond(), nil })
+	if err != nil {
+		t.Fatalf("waiting for %s: %v", what, err)
+	}
+}
+
+func fastRetry() wait.Backoff {
+	return wait.Backoff{Duration: 20 * time.Millisecond, Factor: 1, Steps: 1, Cap: 50 * time.Millisecond}
+}
+
+// A burst of changes costs one request per interval, and the newest
+// record is the one that lands (latest wins), with labmate's field manager.
+func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
+	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
+	var sent atomic.Int64
+	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 300 * time.Millisecond,
+		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}, Sent: func(Record) { sent.Add(1) }})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Run(ctx)
+
+	start := time.Now()
+	sts := []checks.Status{checks.Failed, checks.Failed, checks.Failed}
+	for i := range 30 {
+		sts[i%3] = []checks.Status{checks.Failed, checks.Passed, checks.Waiting}[i%3]
+		p.Publish(Update{Report: report(sts...)})
+		hints := i
+		p.Publish(Update{Hints: &Hints{Step: 1, Seen: hints}})
+	}
+	want := p.Record()
+	waitFor(t, "the newest record", func() bool {
+		cm, err := cs.CoreV1().ConfigMaps(testNS).Get(ctx, ObjectName("learner-01", "gpu-incident"), metav1.GetOptions{})
+		if err != nil {
+			return false
+		}
+		r, err := Unmarshal([]byte(cm.Data[DataKey]))
+		return err == nil && r.Step(1) != nil && r.Step(1).Hints == 29
+	})
+	elapsed := time.Since(start)
+	got := storedRecord(t, cs, "learner-01")
+	if got.Step(1).Status != want.Step(1).Status || got.Step(3).Status != want.Step(3).Status {
+		t.Fatalf("stored %+v, want %+v", got.Steps, want.Steps)
+	}
+	// 60 updates in a burst: the first two go out at once (the
+	// limiter's burst), the rest fold into at most one send per interval.
+	if max := int64(elapsed/(300*time.Millisecond)) + 3; p.Requests() > max {
+		t.Fatalf("%d requests in %v, want at most %d", p.Requests(), elapsed, max)
+	}
+	cm, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, ObjectName("learner-01", "gpu-incident"), metav1.GetOptions{})
+	owned := false
+	for _, mf := range cm.ManagedFields {
+		owned = owned || (mf.Manager == FieldManager && mf.Operation == metav1.ManagedFieldsOperationApply)
+	}
+	if !owned {
+		t.Fatalf("no apply entry for %q in managed fields: %+v", FieldManager, cm.ManagedFields)
+	}
+	if p.Status().State != Connected {
+		t.Fatalf("status %v, want connected", p.Status())
+	}
+	// Nothing changed: nothing more is sent.
+	n := p.Requests()
+	p.Publish(Update{Hints: &Hints{Step: 1, Seen: 29}})
+	time.Sleep(400 * time.Millisecond)
+	if p.Requests() != n {
+		t.Fatalf("an update that changed nothing was sent (%d -> %d requests)", n, p.Requests())
+	}
+}
+
+// A class cluster that is down keeps the newest record in memory and
+// says "retrying"; once it is back the newest record lands.
+func TestPublisherRetriesAndDeliversLatest(t *testing.T) {
+	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
+	var down atomic.Bool
+	down.Store(true)
+	cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if down.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("down")
+		}
+		return false, nil, nil
+	})
+	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 10 * time.Millisecond, Retry: fastRetry(),
+		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Run(ctx)
+	p.Publish(Update{Report: report(checks.Failed)})
+	waitFor(t, "retrying", func() bool { return p.Status().State == Retrying && p.Status().Pending })
+	p.Publish(Update{Report: report(checks.Passed)})
+	down.Store(false)
+	waitFor(t, "connected", func() bool { return p.Status().State == Connected })
+	if st := storedRecord(t, cs, "learner-01").Step(1).Status; st != checks.Passed {
+		t.Fatalf("stored status %s, want the newest (passed)", st)
+	}
+}
+
+// Refusals (403, 401, a removed record) say "refused".
+func TestPublisherRefused(t *testing.T) {
+	for name, err := range map[string]error{
+		"forbidden":    apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "x", nil),
+		"unauthorized": apierrors.NewUnauthorized("token expired"),
+		"not found":    apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "x"),
+	} {
+		t.Run(name, func(t *testing.T) {
+			cs := fake.NewClientset()
+			cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, err })
+			p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 10 * time.Millisecond, Retry: fastRetry(),
+				Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go p.Run(ctx)
+			p.Publish(Update{Report: report(checks.Failed)})
+			select {
+			case st := <-p.Statuses():
+				if st.State != Refused || st.Err == nil {
+					t.Fatalf("status %+v, want refused", st)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("no status")
+			}
+		})
+	}
+}
+
+// Publish never blocks, even with the sender stuck on a slow cluster.
+func TestPublishNeverBlocks(t *testing.T) {
+	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
+	release := make(chan struct{})
+	cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+		<-release
+		return true, nil, apierrors.NewServiceUnavailable("slow")
+	})
+	defer close(release)
+	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: time.Millisecond,
+		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go p.Run(ctx)
+	done := make(chan struct{})
+	go func() {
+		for i := range 1000 {
+			p.Publish(Update{Hints: &Hints{Step: 1, Seen: i}})
+			p.Publish(Update{Report: report(checks.Failed)})
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Publish blocked behind a stuck send")
+	}
+}

@@ -1,0 +1,151 @@
+// Package class lets a workshop's instructor watch a class live through a
+// Kubernetes API server, never a server of labmate's own. Each learner's
+// labmate publishes one small Record per lab into the class namespace (a
+// ConfigMap written with server-side apply under the field manager
+// "labmate-class"); the instructor's board watches those objects with an
+// informer. Init sets a class up: namespace, records, one Role per learner
+// that may patch only that learner's records, and a kubeconfig per learner.
+//
+// The package knows no bubbletea: the TUI and `check --watch` feed a
+// Publisher, the board reads a Watch.
+package class
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+)
+
+// Names and labels shared by init, the publisher and the board.
+const (
+	// FieldManager is the server-side apply field manager of every
+	// learner-side write.
+	FieldManager = "labmate-class"
+	// InitFieldManager owns what `class init` writes.
+	InitFieldManager = "labmate-class-init"
+
+	// LabelRecord marks a record ConfigMap ("true").
+	LabelRecord = "labmate.dev/class-record"
+	// LabelLearner and LabelLab name the record's learner and lab.
+	LabelLearner = "labmate.dev/learner"
+	LabelLab     = "labmate.dev/lab"
+	// LabelClass marks the namespace and the RBAC objects init made.
+	LabelClass = "labmate.dev/class"
+
+	// DataKey is the ConfigMap key holding the record's JSON.
+	DataKey = "record.json"
+
+	// Schema is the record format's version.
+	Schema = 1
+)
+
+// Record is what one learner publishes about one lab, and exactly what
+// `labmate class preview` prints: step statuses, times, hint levels,
+// labmate's version and a name the learner chose. It never holds file
+// contents, cluster objects, paths or check messages (check messages quote
+// the learner's files, see FailingCheck).
+type Record struct {
+	Schema int `json:"schema"`
+	// Learner is the learner's slot in the class (set by init; also the
+	// record object's name prefix).
+	Learner string `json:"learner"`
+	// Name is the name the learner chose to be shown as (--class-name).
+	Name    string `json:"name"`
+	Lab     string `json:"lab"`
+	Labmate string `json:"labmate"`
+	// Updated is when labmate last saw something a teacher cares about
+	// change.
+	Updated time.Time `json:"updated"`
+	// Current is the first step not passed (0 when every step passed),
+	// and CurrentSince when the learner arrived there.
+	Current      int       `json:"current"`
+	CurrentSince time.Time `json:"currentSince"`
+	// Page is the page the learner has open in the TUI (0: introduction);
+	// nil from `check --watch`, which has no pages.
+	Page  *int         `json:"page,omitempty"`
+	Steps []StepRecord `json:"steps"`
+	// Regression is the newest step that went from passed to failed.
+	Regression *Regression `json:"regression,omitempty"`
+}
+
+// StepRecord is one step as the learner sees it.
+type StepRecord struct {
+	Number int           `json:"number"`
+	Status checks.Status `json:"status"`
+	// Since is when the step got its current status.
+	Since time.Time `json:"since"`
+	// Hints is how many hints the learner opened; Solution whether they
+	// opened the worked solution.
+	Hints    int  `json:"hints"`
+	Solution bool `json:"solution,omitempty"`
+	// Failing are the checks that did not pass, by ID.
+	Failing []FailingCheck `json:"failing,omitempty"`
+}
+
+// FailingCheck names a check that did not pass. Only the check's ID
+// travels, never its message: messages quote what the learner wrote (a
+// TOML line, a value, the tail of a script's output) and absolute paths,
+// and nothing of the learner's files may leave their machine.
+type FailingCheck struct {
+	ID     string        `json:"id"`
+	Status checks.Status `json:"status"`
+}
+
+// Regression is a step that went back from passed.
+type Regression struct {
+	Step int           `json:"step"`
+	From checks.Status `json:"from"`
+	To   checks.Status `json:"to"`
+	At   time.Time     `json:"at"`
+}
+
+// Step returns step n, or nil.
+func (r Record) Step(n int) *StepRecord {
+	for i := range r.Steps {
+		if r.Steps[i].Number == n {
+			return &r.Steps[i]
+		}
+	}
+	return nil
+}
+
+// Passed counts the passed steps.
+func (r Record) Passed() int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Status == checks.Passed {
+			n++
+		}
+	}
+	return n
+}
+
+// Marshal is the record's wire form: the ConfigMap value and the preview.
+func Marshal(r Record) ([]byte, error) {
+	return json.MarshalIndent(r, "", "  ")
+}
+
+// Unmarshal reads a record's wire form.
+func Unmarshal(b []byte) (Record, error) {
+	var r Record
+	if err := json.Unmarshal(b, &r); err != nil {
+		return Record{}, err
+	}
+	if r.Schema != Schema {
+		return Record{}, fmt.Errorf("record schema %d, want %d", r.Schema, Schema)
+	}
+	return r, nil
+}
+
+// learnerID is what a learner's slot name may be: a DNS label short enough
+// that "<learner>.<lab>" stays a valid object name.
+var learnerID = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$`)
+
+// ValidLearner reports whether id can name a learner.
+func ValidLearner(id string) bool { return learnerID.MatchString(id) }
+
+// ObjectName is the name of a learner's record object for a lab.
+func ObjectName(learner, lab string) string { return learner + "." + lab }

@@ -1,0 +1,150 @@
+package class
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/engine"
+)
+
+// secretExcerpt stands for what a check message may quote from the
+// learner's files; it must never reach a record.
+const secretExcerpt = "default_runtime_name = \"my-secret-value\""
+
+// report builds a ready report with the given step statuses; a step that
+// is not passed has one failing check whose message quotes a file.
+func report(sts ...checks.Status) *engine.Report {
+	rep := &engine.Report{Lab: "gpu-incident", Root: "/home/learner/secret-root", Ready: true}
+	for i, st := range sts {
+		sr := engine.StepResult{Number: i + 1, ID: "s", Status: st}
+		sr.Checks = []checks.Result{{ID: "ok-check", Status: checks.Passed, Message: "fine"}}
+		if st != checks.Passed {
+			sr.Checks = append(sr.Checks, checks.Result{ID: "bad-check", Status: st,
+				Message: "그 줄: `" + secretExcerpt + "`", Observed: secretExcerpt, Where: "/home/learner/secret-root/x.toml"})
+		}
+		rep.Steps = append(rep.Steps, sr)
+	}
+	return rep
+}
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
+	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	tr := NewTracker(Identity{Learner: "learner-01", Name: "지민", Lab: "gpu-incident", Labmate: "v1"}, c.now)
+
+	notReady := report(checks.Passed, checks.Passed)
+	notReady.Ready = false
+	if tr.Apply(Update{Report: notReady}) {
+		t.Fatal("a report before the sources are ready changed the record")
+	}
+	if !tr.Apply(Update{Report: report(checks.Passed, checks.Failed, checks.Waiting)}) {
+		t.Fatal("first ready report did not change the record")
+	}
+	r := tr.Record()
+	if r.Current != 2 || !r.CurrentSince.Equal(c.t) || len(r.Steps) != 3 || r.Updated != c.t {
+		t.Fatalf("record after first report: %+v", r)
+	}
+	if got := r.Step(2).Failing; len(got) != 1 || got[0].ID != "bad-check" {
+		t.Fatalf("failing checks of step 2: %+v", got)
+	}
+
+	c.t = c.t.Add(time.Minute)
+	if tr.Apply(Update{Report: report(checks.Passed, checks.Failed, checks.Waiting)}) {
+		t.Fatal("the same statuses again changed the record (would send per evaluation)")
+	}
+	if tr.Record().Updated != c.t.Add(-time.Minute) {
+		t.Fatal("Updated moved without a change")
+	}
+
+	// Step 2 passes: the frontier moves, the step's Since moves.
+	c.t = c.t.Add(time.Minute)
+	if !tr.Apply(Update{Report: report(checks.Passed, checks.Passed, checks.Failed)}) {
+		t.Fatal("a step passing did not change the record")
+	}
+	r = tr.Record()
+	if r.Current != 3 || !r.CurrentSince.Equal(c.t) || !r.Step(2).Since.Equal(c.t) || !r.Step(1).Since.Equal(c.t.Add(-2*time.Minute)) {
+		t.Fatalf("after step 2 passed: %+v", r)
+	}
+	if r.Regression != nil {
+		t.Fatalf("regression without one: %+v", r.Regression)
+	}
+
+	// Step 1 goes back to failed: a regression.
+	c.t = c.t.Add(time.Minute)
+	tr.Apply(Update{Report: report(checks.Failed, checks.Passed, checks.Failed)})
+	r = tr.Record()
+	if g := r.Regression; g == nil || g.Step != 1 || g.From != checks.Passed || g.To != checks.Failed || !g.At.Equal(c.t) {
+		t.Fatalf("regression: %+v", r.Regression)
+	}
+	if r.Current != 1 {
+		t.Fatalf("current after regression: %d", r.Current)
+	}
+
+	// Hints climb only; the page is kept.
+	if !tr.Apply(Update{Hints: &Hints{Step: 1, Seen: 2}}) {
+		t.Fatal("a hint level did not change the record")
+	}
+	if tr.Apply(Update{Hints: &Hints{Step: 1, Seen: 1}}) {
+		t.Fatal("a stale lower hint level changed the record")
+	}
+	page := 3
+	if !tr.Apply(Update{Page: &page}) || *tr.Record().Page != 3 {
+		t.Fatal("page not recorded")
+	}
+	if h := tr.Record().Step(1).Hints; h != 2 {
+		t.Fatalf("hints of step 1 = %d, want 2", h)
+	}
+}
+
+func TestRecordCarriesNoFileContentOrPaths(t *testing.T) {
+	tr := NewTracker(Identity{Learner: "learner-01", Lab: "gpu-incident"}, nil)
+	tr.Apply(Update{Report: report(checks.Failed, checks.Failed)})
+	raw, err := Marshal(tr.Record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"my-secret-value", "secret-root", "/home/", "그 줄"} {
+		if strings.Contains(string(raw), bad) {
+			t.Errorf("record carries %q:\n%s", bad, raw)
+		}
+	}
+	var back Record
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Unmarshal(raw); err != nil {
+		t.Fatalf("round trip: %v", err)
+	}
+	if r := tr.Record(); r.Name != "learner-01" {
+		t.Fatalf("name defaults to the learner slot, got %q", r.Name)
+	}
+}
+
+func TestUnmarshalRefusesOtherSchemas(t *testing.T) {
+	for _, in := range []string{`{"schema":2}`, `not json`, ``, `{"schema":1,"steps":"x"}`} {
+		if _, err := Unmarshal([]byte(in)); err == nil {
+			t.Errorf("Unmarshal(%q) accepted", in)
+		}
+	}
+}
+
+func TestReadLearners(t *testing.T) {
+	got, err := ReadLearners(strings.NewReader("# class A\nana\n\n  bo-2 \n"))
+	if err != nil || strings.Join(got, ",") != "ana,bo-2" {
+		t.Fatalf("got %v, %v", got, err)
+	}
+	for _, in := range []string{"Ana\n", "a_b\n", "-a\n", "ana\nana\n", strings.Repeat("a", 41) + "\n", "ana.b\n"} {
+		if _, err := ReadLearners(strings.NewReader(in)); err == nil {
+			t.Errorf("ReadLearners(%q) accepted", in)
+		}
+	}
+	if got := LearnersFromCount(12); got[0] != "learner-01" || got[11] != "learner-12" {
+		t.Fatalf("LearnersFromCount(12) = %v", got)
+	}
+}

@@ -1,0 +1,184 @@
+package class
+
+import (
+	"context"
+	"log/slog"
+	"sort"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/cache"
+)
+
+// Class is the board's view of a class at one moment.
+type Class struct {
+	Records []Record
+	// Broken are record objects whose data could not be read, by name.
+	Broken []string
+	// Synced is true once the informer's first list arrived.
+	Synced bool
+	// Err is the newest watch error (nil once the watch works again).
+	Err error
+	At  time.Time
+}
+
+// Selector selects the record objects of a lab ("" for every lab).
+func Selector(lab string) labels.Selector {
+	set := labels.Set{LabelRecord: "true"}
+	if lab != "" {
+		set[LabelLab] = lab
+	}
+	return labels.SelectorFromSet(set)
+}
+
+// Watch runs an informer on the record objects of the class namespace and
+// delivers the whole class after every change (latest wins: a slow reader
+// gets the newest Class, never a backlog). It is event-driven: with no
+// change in the class it does nothing. The channel closes when ctx ends.
+func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan Class {
+	out := make(chan Class, 1)
+	sel := Selector(lab).String()
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0,
+		informers.WithNamespace(ns),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
+	inf := f.Core().V1().ConfigMaps()
+	changed := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}
+	var lastErr error
+	errCh := make(chan error, 1)
+	_ = inf.Informer().SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
+		select {
+		case <-errCh:
+		default:
+		}
+		errCh <- err
+	})
+	_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(any) { poke() },
+		UpdateFunc: func(any, any) { poke() },
+		DeleteFunc: func(any) { poke() },
+	})
+	f.Start(ctx.Done())
+	go func() {
+		defer close(out)
+		defer func() {
+			if r := recover(); r != nil {
+				slog.Error("class watch panicked", "panic", r)
+			}
+		}()
+		memo := recordMemo{}
+		synced := false
+		syncedCh := make(chan struct{})
+		go func() {
+			if cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) {
+				close(syncedCh)
+			}
+		}()
+		for {
+			select {
+			case <-ctx.Done():
+				f.Shutdown()
+				return
+			case <-changed:
+			case <-syncedCh:
+				synced, syncedCh = true, nil
+			case err := <-errCh:
+				lastErr = err
+			}
+			if !synced {
+				if lastErr != nil {
+					send(ctx, out, Class{Err: lastErr, At: time.Now()})
+				}
+				continue
+			}
+			objs, err := inf.Lister().ConfigMaps(ns).List(labels.Everything())
+			if err == nil && lastErr != nil && inf.Informer().LastSyncResourceVersion() != "" {
+				// The informer relisted after the error: it works again.
+				lastErr = nil
+			}
+			c := memo.collect(objs)
+			c.Synced, c.Err, c.At = true, lastErr, time.Now()
+			send(ctx, out, c)
+		}
+	}()
+	return out
+}
+
+func send(ctx context.Context, out chan Class, c Class) {
+	select {
+	case <-out:
+	default:
+	}
+	select {
+	case out <- c:
+	case <-ctx.Done():
+	}
+}
+
+// recordMemo keeps each object's decoded record by resource version, so
+// one learner's change costs one decode, not one per learner.
+type recordMemo map[string]memoEntry
+
+type memoEntry struct {
+	rv  string
+	rec Record
+	err error
+}
+
+func (m recordMemo) collect(objs []*corev1.ConfigMap) Class {
+	live := make(map[string]bool, len(objs))
+	decode := func(o *corev1.ConfigMap) (Record, error) {
+		live[o.Name] = true
+		if e, ok := m[o.Name]; ok && e.rv == o.ResourceVersion && o.ResourceVersion != "" {
+			return e.rec, e.err
+		}
+		r, err := Unmarshal([]byte(o.Data[DataKey]))
+		m[o.Name] = memoEntry{rv: o.ResourceVersion, rec: r, err: err}
+		return r, err
+	}
+	c := collect(objs, decode)
+	for name := range m {
+		if !live[name] {
+			delete(m, name)
+		}
+	}
+	return c
+}
+
+// Collect reads record objects into a Class, sorted by learner then lab.
+func Collect(objs []*corev1.ConfigMap) Class {
+	return collect(objs, func(o *corev1.ConfigMap) (Record, error) { return Unmarshal([]byte(o.Data[DataKey])) })
+}
+
+func collect(objs []*corev1.ConfigMap, decode func(*corev1.ConfigMap) (Record, error)) Class {
+	var c Class
+	for _, o := range objs {
+		r, err := decode(o)
+		if err != nil {
+			c.Broken = append(c.Broken, o.Name)
+			continue
+		}
+		if r.Learner == "" {
+			r.Learner = o.Labels[LabelLearner]
+		}
+		c.Records = append(c.Records, r)
+	}
+	sort.Slice(c.Records, func(i, j int) bool {
+		a, b := c.Records[i], c.Records[j]
+		if a.Learner != b.Learner {
+			return a.Learner < b.Learner
+		}
+		return a.Lab < b.Lab
+	})
+	sort.Strings(c.Broken)
+	return c
+}

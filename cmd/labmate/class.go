@@ -1,0 +1,416 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/sandbox"
+	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/tui/board"
+)
+
+// exitError carries an exit code through cobra; its message is Korean.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e exitError) Error() string { return e.msg }
+
+func usageErr(key string, kv ...any) error {
+	return exitError{exitUsage, content.Msg(key, kv...)}
+}
+
+// newClassCmd is `labmate class`: init, board, export, preview.
+func newClassCmd(c *common, streams ioStreams) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:           "class",
+		Short:         content.Msg("class.cli.short"),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageErr("class.cli.usage")
+		},
+	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageErr("class.cli.flag_error", "err", err)
+	})
+	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassPreviewCmd(c, streams))
+	return cmd
+}
+
+// adminFlags are the instructor-side connection flags.
+type adminFlags struct {
+	Kubeconfig string
+	Context    string
+	Namespace  string
+}
+
+func (a *adminFlags) bind(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&a.Kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
+	cmd.Flags().StringVar(&a.Context, "context", "", content.Msg("cli.flag.context"))
+	cmd.Flags().StringVarP(&a.Namespace, "namespace", "n", "", content.Msg("class.flag.namespace"))
+}
+
+func (a *adminFlags) load(timeout time.Duration) (*rest.Config, kubernetes.Interface, string, error) {
+	cfg, ns, err := class.LoadAdmin(a.Kubeconfig, a.Context, a.Namespace, timeout)
+	if err != nil {
+		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", err)
+	}
+	cs, err := class.Clientset(cfg)
+	if err != nil {
+		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", err)
+	}
+	return cfg, cs, ns, nil
+}
+
+// ---------------------------------------------------------------- init
+
+// classInitOptions is `labmate class init`.
+type classInitOptions struct {
+	adminFlags
+	Learners string
+	Labs     []string
+	Out      string
+	TokenTTL time.Duration
+	Sandbox  bool
+	streams  ioStreams
+
+	names []string
+	cfg   *rest.Config
+	cs    kubernetes.Interface
+}
+
+func newClassInitCmd(streams ioStreams) *cobra.Command {
+	o := &classInitOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: content.Msg("class.cli.init_short"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Complete(cmd.Context()); err != nil {
+				return err
+			}
+			if err := o.Validate(); err != nil {
+				return err
+			}
+			return o.Run(cmd.Context())
+		},
+	}
+	o.bind(cmd)
+	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
+	cmd.Flags().StringSliceVar(&o.Labs, "lab", []string{content.DefaultLabID}, content.Msg("cli.flag.lab"))
+	cmd.Flags().StringVar(&o.Out, "out", "", content.Msg("class.flag.out"))
+	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", 24*time.Hour, content.Msg("class.flag.token_ttl"))
+	cmd.Flags().BoolVar(&o.Sandbox, "sandbox", false, content.Msg("class.flag.sandbox"))
+	return cmd
+}
+
+// Complete resolves the learners, the sandbox and the connection.
+func (o *classInitOptions) Complete(ctx context.Context) error {
+	if o.Sandbox {
+		opts := sandbox.Options{Progress: o.streams.ErrOut}
+		if err := sandbox.Up(ctx, opts); err != nil {
+			return exitError{exitFail, err.Error()}
+		}
+		o.Kubeconfig, o.Context = sandbox.Kubeconfig(opts), sandbox.Context(opts)
+		if o.Learners == "" {
+			o.Learners = "3"
+		}
+		if o.Out == "" {
+			o.Out = "labmate-class"
+		}
+	}
+	switch n, err := strconv.Atoi(o.Learners); {
+	case o.Learners == "":
+		return usageErr("class.cli.learners_missing")
+	case err == nil:
+		if n < 1 || n > 1000 {
+			return usageErr("class.cli.learners_range", "n", n)
+		}
+		o.names = class.LearnersFromCount(n)
+	default:
+		f, err := os.Open(o.Learners)
+		if err != nil {
+			return usageErr("class.cli.learners_file", "path", o.Learners, "err", err)
+		}
+		defer f.Close()
+		names, err := class.ReadLearners(f)
+		var bad class.InvalidName
+		switch {
+		case errors.As(err, &bad) && bad.Dup:
+			return usageErr("class.cli.learner_dup", "path", o.Learners, "line", bad.Line, "name", bad.Name)
+		case errors.As(err, &bad):
+			return usageErr("class.cli.learner_bad", "path", o.Learners, "line", bad.Line, "name", bad.Name)
+		case err != nil:
+			return usageErr("class.cli.learners_file", "path", o.Learners, "err", err)
+		}
+		o.names = names
+	}
+	var err error
+	o.cfg, o.cs, o.Namespace, err = o.load(30 * time.Second)
+	return err
+}
+
+// Validate checks what Complete cannot fix.
+func (o *classInitOptions) Validate() error {
+	if len(o.names) == 0 {
+		return usageErr("class.cli.learners_missing")
+	}
+	if o.Out == "" {
+		return usageErr("class.cli.out_missing")
+	}
+	for _, lab := range o.Labs {
+		if _, err := content.Load(lab); err != nil {
+			return usageErr("cli.lab_missing", "lab", lab, "err", err)
+		}
+	}
+	return nil
+}
+
+// Run creates the class and writes the learners' kubeconfigs.
+func (o *classInitOptions) Run(ctx context.Context) error {
+	files, err := class.Init(ctx, class.InitConfig{
+		Client: o.cs, Server: o.cfg, Namespace: o.Namespace, Learners: o.names, Labs: o.Labs,
+		OutDir: o.Out, TokenTTL: o.TokenTTL,
+	})
+	if err != nil {
+		return exitError{exitFail, content.Msg("class.cli.init_failed", "ns", o.Namespace, "err", err)}
+	}
+	legacy := false
+	for _, f := range files {
+		legacy = legacy || f.Legacy
+	}
+	abs, _ := filepath.Abs(o.Out)
+	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_done", "n", len(files), "ns", o.Namespace, "dir", abs))
+	if legacy {
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_legacy_tokens"))
+	}
+	if len(files) > 0 {
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next", "file", files[0].Path, "ns", o.Namespace))
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------- board
+
+// classBoardOptions is `labmate class board`.
+type classBoardOptions struct {
+	adminFlags
+	Lab     string
+	Stuck   time.Duration
+	Theme   string
+	streams ioStreams
+}
+
+func newClassBoardCmd(streams ioStreams) *cobra.Command {
+	o := &classBoardOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "board",
+		Short: content.Msg("class.cli.board_short"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, cs, ns, err := o.load(0)
+			if err != nil {
+				return err
+			}
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			err = board.Run(ctx, board.Options{
+				Classes: class.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
+				Stuck: o.Stuck, Theme: o.Theme,
+			})
+			if err != nil {
+				return exitError{exitFail, content.Msg("cli.tui_failed", "err", err)}
+			}
+			return nil
+		},
+	}
+	o.bind(cmd)
+	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
+	cmd.Flags().DurationVar(&o.Stuck, "stuck", 10*time.Minute, content.Msg("class.flag.stuck"))
+	cmd.Flags().StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
+	return cmd
+}
+
+// ---------------------------------------------------------------- export
+
+// classExportOptions is `labmate class export`.
+type classExportOptions struct {
+	adminFlags
+	Format  string
+	Lab     string
+	streams ioStreams
+}
+
+func newClassExportCmd(streams ioStreams) *cobra.Command {
+	o := &classExportOptions{streams: streams}
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: content.Msg("class.cli.export_short"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.Format != "csv" && o.Format != "json" {
+				return usageErr("class.cli.format", "format", o.Format)
+			}
+			_, cs, ns, err := o.load(30 * time.Second)
+			if err != nil {
+				return err
+			}
+			c, err := class.List(cmd.Context(), cs, ns, o.Lab)
+			if err != nil {
+				return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", err)}
+			}
+			for _, b := range c.Broken {
+				fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.broken_record", "name", b))
+			}
+			if o.Format == "csv" {
+				return class.WriteCSV(o.streams.Out, c)
+			}
+			return class.WriteJSON(o.streams.Out, c)
+		},
+	}
+	o.bind(cmd)
+	cmd.Flags().StringVar(&o.Format, "format", "json", content.Msg("class.flag.format"))
+	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
+	return cmd
+}
+
+// ---------------------------------------------------------------- preview
+
+// classPreviewOptions is `labmate class preview`: exactly the record
+// --class would send now.
+type classPreviewOptions struct {
+	*common
+	classFlags
+	Timeout time.Duration
+	streams ioStreams
+}
+
+// classFlags are the learner-side flags of the TUI and check --watch.
+type classFlags struct {
+	File string
+	Name string
+}
+
+func (c *classFlags) bind(fs *pflag.FlagSet) {
+	fs.StringVar(&c.File, "class", "", content.Msg("class.flag.class"))
+	fs.StringVar(&c.Name, "class-name", "", content.Msg("class.flag.class_name"))
+}
+
+func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
+	o := &classPreviewOptions{common: c, streams: streams}
+	cmd := &cobra.Command{
+		Use:   "preview",
+		Short: content.Msg("class.cli.preview_short"),
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, err := o.build()
+			if err != nil {
+				var ee envError
+				if errors.As(err, &ee) {
+					return exitError{exitUsage, ee.msg}
+				}
+				return exitError{exitUsage, err.Error()}
+			}
+			defer s.closeLog()
+			learner := ""
+			if o.File != "" {
+				l, err := class.LoadLearner(o.File)
+				if err != nil {
+					return usageErr("class.cli.class_file", "path", o.File, "err", err)
+				}
+				learner = l.ID
+			}
+			rep := s.engine.Once(cmd.Context(), s.sources, o.Timeout)
+			rep.Ready = true // what the learner sees now, settled or not
+			t := class.NewTracker(s.classIdentity(learner, o.Name), nil)
+			seedTracker(t.Apply, s.state.Progress, false)
+			t.Apply(class.Update{Report: &rep})
+			raw, err := class.Marshal(t.Record())
+			if err != nil {
+				return exitError{exitFail, err.Error()}
+			}
+			_, err = o.streams.Out.Write(append(raw, '\n'))
+			return err
+		},
+	}
+	o.classFlags.bind(cmd.Flags())
+	cmd.Flags().DurationVar(&o.Timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
+	return cmd
+}
+
+func (s *setup) classIdentity(learner, name string) class.Identity {
+	return class.Identity{Learner: learner, Name: name, Lab: s.lab.ID, Labmate: version}
+}
+
+// seedTracker hands what an earlier run recorded (hint levels, the page)
+// to a tracker or publisher.
+func seedTracker(apply func(class.Update) bool, p state.Progress, page bool) {
+	for step, n := range p.HintsSeen {
+		apply(class.Update{Hints: &class.Hints{Step: step, Seen: n, Solution: p.SolutionSeen[step]}})
+	}
+	for step, seen := range p.SolutionSeen {
+		if seen {
+			apply(class.Update{Hints: &class.Hints{Step: step, Seen: p.HintsSeen[step], Solution: true}})
+		}
+	}
+	if page {
+		cur := p.CurrentStep
+		apply(class.Update{Page: &cur})
+	}
+}
+
+// startClass starts publishing to the class of a --class kubeconfig. A file
+// that cannot be used is a warning, never the end of the lab: the lab goes
+// on without a class.
+func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.Publisher {
+	if f.File == "" {
+		return nil
+	}
+	l, err := class.LoadLearner(f.File)
+	if err != nil {
+		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", err))
+		return nil
+	}
+	cs, err := class.Clientset(l.Config)
+	if err != nil {
+		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", err))
+		return nil
+	}
+	pub := class.NewPublisher(class.PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: s.classIdentity(l.ID, f.Name)})
+	seedTracker(func(u class.Update) bool { pub.Publish(u); return true }, s.state.Progress, page)
+	go pub.Run(ctx)
+	return pub
+}
+
+// classFinding is doctor's word on a --class kubeconfig: can this learner
+// reach the class and their own record.
+func classFinding(ctx context.Context, path, lab string) doctor.Finding {
+	f := doctor.Finding{ID: "class", Title: content.Msg("class.doctor.title")}
+	r := class.Probe(ctx, path, lab, 5*time.Second)
+	switch {
+	case r.Learner.Config == nil:
+		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", r.Err), content.Msg("class.doctor.fix_file")
+	case r.Err == nil:
+		f.Verdict, f.Detail = doctor.OK, content.Msg("class.doctor.ok", "learner", r.Learner.ID, "ns", r.Learner.Namespace, "server", r.Learner.Config.Host)
+	case r.Refused:
+		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.refused", "server", r.Learner.Config.Host, "err", r.Err), content.Msg("class.doctor.fix_refused")
+	default:
+		f.Verdict, f.Detail, f.Fix = doctor.Warn, content.Msg("class.doctor.unreachable", "server", r.Learner.Config.Host, "err", r.Err), content.Msg("class.doctor.fix_unreachable")
+	}
+	return f
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+)
+
+// classKubeconfig writes a class kubeconfig (as init writes them) for a
+// server that is not a working class cluster.
+func classKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "learner-01.kubeconfig")
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: class
+  cluster:
+    server: %s
+    insecure-skip-tls-verify: true
+users:
+- name: learner-01
+  user:
+    token: t
+contexts:
+- name: learner-01
+  context: {cluster: class, user: learner-01, namespace: workshop}
+current-context: learner-01
+`, server)
+	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// A class cluster that is down (nothing listens) or slow (accepts and
+// never answers) changes nothing about `check --watch`: the same lines,
+// at the same moments, as the lab without a class; the publisher says
+// retrying.
+func TestWatchWithClassDownOrSlow(t *testing.T) {
+	if checks.Labs[content.DefaultLabID][0].Eval == nil {
+		t.Skip("the file checks of step 1 are not registered")
+	}
+	slow, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	go func() {
+		for {
+			c, err := slow.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // hold it open, say nothing
+		}
+	}()
+	ref, err := os.ReadFile("../../content/gpu-incident/reference/etc/containerd/config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, server := range map[string]string{"down": "https://127.0.0.1:1", "slow": "https://" + slow.Addr().String()} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			cfg := filepath.Join(root, "etc", "containerd", "config.toml")
+			os.MkdirAll(filepath.Dir(cfg), 0o755)
+			write(t, cfg, string(ref))
+			c := common{root: root, noCluster: true, stateDir: t.TempDir(), lab: content.DefaultLabID}
+			s, err := c.build()
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			pub := s.startClass(ctx, classFlags{File: classKubeconfig(t, server)}, false)
+			if pub == nil {
+				t.Fatalf("class not started: %v", s.warnings)
+			}
+			wo := watchOptions{JSON: true, ReadyTimeout: 10 * time.Second,
+				OnReport: func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) }}
+			out, stop := startWatch(t, s, wo)
+			first := decode(t, out.waitLines(t, 1, 15*time.Second)[0])
+			if st := first.Step(1); st == nil || st.Status != checks.Passed {
+				t.Fatalf("step 1 with the reference config: %+v", st)
+			}
+			write(t, cfg, strings.Replace(string(ref), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
+			rec := decode(t, out.waitLines(t, 2, 5*time.Second)[1])
+			if len(rec.Changed) != 1 || rec.Changed[0] != (stepChange{Number: 1, From: checks.Passed, To: checks.Failed}) {
+				t.Fatalf("changed = %+v, want only step 1 passed->failed", rec.Changed)
+			}
+			if code := stop(); code != exitOK {
+				t.Errorf("exit %d", code)
+			}
+			if name == "down" {
+				deadline := time.Now().Add(10 * time.Second)
+				for pub.Status().State != class.Retrying && time.Now().Before(deadline) {
+					time.Sleep(20 * time.Millisecond)
+				}
+				if st := pub.Status(); st.State != class.Retrying || !st.Pending {
+					t.Fatalf("publisher status %+v, want retrying with the record pending", st)
+				}
+			}
+		})
+	}
+}
+
+// A class kubeconfig that is not one is a warning; the lab goes on.
+func TestBadClassFileIsAWarning(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "x")
+	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
+	c := common{root: t.TempDir(), noCluster: true, stateDir: t.TempDir(), lab: content.DefaultLabID}
+	s, err := c.build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub := s.startClass(context.Background(), classFlags{File: bad}, true); pub != nil {
+		t.Fatal("a publisher from a kubeconfig without a class context")
+	}
+	if len(s.warnings) == 0 || !strings.Contains(s.warnings[len(s.warnings)-1], bad) {
+		t.Fatalf("warnings %v", s.warnings)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"class", "export", "--format", "xml"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "csv") {
+		t.Fatalf("export --format xml: %d %q", code, errb.String())
+	}
+}
+
+// doctor --class: a file that is no class kubeconfig fails, a class
+// cluster that is down warns (the lab still works).
+func TestDoctorClassFinding(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "x")
+	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
+	if f := classFinding(context.Background(), bad, content.DefaultLabID); f.Verdict != "fail" || f.Fix == "" {
+		t.Fatalf("bad file: %+v", f)
+	}
+	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), content.DefaultLabID); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
+		t.Fatalf("class down: %+v", f)
+	}
+}

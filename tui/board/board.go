@@ -1,0 +1,496 @@
+// Package board is the instructor's live board: one row per learner, one
+// column per step with the glyphs the learner sees, time on the current
+// step, hint level, and a mark on anyone stuck or who just regressed. It is
+// fed a stream of class.Class values (an informer on the class namespace,
+// see class.Watch) and does no I/O itself.
+package board
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-runewidth"
+	"github.com/muesli/termenv"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/theme"
+)
+
+// Options configure the board.
+type Options struct {
+	// Classes delivers the class after every change; nil: nothing comes.
+	Classes <-chan class.Class
+	// Namespace and Lab are shown in the title.
+	Namespace string
+	Lab       string
+	// Stuck is how long on one step marks a learner as stuck (10 minutes
+	// when zero).
+	Stuck time.Duration
+	// Regressed is how long a regression stays marked (5 minutes when zero).
+	Regressed time.Duration
+	// Now is the clock (time.Now when nil).
+	Now     func() time.Time
+	Theme   string
+	Profile termenv.Profile
+}
+
+// Sort orders.
+type Sort int
+
+const (
+	ByProgress Sort = iota // most steps passed first
+	ByStuck                // longest on their current step first
+)
+
+// Model is the board.
+type Model struct {
+	opts   Options
+	th     theme.Theme
+	keys   keyMap
+	class  class.Class
+	rows   []class.Record
+	sort   Sort
+	cursor int
+	top    int
+	detail bool
+	width  int
+	height int
+	titles map[string]map[int]string // lab -> step -> title
+	now    time.Time
+}
+
+// classMsg carries a new class from the watch.
+type classMsg struct{ c class.Class }
+
+// tickMsg redraws the times on the board.
+type tickMsg struct{ at time.Time }
+
+type keyMap struct {
+	Up, Down, Top, Bottom, Open, Back, Sort, Quit key.Binding
+}
+
+func newKeys() keyMap {
+	k := func(help string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], content.Msg("class.board.key."+help)))
+	}
+	return keyMap{
+		Up:     k("up", "up", "k"),
+		Down:   k("down", "down", "j"),
+		Top:    k("top", "g", "home"),
+		Bottom: k("bottom", "G", "end"),
+		Open:   k("open", "enter"),
+		Back:   k("back", "esc", "backspace"),
+		Sort:   k("sort", "s"),
+		Quit:   k("quit", "q", "ctrl+c"),
+	}
+}
+
+// New returns a board.
+func New(o Options) Model {
+	if o.Stuck <= 0 {
+		o.Stuck = 10 * time.Minute
+	}
+	if o.Regressed <= 0 {
+		o.Regressed = 5 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	m := Model{opts: o, th: theme.New(o.Theme, o.Profile), keys: newKeys(), titles: map[string]map[int]string{}, width: 80, height: 24}
+	m.now = o.Now()
+	return m
+}
+
+// Init waits for the first class.
+func (m Model) Init() tea.Cmd { return m.wait() }
+
+func (m Model) wait() tea.Cmd {
+	ch := m.opts.Classes
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		c, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return classMsg{c}
+	}
+}
+
+// tick schedules the next redraw of the times at the next whole minute:
+// the board shows minutes, so nothing else changes in between.
+func (m Model) tick() tea.Cmd {
+	now := m.opts.Now()
+	next := now.Truncate(time.Minute).Add(time.Minute)
+	return tea.Tick(next.Sub(now), func(t time.Time) tea.Msg { return tickMsg{t} })
+}
+
+// Update handles keys, sizes, classes and ticks.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.clamp()
+	case classMsg:
+		first := !m.class.Synced && msg.c.Synced
+		m.class = msg.c
+		m.now = m.opts.Now()
+		m.loadTitles()
+		m.order()
+		if first {
+			return m, tea.Batch(m.wait(), m.tick())
+		}
+		return m, m.wait()
+	case tickMsg:
+		m.now = m.opts.Now()
+		m.order()
+		return m, m.tick()
+	case tea.KeyMsg:
+		switch {
+		case key.Matches(msg, m.keys.Quit):
+			return m, tea.Quit
+		case key.Matches(msg, m.keys.Back):
+			m.detail = false
+		case key.Matches(msg, m.keys.Open):
+			m.detail = len(m.rows) > 0
+		case key.Matches(msg, m.keys.Up):
+			m.cursor--
+		case key.Matches(msg, m.keys.Down):
+			m.cursor++
+		case key.Matches(msg, m.keys.Top):
+			m.cursor = 0
+		case key.Matches(msg, m.keys.Bottom):
+			m.cursor = len(m.rows) - 1
+		case key.Matches(msg, m.keys.Sort):
+			m.sort = (m.sort + 1) % 2
+			m.order()
+		}
+		m.clamp()
+	}
+	return m, nil
+}
+
+// Selected is the learner under the cursor, if any.
+func (m Model) Selected() (class.Record, bool) {
+	if m.cursor < 0 || m.cursor >= len(m.rows) {
+		return class.Record{}, false
+	}
+	return m.rows[m.cursor], true
+}
+
+// Rows are the learners in board order.
+func (m Model) Rows() []class.Record { return m.rows }
+
+func (m *Model) loadTitles() {
+	for _, r := range m.class.Records {
+		if _, ok := m.titles[r.Lab]; ok {
+			continue
+		}
+		t := map[int]string{}
+		if lab, err := content.Load(r.Lab); err == nil {
+			for _, s := range lab.Steps {
+				t[s.Number] = s.Title
+			}
+		}
+		m.titles[r.Lab] = t
+	}
+}
+
+// order sorts the rows and keeps the cursor on the same learner.
+func (m *Model) order() {
+	var keep string
+	if r, ok := m.Selected(); ok {
+		keep = r.Learner + "/" + r.Lab
+	}
+	m.rows = slices.Clone(m.class.Records)
+	done := func(r class.Record) bool { return len(r.Steps) > 0 && r.Passed() == len(r.Steps) }
+	sort.SliceStable(m.rows, func(i, j int) bool {
+		a, b := m.rows[i], m.rows[j]
+		switch m.sort {
+		case ByStuck:
+			if done(a) != done(b) {
+				return done(b)
+			}
+			if !a.CurrentSince.Equal(b.CurrentSince) {
+				return a.CurrentSince.Before(b.CurrentSince)
+			}
+		default:
+			if a.Passed() != b.Passed() {
+				return a.Passed() > b.Passed()
+			}
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return a.Learner < b.Learner
+	})
+	for i, r := range m.rows {
+		if r.Learner+"/"+r.Lab == keep {
+			m.cursor = i
+		}
+	}
+	m.clamp()
+}
+
+func (m *Model) clamp() {
+	m.cursor = max(0, min(m.cursor, len(m.rows)-1))
+	if m.detail && len(m.rows) == 0 {
+		m.detail = false
+	}
+	n := m.listRows()
+	if m.cursor < m.top {
+		m.top = m.cursor
+	}
+	if m.cursor >= m.top+n {
+		m.top = m.cursor - n + 1
+	}
+	m.top = max(0, min(m.top, len(m.rows)-n))
+}
+
+// listRows is how many learner rows fit: title, column header and footer
+// take three rows.
+func (m Model) listRows() int { return max(1, m.height-3) }
+
+// Stuck reports whether r has been on its current step longer than the
+// threshold.
+func (m Model) Stuck(r class.Record) bool {
+	return r.Current > 0 && !r.CurrentSince.IsZero() && m.now.Sub(r.CurrentSince) >= m.opts.Stuck
+}
+
+// Regressed reports whether r went back from passed recently.
+func (m Model) Regressed(r class.Record) bool {
+	g := r.Regression
+	if g == nil || m.now.Sub(g.At) >= m.opts.Regressed {
+		return false
+	}
+	s := r.Step(g.Step)
+	return s != nil && s.Status != checks.Passed
+}
+
+// View draws the board or one learner's detail, every line clamped to the
+// width.
+func (m Model) View() string {
+	var lines []string
+	if m.detail {
+		lines = m.detailLines()
+	} else {
+		lines = m.boardLines()
+	}
+	for len(lines) < m.height-1 {
+		lines = append(lines, "")
+	}
+	if len(lines) > m.height-1 {
+		lines = lines[:max(0, m.height-1)]
+	}
+	lines = append(lines, m.footer())
+	for i, l := range lines {
+		if ansi.StringWidth(l) > m.width {
+			l = ansi.Truncate(l, m.width, "")
+		}
+		lines[i] = l
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (m Model) title() string {
+	stuck, regressed := 0, 0
+	for _, r := range m.rows {
+		if m.Stuck(r) {
+			stuck++
+		}
+		if m.Regressed(r) {
+			regressed++
+		}
+	}
+	t := content.Msg("class.board.title", "ns", m.opts.Namespace, "n", len(m.rows), "stuck", stuck, "regressed", regressed,
+		"sort", content.Msg(fmt.Sprintf("class.board.sort.%d", m.sort)))
+	switch {
+	case m.class.Err != nil:
+		t += "  " + m.th.Alert.Render(content.Msg("class.board.watch_error"))
+	case !m.class.Synced:
+		t += "  " + m.th.Muted.Render(content.Msg("class.board.syncing"))
+	}
+	return m.th.Title.Render(t)
+}
+
+// Column widths.
+const (
+	markWidth = 4 // "정체" / "퇴보"
+	stepWidth = 2 // glyph + space
+)
+
+func (m Model) nameWidth(steps int) int {
+	fixed := 2 + steps*stepWidth + 1 + 6 + 1 + 9 + 1 + 4 + 1 + markWidth
+	return max(6, min(24, m.width-fixed))
+}
+
+func (m Model) steps() int {
+	n := 0
+	for _, r := range m.rows {
+		n = max(n, len(r.Steps))
+	}
+	if n == 0 {
+		if t := m.titles[m.opts.Lab]; len(t) > 0 {
+			n = len(t)
+		}
+	}
+	return n
+}
+
+func pad(s string, w int) string {
+	s = runewidth.Truncate(s, w, "…")
+	return s + strings.Repeat(" ", max(0, w-runewidth.StringWidth(s)))
+}
+
+func padLeft(s string, w int) string {
+	s = runewidth.Truncate(s, w, "")
+	return strings.Repeat(" ", max(0, w-runewidth.StringWidth(s))) + s
+}
+
+func (m Model) boardLines() []string {
+	n := m.steps()
+	nw := m.nameWidth(n)
+	head := "  " + pad(content.Msg("class.board.col.name"), nw) + " "
+	for i := 1; i <= n; i++ {
+		head += pad(fmt.Sprint(i%10), stepWidth)
+	}
+	head += " " + pad(content.Msg("class.board.col.current"), 6) + " " + padLeft(content.Msg("class.board.col.time"), 9) +
+		" " + padLeft(content.Msg("class.board.col.hints"), 4) + " " + content.Msg("class.board.col.mark")
+	lines := []string{m.title(), m.th.Muted.Render(head)}
+	if len(m.rows) == 0 {
+		msg := content.Msg("class.board.empty")
+		if !m.class.Synced {
+			msg = content.Msg("class.board.syncing")
+		}
+		return append(lines, "  "+msg)
+	}
+	end := min(len(m.rows), m.top+m.listRows())
+	for i := m.top; i < end; i++ {
+		lines = append(lines, m.row(m.rows[i], i == m.cursor, n, nw))
+	}
+	return lines
+}
+
+func (m Model) row(r class.Record, selected bool, n, nw int) string {
+	cur := "  "
+	if selected {
+		cur = theme.GlyphCurrent + " "
+	}
+	var b strings.Builder
+	b.WriteString(cur)
+	b.WriteString(pad(r.Name, nw) + " ")
+	for i := 1; i <= n; i++ {
+		st := checks.Unknown
+		if s := r.Step(i); s != nil {
+			st = s.Status
+		}
+		b.WriteString(m.th.Status(st).Render(theme.Glyph(st)) + " ")
+	}
+	current, since, hints := content.Msg("class.board.done"), "", ""
+	if r.Current > 0 {
+		current = content.Msg("class.board.step", "n", r.Current)
+		since = Ago(m.now.Sub(r.CurrentSince))
+		if s := r.Step(r.Current); s != nil {
+			hints = fmt.Sprint(s.Hints)
+			if s.Solution {
+				hints += "+"
+			}
+		}
+	}
+	if len(r.Steps) == 0 {
+		current = content.Msg("class.board.no_record")
+	}
+	b.WriteString(" " + pad(current, 6) + " " + padLeft(since, 9) + " " + padLeft(hints, 4) + " ")
+	var marks []string
+	if m.Regressed(r) {
+		marks = append(marks, m.th.Alert.Render(content.Msg("class.board.mark.regressed")))
+	}
+	if m.Stuck(r) {
+		marks = append(marks, m.th.Banner.Render(content.Msg("class.board.mark.stuck")))
+	}
+	b.WriteString(strings.Join(marks, " "))
+	line := strings.TrimRight(b.String(), " ")
+	if selected {
+		return m.th.Current.Render(ansi.Strip(line))
+	}
+	return line
+}
+
+func (m Model) detailLines() []string {
+	r, ok := m.Selected()
+	if !ok {
+		return nil
+	}
+	lines := []string{m.th.Title.Render(content.Msg("class.board.detail.title", "name", r.Name, "learner", r.Learner, "lab", r.Lab))}
+	updated := "-"
+	if !r.Updated.IsZero() {
+		updated = content.Msg("class.board.ago", "t", Ago(m.now.Sub(r.Updated)))
+	}
+	lines = append(lines, m.th.Muted.Render(content.Msg("class.board.detail.meta", "version", r.Labmate, "updated", updated)))
+	if g := r.Regression; g != nil {
+		lines = append(lines, m.th.Alert.Render(content.Msg("class.board.detail.regression", "step", g.Step, "t", Ago(m.now.Sub(g.At)))))
+	}
+	titles := m.titles[r.Lab]
+	for _, s := range r.Steps {
+		word := content.Msg("class.board.status." + string(s.Status))
+		line := fmt.Sprintf("%s %d %s  %s", m.th.Status(s.Status).Render(theme.Glyph(s.Status)), s.Number, titles[s.Number], m.th.Muted.Render(word))
+		if s.Hints > 0 || s.Solution {
+			h := content.Msg("class.board.detail.hints", "n", s.Hints)
+			if s.Solution {
+				h += " " + content.Msg("class.board.detail.solution")
+			}
+			line += "  " + m.th.Hint.Render(h)
+		}
+		if s.Status != checks.Passed && !s.Since.IsZero() {
+			line += "  " + m.th.Muted.Render(content.Msg("class.board.ago", "t", Ago(m.now.Sub(s.Since))))
+		}
+		lines = append(lines, line)
+		for _, c := range s.Failing {
+			lines = append(lines, "    "+m.th.Status(c.Status).Render(theme.Glyph(c.Status))+" "+c.ID)
+		}
+	}
+	if len(r.Steps) == 0 {
+		lines = append(lines, "  "+content.Msg("class.board.no_record"))
+	}
+	return lines
+}
+
+func (m Model) footer() string {
+	var ks []key.Binding
+	if m.detail {
+		ks = []key.Binding{m.keys.Back, m.keys.Quit}
+	} else {
+		ks = []key.Binding{m.keys.Up, m.keys.Open, m.keys.Sort, m.keys.Quit}
+	}
+	var parts []string
+	for _, k := range ks {
+		h := k.Help()
+		parts = append(parts, m.th.Key.Render(h.Key)+" "+m.th.Desc.Render(h.Desc))
+	}
+	return strings.Join(parts, "  ")
+}
+
+// Ago is a duration in whole minutes, in Korean ("3분", "1시간 5분").
+func Ago(d time.Duration) string {
+	if d < time.Minute {
+		return content.Msg("class.board.under_minute")
+	}
+	mins := int(d / time.Minute)
+	if mins < 60 {
+		return content.Msg("class.board.minutes", "m", mins)
+	}
+	return content.Msg("class.board.hours", "h", mins/60, "m", mins%60)
+}
+
+// ClassMsg is the message the board gets for a new class (for tests and
+// benchmarks that drive the model with class.Watch themselves).
+func ClassMsg(c class.Class) tea.Msg { return classMsg{c} }

@@ -1,0 +1,226 @@
+package board
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/mattn/go-runewidth"
+	"github.com/muesli/termenv"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
+)
+
+var update = flag.Bool("update", false, "rewrite docs/screens/board-*.txt")
+
+var now = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+
+// fixtureClass is a class of n learners at varied places in the lab:
+// every third done with step k, some stuck long, one who just regressed.
+func fixtureClass(n int) class.Class {
+	var c class.Class
+	names := []string{"김지민", "이서준", "박하은", "최도윤", "정수아", "강민준", "윤서연", "장예준", "임하린", "한지호"}
+	for i := range n {
+		passed := (i * 3) % 9
+		if i%7 == 6 {
+			passed = 8
+		}
+		r := class.Record{Schema: class.Schema, Learner: fmt.Sprintf("learner-%02d", i+1), Name: fmt.Sprintf("%s%d", names[i%len(names)], i/len(names)+1),
+			Lab: "gpu-incident", Labmate: "v0.9.0", Updated: now.Add(-time.Duration(i) * 20 * time.Second)}
+		for s := 1; s <= 8; s++ {
+			st := checks.Waiting
+			switch {
+			case s <= passed:
+				st = checks.Passed
+			case s == passed+1:
+				st = checks.Failed
+			}
+			sr := class.StepRecord{Number: s, Status: st, Since: now.Add(-time.Duration(i+1) * 2 * time.Minute)}
+			if st == checks.Failed {
+				sr.Failing = []class.FailingCheck{{ID: fmt.Sprintf("step%d-check", s), Status: checks.Failed}}
+				sr.Hints = i % 4
+			}
+			r.Steps = append(r.Steps, sr)
+		}
+		if passed < 8 {
+			r.Current, r.CurrentSince = passed+1, now.Add(-time.Duration(i+1)*90*time.Second)
+		}
+		if i == 4 {
+			r.Regression = &class.Regression{Step: passed + 1, From: checks.Passed, To: checks.Failed, At: now.Add(-time.Minute)}
+		}
+		c.Records = append(c.Records, r)
+	}
+	c.Synced = true
+	return c
+}
+
+func newBoard(w, h int) Model {
+	runewidth.DefaultCondition.EastAsianWidth = false
+	m := New(Options{Namespace: "workshop", Lab: "gpu-incident", Now: func() time.Time { return now }, Theme: "dark", Profile: termenv.Ascii})
+	return step(m, tea.WindowSizeMsg{Width: w, Height: h})
+}
+
+func step(m Model, msg tea.Msg) Model {
+	tm, _ := m.Update(msg)
+	return tm.(Model)
+}
+
+func keys(m Model, ks ...string) Model {
+	for _, k := range ks {
+		var msg tea.KeyMsg
+		switch k {
+		case "enter":
+			msg = tea.KeyMsg{Type: tea.KeyEnter}
+		case "esc":
+			msg = tea.KeyMsg{Type: tea.KeyEsc}
+		case "down":
+			msg = tea.KeyMsg{Type: tea.KeyDown}
+		default:
+			msg = tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(k)}
+		}
+		m = step(m, msg)
+	}
+	return m
+}
+
+// checkFits fails when a line is wider than the board or the screen has
+// more or fewer lines than its height.
+func checkFits(t *testing.T, m Model) string {
+	t.Helper()
+	v := m.View()
+	lines := strings.Split(v, "\n")
+	if len(lines) != m.height {
+		t.Errorf("%dx%d: %d lines", m.width, m.height, len(lines))
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > m.width {
+			t.Errorf("%dx%d: line %d is %d wide: %q", m.width, m.height, i+1, w, l)
+		}
+	}
+	return v
+}
+
+// TestScreens draws the board with 30 learners at 80x24 and 160x50, and a
+// learner's detail, and compares them with docs/screens/board-*.txt:
+//
+//	go test ./tui/board -run TestScreens -update
+func TestScreens(t *testing.T) {
+	c := fixtureClass(30)
+	shots := map[string]Model{}
+	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
+		m := step(newBoard(sz[0], sz[1]), classMsg{c})
+		shots[fmt.Sprintf("board-%dx%d.txt", sz[0], sz[1])] = m
+		shots[fmt.Sprintf("board-%dx%d-stuck.txt", sz[0], sz[1])] = keys(m, "s", "g")
+		shots[fmt.Sprintf("board-%dx%d-detail.txt", sz[0], sz[1])] = keys(m, "s", "g", "enter")
+	}
+	for name, m := range shots {
+		got := checkFits(t, m) + "\n"
+		path := filepath.Join("..", "..", "docs", "screens", name)
+		if *update {
+			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (run with -update to write it)", err)
+		}
+		if string(want) != got {
+			t.Errorf("%s drifted; rerun with -update after a deliberate change.\nwant:\n%s\ngot:\n%s", name, want, got)
+		}
+	}
+}
+
+func TestSortAndMarks(t *testing.T) {
+	m := step(newBoard(80, 24), classMsg{fixtureClass(30)})
+	rows := m.Rows()
+	for i := 1; i < len(rows); i++ {
+		if rows[i-1].Passed() < rows[i].Passed() {
+			t.Fatalf("by progress: row %d has %d passed, row %d has %d", i-1, rows[i-1].Passed(), i, rows[i].Passed())
+		}
+	}
+	m = keys(m, "s", "g")
+	rows = m.Rows()
+	for i := 1; i < len(rows); i++ {
+		a, b := rows[i-1], rows[i]
+		if a.Current > 0 && b.Current > 0 && a.CurrentSince.After(b.CurrentSince) {
+			t.Fatalf("by time stuck: %s (%v) before %s (%v)", a.Name, a.CurrentSince, b.Name, b.CurrentSince)
+		}
+		if a.Current == 0 && b.Current > 0 {
+			t.Fatalf("a finished learner sorted before a stuck one")
+		}
+	}
+	if !m.Stuck(rows[0]) {
+		t.Fatalf("the longest on their step (%v) is not marked stuck", now.Sub(rows[0].CurrentSince))
+	}
+	regressed := 0
+	for _, r := range rows {
+		if m.Regressed(r) {
+			regressed++
+		}
+	}
+	if regressed != 1 {
+		t.Fatalf("%d learners marked regressed, want 1", regressed)
+	}
+	// The cursor follows its learner across a re-sort and a new class.
+	m = keys(m, "down", "down")
+	sel, _ := m.Selected()
+	m = keys(m, "s")
+	m = step(m, classMsg{fixtureClass(30)})
+	if got, _ := m.Selected(); got.Learner != sel.Learner {
+		t.Fatalf("cursor moved from %s to %s", sel.Learner, got.Learner)
+	}
+	// Enter opens the detail with the failing check; esc goes back.
+	m = keys(m, "enter")
+	v := m.View()
+	if !strings.Contains(v, sel.Name) || !m.detail {
+		t.Fatalf("detail does not show %s:\n%s", sel.Name, v)
+	}
+	if st := sel.Step(sel.Current); st != nil && len(st.Failing) > 0 && !strings.Contains(v, st.Failing[0].ID) {
+		t.Fatalf("detail lacks the failing check %s:\n%s", st.Failing[0].ID, v)
+	}
+	if m = keys(m, "esc"); m.detail {
+		t.Fatal("esc did not close the detail")
+	}
+}
+
+func TestEmptyAndTinyBoards(t *testing.T) {
+	m := newBoard(80, 24)
+	if v := checkFits(t, m); !strings.Contains(v, "읽는 중") {
+		t.Fatalf("before the first list:\n%s", v)
+	}
+	m = step(m, classMsg{class.Class{Synced: true}})
+	if v := checkFits(t, keys(m, "enter", "down", "s")); !strings.Contains(v, "class init") {
+		t.Fatalf("empty class:\n%s", v)
+	}
+	m = step(newBoard(30, 5), classMsg{fixtureClass(30)})
+	checkFits(t, m)
+	checkFits(t, keys(m, "enter"))
+}
+
+// Idle: after the first class only a minute tick is scheduled; a class
+// after that re-arms the watch only.
+func TestIdleBoardSchedulesOnlyTheMinuteTick(t *testing.T) {
+	ch := make(chan class.Class, 1)
+	m := New(Options{Classes: ch, Now: func() time.Time { return now.Add(30 * time.Second) }})
+	if m.Init() == nil {
+		t.Fatal("no watch command")
+	}
+	tm, cmd := m.Update(classMsg{fixtureClass(2)})
+	if cmd == nil {
+		t.Fatal("first class scheduled nothing")
+	}
+	tm, cmd = tm.Update(tickMsg{})
+	if cmd == nil {
+		t.Fatal("tick not re-armed")
+	}
+	_ = tm
+}
