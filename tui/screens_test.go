@@ -130,7 +130,8 @@ func TestScreens(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		if _, ok := files[e.Name()]; !ok && e.Name() != "README.md" {
+		// Subdirectories belong to other screens' tests (board/: tui/board).
+		if _, ok := files[e.Name()]; !ok && e.Name() != "README.md" && !e.IsDir() {
 			t.Errorf("docs/screens/%s is not drawn by TestScreens any more: remove it", e.Name())
 		}
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/labhub/labmate/class"
 )
 
-var update = flag.Bool("update", false, "rewrite docs/screens/board-*.txt")
+var update = flag.Bool("update", false, "rewrite docs/screens/board/*.txt")
 
 var now = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 
@@ -108,7 +108,7 @@ func checkFits(t *testing.T, m Model) string {
 }
 
 // TestScreens draws the board with 30 learners at 80x24 and 160x50, and a
-// learner's detail, and compares them with docs/screens/board-*.txt:
+// learner's detail, and compares them with docs/screens/board/*.txt:
 //
 //	go test ./tui/board -run TestScreens -update
 func TestScreens(t *testing.T) {
@@ -116,13 +116,13 @@ func TestScreens(t *testing.T) {
 	shots := map[string]Model{}
 	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
 		m := step(newBoard(sz[0], sz[1]), classMsg{c})
-		shots[fmt.Sprintf("board-%dx%d.txt", sz[0], sz[1])] = m
-		shots[fmt.Sprintf("board-%dx%d-stuck.txt", sz[0], sz[1])] = keys(m, "s", "g")
-		shots[fmt.Sprintf("board-%dx%d-detail.txt", sz[0], sz[1])] = keys(m, "s", "g", "enter")
+		shots[fmt.Sprintf("%dx%d.txt", sz[0], sz[1])] = m
+		shots[fmt.Sprintf("%dx%d-stuck.txt", sz[0], sz[1])] = keys(m, "s", "g")
+		shots[fmt.Sprintf("%dx%d-detail.txt", sz[0], sz[1])] = keys(m, "s", "g", "enter")
 	}
 	for name, m := range shots {
 		got := checkFits(t, m) + "\n"
-		path := filepath.Join("..", "..", "docs", "screens", name)
+		path := filepath.Join("..", "..", "docs", "screens", "board", name)
 		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 				t.Fatal(err)
