@@ -5,6 +5,7 @@
 package checks
 
 import (
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -46,11 +47,16 @@ type StepEval struct {
 
 // Input is everything a step's evaluator may look at.
 type Input struct {
+	Lab     *content.Lab   // the lab's text: its messages first, then the shared ones
 	Snap    *observe.Snapshot
 	Root    string         // absolute lab root, only for messages
 	Witness *Witness       // facts of the past; read-only here
 	Prior   map[int]Status // statuses of earlier steps in this evaluation
 }
+
+// Msg is the lab's message for key (see content.Lab.Msg): primitives
+// word through it so a lab can put a shared text in its own terms.
+func (in Input) Msg(key string, kv ...any) string { return in.Lab.Msg(key, kv...) }
 
 // Step is the executable side of a lab step. The Korean text of the step
 // lives in package content under the same ID.
@@ -88,5 +94,11 @@ func Aggregate(rs []Result) Status {
 	return worst
 }
 
-// Labs maps a lab ID to its steps, in order.
-var Labs = map[string][]Step{}
+
+// Code is the Go half of a lab whose steps need checks no declarative
+// primitive covers: its steps, matched to the lab's steps by ID. Package
+// labs lists every lab's Code.
+type Code struct {
+	Lab   string
+	Steps func() []Step
+}

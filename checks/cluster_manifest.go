@@ -13,31 +13,31 @@ import (
 	"sigs.k8s.io/yaml"
 )
 
-// manifest is a learner's Kubernetes YAML file decoded strictly into the
+// Manifest is a learner's Kubernetes YAML file decoded strictly into the
 // real API type, with a node tree kept to point at lines.
-type manifest struct {
-	rel  string
-	text string
-	tree *yamlv3.Node // document node; nil when the text is not YAML
+type Manifest struct {
+	Rel  string
+	Text string
+	Tree *yamlv3.Node // document node; nil when the text is not YAML
 }
 
-// line returns the 1-based line of a field path ("spec.containers[0].image"),
+// Line returns the 1-based Line of a field path ("spec.containers[0].image"),
 // or of its deepest existing parent, or 0.
-func (m *manifest) line(path string) int {
-	if m == nil || m.tree == nil || len(m.tree.Content) == 0 {
+func (m *Manifest) Line(path string) int {
+	if m == nil || m.Tree == nil || len(m.Tree.Content) == 0 {
 		return 0
 	}
-	return yamlPathLine(m.tree.Content[0], path)
+	return yamlPathLine(m.Tree.Content[0], path)
 }
 
-// where is Result.Where for a field path.
-func (m *manifest) where(path string) string { return where(m.rel, m.line(path)) }
+// Where is Result.Where for a field path.
+func (m *Manifest) Where(path string) string { return Where(m.Rel, m.Line(path)) }
 
 // yamlPathLine walks a mapping/sequence tree along a dotted path with
 // [i] indices and returns the line of the last key it could find.
 func yamlPathLine(n *yamlv3.Node, path string) int {
 	line := 0
-	for _, seg := range splitFieldPath(path) {
+	for _, seg := range SplitFieldPath(path) {
 		if n.Kind == yamlv3.AliasNode && n.Alias != nil {
 			n = n.Alias
 		}
@@ -68,9 +68,9 @@ func yamlPathLine(n *yamlv3.Node, path string) int {
 	return line
 }
 
-// splitFieldPath splits "a.b[0].c" into a, b, 0, c. Keys with dots (like
+// SplitFieldPath splits "a.b[0].c" into a, b, 0, c. Keys with dots (like
 // nvidia.com/gpu) can be written in brackets: limits[nvidia.com/gpu].
-func splitFieldPath(p string) []string {
+func SplitFieldPath(p string) []string {
 	var out []string
 	for p != "" {
 		switch {
@@ -102,19 +102,19 @@ var (
 	yamlLinePrefixRE = regexp.MustCompile(`(?m)^\s*line \d+: `)
 )
 
-// yamlProblem is why a YAML text did not decode into an API type.
-type yamlProblem struct {
-	kind  string // "syntax", "type" (a field of the wrong type), "value" (a bad value, field unknown), "unknown" (unknown fields)
-	field string // field path for type; the first unknown field
-	all   []string
-	line  int // 1-based line in the text, 0 when unknown
-	err   string
+// YAMLProblem is why a YAML text did not decode into an API type.
+type YAMLProblem struct {
+	Kind  string // "syntax", "type" (a field of the wrong type), "value" (a bad value, field unknown), "unknown" (unknown fields)
+	Field string // field path for type; the first unknown field
+	All   []string
+	Line  int // 1-based line in the text, 0 when unknown
+	Err   string
 }
 
-// decodeYAMLStrict decodes text into obj the way the API server would,
+// DecodeYAMLStrict decodes text into obj the way the API server would,
 // but refusing unknown and duplicate fields. tree, when not nil, gives
 // lines for field paths.
-func decodeYAMLStrict(text string, tree *yamlv3.Node, obj any) *yamlProblem {
+func DecodeYAMLStrict(text string, tree *yamlv3.Node, obj any) *YAMLProblem {
 	lineOf := func(path string) int {
 		if tree == nil || len(tree.Content) == 0 {
 			return 0
@@ -123,99 +123,99 @@ func decodeYAMLStrict(text string, tree *yamlv3.Node, obj any) *yamlProblem {
 	}
 	j, err := yaml.YAMLToJSONStrict([]byte(text))
 	if err != nil {
-		p := &yamlProblem{kind: "syntax", err: yamlErrText(err)}
+		p := &YAMLProblem{Kind: "syntax", Err: yamlErrText(err)}
 		if sm := yamlLineRE.FindStringSubmatch(err.Error()); sm != nil {
-			p.line, _ = strconv.Atoi(sm[1])
+			p.Line, _ = strconv.Atoi(sm[1])
 		}
 		return p
 	}
 	strict, err := kjson.UnmarshalStrict(j, obj)
 	if err != nil {
 		if field := typeErrorField(err); field != "" {
-			return &yamlProblem{kind: "type", field: field, line: lineOf(field), err: err.Error()}
+			return &YAMLProblem{Kind: "type", Field: field, Line: lineOf(field), Err: err.Error()}
 		}
-		return &yamlProblem{kind: "value", err: err.Error()}
+		return &YAMLProblem{Kind: "value", Err: err.Error()}
 	}
 	if len(strict) > 0 {
-		p := &yamlProblem{kind: "unknown"}
+		p := &YAMLProblem{Kind: "unknown"}
 		for _, e := range strict {
 			field := strictErrorField(e)
-			if p.field == "" {
-				p.field, p.line = field, lineOf(field)
+			if p.Field == "" {
+				p.Field, p.Line = field, lineOf(field)
 			}
-			p.all = append(p.all, msg("cluster.yaml.unknown_item", "field", field, "line", lineOf(field)))
+			p.All = append(p.All, msg("cluster.yaml.unknown_item", "field", field, "line", lineOf(field)))
 		}
 		return p
 	}
 	return nil
 }
 
-// decodeManifest reads rel and decodes it strictly into a T after checking
+// DecodeManifest reads rel and decodes it strictly into a T after checking
 // apiVersion and kind. On failure it returns a failed (or file-state)
 // result with the given ID, and a nil object and manifest.
-func decodeManifest[T any](in Input, id, rel, apiVersion, kind string) (*T, *manifest, Result) {
+func DecodeManifest[T any](in Input, id, rel, apiVersion, kind string) (*T, *Manifest, Result) {
 	obj := new(T)
-	m, r := decodeManifestInto(in, id, rel, apiVersion, kind, obj)
+	m, r := DecodeManifestInto(in, id, rel, apiVersion, kind, obj)
 	if m == nil {
 		return nil, nil, r
 	}
 	return obj, m, r
 }
 
-func decodeManifestInto(in Input, id, rel, apiVersion, kind string, obj any) (*manifest, Result) {
-	text, bad := readText(in, id, rel)
+func DecodeManifestInto(in Input, id, rel, apiVersion, kind string, obj any) (*Manifest, Result) {
+	text, bad := ReadText(in, id, rel)
 	if bad != nil {
 		return nil, *bad
 	}
-	m := &manifest{rel: rel, text: text}
-	p := shown(in, rel)
+	m := &Manifest{Rel: rel, Text: text}
+	p := Shown(in, rel)
 	want := apiVersion + " " + kind
 	if n := countYAMLDocs(text); n > 1 {
-		return nil, failed(id, msg("cluster.yaml.multi_doc", "path", p, "n", n, "kind", kind), want, msg("cluster.yaml.seen_docs", "n", n), rel)
+		return nil, Fail(id, in.Msg("cluster.yaml.multi_doc", "path", p, "n", n, "kind", kind), want, in.Msg("cluster.yaml.seen_docs", "n", n), rel)
 	}
 	var tree yamlv3.Node
 	if err := yamlv3.Unmarshal([]byte(text), &tree); err == nil {
-		m.tree = &tree
+		m.Tree = &tree
 	}
 	var tm metav1.TypeMeta
-	if prob := decodeYAMLStrict(text, nil, &tm); prob != nil && prob.kind == "syntax" && prob.line <= 0 {
-		return nil, failed(id, msg("cluster.yaml.syntax_noline", "path", p, "err", prob.err)+yamlErrHint(prob.err),
-			msg("cluster.yaml.expect_yaml"), msg("cluster.yaml.seen_syntax"), rel)
-	} else if prob != nil && prob.kind == "syntax" {
-		return nil, failed(id, msg("cluster.yaml.syntax", "path", p, "line", prob.line, "err", prob.err, "excerpt", lineAt(text, prob.line)),
-			msg("cluster.yaml.expect_yaml"), msg("cluster.yaml.seen_syntax"), where(rel, prob.line))
-	} else if prob != nil && prob.kind != "unknown" {
-		return nil, failed(id, msg("cluster.yaml.not_object", "path", p, "kind", kind), want, msg("cluster.yaml.seen_not_object"), rel)
+	if prob := DecodeYAMLStrict(text, nil, &tm); prob != nil && prob.Kind == "syntax" && prob.Line <= 0 {
+		return nil, Fail(id, in.Msg("cluster.yaml.syntax_noline", "path", p, "err", prob.Err)+YAMLErrHint(prob.Err),
+			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), rel)
+	} else if prob != nil && prob.Kind == "syntax" {
+		return nil, Fail(id, in.Msg("cluster.yaml.syntax", "path", p, "line", prob.Line, "err", prob.Err, "excerpt", LineAt(text, prob.Line)),
+			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), Where(rel, prob.Line))
+	} else if prob != nil && prob.Kind != "unknown" {
+		return nil, Fail(id, in.Msg("cluster.yaml.not_object", "path", p, "kind", kind), want, in.Msg("cluster.yaml.seen_not_object"), rel)
 	}
 	if tm.APIVersion != apiVersion || tm.Kind != kind {
 		got := strings.TrimSpace(tm.APIVersion + " " + tm.Kind)
 		if got == "" {
-			got = msg("cluster.none")
+			got = in.Msg("cluster.none")
 		}
 		field := "kind"
 		if tm.APIVersion != apiVersion {
 			field = "apiVersion"
 		}
-		return nil, failed(id, msg("cluster.yaml.type", "path", p, "want", want, "got", got, "line", m.line(field)),
-			want, got, m.where(field))
+		return nil, Fail(id, in.Msg("cluster.yaml.type", "path", p, "want", want, "got", got, "line", m.Line(field)),
+			want, got, m.Where(field))
 	}
-	switch prob := decodeYAMLStrict(text, m.tree, obj); {
+	switch prob := DecodeYAMLStrict(text, m.Tree, obj); {
 	case prob == nil:
-		return m, passed(id, msg("cluster.yaml.ok", "path", p, "kind", kind))
-	case prob.kind == "type":
-		return nil, failed(id, msg("cluster.yaml.decode", "path", p, "kind", kind, "field", prob.field, "line", prob.line, "err", prob.err),
-			want, msg("cluster.yaml.seen_decode", "field", prob.field), where(rel, prob.line))
-	case prob.kind == "unknown":
-		return nil, failed(id, msg("cluster.yaml.unknown", "path", p, "kind", kind, "fields", strings.Join(prob.all, ", ")),
-			want, msg("cluster.yaml.seen_unknown", "field", prob.field), where(rel, prob.line))
+		return m, Pass(id, in.Msg("cluster.yaml.ok", "path", p, "kind", kind))
+	case prob.Kind == "type":
+		return nil, Fail(id, in.Msg("cluster.yaml.decode", "path", p, "kind", kind, "field", prob.Field, "line", prob.Line, "err", prob.Err),
+			want, in.Msg("cluster.yaml.seen_decode", "field", prob.Field), Where(rel, prob.Line))
+	case prob.Kind == "unknown":
+		return nil, Fail(id, in.Msg("cluster.yaml.unknown", "path", p, "kind", kind, "fields", strings.Join(prob.All, ", ")),
+			want, in.Msg("cluster.yaml.seen_unknown", "field", prob.Field), Where(rel, prob.Line))
 	default:
-		return nil, failed(id, msg("cluster.yaml.decode_value", "path", p, "kind", kind, "err", prob.err),
-			want, msg("cluster.yaml.seen_value"), rel)
+		return nil, Fail(id, in.Msg("cluster.yaml.decode_value", "path", p, "kind", kind, "err", prob.Err),
+			want, in.Msg("cluster.yaml.seen_value"), rel)
 	}
 }
 
-// yamlErrHint explains a YAML error that has no position to point at.
-func yamlErrHint(err string) string {
+// YAMLErrHint explains a YAML error that has no position to point at.
+func YAMLErrHint(err string) string {
 	if strings.Contains(err, "excessive aliasing") {
 		return msg("cluster.yaml.alias_hint")
 	}

@@ -11,80 +11,72 @@ import (
 	"github.com/labhub/labmate/observe"
 )
 
-// The lab files steps 1-4 read, relative to the lab root.
-const (
-	mainConfigPath  = "etc/containerd/config.toml"
-	dropInPath      = "etc/containerd/conf.d/99-nvidia.toml"
-	mergePath       = "out/merge.txt"
-	checkScriptPath = "bin/check-runtime.sh"
-)
-
 // msg is content.Msg; every key the file checks use starts with "files."
 // and is a literal, so a test can find them all in the source.
 func msg(key string, kv ...any) string { return content.Msg(key, kv...) }
 
-// shown is the path a learner should look at: under the lab root in use.
-func shown(in Input, rel string) string {
+// Shown is the path a learner should look at: under the lab root in use.
+func Shown(in Input, rel string) string {
 	if in.Root == "" {
 		return rel
 	}
 	return filepath.Join(in.Root, filepath.FromSlash(rel))
 }
 
-func passed(id, message string) Result {
+func Pass(id, message string) Result {
 	return Result{ID: id, Status: Passed, Message: message}
 }
 
-func failed(id, message, expected, observed, where string) Result {
+func Fail(id, message, expected, observed, where string) Result {
 	return Result{ID: id, Status: Failed, Message: message, Expected: expected, Observed: observed, Where: where}
 }
 
-func waiting(id, message string) Result {
+func Wait(id, message string) Result {
 	return Result{ID: id, Status: Waiting, Message: message}
 }
 
-// where names a position in a lab file for Result.Where ("path:line").
-func where(rel string, line int) string {
+// Where names a position in a lab file for Result.Where ("path:line").
+func Where(rel string, line int) string {
 	if line <= 0 {
 		return rel
 	}
 	return fmt.Sprintf("%s:%d", rel, line)
 }
 
-// readText returns the text of the file at rel, or a failed result (with
+// ReadText returns the text of the file at rel, or a failed result (with
 // the given ID) saying what was found there instead of a text file.
-func readText(in Input, id, rel string) (string, *Result) {
+func ReadText(in Input, id, rel string) (string, *Result) {
 	f := in.Snap.File(rel)
-	p := shown(in, rel)
-	want := msg("files.expect.text_file")
+	p := Shown(in, rel)
+	want := in.Msg("files.expect.text_file")
 	var r Result
 	switch f.State {
 	case observe.FilePresent:
 		if off, nul := firstNonText(f.Content); off >= 0 {
 			// Positions are 1-based, like the line numbers of an editor.
 			line := bytes.Count(f.Content[:off], []byte("\n")) + 1
-			at := where(rel, line)
+			at := Where(rel, line)
 			if nul {
-				r = failed(id, msg("files.state.binary_nul", "path", p, "offset", off+1, "line", line), want, msg("files.seen.binary"), at)
+				r = Fail(id, in.Msg("files.state.binary_nul", "path", p, "offset", off+1, "line", line), want, in.Msg("files.seen.binary"), at)
 			} else {
-				r = failed(id, msg("files.state.binary_utf8", "path", p, "offset", off+1, "line", line, "byte", fmt.Sprintf("0x%02X", f.Content[off])), want, msg("files.seen.binary"), at)
+				r = Fail(id, in.Msg("files.state.binary_utf8", "path", p, "offset", off+1, "line", line, "byte", fmt.Sprintf("0x%02X", f.Content[off])), want, in.Msg("files.seen.binary"), at)
 			}
 			return "", &r
 		}
 		if len(bytes.TrimSpace(f.Content)) == 0 {
-			r = failed(id, msg("files.state.empty", "path", p), want, msg("files.seen.empty"), rel)
+			r = Fail(id, in.Msg("files.state.empty", "path", p), want, in.Msg("files.seen.empty"), rel)
 			return "", &r
 		}
 		return string(f.Content), nil
 	case observe.FileIsDir:
-		r = failed(id, msg("files.state.dir", "path", p), want, msg("files.seen.dir"), rel)
+		r = Fail(id, in.Msg("files.state.dir", "path", p), want, in.Msg("files.seen.dir"), rel)
 	case observe.FileUnreadable:
 		why, seen := unreadableReason(f.Err)
-		r = failed(id, msg("files.state.unreadable", "path", p, "err", why), want, seen, rel)
+		r = Fail(id, in.Msg("files.state.unreadable", "path", p, "err", why), want, seen, rel)
 	case observe.FileTooLarge:
-		r = failed(id, msg("files.state.too_large", "path", p, "size", f.Size, "max", observe.MaxFileSize), want, msg("files.seen.too_large", "size", f.Size), rel)
+		r = Fail(id, in.Msg("files.state.too_large", "path", p, "size", f.Size, "max", observe.MaxFileSize), want, in.Msg("files.seen.too_large", "size", f.Size), rel)
 	default: // missing, or a state this code does not know yet
-		r = failed(id, msg("files.state.missing", "path", p), want, msg("files.seen.missing"), rel)
+		r = Fail(id, in.Msg("files.state.missing", "path", p), want, in.Msg("files.seen.missing"), rel)
 	}
 	return "", &r
 }
@@ -137,26 +129,26 @@ func firstInvalidUTF8(b []byte) int {
 	return -1
 }
 
-// lineAt returns line n (1-based) of text without its line ending, clipped
+// LineAt returns line n (1-based) of text without its line ending, clipped
 // for a one-line message.
-func lineAt(text string, n int) string {
+func LineAt(text string, n int) string {
 	lines := strings.Split(text, "\n")
 	if n < 1 || n > len(lines) {
 		return ""
 	}
-	return clip(strings.TrimRight(lines[n-1], "\r"), 80)
+	return Clip(strings.TrimRight(lines[n-1], "\r"), 80)
 }
 
-// textLines splits a small text file into lines without their endings,
+// TextLines splits a small text file into lines without their endings,
 // dropping one final newline.
-func textLines(text string) []string {
+func TextLines(text string) []string {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
 	text = strings.TrimSuffix(text, "\n")
 	return strings.Split(text, "\n")
 }
 
-// clip shortens s to at most n runes, marking the cut.
-func clip(s string, n int) string {
+// Clip shortens s to at most n runes, marking the cut.
+func Clip(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
@@ -164,8 +156,8 @@ func clip(s string, n int) string {
 	return string(r[:n]) + "..."
 }
 
-// joinOr renders a list for a message, or the "none" word when empty.
-func joinOr(items []string, sep string) string {
+// JoinOr renders a list for a message, or the "none" word when empty.
+func JoinOr(items []string, sep string) string {
 	if len(items) == 0 {
 		return msg("files.none")
 	}

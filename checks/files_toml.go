@@ -14,61 +14,42 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 )
 
-// criPlugin is the CRI plugin's name in a containerd 1.x (config version 2)
-// file; runtimesPath is the table the runtimes live under.
-const criPlugin = "io.containerd.grpc.v1.cri"
-
-var runtimesPath = []string{"plugins", criPlugin, "containerd", "runtimes"}
-
-// tomlDoc is one of the learner's TOML files as parsed.
-type tomlDoc struct {
-	rel   string
-	text  string
-	tree  map[string]any
-	lines map[string]int // keyPath -> line where the key or table is first written
+// TOMLDoc is one of the learner's TOML files as parsed.
+type TOMLDoc struct {
+	Rel   string
+	Text  string
+	Tree  map[string]any
+	Lines map[string]int // keyPath -> line where the key or table is first written
 }
 
-// tomlFile is a lab TOML file read and parsed, with the two results that
+// TOMLFile is a lab TOML file read and parsed, with the two results that
 // say how far that got. doc is nil unless both passed.
-type tomlFile struct {
-	doc   *tomlDoc
-	file  Result
-	parse Result
+type TOMLFile struct {
+	Doc   *TOMLDoc
+	File  Result
+	Parse Result
 }
 
-// openTOML reads and parses rel; the checks are named prefix.file and
+// OpenTOML reads and parses rel; the checks are named prefix.file and
 // prefix.toml.
-func openTOML(in Input, prefix, rel string) tomlFile {
+func OpenTOML(in Input, prefix, rel string) TOMLFile {
 	fileID, parseID := prefix+".file", prefix+".toml"
-	text, bad := readText(in, fileID, rel)
+	text, bad := ReadText(in, fileID, rel)
 	if bad != nil {
-		return tomlFile{file: *bad, parse: waiting(parseID, msg("files.wait.file", "what", "TOML"))}
+		return TOMLFile{File: *bad, Parse: Wait(parseID, in.Msg("files.wait.file", "what", "TOML"))}
 	}
-	tf := tomlFile{file: passed(fileID, msg("files.file.ok", "path", shown(in, rel), "size", len(text)))}
+	tf := TOMLFile{File: Pass(fileID, in.Msg("files.file.ok", "path", Shown(in, rel), "size", len(text)))}
 	var tree map[string]any
 	if err := toml.Unmarshal([]byte(text), &tree); err != nil {
-		tf.parse = tomlError(in, parseID, rel, text, err)
+		tf.Parse = tomlError(in, parseID, rel, text, err)
 		return tf
 	}
 	if tree == nil {
 		tree = map[string]any{}
 	}
-	tf.parse = passed(parseID, msg("files.toml.ok", "path", shown(in, rel)))
-	tf.doc = &tomlDoc{rel: rel, text: text, tree: tree, lines: keyLines([]byte(text))}
+	tf.Parse = Pass(parseID, in.Msg("files.toml.ok", "path", Shown(in, rel)))
+	tf.Doc = &TOMLDoc{Rel: rel, Text: text, Tree: tree, Lines: keyLines([]byte(text))}
 	return tf
-}
-
-// waitingOnParse is what a key check says while its file cannot be read.
-func waitingOnParse(s keySpec) Result {
-	return waiting(s.id, msg("files.wait.toml", "what", shortKey(s.path)))
-}
-
-// shortKey names a key without the plugin prefix every message repeats.
-func shortKey(p []string) string {
-	if len(p) > 3 && slices.Equal(p[:3], runtimesPath[:3]) {
-		return keyPath(p[3:])
-	}
-	return keyPath(p)
 }
 
 var (
@@ -84,27 +65,27 @@ var (
 func tomlError(in Input, id, rel, text string, err error) Result {
 	var de *toml.DecodeError
 	if !errors.As(err, &de) {
-		return failed(id, msg("files.toml.error", "path", shown(in, rel), "err", err), msg("files.expect.toml"), err.Error(), rel)
+		return Fail(id, in.Msg("files.toml.error", "path", Shown(in, rel), "err", err), in.Msg("files.expect.toml"), err.Error(), rel)
 	}
 	line, col := de.Position()
-	excerpt := lineAt(text, line)
+	excerpt := LineAt(text, line)
 	var hint string
 	emsg := de.Error()
 	switch {
 	case strings.HasPrefix(text, "\uFEFF"):
-		hint = msg("files.toml.hint.bom")
+		hint = in.Msg("files.toml.hint.bom")
 	case strings.Contains(emsg, "already exists") || strings.Contains(emsg, "already defined"):
-		hint = msg("files.toml.hint.duplicate")
+		hint = in.Msg("files.toml.hint.duplicate")
 	case reBoolCase.MatchString(excerpt):
-		hint = msg("files.toml.hint.bool_case")
+		hint = in.Msg("files.toml.hint.bool_case")
 	case reBareString.MatchString(excerpt) && !reKeyword.MatchString(excerpt):
-		hint = msg("files.toml.hint.bare_string")
+		hint = in.Msg("files.toml.hint.bare_string")
 	case strings.Contains(emsg, "expected ']'") || strings.Contains(emsg, "incomplete") ||
 		strings.Contains(emsg, "new lines") || strings.Contains(emsg, "unterminated"):
-		hint = msg("files.toml.hint.unclosed")
+		hint = in.Msg("files.toml.hint.unclosed")
 	}
-	m := msg("files.toml.parse_error", "path", shown(in, rel), "line", line, "col", col, "err", emsg, "excerpt", excerpt) + hint
-	return failed(id, m, msg("files.expect.toml"), emsg, fmt.Sprintf("%s:%d:%d", rel, line, col))
+	m := in.Msg("files.toml.parse_error", "path", Shown(in, rel), "line", line, "col", col, "err", emsg, "excerpt", excerpt) + hint
+	return Fail(id, m, in.Msg("files.expect.toml"), emsg, fmt.Sprintf("%s:%d:%d", rel, line, col))
 }
 
 // maxKeyDepth bounds the key paths keyLines records: the lab's deepest
@@ -134,7 +115,7 @@ func keyLines(data []byte) (lines map[string]int) {
 		// prefix of a key thousands of parts deep would cost the square
 		// of its depth in time and memory.
 		for i := 1; i <= min(len(path), maxKeyDepth); i++ {
-			k := keyPath(path[:i])
+			k := KeyPath(path[:i])
 			if _, ok := lines[k]; !ok {
 				lines[k] = line
 			}
@@ -181,9 +162,9 @@ func keyParts(n *unstable.Node) []string {
 
 var reBareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// keyPath writes a key path the way TOML does: bare segments as they are,
+// KeyPath writes a key path the way TOML does: bare segments as they are,
 // the rest quoted (plugins."io.containerd.grpc.v1.cri".containerd).
-func keyPath(segs []string) string {
+func KeyPath(segs []string) string {
 	parts := make([]string, len(segs))
 	for i, s := range segs {
 		if reBareKey.MatchString(s) {
@@ -195,9 +176,9 @@ func keyPath(segs []string) string {
 	return strings.Join(parts, ".")
 }
 
-// get returns the value at a key path.
-func (d *tomlDoc) get(segs []string) (any, bool) {
-	var cur any = d.tree
+// Get returns the value at a key path.
+func (d *TOMLDoc) Get(segs []string) (any, bool) {
+	var cur any = d.Tree
 	for _, s := range segs {
 		m, ok := cur.(map[string]any)
 		if !ok {
@@ -210,18 +191,18 @@ func (d *tomlDoc) get(segs []string) (any, bool) {
 	return cur, true
 }
 
-// table returns the table at a key path, or nil.
-func (d *tomlDoc) table(segs []string) map[string]any {
-	v, _ := d.get(segs)
+// Table returns the Table at a key path, or nil.
+func (d *TOMLDoc) Table(segs []string) map[string]any {
+	v, _ := d.Get(segs)
 	m, _ := v.(map[string]any)
 	return m
 }
 
-func (d *tomlDoc) line(segs []string) int { return d.lines[keyPath(segs)] }
+func (d *TOMLDoc) Line(segs []string) int { return d.Lines[KeyPath(segs)] }
 
-// walk calls fn for every key path in the document, tables before their
+// Walk calls fn for every key path in the document, tables before their
 // contents, keys in sorted order.
-func (d *tomlDoc) walk(fn func(path []string, v any)) {
+func (d *TOMLDoc) Walk(fn func(path []string, v any)) {
 	var rec func(prefix []string, m map[string]any)
 	rec = func(prefix []string, m map[string]any) {
 		keys := make([]string, 0, len(m))
@@ -237,75 +218,81 @@ func (d *tomlDoc) walk(fn func(path []string, v any)) {
 			}
 		}
 	}
-	rec(nil, d.tree)
+	rec(nil, d.Tree)
 }
 
-// keySpec is one value the learner must write at a fixed key path.
-type keySpec struct {
-	id   string
-	path []string
-	// anchor is the index in path of the segment naming what the key
+// KeySpec is one value the learner must write at a fixed key path.
+type KeySpec struct {
+	ID   string
+	Path []string
+	// Anchor is the index in path of the segment naming what the key
 	// belongs to (a runtime's name), used to find the key when it was
 	// put elsewhere; -1 when the key name alone identifies it.
-	anchor int
-	want   any // string, bool or int64
-	// hint, when set, adds advice for a wrong value of the right type.
-	hint func(got any) string
+	Anchor int
+	Want   any // string, bool or int64
+	// Hint, when set, adds advice for a wrong value of the right type.
+	Hint func(got any) string
+	// PathHint, when set, says in the lab's terms how a key path the
+	// learner wrote (found) differs from the one wanted.
+	PathHint func(found, want []string) string
 }
 
-// check judges the value at s.path.
-func (d *tomlDoc) check(in Input, s keySpec) Result {
-	key := keyPath(s.path)
-	v, ok := d.get(s.path)
+// Check judges the value at s.path.
+func (d *TOMLDoc) Check(in Input, s KeySpec) Result {
+	key := KeyPath(s.Path)
+	v, ok := d.Get(s.Path)
 	if !ok {
-		return d.missing(in, s)
+		return d.Missing(in, s)
 	}
-	line := d.lines[key]
-	expected := key + " = " + tomlValue(s.want)
-	got := tomlValue(v)
-	at := where(d.rel, line)
-	if v == s.want {
-		return passed(s.id, msg("files.key.ok", "key", key, "value", got, "line", line))
+	line := d.Lines[key]
+	expected := key + " = " + TOMLValue(s.Want)
+	got := TOMLValue(v)
+	at := Where(d.Rel, line)
+	if v == s.Want {
+		return Pass(s.ID, in.Msg("files.key.ok", "key", key, "value", got, "line", line))
 	}
 	switch vs := v.(type) {
 	case string:
-		if _, isBool := s.want.(bool); isBool && strings.EqualFold(strings.TrimSpace(vs), tomlValue(s.want)) {
-			return failed(s.id, msg("files.key.bool_as_string", "key", key, "got", got, "want", tomlValue(s.want), "line", line), expected, got, at)
+		if _, isBool := s.Want.(bool); isBool && strings.EqualFold(strings.TrimSpace(vs), TOMLValue(s.Want)) {
+			return Fail(s.ID, in.Msg("files.key.bool_as_string", "key", key, "got", got, "want", TOMLValue(s.Want), "line", line), expected, got, at)
 		}
-		if _, isInt := s.want.(int64); isInt && strings.TrimSpace(vs) == tomlValue(s.want) {
-			return failed(s.id, msg("files.key.int_as_string", "key", key, "got", got, "want", tomlValue(s.want), "line", line), expected, got, at)
+		if _, isInt := s.Want.(int64); isInt && strings.TrimSpace(vs) == TOMLValue(s.Want) {
+			return Fail(s.ID, in.Msg("files.key.int_as_string", "key", key, "got", got, "want", TOMLValue(s.Want), "line", line), expected, got, at)
 		}
 	}
-	if typeName(v) != typeName(s.want) {
-		return failed(s.id, msg("files.key.wrong_type", "key", key, "got", got, "got_type", typeName(v),
-			"want", tomlValue(s.want), "want_type", typeName(s.want), "line", line), expected, got, at)
+	if TypeName(v) != TypeName(s.Want) {
+		return Fail(s.ID, in.Msg("files.key.wrong_type", "key", key, "got", got, "got_type", TypeName(v),
+			"want", TOMLValue(s.Want), "want_type", TypeName(s.Want), "line", line), expected, got, at)
 	}
 	var hint string
-	if s.hint != nil {
-		hint = s.hint(v)
+	if s.Hint != nil {
+		hint = s.Hint(v)
 	}
-	return failed(s.id, msg("files.key.wrong_value", "key", key, "got", got, "want", tomlValue(s.want), "line", line)+hint, expected, got, at)
+	return Fail(s.ID, in.Msg("files.key.wrong_value", "key", key, "got", got, "want", TOMLValue(s.Want), "line", line)+hint, expected, got, at)
 }
 
-// missing explains a key that is not at its path: where the learner put
+// Missing explains a key that is not at its path: where the learner put
 // it instead, or how much of the path exists.
-func (d *tomlDoc) missing(in Input, s keySpec) Result {
-	key := keyPath(s.path)
-	expected := key + " = " + tomlValue(s.want)
-	if found, tableOnly := d.misplaced(s.path, s.anchor); found != nil {
-		fp, line := keyPath(found), d.line(found)
-		hint := pathHints(found, s.path)
-		if tableOnly {
-			want := keyPath(s.path[:s.anchor+1])
-			return failed(s.id, msg("files.key.table_misplaced", "table", s.path[s.anchor], "found", fp, "line", line, "want", want, "key", key)+hint,
-				expected, fp, where(d.rel, line))
+func (d *TOMLDoc) Missing(in Input, s KeySpec) Result {
+	key := KeyPath(s.Path)
+	expected := key + " = " + TOMLValue(s.Want)
+	if found, tableOnly := d.misplaced(s.Path, s.Anchor); found != nil {
+		fp, line := KeyPath(found), d.Line(found)
+		hint := ""
+		if s.PathHint != nil {
+			hint = s.PathHint(found, s.Path)
 		}
-		return failed(s.id, msg("files.key.misplaced", "leaf", s.path[len(s.path)-1], "found", fp, "line", line, "key", key)+hint,
-			expected, fp, where(d.rel, line))
+		if tableOnly {
+			want := KeyPath(s.Path[:s.Anchor+1])
+			return Fail(s.ID, in.Msg("files.key.table_misplaced", "table", s.Path[s.Anchor], "found", fp, "line", line, "want", want, "key", key)+hint,
+				expected, fp, Where(d.Rel, line))
+		}
+		return Fail(s.ID, in.Msg("files.key.misplaced", "leaf", s.Path[len(s.Path)-1], "found", fp, "line", line, "key", key)+hint,
+			expected, fp, Where(d.Rel, line))
 	}
 	n := 0
-	var cur any = d.tree
-	for _, seg := range s.path {
+	var cur any = d.Tree
+	for _, seg := range s.Path {
 		m, isTable := cur.(map[string]any)
 		if !isTable {
 			break
@@ -317,31 +304,31 @@ func (d *tomlDoc) missing(in Input, s keySpec) Result {
 		cur = next
 		n++
 	}
-	absent := msg("files.seen.absent")
+	absent := in.Msg("files.seen.absent")
 	switch {
 	case n == 0:
-		return failed(s.id, msg("files.key.missing", "key", key, "top", keyPath(s.path[:1])), expected, absent, d.rel)
-	case n < len(s.path):
+		return Fail(s.ID, in.Msg("files.key.missing", "key", key, "top", KeyPath(s.Path[:1])), expected, absent, d.Rel)
+	case n < len(s.Path):
 		if _, isTable := cur.(map[string]any); !isTable {
-			have := s.path[:n]
-			return failed(s.id, msg("files.key.not_table", "key", key, "have", keyPath(have), "got", tomlValue(cur), "got_type", typeName(cur)),
-				expected, tomlValue(cur), where(d.rel, d.line(have)))
+			have := s.Path[:n]
+			return Fail(s.ID, in.Msg("files.key.not_table", "key", key, "have", KeyPath(have), "got", TOMLValue(cur), "got_type", TypeName(cur)),
+				expected, TOMLValue(cur), Where(d.Rel, d.Line(have)))
 		}
-		have := s.path[:n]
-		return failed(s.id, msg("files.key.missing_under", "key", key, "have", keyPath(have), "line", d.line(have), "rest", keyPath(s.path[n:])),
-			expected, absent, where(d.rel, d.line(have)))
+		have := s.Path[:n]
+		return Fail(s.ID, in.Msg("files.key.missing_under", "key", key, "have", KeyPath(have), "line", d.Line(have), "rest", KeyPath(s.Path[n:])),
+			expected, absent, Where(d.Rel, d.Line(have)))
 	}
-	return failed(s.id, msg("files.key.missing", "key", key, "top", keyPath(s.path[:1])), expected, absent, d.rel)
+	return Fail(s.ID, in.Msg("files.key.missing", "key", key, "top", KeyPath(s.Path[:1])), expected, absent, d.Rel)
 }
 
 // misplaced finds where the learner put what belongs at want: a key with
 // the same name (ignoring case) elsewhere, passing through the anchor
 // segment when there is one; failing that, the anchor's table elsewhere
 // (tableOnly). The first one written in the file wins.
-func (d *tomlDoc) misplaced(want []string, anchor int) (found []string, tableOnly bool) {
+func (d *TOMLDoc) misplaced(want []string, anchor int) (found []string, tableOnly bool) {
 	leaf := want[len(want)-1]
 	var keys, tables [][]string
-	d.walk(func(p []string, v any) {
+	d.Walk(func(p []string, v any) {
 		if slices.Equal(p, want) {
 			return
 		}
@@ -358,7 +345,7 @@ func (d *tomlDoc) misplaced(want []string, anchor int) (found []string, tableOnl
 	if anchor < 0 {
 		return nil, false
 	}
-	if _, ok := d.get(want[:anchor+1]); ok {
+	if _, ok := d.Get(want[:anchor+1]); ok {
 		return nil, false // the table is in place; only the key is missing
 	}
 	if first := d.earliest(tables); first != nil {
@@ -367,52 +354,18 @@ func (d *tomlDoc) misplaced(want []string, anchor int) (found []string, tableOnl
 	return nil, false
 }
 
-func (d *tomlDoc) earliest(paths [][]string) []string {
+func (d *TOMLDoc) earliest(paths [][]string) []string {
 	var best []string
 	for _, p := range paths {
-		if best == nil || d.line(p) < d.line(best) {
+		if best == nil || d.Line(p) < d.Line(best) {
 			best = p
 		}
 	}
 	return best
 }
 
-// pathHints says, in the lab's terms, how a key path the learner wrote
-// differs from the one containerd reads.
-func pathHints(found, want []string) string {
-	var b strings.Builder
-	plugin := -1
-	if i := indexRun(found, "io", "containerd", "grpc", "v1", "cri"); i >= 0 {
-		b.WriteString(msg("files.hint.unquoted_plugin"))
-		plugin = i + 4
-	}
-	if len(found) > 1 && found[0] == "plugins" && found[1] == "cri" {
-		b.WriteString(msg("files.hint.v1_plugin_name"))
-		plugin = 1
-	}
-	if slices.Contains(found, "io.containerd.cri.v1.runtime") {
-		b.WriteString(msg("files.hint.v3_plugin_name"))
-	}
-	if i := slices.Index(found, criPlugin); i >= 0 {
-		plugin = i
-	}
-	if plugin >= 0 && plugin+1 < len(found) && found[plugin+1] != "containerd" && slices.Contains(want, "containerd") {
-		b.WriteString(msg("files.hint.missing_containerd"))
-	}
-	if slices.Contains(want, "options") && !slices.Contains(found, "options") {
-		b.WriteString(msg("files.hint.missing_options"))
-	}
-	if fl, wl := found[len(found)-1], want[len(want)-1]; fl != wl {
-		b.WriteString(msg("files.hint.key_case", "found", fl, "want", wl))
-	}
-	if n := len(want) - 1; len(found) > len(want) && slices.Equal(found[:n], want[:n]) {
-		b.WriteString(msg("files.hint.under_header", "table", keyPath(found[:len(found)-1])))
-	}
-	return b.String()
-}
-
-// indexRun returns where the segments run start in p, or -1.
-func indexRun(p []string, run ...string) int {
+// IndexRun returns where the segments run start in p, or -1.
+func IndexRun(p []string, run ...string) int {
 	for i := 0; i+len(run) <= len(p); i++ {
 		if slices.Equal(p[i:i+len(run)], run) {
 			return i
@@ -421,8 +374,8 @@ func indexRun(p []string, run ...string) int {
 	return -1
 }
 
-// tomlValue writes a parsed value back the way it would look in TOML.
-func tomlValue(v any) string {
+// TOMLValue writes a parsed value back the way it would look in TOML.
+func TOMLValue(v any) string {
 	switch t := v.(type) {
 	case string:
 		return strconv.Quote(t)
@@ -439,19 +392,19 @@ func tomlValue(v any) string {
 	case []any:
 		parts := make([]string, len(t))
 		for i, x := range t {
-			parts[i] = tomlValue(x)
+			parts[i] = TOMLValue(x)
 		}
-		return clip("["+strings.Join(parts, ", ")+"]", 120)
+		return Clip("["+strings.Join(parts, ", ")+"]", 120)
 	case map[string]any:
 		return msg("files.value.table", "n", len(t))
 	case nil:
 		return msg("files.seen.absent")
 	}
-	return clip(fmt.Sprint(v), 80)
+	return Clip(fmt.Sprint(v), 80)
 }
 
-// typeName is the Korean name of a TOML value's type.
-func typeName(v any) string {
+// TypeName is the Korean name of a TOML value's type.
+func TypeName(v any) string {
 	switch v.(type) {
 	case string:
 		return msg("files.type.string")
@@ -469,25 +422,4 @@ func typeName(v any) string {
 		return msg("files.type.datetime")
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// runtimeNames returns the runtime tables defined under runtimesPath,
-// sorted, and whether the runtimes table exists at all.
-func (d *tomlDoc) runtimeNames() ([]string, bool) {
-	v, ok := d.get(runtimesPath)
-	if !ok {
-		return nil, false
-	}
-	m, isTable := v.(map[string]any)
-	if !isTable {
-		return nil, false
-	}
-	var names []string
-	for k, sub := range m {
-		if _, ok := sub.(map[string]any); ok {
-			names = append(names, k)
-		}
-	}
-	sort.Strings(names)
-	return names, true
 }

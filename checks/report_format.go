@@ -9,20 +9,20 @@ import (
 // rollout.txt) share one format check; only their keys and the spaces rule
 // differ. Its messages are the "report." keys in messages-files.toml.
 
-// reportFile is one KEY=VALUE report: where it is, its keys in the order
+// ReportFile is one KEY=VALUE report: where it is, its keys in the order
 // the step text lists them, and whether that text forbids spaces around
 // '=' (step 3 says so for merge.txt; steps 7 and 8 only show `키=값`, so
 // there spaces are read past, not failed).
-type reportFile struct {
-	rel      string
-	keys     []string
-	noSpaces bool
+type ReportFile struct {
+	Rel      string
+	Keys     []string
+	NoSpaces bool
 }
 
-// kvLine is one KEY=VALUE line of a report file; key and value are trimmed.
-type kvLine struct {
-	n          int
-	key, value string
+// KVLine is one KEY=VALUE line of a report file; key and value are trimmed.
+type KVLine struct {
+	N          int
+	Key, Value string
 }
 
 // maxProblems caps how many problems one message words: a runaway file
@@ -30,27 +30,36 @@ type kvLine struct {
 // megabytes.
 const maxProblems = 6
 
-// problemList collects the problems of one file, worded up to maxProblems
+// ProblemList collects the problems of one file, worded up to maxProblems
 // and counted beyond.
-type problemList struct {
+type ProblemList struct {
+	// Msg words a problem's key; nil means the shared messages. A lab's
+	// code sets its own (ProblemList{Msg: msg}) for its keys.
+	Msg   func(key string, kv ...any) string
 	lead  string // said first and never capped (the line count)
 	words []string
 	extra int
 }
 
-func (p *problemList) add(key string, kv ...any) {
+// Add words one problem (only the first maxProblems are worded; the rest
+// are counted).
+func (p *ProblemList) Add(key string, kv ...any) {
 	if len(p.words) < maxProblems {
-		p.words = append(p.words, msg(key, kv...))
+		word := msg
+		if p.Msg != nil {
+			word = p.Msg
+		}
+		p.words = append(p.words, word(key, kv...))
 	} else {
 		p.extra++
 	}
 }
 
-func (p *problemList) empty() bool { return p.lead == "" && len(p.words) == 0 }
+func (p *ProblemList) Empty() bool { return p.lead == "" && len(p.words) == 0 }
 
 // String joins the problems for a message, ending with how many more
 // there are.
-func (p *problemList) String() string {
+func (p *ProblemList) String() string {
 	all := slices.Clone(p.words)
 	if p.lead != "" {
 		all = append([]string{p.lead}, all...)
@@ -61,52 +70,52 @@ func (p *problemList) String() string {
 	return strings.Join(all, "; ")
 }
 
-// parseKeyValues reads text as exactly the given keys, one KEY=VALUE per
+// ParseKeyValues reads text as exactly the given keys, one KEY=VALUE per
 // line, in order; a final newline and CRLF endings are fine. It returns
 // the lines it could read, by key (the first of duplicates), and what is
 // wrong with the shape.
-func parseKeyValues(text string, keys []string, noSpaces bool) (map[string]kvLine, problemList) {
-	lines := textLines(text)
-	byKey := map[string]kvLine{}
+func ParseKeyValues(text string, keys []string, noSpaces bool) (map[string]KVLine, ProblemList) {
+	lines := TextLines(text)
+	byKey := map[string]KVLine{}
 	var (
-		problems problemList
+		problems ProblemList
 		order    []string // known keys in the order written
 	)
 	for i, l := range lines {
 		n := i + 1
 		if strings.TrimSpace(l) == "" {
-			problems.add("report.blank", "line", n)
+			problems.Add("report.blank", "line", n)
 			continue
 		}
 		k, v, ok := strings.Cut(l, "=")
 		if !ok {
-			problems.add("report.no_equals", "line", n, "text", clip(l, 40))
+			problems.Add("report.no_equals", "line", n, "text", Clip(l, 40))
 			continue
 		}
 		key, value := strings.TrimSpace(k), strings.TrimSpace(v)
 		// The step text forbids spaces around '=' only: one at the end
 		// of a line is read past.
 		if noSpaces && (strings.TrimRight(k, " \t") != k || strings.TrimLeft(v, " \t") != v) {
-			problems.add("report.spaces", "line", n)
+			problems.Add("report.spaces", "line", n)
 		}
 		if !slices.Contains(keys, key) {
-			problems.add("report.unknown_key", "line", n, "key", clip(key, 40), "case", caseHint(keys, key))
+			problems.Add("report.unknown_key", "line", n, "key", Clip(key, 40), "case", caseHint(keys, key))
 			continue
 		}
 		if first, dup := byKey[key]; dup {
-			problems.add("report.duplicate", "key", key, "line", n, "first", first.n)
+			problems.Add("report.duplicate", "key", key, "line", n, "first", first.N)
 			continue
 		}
-		byKey[key] = kvLine{n: n, key: key, value: value}
+		byKey[key] = KVLine{N: n, Key: key, Value: value}
 		order = append(order, key)
 	}
 	for _, k := range keys {
 		if _, ok := byKey[k]; !ok {
-			problems.add("report.missing_key", "key", k)
+			problems.Add("report.missing_key", "key", k)
 		}
 	}
 	if len(order) == len(keys) && !slices.Equal(order, keys) {
-		problems.add("report.order", "got", strings.Join(order, ", "))
+		problems.Add("report.order", "got", strings.Join(order, ", "))
 	}
 	if len(lines) != len(keys) {
 		problems.lead = msg("report.count", "n", len(lines), "want", len(keys))
@@ -114,9 +123,9 @@ func parseKeyValues(text string, keys []string, noSpaces bool) (map[string]kvLin
 	return byKey, problems
 }
 
-// reportShown is a report value as a message shows it: an empty value
+// ReportShown is a report value as a message shows it: an empty value
 // ("KEY=") would otherwise read as a gap in the sentence.
-func reportShown(v string) string {
+func ReportShown(v string) string {
 	if v == "" {
 		return msg("report.empty_value")
 	}
@@ -133,26 +142,26 @@ func caseHint(keys []string, key string) string {
 	return ""
 }
 
-// checkReportFormat checks a report's shape and returns its lines by key
+// CheckReportFormat checks a report's shape and returns its lines by key
 // with the format result.
-func checkReportFormat(in Input, id string, f reportFile, text string) (map[string]kvLine, Result) {
-	byKey, problems := parseKeyValues(text, f.keys, f.noSpaces)
-	path := shown(in, f.rel)
-	if problems.empty() {
-		return byKey, passed(id, msg("report.ok", "path", path, "n", len(f.keys)))
+func CheckReportFormat(in Input, id string, f ReportFile, text string) (map[string]KVLine, Result) {
+	byKey, problems := ParseKeyValues(text, f.Keys, f.NoSpaces)
+	path := Shown(in, f.Rel)
+	if problems.Empty() {
+		return byKey, Pass(id, in.Msg("report.ok", "path", path, "n", len(f.Keys)))
 	}
-	want, found := strings.Join(f.keys, ", "), problems.String()
-	return byKey, failed(id, msg("report.bad", "path", path, "n", len(f.keys), "want", want, "problems", found),
-		want, clip(found, 160), f.rel)
+	want, found := strings.Join(f.Keys, ", "), problems.String()
+	return byKey, Fail(id, in.Msg("report.bad", "path", path, "n", len(f.Keys), "want", want, "problems", found),
+		want, Clip(found, 160), f.Rel)
 }
 
-// readReport reads and checks a report file. When the file cannot be read
+// ReadReport reads and checks a report file. When the file cannot be read
 // as text, the result says why and ok is false: the value checks wait.
-func readReport(in Input, id string, f reportFile) (byKey map[string]kvLine, format Result, ok bool) {
-	text, bad := readText(in, id, f.rel)
+func ReadReport(in Input, id string, f ReportFile) (byKey map[string]KVLine, format Result, ok bool) {
+	text, bad := ReadText(in, id, f.Rel)
 	if bad != nil {
 		return nil, *bad, false
 	}
-	byKey, format = checkReportFormat(in, id, f, text)
+	byKey, format = CheckReportFormat(in, id, f, text)
 	return byKey, format, true
 }

@@ -1,7 +1,10 @@
-// Package content holds every piece of user-facing Korean text: the lab's
-// introduction and steps (markdown), hints and worked solutions, check
-// messages and UI strings. It is data, embedded with go:embed, plus the
-// small loader that reads it. A second lab is a second directory here.
+// Package content holds every piece of user-facing Korean text and every
+// lab as data. Shared text (the UI, the CLI, the messages of the check
+// primitives) is in the *.toml files here; each lab is a directory under
+// labs/<id>/ (its lab.toml, intro, steps, hints, solutions, messages,
+// reference answers, reference run and verify data), embedded whole, so
+// adding a lab edits no Go directive. LoadDir reads the same layout from
+// a directory on disk (an author's lab in progress).
 package content
 
 import (
@@ -9,129 +12,106 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
-//go:embed all:gpu-incident ui.toml ui-*.toml
+//go:embed *.toml all:labs
 var files embed.FS
 
-// DefaultLabID is the lab labmate opens when none is named.
-const DefaultLabID = "gpu-incident"
-
-// Lab is one lab's text.
-type Lab struct {
-	ID          string `toml:"id"`
-	Title       string `toml:"title"`
-	DefaultRoot string `toml:"default_root"`
-	IntroFile   string `toml:"intro"`
-	Steps       []Step `toml:"steps"`
-
-	Intro string `toml:"-"` // markdown, with {{ROOT}} placeholders
-}
-
-// Step is one step's text. Body and Solution are markdown with {{ROOT}}
-// placeholders; Hints escalate from a nudge to nearly the answer.
-type Step struct {
-	Number       int      `toml:"number"`
-	ID           string   `toml:"id"`
-	Title        string   `toml:"title"`
-	BodyFile     string   `toml:"body"`
-	SolutionFile string   `toml:"solution"`
-	Hints        []string `toml:"hints"`
-
-	Body     string `toml:"-"`
-	Solution string `toml:"-"`
-}
+// labsDir is where the embedded labs live, one directory each.
+const labsDir = "labs"
 
 var (
+	sharedOnce sync.Once
+	shared     map[string]string
+	sharedErr  error
+
 	labsOnce sync.Once
 	labs     map[string]*Lab
-	msgs     map[string]string
-	labsErr  error
+	labErrs  map[string]error
+	labIDs   []string
 )
 
-func load() {
-	labs = map[string]*Lab{}
-	msgs = map[string]string{}
-	// ui.toml holds strings every part shares; ui-*.toml hold one part's
-	// strings each (ui-tui.toml: the TUI), so parts can be edited apart.
-	uis, _ := fs.Glob(files, "ui-*.toml")
-	sort.Strings(uis)
-	for _, name := range append([]string{"ui.toml"}, uis...) {
-		if err := loadMessages(name); err != nil {
-			labsErr = err
+// loadShared reads every top-level *.toml: ui.toml (strings every part
+// shares), ui-*.toml (one part's strings each) and checks.toml (the check
+// primitives' messages).
+func loadShared() {
+	shared = map[string]string{}
+	names, _ := fs.Glob(files, "*.toml")
+	slices.Sort(names)
+	for _, name := range names {
+		raw, err := files.ReadFile(name)
+		if err == nil {
+			err = flattenMessages(name, raw, shared)
+		}
+		if err != nil {
+			sharedErr = err
 			return
 		}
 	}
-	entries, err := fs.ReadDir(files, ".")
-	if err != nil {
-		labsErr = err
-		return
-	}
+}
+
+// loadLabs reads every embedded lab. A lab that does not load is kept as
+// its error: the others still load.
+func loadLabs() {
+	labs, labErrs = map[string]*Lab{}, map[string]error{}
+	entries, _ := fs.ReadDir(files, labsDir)
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
-		l, err := loadLab(e.Name())
+		sub, err := fs.Sub(files, path.Join(labsDir, e.Name()))
 		if err != nil {
-			labsErr = fmt.Errorf("content %s: %w", e.Name(), err)
-			return
+			labErrs[e.Name()] = err
+			labIDs = append(labIDs, e.Name())
+			continue
 		}
-		labs[l.ID] = l
+		l, err := loadLab(sub, path.Join("content", labsDir, e.Name()))
+		id := e.Name()
+		if l != nil && l.ID != "" {
+			id = l.ID
+		}
+		if err == nil && l.ID != e.Name() {
+			err = &Problem{File: path.Join("content", labsDir, e.Name(), "lab.toml"), Msg: Msg("content.id_dir", "id", l.ID, "dir", e.Name())}
+		}
+		labIDs = append(labIDs, id)
+		if err != nil {
+			labErrs[id] = err
+			continue
+		}
+		l.Embedded = true
+		labs[id] = l
 	}
+	slices.Sort(labIDs)
 }
 
-func loadLab(dir string) (*Lab, error) {
-	raw, err := files.ReadFile(path.Join(dir, "lab.toml"))
-	if err != nil {
-		return nil, err
-	}
-	var l Lab
-	if err := toml.Unmarshal(raw, &l); err != nil {
-		return nil, fmt.Errorf("lab.toml: %w", err)
-	}
-	read := func(name string) (string, error) {
-		if name == "" {
-			return "", nil
-		}
-		b, err := files.ReadFile(path.Join(dir, name))
-		return string(b), err
-	}
-	if l.Intro, err = read(l.IntroFile); err != nil {
-		return nil, err
-	}
-	for i := range l.Steps {
-		s := &l.Steps[i]
-		if s.Body, err = read(s.BodyFile); err != nil {
-			return nil, err
-		}
-		if s.Solution, err = read(s.SolutionFile); err != nil {
-			return nil, err
-		}
-	}
-	ms, _ := fs.Glob(files, path.Join(dir, "messages*.toml"))
-	sort.Strings(ms)
-	for _, m := range ms {
-		if err := loadMessages(m); err != nil {
-			return nil, err
-		}
-	}
-	return &l, nil
+// IDs returns the IDs of the installed (embedded) labs, sorted, including
+// any that fail to load (Load says why).
+func IDs() []string {
+	labsOnce.Do(loadLabs)
+	return slices.Clone(labIDs)
 }
 
-// loadMessages merges a flat TOML table of key = "text" into msgs. Nested
-// tables become dotted keys.
-func loadMessages(name string) error {
-	raw, err := files.ReadFile(name)
-	if err != nil {
-		return err
+// Load returns an installed lab by ID.
+func Load(id string) (*Lab, error) {
+	labsOnce.Do(loadLabs)
+	if err, bad := labErrs[id]; bad {
+		return nil, err
 	}
-	var tree map[string]any
-	if err := toml.Unmarshal(raw, &tree); err != nil {
+	l, ok := labs[id]
+	if !ok {
+		return nil, fmt.Errorf("%s", Msg("content.no_lab", "lab", id, "labs", strings.Join(labIDs, ", ")))
+	}
+	return l, nil
+}
+
+// flattenMessages merges a TOML table of key = "text" into into. Nested
+// tables become dotted keys; a key defined twice is an error.
+func flattenMessages(name string, raw []byte, into map[string]string) error {
+	tree, err := decodeTree(raw)
+	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	var walk func(prefix string, v any) error
@@ -148,10 +128,10 @@ func loadMessages(name string) error {
 				}
 			}
 		case string:
-			if _, dup := msgs[prefix]; dup {
+			if _, dup := into[prefix]; dup {
 				return fmt.Errorf("%s: message %q defined twice", name, prefix)
 			}
-			msgs[prefix] = t
+			into[prefix] = t
 		default:
 			return fmt.Errorf("%s: message %q is not a string", name, prefix)
 		}
@@ -160,28 +140,35 @@ func loadMessages(name string) error {
 	return walk("", tree)
 }
 
-// Load returns a lab by ID.
-func Load(id string) (*Lab, error) {
-	labsOnce.Do(load)
-	if labsErr != nil {
-		return nil, labsErr
-	}
-	l, ok := labs[id]
-	if !ok {
-		return nil, fmt.Errorf("no lab %q", id)
-	}
-	return l, nil
-}
-
-// Msg returns the Korean message for key with {name} placeholders filled
-// from kv pairs ("name", value, ...). An unknown key returns the key itself
-// so a missing text is visible but never fatal; a test keeps keys complete.
+// Msg returns the shared Korean message for key with {name} placeholders
+// filled from kv pairs ("name", value, ...). An unknown key returns the key
+// itself so a missing text is visible but never fatal; a test keeps keys
+// complete.
 func Msg(key string, kv ...any) string {
-	labsOnce.Do(load)
-	t, ok := msgs[key]
+	sharedOnce.Do(loadShared)
+	t, ok := shared[key]
 	if !ok {
 		t = key
 	}
+	return fill(t, kv)
+}
+
+// HasMsg reports whether a shared message key exists.
+func HasMsg(key string) bool {
+	sharedOnce.Do(loadShared)
+	_, ok := shared[key]
+	return ok
+}
+
+// SharedErr is the error loading the shared text, if any (for tests and
+// doctor: labmate still runs, showing keys for missing texts).
+func SharedErr() error {
+	sharedOnce.Do(loadShared)
+	return sharedErr
+}
+
+// fill replaces {name} placeholders with the kv pairs' values.
+func fill(t string, kv []any) string {
 	if len(kv) == 0 {
 		return t
 	}
@@ -192,15 +179,11 @@ func Msg(key string, kv ...any) string {
 	return strings.NewReplacer(pairs...).Replace(t)
 }
 
-// HasMsg reports whether a message key exists (for tests).
-func HasMsg(key string) bool {
-	labsOnce.Do(load)
-	_, ok := msgs[key]
-	return ok
-}
-
 // Expand replaces the {{ROOT}} placeholder with the lab root in use, so the
 // learner sees the real paths.
 func Expand(md, root string) string {
 	return strings.ReplaceAll(md, "{{ROOT}}", root)
 }
+
+// DefaultLabID is the lab labmate opens when none is named.
+const DefaultLabID = "gpu-incident"

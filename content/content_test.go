@@ -28,7 +28,7 @@ import (
 // referenceDir is the worked answer of the GPU incident lab, laid out as a
 // lab root. The solutions show these files byte for byte; other packages'
 // tests use them as the known-good input.
-const referenceDir = "gpu-incident/reference"
+const referenceDir = "labs/gpu-incident/reference"
 
 // The exact keys, in order, of the files the learner computes (LAB-SPEC.md).
 var (

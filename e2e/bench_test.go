@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/observe"
@@ -34,12 +33,12 @@ func BenchmarkNodePatchToReport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ns, nodes := checks.ClusterScope(lab.ID)
+	ns, nodes := lab.Cluster.Namespaces, lab.WatchedNodes()
 	src, err := cluster.New(cluster.Options{Kubeconfig: kubeconfig, Context: sandbox.Context(sandboxtest.Options()), Namespaces: ns, Nodes: nodes})
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := engine.New(engine.Config{Lab: lab, Steps: checks.Labs[lab.ID], Root: b.TempDir()})
+	e := engine.New(engine.Config{Lab: lab, Steps: gpuSteps(b), Root: b.TempDir()})
 	reports, stop := e.Start(ctx, []observe.Source{src})
 	b.Cleanup(stop)
 

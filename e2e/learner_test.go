@@ -79,7 +79,7 @@ type learner struct {
 	asked      int // how many times labmate was asked
 }
 
-// answer returns a reference answer from content/gpu-incident/reference.
+// answer returns a reference answer from content/labs/gpu-incident/reference.
 func (l *learner) answer(rel string) string {
 	l.t.Helper()
 	b, err := os.ReadFile(filepath.Join(l.answers, filepath.FromSlash(rel)))

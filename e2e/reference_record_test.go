@@ -73,8 +73,8 @@ func TestRecordReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := checks.Labs[lab.ID]
-	refAnswers := filepath.Join("..", "content", lab.ID, "reference")
+	steps := gpuSteps(t)
+	refAnswers := filepath.Join("..", "content", "labs", lab.ID, "reference")
 	root := t.TempDir()
 
 	refResetCluster(ctx, t, cs)
@@ -167,7 +167,7 @@ func TestRecordReference(t *testing.T) {
 
 	// Only a trace that replays to all eight steps, in order, replaces
 	// the reference.
-	tr, err := trace.Open(tmp)
+	tr, err := trace.Open(tmp, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

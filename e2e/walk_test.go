@@ -35,7 +35,7 @@ func TestLearnerWalk(t *testing.T) {
 
 	l := &learner{
 		refWalk: &refWalk{t: t, ctx: ctx, cs: cs, root: t.TempDir(),
-			answers: filepath.Join("..", "content", "gpu-incident", "reference")},
+			answers: filepath.Join("..", "content", "labs", "gpu-incident", "reference")},
 		bin: buildLabmate(t), stateDir: t.TempDir(),
 		kubeconfig: kubeconfig, kubeCtx: sandbox.Context(sandboxtest.Options()),
 	}

@@ -215,7 +215,7 @@ func (e *Engine) Evaluate() Report {
 	for _, ls := range e.cfg.Lab.Steps {
 		sr := StepResult{Number: ls.Number, ID: ls.ID, Title: ls.Title}
 		if s, ok := byID[ls.ID]; ok && s.Eval != nil {
-			ev := safeEval(s, checks.Input{Snap: snap, Root: e.cfg.Root, Witness: &e.witness, Prior: copyPrior(prior)})
+			ev := safeEval(s, checks.Input{Lab: e.cfg.Lab, Snap: snap, Root: e.cfg.Root, Witness: &e.witness, Prior: copyPrior(prior)})
 			sr.Checks, sr.Observed = ev.Checks, ev.Observed
 		} else {
 			sr.Checks = []checks.Result{{ID: ls.ID, Status: checks.Unknown, Message: content.Msg("engine.no_checks")}}

@@ -32,7 +32,7 @@ func startLive(t testing.TB, debounce time.Duration) *liveLab {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	e := engine.New(engine.Config{Lab: lab, Steps: checks.Labs[lab.ID], Root: root})
+	e := engine.New(engine.Config{Lab: lab, Steps: gpuSteps(t), Root: root})
 	srcs := []observe.Source{
 		files.New(files.Options{Root: root, Paths: e.Files(), Debounce: debounce}),
 		scriptprobe.New(root, e.Probes(), scriptprobe.Options{}),
@@ -84,7 +84,7 @@ func (l *liveLab) put(t testing.TB, rel string, body []byte, mode os.FileMode) {
 
 func reference(t testing.TB, rel string) ([]byte, os.FileMode) {
 	t.Helper()
-	p := filepath.Join("..", "content", "gpu-incident", "reference", rel)
+	p := filepath.Join("..", "content", "labs", "gpu-incident", "reference", rel)
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)

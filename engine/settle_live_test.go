@@ -52,7 +52,7 @@ func halfWrites(t *testing.T, poll bool) {
 	}
 	half := good[:len(good)/2]
 	var halves atomic.Int32
-	e := engine.New(engine.Config{Lab: lab, Steps: checks.Labs[lab.ID], Root: root, Settle: quiet, Tap: func(o observe.Observation) {
+	e := engine.New(engine.Config{Lab: lab, Steps: gpuSteps(t), Root: root, Settle: quiet, Tap: func(o observe.Observation) {
 		if o.File != nil && o.File.Path == rel && string(o.File.Content) == string(half) {
 			halves.Add(1)
 		}

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 bench_tui() {
   local bin=$1 root xdg sock n=11 i t0 t1 first=() secs=30
   root=$(mktemp -d); xdg=$(mktemp -d)
-  mkdir -p "$root/etc"; cp -r content/gpu-incident/reference/etc/. "$root/etc/"
+  mkdir -p "$root/etc"; cp -r content/labs/gpu-incident/reference/etc/. "$root/etc/"
   sock=labmate-bench-$$
   tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 -s bench 'exec sleep 3600'
   local run="env XDG_CONFIG_HOME=$xdg/c XDG_STATE_HOME=$xdg/s TERM=tmux-256color LANG=C.UTF-8 $bin --root $root --no-cluster"
@@ -91,7 +91,7 @@ bench_save_to_result() {
 bench_poll_idle() {
   local root mode pid a b
   root="$(mktemp -d)"
-  cp -r content/gpu-incident/reference/etc "$root/"
+  cp -r content/labs/gpu-incident/reference/etc "$root/"
   for mode in "" --poll; do
     "$bin" check --watch --json --no-cluster --root "$root" --state-dir "$(mktemp -d)" $mode >/dev/null &
     pid=$!
@@ -126,7 +126,7 @@ if command -v tmux >/dev/null; then
   go test ./tui -run TestTmuxIdleCPU -count=1 -v | grep -E 'CPU|ok|FAIL'
   echo "== idle CPU of the real binary (watcher, prober, cluster source if reachable)"
   root="$(mktemp -d)"
-  cp -r content/gpu-incident/reference/etc "$root/"
+  cp -r content/labs/gpu-incident/reference/etc "$root/"
   sh tui/testdata/idle-cpu.sh 10 "$bin" --root "$root"
 fi
 

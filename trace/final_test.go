@@ -33,7 +33,7 @@ func echoLab(t *testing.T) (*content.Lab, []checks.Step) {
 	}
 	l := *lab
 	l.Steps = append(append([]content.Step(nil), lab.Steps...), content.Step{Number: 9, ID: "echo", Title: "echo"})
-	steps := append(append([]checks.Step(nil), checks.Labs[lab.ID]...), checks.Step{
+	steps := append(append([]checks.Step(nil), gpuSteps(t)...), checks.Step{
 		Number: 9, ID: "echo",
 		Files: []string{"etc/containerd/config.toml", "bin/check-runtime.sh", "out", "out/merge.txt"},
 		Eval:  echoEval,
@@ -154,7 +154,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 	waitFor("its initial state", func(o observe.Observation) bool { return o.Synced != nil })
 	// The lab's reference answers, so the real steps 1 and 2 turn green.
 	for _, rel := range []string{"etc/containerd/config.toml", "etc/containerd/conf.d/99-nvidia.toml"} {
-		body, err := os.ReadFile(filepath.Join("..", "content", lab.ID, "reference", rel))
+		body, err := os.ReadFile(filepath.Join("..", "content", "labs", lab.ID, "reference", rel))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +185,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 		t.Fatalf("recorder: %v %v", err, rec.Err())
 	}
 
-	tr, err := Open(tracePath)
+	tr, err := Open(tracePath, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestFinalReportRejectsAnotherLab(t *testing.T) {
 
 func TestFinalReportCarriesWarnings(t *testing.T) {
 	lab, steps := echoLab(t)
-	tr, err := Open("testdata/bad/truncated-last.jsonl")
+	tr, err := Open("testdata/bad/truncated-last.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,10 +319,7 @@ func TestReferenceRunPassesInOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !HasReference(lab.ID) {
-		t.Fatalf("no reference run built in (%s): run scripts/record-reference.sh", ReferencePath(lab.ID))
-	}
-	tr, err := Open(ReferenceName)
+	tr, err := ReferenceOf(lab)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +327,7 @@ func TestReferenceRunPassesInOrder(t *testing.T) {
 		t.Errorf("reference trace has warnings: %v", tr.Warnings)
 	}
 	start := time.Now()
-	rep, changes, err := FinalReport(context.Background(), lab, checks.Labs[lab.ID], tr)
+	rep, changes, err := FinalReport(context.Background(), lab, gpuSteps(t), tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,16 +359,14 @@ func BenchmarkFinalReportReference(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if !HasReference(lab.ID) {
-		b.Fatalf("no reference run built in (%s)", ReferencePath(lab.ID))
-	}
-	tr, err := Open(ReferenceName)
+	tr, err := ReferenceOf(lab)
 	if err != nil {
 		b.Fatal(err)
 	}
+	steps := gpuSteps(b)
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := FinalReport(context.Background(), lab, checks.Labs[lab.ID], tr); err != nil {
+		if _, _, err := FinalReport(context.Background(), lab, steps, tr); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -379,8 +374,12 @@ func BenchmarkFinalReportReference(b *testing.B) {
 
 // BenchmarkOpenReference: reading and decoding the embedded reference run.
 func BenchmarkOpenReference(b *testing.B) {
+	lab, err := content.Load(content.DefaultLabID)
+	if err != nil {
+		b.Fatal(err)
+	}
 	for b.Loop() {
-		if _, err := Open(ReferenceName); err != nil {
+		if _, err := Open(ReferenceName, lab); err != nil {
 			b.Fatal(err)
 		}
 	}

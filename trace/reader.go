@@ -58,12 +58,11 @@ const MaxLineSize = 4*observe.MaxFileSize + 64<<10
 // ReferenceName is the name Open takes for the built-in reference run.
 const ReferenceName = "reference"
 
-// Open reads a trace file, or the built-in reference run of the default
-// lab when nameOrPath is "reference" (write ./reference for a file of that
-// name).
-func Open(nameOrPath string) (*Trace, error) {
+// Open reads a trace file, or lab's reference run when nameOrPath is
+// "reference" (write ./reference for a file of that name).
+func Open(nameOrPath string, lab *content.Lab) (*Trace, error) {
 	if nameOrPath == ReferenceName {
-		return Reference(content.DefaultLabID)
+		return ReferenceOf(lab)
 	}
 	f, err := safefile.Open(nameOrPath)
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 )
 
 func TestReadAllKinds(t *testing.T) {
-	tr, err := Open("testdata/good/all-kinds.jsonl")
+	tr, err := Open("testdata/good/all-kinds.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestReadAllKinds(t *testing.T) {
 }
 
 func TestReadHeaderOnly(t *testing.T) {
-	tr, err := Open("testdata/good/header-only.jsonl")
+	tr, err := Open("testdata/good/header-only.jsonl", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestBadTraces(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "bad", c.file)
-			tr, err := Open(path)
+			tr, err := Open(path, nil)
 			var le *LineError
 			if c.fatal {
 				if err == nil {
@@ -140,7 +140,7 @@ func TestBadTraces(t *testing.T) {
 }
 
 func TestOpenMissingFile(t *testing.T) {
-	_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"))
+	_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"), nil)
 	if err == nil || !strings.Contains(err.Error(), "nope.jsonl") {
 		t.Fatalf("err = %v", err)
 	}

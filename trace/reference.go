@@ -2,37 +2,39 @@ package trace
 
 import (
 	"bytes"
-	"embed"
 	"errors"
-	"io/fs"
 
 	"github.com/labhub/labmate/content"
 )
 
-// references holds the built-in reference runs, one <lab>.jsonl per lab,
-// written by scripts/record-reference.sh from a real sandbox run.
-//
-//go:embed reference
-var references embed.FS
-
-// ReferencePath is where a lab's reference run lives in this package's
-// source tree (scripts/record-reference.sh writes it there).
-func ReferencePath(lab string) string { return "reference/" + lab + ".jsonl" }
-
-// Reference reads the built-in reference run of a lab.
+// Reference reads the built-in reference run of an installed lab: the
+// trace its lab.toml names as reference_run, written by `labmate lab
+// verify --record` from a real sandbox run.
 func Reference(lab string) (*Trace, error) {
-	raw, err := references.ReadFile(ReferencePath(lab))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, errors.New(content.Msg("trace.no_reference", "lab", lab))
-	}
+	l, err := content.Load(lab)
 	if err != nil {
 		return nil, err
+	}
+	return ReferenceOf(l)
+}
+
+// ReferenceOf reads a lab's reference run.
+func ReferenceOf(l *content.Lab) (*Trace, error) {
+	if !HasReferenceOf(l) {
+		return nil, errors.New(content.Msg("trace.no_reference", "lab", l.ID))
+	}
+	raw, err := l.ReadFile(l.ReferenceRun)
+	if err != nil {
+		return nil, errors.New(content.Msg("trace.no_reference", "lab", l.ID))
 	}
 	return Read(ReferenceName, bytes.NewReader(raw))
 }
 
-// HasReference reports whether a lab's reference run is built in.
-func HasReference(lab string) bool {
-	_, err := fs.Stat(references, ReferencePath(lab))
+// HasReferenceOf reports whether a lab names a reference run and has it.
+func HasReferenceOf(l *content.Lab) bool {
+	if l == nil || l.ReferenceRun == "" {
+		return false
+	}
+	_, err := l.ReadFile(l.ReferenceRun)
 	return err == nil
 }

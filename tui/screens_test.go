@@ -198,7 +198,7 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := checks.Labs[lab.ID]
+	steps := gpuSteps(t)
 	_, changes, err := trace.FinalReport(context.Background(), lab, steps, tr)
 	if err != nil {
 		t.Fatal(err)

@@ -616,7 +616,7 @@ func TestTmuxRealBinary(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "gpuop")
 	for _, f := range []string{"etc/containerd/config.toml", "etc/containerd/conf.d/99-nvidia.toml"} {
-		b, err := os.ReadFile(filepath.Join("../content/gpu-incident/reference", f))
+		b, err := os.ReadFile(filepath.Join("../content/labs/gpu-incident/reference", f))
 		if err != nil {
 			t.Fatal(err)
 		}

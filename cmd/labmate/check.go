@@ -38,7 +38,7 @@ func newCheckCmd(c *common, streams ioStreams) *cobra.Command {
 	cmd := newCommand("check", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return o.Validate(cmd) }
 	fs := cmd.Flags()
-	fs.IntVar(&o.step, "step", 0, content.Msg("cli.flag.step"))
+	fs.IntVar(&o.step, "step", 0, content.Msg("cli.flag.step", "ranges", labFacts(func(l *content.Lab) string { return fmt.Sprintf("1-%d", len(l.Steps)) })))
 	fs.BoolVar(&o.json, "json", false, content.Msg("cli.flag.json"))
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
 	fs.BoolVar(&o.watch, "watch", false, content.Msg("ops.flag.watch"))
@@ -64,7 +64,7 @@ func (o *checkOptions) Validate(cmd *cobra.Command) error {
 func (o *checkOptions) Run(ctx context.Context) int {
 	stdout, stderr := o.streams.Out, o.streams.ErrOut
 	if o.replay != "" {
-		return checkReplay(ctx, o.replay, o.step, o.json, stdout, stderr)
+		return o.checkReplay(ctx, stdout, stderr)
 	}
 	s, err := o.build()
 	if err != nil {
@@ -107,22 +107,18 @@ func completeTraces(*cobra.Command, []string, string) ([]cobra.Completion, cobra
 
 // checkReplay is `labmate check --replay FILE|reference`: the final
 // results of a trace, evaluated exactly after every record.
-func checkReplay(ctx context.Context, name string, step int, asJSON bool, stdout, stderr io.Writer) int {
-	t, err := trace.Open(name)
+func (o *checkOptions) checkReplay(ctx context.Context, stdout, stderr io.Writer) int {
+	step, asJSON := o.step, o.json
+	t, kit, err := o.openTrace(o.replay)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return exitFor(err, stderr)
 	}
-	lab, err := content.Load(t.Header.Lab)
-	if err != nil {
-		fmt.Fprintln(stderr, content.Msg("cli.lab_missing", "lab", t.Header.Lab, "err", err))
-		return exitUsage
-	}
+	lab := kit.Text
 	if step < 0 || step > len(lab.Steps) {
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", step, "max", len(lab.Steps)))
 		return exitUsage
 	}
-	rep, _, err := trace.FinalReport(ctx, lab, checks.Labs[lab.ID], t)
+	rep, _, err := trace.FinalReport(ctx, lab, kit.Steps, t)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

@@ -31,7 +31,7 @@ func checkJSON(t *testing.T, args ...string) (engine.Report, int, string) {
 func copyReference(t *testing.T, root string, rels ...string) {
 	t.Helper()
 	for _, rel := range rels {
-		src := filepath.Join("..", "..", "content", "gpu-incident", "reference", rel)
+		src := filepath.Join("..", "..", "content", "labs", "gpu-incident", "reference", rel)
 		b, err := os.ReadFile(src)
 		if err != nil {
 			t.Fatal(err)

@@ -49,7 +49,7 @@ current-context: learner-01
 // at the same moments, as the lab without a class; the publisher says
 // retrying.
 func TestWatchWithClassDownOrSlow(t *testing.T) {
-	if checks.Labs[content.DefaultLabID][0].Eval == nil {
+	if gpuLabSteps(t)[0].Eval == nil {
 		t.Skip("the file checks of step 1 are not registered")
 	}
 	slow, err := net.Listen("tcp", "127.0.0.1:0")
@@ -66,7 +66,7 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			defer c.Close() // hold it open, say nothing
 		}
 	}()
-	ref, err := os.ReadFile("../../content/gpu-incident/reference/etc/containerd/config.toml")
+	ref, err := os.ReadFile("../../content/labs/gpu-incident/reference/etc/containerd/config.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/state"
@@ -41,15 +40,15 @@ func newDoctorCmd(c *common, streams ioStreams) *cobra.Command {
 func (o *doctorOptions) Run(ctx context.Context) int {
 	c, stdout, stderr := o.common, o.streams.Out, o.streams.ErrOut
 	asJSON, classFile := &o.json, &o.class
-	lab, err := content.Load(c.lab)
+	kit, err := c.resolveLab()
 	if err != nil {
-		fmt.Fprintln(stderr, content.Msg("cli.lab_missing", "lab", c.lab, "err", err))
-		return exitUsage
+		return exitFor(err, stderr)
 	}
+	lab := kit.Text
 	// Unlike build(), a root that is a file is a finding here, not an
 	// error: doctor is where the learner finds out.
 	root := labRoot(c, lab)
-	_, nodes := checks.ClusterScope(lab.ID)
+	nodes := lab.WatchedNodes()
 	opts := doctor.Options{
 		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Fallback: sandboxKubeconfig(), NoCluster: c.noCluster,
 		Nodes: nodes, Root: root, TTY: isTerminal(stdout),

@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
@@ -24,6 +25,7 @@ import (
 // source: nothing of it touches the learner's files, state or cluster.
 type replaySession struct {
 	trace  *trace.Trace
+	kit    *labkit.Lab
 	lab    *content.Lab
 	engine *engine.Engine
 	replay *trace.Replay
@@ -31,6 +33,7 @@ type replaySession struct {
 
 // replayOptions are `labmate replay`'s flags and argument.
 type replayOptions struct {
+	*common
 	speed   string
 	noTUI   bool
 	maxGap  time.Duration
@@ -42,8 +45,8 @@ type replayOptions struct {
 // newReplayCmd is `labmate replay [FILE] [--speed N|instant] [--no-tui]`:
 // it plays a trace (the built-in reference run when no FILE is given)
 // through the same engine and TUI a live session uses.
-func newReplayCmd(streams ioStreams) *cobra.Command {
-	o := &replayOptions{streams: streams, name: trace.ReferenceName}
+func newReplayCmd(c *common, streams ioStreams) *cobra.Command {
+	o := &replayOptions{common: c, streams: streams, name: trace.ReferenceName}
 	cmd := newCommand("replay", "[FILE] "+flagsUse(), maxArgs(1), func(cmd *cobra.Command, args []string) int {
 		if len(args) == 1 {
 			o.name = args[0]
@@ -77,10 +80,14 @@ func (o *replayOptions) Run(ctx context.Context) int {
 		return exitUsage
 	}
 	name := o.name
-	rs, err := openReplay(name, trace.ReplayOptions{Speed: speed, MaxGap: *maxGap})
+	if name == trace.ReferenceName && !*noTUI {
+		if code, ok := o.pickLab(ctx, *theme, o.streams); !ok {
+			return code
+		}
+	}
+	rs, err := o.openReplay(name, trace.ReplayOptions{Speed: speed, MaxGap: *maxGap})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return exitFor(err, stderr)
 	}
 	for _, w := range rs.trace.Warnings {
 		fmt.Fprintln(stderr, w)
@@ -93,23 +100,16 @@ func (o *replayOptions) Run(ctx context.Context) int {
 
 // openReplay reads a trace and wires it to a fresh engine for its lab,
 // with an in-memory witness: a replay never writes the learner's state.
-func openReplay(name string, opts trace.ReplayOptions) (*replaySession, error) {
-	tr, err := trace.Open(name)
+func (o *replayOptions) openReplay(name string, opts trace.ReplayOptions) (*replaySession, error) {
+	tr, kit, err := o.openTrace(name)
 	if err != nil {
 		return nil, err
 	}
-	lab, err := content.Load(tr.Header.Lab)
-	if err != nil {
-		return nil, errors.New(content.Msg("cli.lab_missing", "lab", tr.Header.Lab, "err", err))
-	}
-	steps, ok := checks.Labs[lab.ID]
-	if !ok {
-		return nil, errors.New(content.Msg("cli.lab_missing", "lab", lab.ID, "err", "no checks"))
-	}
 	return &replaySession{
 		trace:  tr,
-		lab:    lab,
-		engine: engine.New(engine.Config{Lab: lab, Steps: steps, Root: tr.Header.Root}),
+		kit:    kit,
+		lab:    kit.Text,
+		engine: engine.New(engine.Config{Lab: kit.Text, Steps: kit.Steps, Root: tr.Header.Root}),
 		replay: trace.ReplaySource(tr, opts),
 	}, nil
 }
@@ -205,7 +205,7 @@ func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
 // The learner's TUI config (theme, keys) applies; their progress does not
 // move.
 func (rs *replaySession) runTUI(ctx context.Context, theme string, stderr io.Writer) int {
-	_, changes, err := trace.FinalReport(ctx, rs.lab, checks.Labs[rs.lab.ID], rs.trace)
+	_, changes, err := trace.FinalReport(ctx, rs.lab, rs.kit.Steps, rs.trace)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

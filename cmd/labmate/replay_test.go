@@ -11,8 +11,12 @@ import (
 )
 
 func TestReplayNoTUIPlaysTheReference(t *testing.T) {
-	if !trace.HasReference(content.DefaultLabID) {
-		t.Fatal("no reference run built in: labmate must ship one (trace/reference)")
+	lab, err := content.Load(content.DefaultLabID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !trace.HasReferenceOf(lab) {
+		t.Fatal("no reference run built in: labmate must ship one (content/labs/<id>/reference-run.jsonl)")
 	}
 	var out, errb bytes.Buffer
 	code := run([]string{"replay", "--no-tui", "--speed", "instant"}, &out, &errb)

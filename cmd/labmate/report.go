@@ -3,18 +3,15 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/report"
-	"github.com/labhub/labmate/trace"
 )
 
 // reportNow is the report's clock; tests fix it.
@@ -54,7 +51,7 @@ func (o *reportOptions) Run(ctx context.Context) int {
 	c, stdout, stderr := o.common, o.streams.Out, o.streams.ErrOut
 	asJSON, out, timeout, fromTrace := &o.json, o.out, &o.timeout, &o.fromTrace
 	if *fromTrace != "" {
-		r, err := traceReport(ctx, *fromTrace)
+		r, err := traceReport(ctx, c, *fromTrace)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
 			return exitUsage
@@ -81,16 +78,12 @@ func (o *reportOptions) Run(ctx context.Context) int {
 }
 
 // traceReport is the report of a recorded session (or "reference").
-func traceReport(ctx context.Context, name string) (report.Report, error) {
-	tr, err := trace.Open(name)
+func traceReport(ctx context.Context, c *common, name string) (report.Report, error) {
+	tr, kit, err := c.openTrace(name)
 	if err != nil {
 		return report.Report{}, err
 	}
-	lab, err := content.Load(tr.Header.Lab)
-	if err != nil {
-		return report.Report{}, errors.New(content.Msg("cli.lab_missing", "lab", tr.Header.Lab, "err", err))
-	}
-	return report.FromTrace(ctx, lab, checks.Labs[lab.ID], tr)
+	return report.FromTrace(ctx, kit.Text, kit.Steps, tr)
 }
 
 // writeReport prints the report to stdout or, with -o, to a file.

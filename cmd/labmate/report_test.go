@@ -16,12 +16,12 @@ import (
 	"github.com/labhub/labmate/state"
 )
 
-// referenceRoot copies the lab's reference answers (content/gpu-incident/
+// referenceRoot copies the lab's reference answers (content/labs/gpu-incident/
 // reference) into a fresh lab root, keeping file modes (the script must
 // stay executable).
 func referenceRoot(t *testing.T) string {
 	t.Helper()
-	src := "../../content/gpu-incident/reference"
+	src := "../../content/labs/gpu-incident/reference"
 	root := t.TempDir()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -72,7 +72,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // status, every observed value verbatim and every check's message, and
 // the learner's progress joined to the right step.
 func TestReportReferenceFiles(t *testing.T) {
-	if checks.Labs["gpu-incident"][2].Eval == nil {
+	if gpuLabSteps(t)[2].Eval == nil {
 		t.Fatal("the file checks of step 3 are not registered")
 	}
 	root := referenceRoot(t)

@@ -15,9 +15,9 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/kubeconfig"
+	"github.com/labhub/labmate/labkit"
 )
 
 // ioStreams are a command's standard streams, injected so that a test
@@ -98,7 +98,7 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 
 	root.AddCommand(
 		newCheckCmd(c, streams),
-		newReplayCmd(streams),
+		newReplayCmd(c, streams),
 		newSandboxCmd(streams),
 		newDoctorCmd(c, streams),
 		newReportCmd(c, streams),
@@ -106,6 +106,7 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 		newVersionCmd(streams),
 		newCompletionCmd(streams),
 		newClassCmd(c, streams),
+		newLabCmd(c, streams),
 	)
 	root.SetHelpCommand(newHelpCmd())
 	root.SetFlagErrorFunc(flagError)
@@ -119,15 +120,17 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 // on the root; every subcommand inherits them.
 func (c *common) bindPersistent(root *cobra.Command) {
 	fs := root.PersistentFlags()
-	fs.StringVar(&c.root, "root", "", content.Msg("cli.flag.root"))
+	fs.StringVar(&c.root, "root", "", content.Msg("cli.flag.root", "roots", labFacts(func(l *content.Lab) string { return l.DefaultRoot })))
 	fs.StringVar(&c.kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
 	fs.StringVar(&c.kubeCtx, "context", "", content.Msg("cli.flag.context"))
 	fs.BoolVar(&c.noCluster, "no-cluster", false, content.Msg("cli.flag.no_cluster"))
 	fs.BoolVar(&c.poll, "poll", false, content.Msg("cli.flag.poll"))
 	fs.StringVar(&c.logFile, "log", "", content.Msg("cli.flag.log"))
 	fs.StringVar(&c.stateDir, "state-dir", "", content.Msg("cli.flag.state_dir"))
-	fs.StringVar(&c.lab, "lab", content.DefaultLabID, content.Msg("cli.flag.lab"))
-	metavars(fs, map[string]string{"root": "DIR", "kubeconfig": "FILE", "context": "NAME", "log": "FILE", "state-dir": "DIR", "lab": "ID"})
+	fs.StringVar(&c.lab, "lab", "", content.Msg("cli.flag.lab"))
+	fs.StringVar(&c.labDir, "lab-dir", "", content.Msg("cli.flag.lab_dir"))
+	metavars(fs, map[string]string{"root": "DIR", "kubeconfig": "FILE", "context": "NAME", "log": "FILE", "state-dir": "DIR", "lab": "ID", "lab-dir": "DIR"})
+	_ = root.MarkPersistentFlagDirname("lab-dir")
 	_ = root.MarkPersistentFlagDirname("root")
 	_ = root.MarkPersistentFlagDirname("state-dir")
 	_ = root.MarkPersistentFlagFilename("kubeconfig")
@@ -159,7 +162,7 @@ func newCommand(key, use string, args cobra.PositionalArgs, run func(cmd *cobra.
 	cmd := &cobra.Command{
 		Use:   name,
 		Short: content.Msg("cli.cmd." + key + ".short"),
-		Long:  content.Msg("cli.cmd." + key + ".long"),
+		Long:  content.Msg("cli.cmd."+key+".long", "labs", labFacts(func(l *content.Lab) string { return l.Title })),
 		Args:  args,
 		RunE:  func(cmd *cobra.Command, args []string) error { return codeErr(run(cmd, args)) },
 	}
@@ -478,38 +481,40 @@ func (c *common) completeContexts(cmd *cobra.Command, _ []string, toComplete str
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeLabs lists the installed labs (those with checks).
+// completeLabs lists the installed labs.
 func completeLabs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	var out []cobra.Completion
-	for _, id := range sortedKeys(checks.Labs) {
-		if lab, err := content.Load(id); err == nil {
-			out = append(out, cobra.CompletionWithDesc(id, lab.Title))
-		}
+	for _, l := range labkit.Installed() {
+		out = append(out, cobra.CompletionWithDesc(l.ID(), l.Text.Title))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeSteps lists the steps of the lab named by --lab.
+// completeSteps lists the steps of the lab the command would open.
 func (c *common) completeSteps(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	lab, err := content.Load(c.lab)
+	kit, err := c.resolveLab()
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var out []cobra.Completion
-	for _, s := range lab.Steps {
+	for _, s := range kit.Text.Steps {
 		out = append(out, cobra.CompletionWithDesc(strconv.Itoa(s.Number), s.Title))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
 // stdinFile is the process's stdin; tests inject their own reader.
 func stdinFile() io.Reader { return os.Stdin }
+
+// labFacts words one fact of each installed lab for help texts
+// ("gpu-incident: /root/gpuop, ..."); help never fails on a lab that does
+// not load.
+func labFacts(fact func(*content.Lab) string) string {
+	var parts []string
+	for _, id := range content.IDs() {
+		if l, err := content.Load(id); err == nil {
+			parts = append(parts, id+": "+fact(l))
+		}
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
@@ -25,7 +24,7 @@ func (s *setup) addSources(c *common, strict bool) error {
 		}})
 		return nil
 	}
-	namespaces, nodes := checks.ClusterScope(s.lab.ID)
+	namespaces, nodes := s.lab.Cluster.Namespaces, s.lab.WatchedNodes()
 	if len(namespaces) == 0 && len(nodes) == 0 {
 		return nil
 	}

@@ -53,11 +53,15 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	c := o.common
 	themeFlag, record, configPath := &o.theme, &o.record, &o.config
 	c.lenient = true
+	if code, ok := c.pickLab(ctx, o.theme, o.streams); !ok {
+		return code
+	}
 	s, err := c.build()
 	if err != nil {
 		return exitFor(err, stderr)
 	}
 	defer s.closeLog()
+	c.rememberLab(s.kit)
 	if *record != "" {
 		stopRec, err := s.startRecording(*record)
 		if err != nil {

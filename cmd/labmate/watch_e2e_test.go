@@ -121,8 +121,11 @@ func resetStep5(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
 	if err := cs.NodeV1().RuntimeClasses().Delete(ctx, "nvidia", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	_, nodes := checks.ClusterScope(content.DefaultLabID)
-	for _, name := range nodes {
+	lab, err := content.Load(content.DefaultLabID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range lab.WatchedNodes() {
 		n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)

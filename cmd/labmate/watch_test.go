@@ -337,10 +337,10 @@ func TestWatchExitsCleanlyOnSignals(t *testing.T) {
 // reference config passes, a string where a boolean belongs turns it red
 // in exactly one new line.
 func TestWatchRealLabFileStep(t *testing.T) {
-	if checks.Labs[content.DefaultLabID][0].Eval == nil {
+	if gpuLabSteps(t)[0].Eval == nil {
 		t.Fatal("the file checks of step 1 are not registered")
 	}
-	ref, err := os.ReadFile("../../content/gpu-incident/reference/etc/containerd/config.toml")
+	ref, err := os.ReadFile("../../content/labs/gpu-incident/reference/etc/containerd/config.toml")
 	if err != nil {
 		t.Fatal(err)
 	}

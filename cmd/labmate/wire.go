@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 	"github.com/labhub/labmate/state"
@@ -42,6 +43,7 @@ type common struct {
 	logFile    string
 	stateDir   string
 	lab        string
+	labDir     string // --lab-dir: a lab read from a directory (declarative checks only)
 	// lenient turns an unusable kubeconfig into a warning (the TUI)
 	// instead of an environment error (scripts).
 	lenient bool
@@ -50,6 +52,7 @@ type common struct {
 // setup is the wired-up program for one lab root.
 type setup struct {
 	lab     *content.Lab
+	kit     *labkit.Lab
 	root    string
 	engine  *engine.Engine
 	files   *files.Source
@@ -72,15 +75,18 @@ func (c *common) build() (*setup, error) {
 	if err := s.openLog(c.logFile); err != nil {
 		return nil, envError{content.Msg("cli.log_open", "path", c.logFile, "err", err)}
 	}
-	lab, err := content.Load(c.lab)
+	kit, err := c.resolveLab()
 	if err != nil {
-		return nil, envError{content.Msg("cli.lab_missing", "lab", c.lab, "err", err)}
+		return nil, err
 	}
-	steps, ok := checks.Labs[lab.ID]
-	if !ok {
-		return nil, envError{content.Msg("cli.lab_missing", "lab", c.lab, "err", "no checks")}
-	}
-	s.lab = lab
+	return c.buildLab(s, kit)
+}
+
+// buildLab wires the program for a lab that is already chosen.
+func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
+	lab, steps := kit.Text, kit.Steps
+	s.lab, s.kit = lab, kit
+	var err error
 	root := c.root
 	if root == "" {
 		root = os.Getenv("LABMATE_ROOT")
@@ -148,6 +154,10 @@ func (s *setup) openLog(path string) error {
 
 func exitFor(err error, stderr io.Writer) int {
 	var ee envError
+	if _, ok := isChooseLab(err); ok {
+		fmt.Fprintln(stderr, err)
+		return exitUsage
+	}
 	if errors.As(err, &ee) {
 		fmt.Fprintln(stderr, ee.msg)
 		return exitUsage

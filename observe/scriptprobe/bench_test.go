@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
@@ -21,7 +19,7 @@ import (
 //	go test -run '^$' -bench StepFourRuns -benchtime 20x ./observe/scriptprobe
 func BenchmarkStepFourRuns(b *testing.B) {
 	var spec *observe.ProbeSpec
-	for _, s := range checks.Labs[content.DefaultLabID] {
+	for _, s := range gpuSteps(b) {
 		if s.Probe != nil {
 			spec = s.Probe
 		}

@@ -38,7 +38,7 @@ func TestStepFourThroughTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	eng := engine.New(engine.Config{Lab: lab, Steps: checks.Labs[lab.ID], Root: root})
+	eng := engine.New(engine.Config{Lab: lab, Steps: gpuSteps(t), Root: root})
 	sources := []observe.Source{
 		files.New(files.Options{Root: root, Paths: eng.Files()}),
 		scriptprobe.New(root, eng.Probes(), scriptprobe.Options{TempDir: t.TempDir()}),

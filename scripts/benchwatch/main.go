@@ -101,7 +101,7 @@ func (w *watcher) count() int {
 }
 
 func run(bin string, rounds, pollerRounds, halves int, poll bool) error {
-	ref := filepath.Join("content", "gpu-incident", "reference")
+	ref := filepath.Join("content", "labs", "gpu-incident", "reference")
 	root, err := os.MkdirTemp("", "labmate-bench-*")
 	if err != nil {
 		return err

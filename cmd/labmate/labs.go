@@ -1,0 +1,216 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/trace"
+	"github.com/labhub/labmate/tui"
+)
+
+// EnvLab names the environment variable that chooses a lab like --lab.
+const EnvLab = "LABMATE_LAB"
+
+// chooseLab is the answer of resolveLab when nothing says which of
+// several installed labs to open: the TUI shows a picker, the other
+// commands say how to choose.
+type chooseLab struct{ labs []*labkit.Lab }
+
+func (e *chooseLab) Error() string {
+	ids := make([]string, len(e.labs))
+	for i, l := range e.labs {
+		ids[i] = l.ID()
+	}
+	return content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "))
+}
+
+// resolveLab decides which lab a command works on: --lab-dir, --lab,
+// $LABMATE_LAB, the lab last chosen for this root, the only installed
+// lab, or the only one whose default root exists, in that order. Anything
+// else is a *chooseLab.
+func (c *common) resolveLab() (*labkit.Lab, error) {
+	if c.labDir != "" {
+		if c.lab != "" {
+			return nil, envError{content.Msg("cli.lab_and_dir")}
+		}
+		l, err := labkit.OpenDir(c.labDir)
+		if err != nil {
+			return nil, envError{content.Msg("cli.lab_missing", "lab", c.labDir, "err", err)}
+		}
+		return l, nil
+	}
+	id := c.lab
+	if id == "" {
+		id = os.Getenv(EnvLab)
+	}
+	if id == "" {
+		id, _ = state.ChosenLab(c.stateDir, c.rootKey())
+	}
+	installed := labkit.Installed()
+	if id == "" && len(installed) == 1 {
+		id = installed[0].ID()
+	}
+	if id == "" && c.rootKey() == "" {
+		var present []*labkit.Lab
+		for _, l := range installed {
+			if fi, err := os.Stat(l.Text.DefaultRoot); err == nil && fi.IsDir() {
+				present = append(present, l)
+			}
+		}
+		if len(present) == 1 {
+			id = present[0].ID()
+		}
+	}
+	if id == "" {
+		return nil, &chooseLab{labs: installed}
+	}
+	l, err := labkit.Open(id)
+	if err != nil {
+		return nil, envError{content.Msg("cli.lab_missing", "lab", id, "err", err)}
+	}
+	return l, nil
+}
+
+// rootKey is the root the learner named (--root or $LABMATE_ROOT), made
+// absolute, or "" when none was: the key a lab choice is remembered by.
+func (c *common) rootKey() string {
+	root := c.root
+	if root == "" {
+		root = os.Getenv("LABMATE_ROOT")
+	}
+	if root == "" {
+		return ""
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		return abs
+	}
+	return root
+}
+
+// rememberLab keeps the TUI's lab for this root, so the next `labmate`
+// opens it without asking. Labs from a directory are not remembered.
+func (c *common) rememberLab(l *labkit.Lab) {
+	if l.Text.Dir == "" {
+		_ = state.RememberLab(c.stateDir, c.rootKey(), l.ID())
+	}
+}
+
+// newLabCmd is `labmate lab`: the installed labs, and the author's tools.
+func newLabCmd(c *common, streams ioStreams) *cobra.Command {
+	cmd := newCommand("lab", content.Msg("cli.help.command_arg"), noArgs, func(cmd *cobra.Command, _ []string) int {
+		_ = cmd.Help()
+		return exitOK
+	})
+	cmd.AddCommand(newLabListCmd(streams))
+	return cmd
+}
+
+// labEntry is one line of `labmate lab list --json`, stable for tools.
+type labEntry struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+	Steps int    `json:"steps"`
+}
+
+// newLabListCmd is `labmate lab list [--json]`.
+func newLabListCmd(streams ioStreams) *cobra.Command {
+	var asJSON bool
+	cmd := newCommand("lab.list", flagsUse(), noArgs, func(*cobra.Command, []string) int {
+		entries := []labEntry{}
+		for _, l := range labkit.Installed() {
+			entries = append(entries, labEntry{ID: l.ID(), Title: l.Text.Title, Steps: len(l.Text.Steps)})
+		}
+		if asJSON {
+			enc := json.NewEncoder(streams.Out)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(entries); err != nil {
+				return exitUsage
+			}
+			return exitOK
+		}
+		for _, e := range entries {
+			fmt.Fprintln(streams.Out, content.Msg("cli.lab_line", "id", e.ID, "steps", e.Steps, "title", e.Title))
+		}
+		return exitOK
+	})
+	cmd.Flags().BoolVar(&asJSON, "json", false, content.Msg("cli.flag.json"))
+	return cmd
+}
+
+// isChooseLab reports whether err asks for a lab to be chosen.
+func isChooseLab(err error) (*chooseLab, bool) {
+	var ch *chooseLab
+	return ch, errors.As(err, &ch)
+}
+
+// openTrace reads a trace and the lab it was recorded on: "reference" is
+// the reference run of the lab the command works on; a file names its lab
+// in its header (the lab of --lab-dir when the IDs match, else an
+// installed one).
+func (c *common) openTrace(name string) (*trace.Trace, *labkit.Lab, error) {
+	if name == trace.ReferenceName {
+		kit, err := c.resolveLab()
+		if err != nil {
+			return nil, nil, err
+		}
+		tr, err := trace.ReferenceOf(kit.Text)
+		if err != nil {
+			return nil, nil, envError{err.Error()}
+		}
+		return tr, kit, nil
+	}
+	tr, err := trace.Open(name, nil)
+	if err != nil {
+		return nil, nil, envError{err.Error()}
+	}
+	if c.labDir != "" {
+		kit, err := c.resolveLab()
+		if err != nil {
+			return nil, nil, err
+		}
+		if kit.ID() == tr.Header.Lab {
+			return tr, kit, nil
+		}
+	}
+	kit, err := labkit.Open(tr.Header.Lab)
+	if err != nil {
+		return nil, nil, envError{content.Msg("cli.lab_missing", "lab", tr.Header.Lab, "err", err)}
+	}
+	return tr, kit, nil
+}
+
+// pickLab lets the learner choose a lab in a picker when nothing else
+// says which to open and labmate runs on a terminal; the choice is then
+// what --lab would have said. ok is false when the command must end with
+// code (the learner left the picker, or it could not run).
+func (c *common) pickLab(ctx context.Context, themeName string, streams ioStreams) (code int, ok bool) {
+	_, err := c.resolveLab()
+	ch, choose := isChooseLab(err)
+	if !choose || !isTerminal(streams.Out) {
+		return 0, true // resolved, or an error the command reports itself
+	}
+	var labs []tui.LabChoice
+	for _, l := range ch.labs {
+		labs = append(labs, tui.LabChoice{ID: l.ID(), Title: l.Text.Title, Steps: len(l.Text.Steps)})
+	}
+	id, err := tui.PickLab(ctx, labs, themeName)
+	if errors.Is(err, tui.ErrNoChoice) {
+		return exitOK, false
+	}
+	if err != nil {
+		fmt.Fprintln(streams.ErrOut, content.Msg("cli.tui_failed", "err", err))
+		return exitFail, false
+	}
+	c.lab = id
+	return 0, true
+}

@@ -1,0 +1,18 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/labkit"
+)
+
+// gpuLabSteps are the GPU incident lab's steps, as labmate runs them.
+func gpuLabSteps(tb testing.TB) []checks.Step {
+	tb.Helper()
+	l, err := labkit.Open("gpu-incident")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return l.Steps
+}

@@ -1,0 +1,123 @@
+// Package labkit turns a lab's data (package content) into the steps the
+// engine runs: each step's declarative checks compiled (CEL conditions
+// included), or the lab's Go code where a step has no declarative checks
+// (package labs). It also answers which labs are installed, and reads a
+// lab from a directory for an author.
+package labkit
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labs"
+)
+
+// Lab is a lab ready to run: its text and its executable steps, in the
+// order of its text. Problems are authoring errors found while compiling
+// it (a check whose CEL does not compile, a step without checks); the
+// checks concerned evaluate to an error result instead of crashing.
+type Lab struct {
+	Text     *content.Lab
+	Steps    []checks.Step
+	Problems []*content.Problem
+}
+
+// ID is the lab's ID.
+func (l *Lab) ID() string { return l.Text.ID }
+
+var (
+	cacheMu sync.Mutex
+	cache   = map[string]*Lab{}
+)
+
+// Open returns an installed lab, compiled once.
+func Open(id string) (*Lab, error) {
+	cacheMu.Lock()
+	defer cacheMu.Unlock()
+	if l, ok := cache[id]; ok {
+		return l, nil
+	}
+	text, err := content.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	l := Compile(text, code(id))
+	cache[id] = l
+	return l, nil
+}
+
+// OpenDir reads and compiles a lab from a directory on disk. Only its
+// declarative checks run: a directory brings no Go code.
+func OpenDir(dir string) (*Lab, error) {
+	text, err := content.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return Compile(text, nil), nil
+}
+
+// Installed lists the installed labs that load, sorted by ID.
+func Installed() []*Lab {
+	var out []*Lab
+	for _, id := range content.IDs() {
+		if l, err := Open(id); err == nil {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func code(id string) *checks.Code {
+	i := slices.IndexFunc(labs.Code, func(c checks.Code) bool { return c.Lab == id })
+	if i < 0 {
+		return nil
+	}
+	return &labs.Code[i]
+}
+
+// Compile builds a lab's steps from its text and, when it has any, its
+// Go code.
+func Compile(text *content.Lab, code *checks.Code) *Lab {
+	l := &Lab{Text: text}
+	goSteps := map[string]checks.Step{}
+	if code != nil && code.Steps != nil {
+		for _, s := range code.Steps() {
+			goSteps[s.ID] = s
+		}
+	}
+	for _, ts := range text.Steps {
+		gs, hasGo := goSteps[ts.ID]
+		switch {
+		case len(ts.Checks) > 0 && hasGo:
+			l.problem(text, ts, content.Msg("labkit.both", "step", ts.Number))
+			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
+		case len(ts.Checks) > 0:
+			s, probs := compileStep(text, ts)
+			l.Problems = append(l.Problems, probs...)
+			l.Steps = append(l.Steps, s)
+		case hasGo:
+			gs.Number = ts.Number
+			l.Steps = append(l.Steps, gs)
+		default:
+			l.problem(text, ts, content.Msg("labkit.no_checks", "step", ts.Number))
+			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
+		}
+	}
+	return l
+}
+
+func (l *Lab) problem(text *content.Lab, ts content.Step, msg string) {
+	l.Problems = append(l.Problems, &content.Problem{File: text.Where + "/lab.toml", Msg: fmt.Sprintf("%d단계(%s): %s", ts.Number, ts.ID, msg)})
+}
+
+// brokenStep stands in for a step that could not be built: it says why,
+// as an error result, every time it is evaluated.
+func brokenStep(ts content.Step, p *content.Problem) checks.Step {
+	return checks.Step{Number: ts.Number, ID: ts.ID, Eval: func(checks.Input) checks.StepEval {
+		return checks.StepEval{Checks: []checks.Result{{ID: ts.ID + ".authoring", Status: checks.Error,
+			Message: content.Msg("labkit.authoring", "err", p.Error())}}}
+	}}
+}
