@@ -1,12 +1,668 @@
 package labkit
 
 import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/pelletier/go-toml/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/observe"
 )
 
-// compileStep builds a step from its declarative checks.
+// watchedKinds are the kinds the cluster source delivers (observe/cluster).
+var watchedKinds = []string{"Namespace", "Node", "Pod", "Event", "ConfigMap", "DaemonSet", "RuntimeClass"}
+
+var checkID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// decl is one compiled declarative check.
+type decl struct {
+	spec    content.Check
+	id      string // <step-id>.<check-id>
+	step    string
+	rules   []rule
+	held    *expr
+	values  map[string]*expr
+	keyPath []string       // field: the key's segments
+	pattern *regexp.Regexp // field: matches
+	gvk     schema.GroupVersionKind
+}
+
+type rule struct {
+	spec       content.Rule
+	cond, show *expr
+}
+
+// live reports whether the check reads the cluster.
+func (d *decl) live() bool { return d.spec.ReadsCluster() }
+
+// compileStep builds a step from its declarative checks. Problems are
+// authoring errors; a check with one evaluates to an error result.
 func compileStep(text *content.Lab, ts content.Step) (checks.Step, []*content.Problem) {
-	p := &content.Problem{File: text.Where + "/lab.toml", Msg: "declarative checks: not yet"}
-	return brokenStep(ts, p), []*content.Problem{p}
+	var (
+		decls []*decl
+		bad   = map[string]*content.Problem{}
+		probs []*content.Problem
+	)
+	raw, _ := text.ReadFile("lab.toml")
+	for i, spec := range ts.Checks {
+		d, errs := compileCheck(text, ts, spec)
+		if len(errs) > 0 {
+			p := checkProblem(text, raw, ts, spec, i, errs)
+			probs = append(probs, p)
+			bad[d.id] = p
+		}
+		decls = append(decls, d)
+	}
+	s := checks.Step{Number: ts.Number, ID: ts.ID}
+	for _, d := range decls {
+		for _, f := range d.files() {
+			if !slices.Contains(s.Files, f) {
+				s.Files = append(s.Files, f)
+			}
+		}
+	}
+	s.Eval = func(in checks.Input) checks.StepEval { return evalStep(in, ts.ID, decls, bad) }
+	if slices.ContainsFunc(decls, func(d *decl) bool { return d.spec.Type == "witness" }) {
+		s.Remember = func(snap *observe.Snapshot, w *checks.Witness) bool { return rememberStep(snap, w, decls, bad) }
+	}
+	return s, probs
+}
+
+// checkProblem words a check's authoring errors with where in lab.toml
+// the check (or the offending expression) is.
+func checkProblem(text *content.Lab, raw []byte, ts content.Step, spec content.Check, i int, errs []string) *content.Problem {
+	line, col := locate(raw, `id = "`+spec.ID+`"`, 0)
+	for _, e := range errs {
+		if src, ok := strings.CutPrefix(e, "\x00"); ok { // an expression's position
+			src, off, _ := strings.Cut(src, "\x01")
+			l, c := locate(raw, src, line)
+			if l > 0 {
+				line, col = l, c
+				if n, err := strconv.Atoi(off); err == nil {
+					col += n - 1
+				}
+			}
+		}
+	}
+	var clean []string
+	for _, e := range errs {
+		if !strings.HasPrefix(e, "\x00") {
+			clean = append(clean, e)
+		}
+	}
+	who := spec.ID
+	if who == "" {
+		who = fmt.Sprint(i + 1)
+	}
+	return &content.Problem{File: path.Join(text.Where, "lab.toml"), Line: line, Col: col,
+		Msg: msgf("labkit.check_problem", "step", ts.Number, "check", who, "problems", strings.Join(clean, " "))}
+}
+
+// locate finds needle in raw at or after line from (1-based), returning
+// its line and column, or 0, 0.
+func locate(raw []byte, needle string, from int) (int, int) {
+	if needle == "" {
+		return 0, 0
+	}
+	lines := strings.Split(string(raw), "\n")
+	first := strings.Split(needle, "\n")[0]
+	for i := max(from-1, 0); i < len(lines); i++ {
+		if j := strings.Index(lines[i], first); j >= 0 {
+			return i + 1, j + 1
+		}
+	}
+	return 0, 0
+}
+
+// compileCheck validates a check and compiles its expressions. Errors
+// are Korean sentences; one starting with NUL carries an expression's
+// source, to place the problem.
+func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl, []string) {
+	d := &decl{spec: spec, id: ts.ID + "." + spec.ID, step: ts.ID}
+	errs := validateFields(spec)
+	if spec.ID != "" && !checkID.MatchString(spec.ID) {
+		errs = append(errs, msgf("labkit.bad_id", "id", spec.ID))
+	}
+	seen := map[string]bool{}
+	for _, other := range ts.Checks {
+		if other.ID == spec.ID {
+			if seen[spec.ID] {
+				errs = append(errs, msgf("labkit.dup_id", "id", spec.ID))
+				break
+			}
+			seen[spec.ID] = true
+		}
+	}
+	for _, n := range spec.Needs {
+		j := slices.IndexFunc(ts.Checks, func(c content.Check) bool { return c.ID == n })
+		k := slices.IndexFunc(ts.Checks, func(c content.Check) bool { return c.ID == spec.ID })
+		if j < 0 || j >= k {
+			errs = append(errs, msgf("labkit.bad_needs", "need", n))
+		}
+	}
+	for _, key := range []string{spec.Pass, spec.Fail, spec.Expect, spec.Hint, spec.Missing} {
+		if key != "" && !text.HasMsg(key) {
+			errs = append(errs, msgf("labkit.no_message", "key", key))
+		}
+	}
+	for _, key := range spec.Why {
+		if !text.HasMsg(key) {
+			errs = append(errs, msgf("labkit.no_message", "key", key))
+		}
+	}
+	compile := func(src, want string) *expr {
+		e, err := compileExpr(src, want)
+		if err != nil {
+			at := "\x00" + src
+			if ce, ok := err.(*celError); ok && ce.line == 1 {
+				at += fmt.Sprintf("\x01%d", ce.col)
+			}
+			errs = append(errs, msgf("labkit.cel_error", "expr", src, "err", err), at)
+			return nil
+		}
+		return e
+	}
+	switch spec.Type {
+	case "field":
+		if spec.Equals == nil && spec.Matches == "" || spec.Equals != nil && spec.Matches != "" {
+			errs = append(errs, msgf("labkit.field_one_of", "a", "equals", "b", "matches"))
+		}
+		if spec.Matches != "" {
+			re, err := regexp.Compile(spec.Matches)
+			if err != nil {
+				errs = append(errs, msgf("labkit.bad_regexp", "re", spec.Matches, "err", err))
+			}
+			d.pattern = re
+		}
+		switch d.format() {
+		case "toml":
+			segs, err := tomlKeyPath(spec.Key)
+			if err != nil {
+				errs = append(errs, msgf("labkit.bad_key", "key", spec.Key))
+			}
+			d.keyPath = segs
+		case "yaml":
+			d.keyPath = checks.SplitFieldPath(spec.Key)
+		default:
+			errs = append(errs, msgf("labkit.bad_format", "format", spec.Format))
+		}
+	case "manifest":
+		gv, err := schema.ParseGroupVersion(spec.APIVersion)
+		d.gvk = gv.WithKind(spec.Kind)
+		if err != nil || !scheme.Scheme.Recognizes(d.gvk) {
+			errs = append(errs, msgf("labkit.unknown_kind", "api_version", spec.APIVersion, "kind", spec.Kind))
+		}
+	case "object", "witness":
+		if !slices.Contains(watchedKinds, spec.Kind) {
+			errs = append(errs, msgf("labkit.unwatched_kind", "kind", spec.Kind, "kinds", strings.Join(watchedKinds, ", ")))
+		}
+		if spec.Type == "witness" {
+			if spec.Held == "" && spec.Event == "" || spec.Held != "" && spec.Event != "" {
+				errs = append(errs, msgf("labkit.field_one_of", "a", "held", "b", "event"))
+			}
+			if spec.Held != "" {
+				d.held = compile(spec.Held, "bool")
+			}
+			if spec.Event != "" && !slices.Contains(eventReasons(text), spec.Event) {
+				errs = append(errs, msgf("labkit.unwatched_event", "reason", spec.Event))
+			}
+		}
+	case "report":
+		d.values = map[string]*expr{}
+		for key, src := range spec.Values {
+			if !slices.Contains(spec.Keys, key) {
+				errs = append(errs, msgf("labkit.value_not_key", "key", key))
+			}
+			d.values[key] = compile(src, "value")
+		}
+	}
+	for _, r := range spec.Rules {
+		cr := rule{spec: r, cond: compile(r.Expr, "bool")}
+		if r.Show != "" {
+			cr.show = compile(r.Show, "value")
+		}
+		for _, key := range []string{r.Fail, r.Expect} {
+			if key != "" && !text.HasMsg(key) {
+				errs = append(errs, msgf("labkit.no_message", "key", key))
+			}
+		}
+		if r.Fail == "" {
+			errs = append(errs, msgf("labkit.rule_needs_fail"))
+		}
+		d.rules = append(d.rules, cr)
+	}
+	return d, errs
+}
+
+// eventReasons are the event reasons the cluster source watches for a lab.
+func eventReasons(text *content.Lab) []string {
+	if len(text.Cluster.EventReasons) > 0 {
+		return text.Cluster.EventReasons
+	}
+	return []string{"FailedScheduling"}
+}
+
+// tomlKeyPath splits a TOML key the way a TOML parser does (quoted
+// segments may contain dots).
+func tomlKeyPath(key string) ([]string, error) {
+	var tree map[string]any
+	if err := toml.Unmarshal([]byte(key+" = 0"), &tree); err != nil {
+		return nil, err
+	}
+	var segs []string
+	for {
+		if len(tree) != 1 {
+			return nil, fmt.Errorf("not one key")
+		}
+		for k, v := range tree {
+			segs = append(segs, k)
+			sub, ok := v.(map[string]any)
+			if !ok {
+				return segs, nil
+			}
+			tree = sub
+		}
+	}
+}
+
+func (d *decl) format() string {
+	if d.spec.Format != "" {
+		return d.spec.Format
+	}
+	switch path.Ext(d.spec.Path) {
+	case ".toml":
+		return "toml"
+	case ".yaml", ".yml":
+		return "yaml"
+	}
+	return ""
+}
+
+// files are the lab files the check reads.
+func (d *decl) files() []string {
+	switch d.spec.Type {
+	case "file", "field", "manifest", "report":
+		return []string{d.spec.Path}
+	case "object":
+		if d.spec.File != "" {
+			return []string{d.spec.File}
+		}
+	}
+	return nil
+}
+
+// objectRef names the object of an object or witness check.
+func (d *decl) objectRef() string {
+	if d.spec.Namespace != "" {
+		return d.spec.Kind + " " + d.spec.Namespace + "/" + d.spec.Name
+	}
+	return d.spec.Kind + " " + d.spec.Name
+}
+
+// evalStep evaluates a declarative step: its file checks always, its live
+// checks only while the cluster may be trusted (the gate says why not).
+func evalStep(in checks.Input, stepID string, decls []*decl, bad map[string]*content.Problem) checks.StepEval {
+	var ev checks.StepEval
+	liveOK := true
+	if slices.ContainsFunc(decls, (*decl).live) {
+		var gate checks.StepEval
+		liveOK = checks.LiveChecksMayRun(in, &gate, stepID)
+		ev.Observed = append(ev.Observed, gate.Observed...)
+		ev.Checks = append(ev.Checks, gate.Checks...)
+	}
+	cv := newClusterView(in.Snap)
+	status := map[string]checks.Status{}
+	for _, d := range decls {
+		if d.live() && !liveOK {
+			continue
+		}
+		var r checks.Result
+		var fact *checks.Fact
+		if p, isBad := bad[d.id]; isBad {
+			r = checks.Result{ID: d.id, Status: checks.Error, Message: msgf("labkit.authoring", "err", p.Error())}
+		} else if dep := unmetNeed(d, status); dep != "" {
+			r = checks.Wait(d.id, in.Msg("labkit.needs", "check", dep))
+		} else {
+			r, fact = d.eval(in, cv)
+			if r.Status != checks.Passed && d.spec.Hint != "" {
+				r.Message += in.Msg(d.spec.Hint)
+			}
+		}
+		status[d.spec.ID] = r.Status
+		ev.Checks = append(ev.Checks, r)
+		if fact != nil {
+			ev.Observed = append(ev.Observed, *fact)
+		}
+	}
+	return ev
+}
+
+func unmetNeed(d *decl, status map[string]checks.Status) string {
+	for _, n := range d.spec.Needs {
+		if status[n] != checks.Passed {
+			return n
+		}
+	}
+	return ""
+}
+
+// text is the lab's message for key, or the shared default.
+func text(in checks.Input, key, def string, kv ...any) string {
+	if key != "" {
+		return in.Msg(key, kv...)
+	}
+	return in.Msg(def, kv...)
+}
+
+func (d *decl) eval(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+	switch d.spec.Type {
+	case "file":
+		return d.evalFile(in)
+	case "field":
+		return d.evalField(in)
+	case "manifest":
+		return d.evalManifest(in, cv)
+	case "object":
+		return d.evalObject(in, cv)
+	case "report":
+		return d.evalReport(in, cv)
+	case "witness":
+		return d.evalWitness(in, cv)
+	}
+	return checks.Result{ID: d.id, Status: checks.Error, Message: msgf("labkit.bad_type", "type", d.spec.Type)}, nil
+}
+
+func (d *decl) evalFile(in checks.Input) (checks.Result, *checks.Fact) {
+	rel, p := d.spec.Path, checks.Shown(in, d.spec.Path)
+	f := in.Snap.File(rel)
+	label := in.Msg("labkit.fact.file", "path", rel)
+	if f.State != observe.FilePresent {
+		_, bad := checks.ReadText(in, d.id, rel)
+		if d.spec.Fail != "" {
+			bad.Message = in.Msg(d.spec.Fail, "path", p, "where", rel)
+		}
+		return *bad, &checks.Fact{Label: label, Value: bad.Observed}
+	}
+	mode := fmt.Sprintf("%04o", f.Mode.Perm())
+	seen := in.Msg("labkit.file.seen", "size", f.Size, "mode", mode)
+	if d.spec.Executable && f.Mode.Perm()&0o111 == 0 {
+		r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.file.not_executable", "path", p, "mode", mode, "where", rel),
+			text(in, d.spec.Expect, "labkit.file.expect_exec"), seen, rel)
+		return r, &checks.Fact{Label: label, Value: seen}
+	}
+	r := checks.Pass(d.id, text(in, d.spec.Pass, "labkit.file.ok", "path", p, "mode", mode))
+	r.Observed = seen
+	return r, &checks.Fact{Label: label, Value: seen}
+}
+
+func (d *decl) evalManifest(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+	rel, p := d.spec.Path, checks.Shown(in, d.spec.Path)
+	label := in.Msg("labkit.fact.file", "path", rel)
+	obj, err := scheme.Scheme.New(d.gvk)
+	if err != nil {
+		return checks.Result{ID: d.id, Status: checks.Error, Message: err.Error()}, nil
+	}
+	m, r := checks.DecodeManifestInto(in, d.id, rel, d.spec.APIVersion, d.spec.Kind, obj)
+	if m == nil {
+		return r, &checks.Fact{Label: label, Value: r.Observed}
+	}
+	var fc *checks.FieldCheck
+	if mo, ok := obj.(metav1.Object); ok && d.spec.Name != "" {
+		fc = checks.ObjectFields(m, mo, d.spec.Name, d.spec.Namespace)
+	} else {
+		fc = checks.NewFieldCheck(m)
+	}
+	v := vars{object: cv.toCEL(d.spec.Kind, obj), cluster: cv}
+	d.applyRules(in, fc, v, func(field string) (string, int) { return p, m.Line(field) })
+	res := fc.Result(d.id, text(in, d.spec.Pass, "labkit.manifest.ok", "path", p, "kind", d.spec.Kind))
+	if res.Status != checks.Passed && d.spec.Fail != "" {
+		res.Message = in.Msg(d.spec.Fail, "path", p, "where", res.Where, "got", res.Observed)
+	}
+	return res, &checks.Fact{Label: label, Value: res.Observed}
+}
+
+// applyRules evaluates the check's rules, adding to fc what each expects,
+// what was observed, and a problem for each that does not hold. at says,
+// for a field, what the learner should look at and the line there (0 for
+// a live object).
+func (d *decl) applyRules(in checks.Input, fc *checks.FieldCheck, v vars, at func(field string) (string, int)) {
+	for _, r := range d.rules {
+		ok, err := r.cond.evalBool(v)
+		got := ""
+		if r.show != nil {
+			if s, absent, serr := r.show.evalText(v); serr == nil && !absent {
+				got = s
+			}
+		}
+		expect := r.spec.Field
+		if r.spec.Expect != "" {
+			expect = in.Msg(r.spec.Expect)
+		}
+		fc.Note(expect, checks.OrNone(got))
+		if ok {
+			continue
+		}
+		where, line := at(r.spec.Field)
+		if err != nil {
+			fc.Problem(r.spec.Field, in.Msg("labkit.rule_error", "expr", r.spec.Expr, "err", err))
+			continue
+		}
+		fc.Problem(r.spec.Field, in.Msg(r.spec.Fail, "got", checks.OrNone(got), "field", r.spec.Field, "line", line,
+			"path", where, "object", d.objectRef()))
+	}
+}
+
+func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+	ref := d.objectRef()
+	label := in.Msg("labkit.fact.object", "object", ref)
+	o := in.Snap.Object(d.spec.Kind, d.spec.Namespace, d.spec.Name)
+	if o == nil {
+		r := checks.Fail(d.id, text(in, d.spec.Missing, "labkit.object.missing", "object", ref, "kind", d.spec.Kind, "name", d.spec.Name, "namespace", d.spec.Namespace),
+			ref, in.Msg("cluster.absent"), ref)
+		return r, &checks.Fact{Label: label, Value: in.Msg("cluster.absent")}
+	}
+	v := vars{object: cv.toCEL(d.spec.Kind, o), cluster: cv}
+	if d.spec.File != "" {
+		fobj, ferr := decodeAny(in, d.id, d.spec.File, cv.toCEL(d.spec.Kind, o))
+		if ferr != nil {
+			return checks.Wait(d.id, in.Msg("labkit.object.wait_file", "path", checks.Shown(in, d.spec.File))), &checks.Fact{Label: label, Value: in.Msg("labkit.object.present")}
+		}
+		v.file = fobj
+	}
+	fc := checks.NewFieldCheck(&checks.Manifest{Rel: ref})
+	d.applyRules(in, fc, v, func(string) (string, int) { return ref, 0 })
+	res := fc.Result(d.id, text(in, d.spec.Pass, "labkit.object.ok", "object", ref))
+	if res.Status != checks.Passed {
+		res.Where = ref
+		if d.spec.Fail != "" {
+			res.Message = in.Msg(d.spec.Fail, "object", ref, "got", res.Observed)
+		}
+	}
+	obs := res.Observed
+	if obs == "" {
+		obs = in.Msg("labkit.object.present")
+	}
+	return res, &checks.Fact{Label: label, Value: obs}
+}
+
+// decodeAny decodes a learner's manifest for an object check's `file`: as
+// the live object's own type, strictly.
+func decodeAny(in checks.Input, id, rel string, live map[string]any) (map[string]any, error) {
+	apiVersion, _ := live["apiVersion"].(string)
+	kind, _ := live["kind"].(string)
+	gv, err := schema.ParseGroupVersion(apiVersion)
+	if err != nil {
+		return nil, err
+	}
+	obj, err := scheme.Scheme.New(gv.WithKind(kind))
+	if err != nil {
+		return nil, err
+	}
+	if m, r := checks.DecodeManifestInto(in, id, rel, apiVersion, kind, obj); m == nil {
+		return nil, fmt.Errorf("%s", r.Message)
+	}
+	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+}
+
+func (d *decl) evalReport(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+	rel := d.spec.Path
+	label := in.Msg("labkit.fact.file", "path", rel)
+	rf := checks.ReportFile{Rel: rel, Keys: d.spec.Keys, NoSpaces: d.spec.NoSpaces}
+	byKey, format, ok := checks.ReadReport(in, d.id, rf)
+	if !ok || format.Status != checks.Passed || len(d.values) == 0 {
+		if format.Status == checks.Passed && d.spec.Pass != "" {
+			format.Message = in.Msg(d.spec.Pass, "path", checks.Shown(in, rel))
+		}
+		return format, &checks.Fact{Label: label, Value: reportSummary(byKey, d.spec.Keys)}
+	}
+	var vals []checks.ReportValue
+	for _, key := range d.spec.Keys {
+		e := d.values[key]
+		if e == nil {
+			continue
+		}
+		want, absent, err := e.evalText(vars{cluster: cv})
+		if err != nil || absent {
+			why := in.Msg("labkit.report.absent")
+			if err != nil {
+				why = err.Error()
+			}
+			return checks.Wait(d.id, in.Msg("labkit.report.value_unknown", "key", key, "err", why)), &checks.Fact{Label: label, Value: reportSummary(byKey, d.spec.Keys)}
+		}
+		rv := checks.ReportValue{Key: key, Want: want, Why: in.Msg("labkit.report.why_live")}
+		if k := d.spec.Why[key]; k != "" {
+			rv.Why = in.Msg(k)
+		}
+		vals = append(vals, rv)
+	}
+	r := checks.CheckReportValues(d.id, rel, byKey, vals, text(in, d.spec.Pass, "labkit.report.ok", "path", checks.Shown(in, rel)))
+	return r, &checks.Fact{Label: label, Value: reportSummary(byKey, d.spec.Keys)}
+}
+
+func reportSummary(byKey map[string]checks.KVLine, keys []string) string {
+	var parts []string
+	for _, k := range keys {
+		if l, ok := byKey[k]; ok {
+			parts = append(parts, k+"="+l.Value)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// witnessKey is where a witness check's fact is remembered.
+func (d *decl) witnessKey() string { return d.step + "/" + d.spec.ID }
+
+// rememberStep records what the witness checks of a step saw now.
+func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad map[string]*content.Problem) bool {
+	changed := false
+	cv := newClusterView(snap)
+	for _, d := range decls {
+		if d.spec.Type != "witness" || bad[d.id] != nil {
+			continue
+		}
+		o := snap.Object(d.spec.Kind, d.spec.Namespace, d.spec.Name)
+		if o == nil {
+			continue
+		}
+		acc, err := metaOf(o)
+		if err != nil {
+			continue
+		}
+		if _, known := w.Get(d.witnessKey()); known {
+			if f, _ := w.Get(d.witnessKey()); f.UID == string(acc.GetUID()) {
+				continue // the first sighting is the evidence
+			}
+		}
+		value := ""
+		switch {
+		case d.held != nil:
+			ok, _ := d.held.evalBool(vars{object: cv.toCEL(d.spec.Kind, o), cluster: cv})
+			if !ok {
+				continue
+			}
+		default:
+			value = eventFor(snap, d, string(acc.GetUID()))
+			if value == "" {
+				continue
+			}
+		}
+		if w.Set(d.witnessKey(), checks.WitnessFact{Value: value, UID: string(acc.GetUID()), Seen: snap.Time}) {
+			changed = true
+		}
+	}
+	return changed
+}
+
+func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+	ref := d.objectRef()
+	label := in.Msg("labkit.fact.witness", "object", ref)
+	o := in.Snap.Object(d.spec.Kind, d.spec.Namespace, d.spec.Name)
+	f, seen := in.Witness.Get(d.witnessKey())
+	uid := ""
+	if o != nil {
+		if acc, err := metaOf(o); err == nil {
+			uid = string(acc.GetUID())
+		}
+	}
+	if seen && uid != "" && f.UID != uid {
+		seen = false // another object of that name: the evidence was not about it
+	}
+	expect := text(in, d.spec.Expect, "labkit.witness.expect", "object", ref)
+	switch {
+	case d.spec.Remain && o == nil:
+		key := "labkit.witness.absent"
+		if f, had := in.Witness.Get(d.witnessKey()); had && f.UID != "" {
+			key = "labkit.witness.gone"
+		}
+		r := checks.Fail(d.id, in.Msg(key, "object", ref), expect, in.Msg("cluster.absent"), ref)
+		return r, &checks.Fact{Label: label, Value: in.Msg("cluster.absent")}
+	case seen:
+		when := f.Seen.Local().Format("15:04:05")
+		r := checks.Pass(d.id, text(in, d.spec.Pass, "labkit.witness.ok", "object", ref, "when", when, "value", f.Value))
+		r.Observed = in.Msg("labkit.witness.seen", "when", when)
+		return r, &checks.Fact{Label: label, Value: r.Observed}
+	}
+	r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.witness.not_yet", "object", ref), expect, in.Msg("labkit.witness.unseen"), ref)
+	return r, &checks.Fact{Label: label, Value: in.Msg("labkit.witness.unseen")}
+}
+
+// eventFor returns the message of an event with the check's reason
+// recorded for the object with uid, or "".
+func eventFor(snap *observe.Snapshot, d *decl, uid string) string {
+	for _, o := range snap.ObjectsOf("Event") {
+		m := newClusterView(snap).toCEL("Event", o)
+		if m["reason"] != d.spec.Event {
+			continue
+		}
+		io, _ := m["involvedObject"].(map[string]any)
+		if io["kind"] != d.spec.Kind || io["name"] != d.spec.Name || (d.spec.Namespace != "" && io["namespace"] != d.spec.Namespace) {
+			continue
+		}
+		if u, _ := io["uid"].(string); u != "" && u != uid {
+			continue
+		}
+		if msg, _ := m["message"].(string); msg != "" {
+			return msg
+		}
+		return d.spec.Event
+	}
+	return ""
+}
+
+func metaOf(o runtime.Object) (metav1.Object, error) {
+	mo, ok := o.(metav1.Object)
+	if !ok {
+		return nil, fmt.Errorf("no metadata")
+	}
+	return mo, nil
 }

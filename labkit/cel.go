@@ -1,0 +1,274 @@
+package labkit
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/google/cel-go/cel"
+	"github.com/google/cel-go/common/types"
+	"github.com/google/cel-go/common/types/ref"
+	"github.com/google/cel-go/common/types/traits"
+	"github.com/google/cel-go/ext"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/labhub/labmate/observe"
+)
+
+// Conditions on objects are CEL (the expression language of Kubernetes'
+// CRD validation rules and ValidatingAdmissionPolicy), compiled once when
+// the lab loads, with a cost limit so no expression can run away. An
+// expression sees:
+//
+//	object   the object under check (a manifest decoded from its file, or
+//	         a live object), as Kubernetes JSON: object.spec.nodeName
+//	file     for a live-object check with `file`, the learner's manifest
+//	cluster  the live objects labmate watches: cluster.get(kind, namespace,
+//	         name), cluster.node(name) (null when absent) and
+//	         cluster.list(kind, namespace) (sorted by name)
+//
+// plus CEL's standard library, its strings extension and optional values.
+
+// celCostLimit bounds one evaluation (CEL's cost units; a rule over a
+// few objects costs hundreds).
+const celCostLimit = 1_000_000
+
+// clusterType is the type of the `cluster` variable.
+var clusterType = cel.OpaqueType("labmate.Cluster")
+
+// celEnv is the one CEL environment every lab's expressions compile in.
+var celEnv = sync.OnceValues(func() (*cel.Env, error) {
+	return cel.NewEnv(
+		cel.Variable("object", cel.DynType),
+		cel.Variable("file", cel.DynType),
+		cel.Variable("cluster", clusterType),
+		ext.Strings(),
+		cel.OptionalTypes(),
+		cel.Function("get",
+			cel.MemberOverload("cluster_get_kind_ns_name", []*cel.Type{clusterType, cel.StringType, cel.StringType, cel.StringType}, cel.DynType,
+				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
+					return clusterOf(args[0]).get(str(args[1]), str(args[2]), str(args[3]))
+				}))),
+		cel.Function("node",
+			cel.MemberOverload("cluster_node_name", []*cel.Type{clusterType, cel.StringType}, cel.DynType,
+				cel.BinaryBinding(func(c, name ref.Val) ref.Val { return clusterOf(c).get("Node", "", str(name)) }))),
+		cel.Function("list",
+			cel.MemberOverload("cluster_list_kind_ns", []*cel.Type{clusterType, cel.StringType, cel.StringType}, cel.ListType(cel.DynType),
+				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
+					return clusterOf(args[0]).list(str(args[1]), str(args[2]))
+				}))),
+	)
+})
+
+func str(v ref.Val) string { s, _ := v.Value().(string); return s }
+
+// expr is a compiled CEL expression.
+type expr struct {
+	src string
+	prg cel.Program
+}
+
+// compileExpr compiles src; want is the kind of result it must have
+// ("bool", or "value" for anything a report can print).
+func compileExpr(src, want string) (*expr, error) {
+	env, err := celEnv()
+	if err != nil {
+		return nil, err
+	}
+	ast, iss := env.Compile(src)
+	if iss != nil && iss.Err() != nil {
+		ce := &celError{msg: iss.Err().Error()}
+		if errs := iss.Errors(); len(errs) > 0 {
+			ce.line, ce.col = errs[0].Location.Line(), errs[0].Location.Column()+1
+		}
+		return nil, ce
+	}
+	out := ast.OutputType()
+	if want == "bool" && !out.IsExactType(cel.BoolType) && !out.IsExactType(cel.DynType) {
+		return nil, fmt.Errorf("%s", msgf("labkit.cel.not_bool", "type", out.String()))
+	}
+	prg, err := env.Program(ast, cel.CostLimit(celCostLimit), cel.EvalOptions(cel.OptOptimize))
+	if err != nil {
+		return nil, err
+	}
+	return &expr{src: src, prg: prg}, nil
+}
+
+// celError is a compile error with its place in the expression (1-based).
+type celError struct {
+	msg       string
+	line, col int
+}
+
+func (e *celError) Error() string { return e.msg }
+
+// vars are what one evaluation sees.
+type vars struct {
+	object, file any // converted objects (map[string]any) or nil
+	cluster      *clusterView
+}
+
+func (v vars) activation() map[string]any {
+	a := map[string]any{"cluster": clusterVal{v.cluster}, "object": types.NullValue, "file": types.NullValue}
+	if v.object != nil {
+		a["object"] = v.object
+	}
+	if v.file != nil {
+		a["file"] = v.file
+	}
+	return a
+}
+
+// eval runs the expression. A missing key or field ("no such key") is an
+// absence, not an error: absent is true then, and the caller words it.
+func (e *expr) eval(v vars) (val ref.Val, absent bool, err error) {
+	out, _, err := e.prg.Eval(v.activation())
+	if err != nil {
+		if isAbsence(err) {
+			return nil, true, nil
+		}
+		return nil, false, err
+	}
+	return out, false, nil
+}
+
+// isAbsence reports whether a CEL evaluation error only says a field or
+// key was not there.
+func isAbsence(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "no such key") || strings.Contains(s, "no such attribute") ||
+		strings.Contains(s, "unsupported index type") && strings.Contains(s, "null")
+}
+
+// evalBool is a rule's verdict: absent fields make it false.
+func (e *expr) evalBool(v vars) (bool, error) {
+	out, absent, err := e.eval(v)
+	if err != nil || absent {
+		return false, err
+	}
+	b, ok := out.Value().(bool)
+	if !ok {
+		return false, fmt.Errorf("%s", msgf("labkit.cel.not_bool", "type", out.Type().TypeName()))
+	}
+	return b, nil
+}
+
+// evalText is a value as a report line or a message shows it.
+func (e *expr) evalText(v vars) (string, bool, error) {
+	out, absent, err := e.eval(v)
+	if err != nil || absent {
+		return "", absent, err
+	}
+	return celText(out), false, nil
+}
+
+// celText renders a CEL value for a learner: strings as they are, numbers
+// in decimal, null as "", lists joined by ", ", maps as k=v pairs in key
+// order (as kubectl's label columns show them).
+func celText(v ref.Val) string {
+	switch t := v.(type) {
+	case traits.Mapper:
+		var parts []string
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			k := it.Next()
+			parts = append(parts, celText(k)+"="+celText(t.Get(k)))
+		}
+		slices.Sort(parts)
+		return strings.Join(parts, ", ")
+	case traits.Lister:
+		var parts []string
+		for it := t.Iterator(); it.HasNext() == types.True; {
+			parts = append(parts, celText(it.Next()))
+		}
+		return strings.Join(parts, ", ")
+	}
+	if v.Type() == types.NullType {
+		return ""
+	}
+	return fmt.Sprint(v.Value())
+}
+
+// clusterView is the live objects of one evaluation, each converted for
+// CEL at most once.
+type clusterView struct {
+	snap      *observe.Snapshot
+	converted map[runtime.Object]map[string]any
+}
+
+func newClusterView(snap *observe.Snapshot) *clusterView {
+	return &clusterView{snap: snap, converted: map[runtime.Object]map[string]any{}}
+}
+
+// toCEL is an object as Kubernetes JSON for CEL: what kubectl get -o json
+// shows (apiVersion and kind included).
+func (c *clusterView) toCEL(kind string, o runtime.Object) map[string]any {
+	if m, ok := c.converted[o]; ok {
+		return m
+	}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+	if err != nil {
+		m = map[string]any{}
+	}
+	// Typed objects from informers carry no TypeMeta; CEL sees what
+	// kubectl shows.
+	if _, ok := m["kind"]; !ok {
+		m["kind"] = kind
+		if gvks, _, err := scheme.Scheme.ObjectKinds(o); err == nil && len(gvks) > 0 {
+			m["apiVersion"] = gvks[0].GroupVersion().String()
+		}
+	}
+	if c.converted != nil {
+		c.converted[o] = m
+	}
+	return m
+}
+
+func (c *clusterView) get(kind, namespace, name string) ref.Val {
+	o := c.snap.Object(kind, namespace, name)
+	if o == nil {
+		return types.NullValue
+	}
+	return types.DefaultTypeAdapter.NativeToValue(c.toCEL(kind, o))
+}
+
+func (c *clusterView) list(kind, namespace string) ref.Val {
+	var objs []runtime.Object
+	for _, o := range c.snap.ObjectsOf(kind) {
+		if acc, err := meta.Accessor(o); err == nil && (namespace == "" || acc.GetNamespace() == namespace) {
+			objs = append(objs, o)
+		}
+	}
+	slices.SortFunc(objs, func(a, b runtime.Object) int {
+		ma, _ := meta.Accessor(a)
+		mb, _ := meta.Accessor(b)
+		return strings.Compare(ma.GetNamespace()+"/"+ma.GetName(), mb.GetNamespace()+"/"+mb.GetName())
+	})
+	out := make([]any, len(objs))
+	for i, o := range objs {
+		out[i] = c.toCEL(kind, o)
+	}
+	return types.DefaultTypeAdapter.NativeToValue(out)
+}
+
+// clusterVal is the `cluster` variable's value.
+type clusterVal struct{ c *clusterView }
+
+func clusterOf(v ref.Val) *clusterView {
+	if cv, ok := v.(clusterVal); ok && cv.c != nil {
+		return cv.c
+	}
+	return newClusterView(&observe.Snapshot{})
+}
+
+func (v clusterVal) ConvertToNative(reflect.Type) (any, error) {
+	return nil, errors.New("cluster is not a value")
+}
+func (v clusterVal) ConvertToType(ref.Type) ref.Val { return types.NewErr("cluster is not a value") }
+func (v clusterVal) Equal(ref.Val) ref.Val          { return types.False }
+func (v clusterVal) Type() ref.Type                 { return clusterType }
+func (v clusterVal) Value() any                     { return v.c }

@@ -1,0 +1,316 @@
+package labkit
+
+import (
+	"os"
+	"regexp"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/observe"
+)
+
+// demo is the fixture lab of every declarative check type, observed the
+// way the engine observes: files and live objects folded into a store,
+// memory of the past kept across evaluations.
+type demo struct {
+	t       *testing.T
+	lab     *Lab
+	store   *observe.Store
+	witness checks.Witness
+	now     time.Time
+}
+
+func newDemo(t *testing.T) *demo {
+	t.Helper()
+	lab, err := OpenDir("testdata/kit-demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range lab.Problems {
+		t.Errorf("authoring problem: %v", p)
+	}
+	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Time: d.now, Cluster: &observe.ClusterObs{State: observe.ClusterSynced, Server: "https://127.0.0.1:6443"}})
+	return d
+}
+
+func (d *demo) tick() time.Time { d.now = d.now.Add(time.Second); return d.now }
+
+func (d *demo) file(rel, body string, mode os.FileMode) {
+	d.store.Apply(observe.Observation{Time: d.tick(), File: &observe.FileObs{Path: rel, State: observe.FilePresent, Content: []byte(body), Size: int64(len(body)), Mode: mode}})
+}
+
+func (d *demo) put(kind string, o runtime.Object) {
+	m := o.(metav1.Object)
+	d.store.Apply(observe.Observation{Time: d.tick(), Object: &observe.ObjectObs{Op: observe.OpUpsert, Kind: kind, Namespace: m.GetNamespace(), Name: m.GetName(), Object: o}})
+}
+
+func (d *demo) del(kind, ns, name string) {
+	d.store.Apply(observe.Observation{Time: d.tick(), Object: &observe.ObjectObs{Op: observe.OpDelete, Kind: kind, Namespace: ns, Name: name}})
+}
+
+// eval evaluates step n as the engine does: every step remembers, then
+// the step decides.
+func (d *demo) eval(n int) map[string]checks.Result {
+	d.t.Helper()
+	snap := d.store.Snapshot()
+	for _, s := range d.lab.Steps {
+		if s.Remember != nil {
+			s.Remember(snap, &d.witness)
+		}
+	}
+	ev := d.lab.Steps[n-1].Eval(checks.Input{Lab: d.lab.Text, Snap: snap, Root: "/lab", Witness: &d.witness})
+	out := map[string]checks.Result{}
+	leak := regexp.MustCompile(`\blabkit\.[a-z_]+\.?[a-z_]*\b`)
+	for _, r := range ev.Checks {
+		for _, k := range d.lab.Text.OwnKeys() {
+			if strings.Contains(r.Message, k) {
+				d.t.Errorf("%s: the message key %s leaked: %q", r.ID, k, r.Message)
+			}
+		}
+		if leak.MatchString(r.Message) {
+			d.t.Errorf("%s: a message key leaked: %q", r.ID, r.Message)
+		}
+		out[r.ID] = r
+	}
+	return out
+}
+
+func expect(t *testing.T, rs map[string]checks.Result, id string, st checks.Status, words ...string) {
+	t.Helper()
+	r, ok := rs[id]
+	if !ok {
+		t.Fatalf("no result %s among %v", id, rs)
+	}
+	if r.Status != st {
+		t.Errorf("%s: %s (%s), want %s", id, r.Status, r.Message, st)
+	}
+	for _, w := range words {
+		if !strings.Contains(r.Message+" | "+r.Expected+" | "+r.Observed+" | "+r.Where, w) {
+			t.Errorf("%s: %q (expected %q, observed %q, where %q) does not say %q", id, r.Message, r.Expected, r.Observed, r.Where, w)
+		}
+	}
+}
+
+func TestFileCheck(t *testing.T) {
+	d := newDemo(t)
+	expect(t, d.eval(1), "files.script", checks.Failed, "파일이 없습니다", "/lab/bin/run.sh")
+	d.file("bin/run.sh", "#!/bin/sh\n", 0o644)
+	expect(t, d.eval(1), "files.script", checks.Failed, "chmod +x", "0644", "실행 권한은 chmod +x 로 줍니다")
+	d.file("bin/run.sh", "#!/bin/sh\n", 0o755)
+	expect(t, d.eval(1), "files.script", checks.Passed, "0755")
+}
+
+func TestTOMLFieldCheck(t *testing.T) {
+	d := newDemo(t)
+	d.file("etc/app.toml", "[server]\nname = \"demo-1\"\n[server.\"listen.tcp\"]\nenabled = \"true\"\n", 0o644)
+	rs := d.eval(1)
+	expect(t, rs, "files.mode", checks.Failed, "문자열", "4번째 줄")
+	expect(t, rs, "files.name", checks.Waiting, "mode", "먼저 통과해야") // needs: can't check yet
+	d.file("etc/app.toml", "[server]\nname = \"demo\"\n[server.\"listen.tcp\"]\nenabled = true\n", 0o644)
+	rs = d.eval(1)
+	expect(t, rs, "files.mode", checks.Passed)
+	expect(t, rs, "files.name", checks.Failed, `"demo"`, "^demo-[0-9]+$", "etc/app.toml:2")
+	d.file("etc/app.toml", "[server]\nname = \"demo-7\"\n[server.\"listen.tcp\"]\nenabled = true\n", 0o644)
+	expect(t, d.eval(1), "files.name", checks.Passed)
+	d.file("etc/app.toml", "[server\nname = 1\n", 0o644)
+	expect(t, d.eval(1), "files.mode", checks.Failed, "TOML 로 읽을 수 없습니다", "etc/app.toml:1:")
+}
+
+func TestYAMLFieldCheck(t *testing.T) {
+	d := newDemo(t)
+	d.file("etc/values.yaml", "spec:\n  replicas: \"3\"\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Failed, "etc/values.yaml:2:13")
+	d.file("etc/values.yaml", "spec:\n  other: 1\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Failed, "spec.replicas 가 없습니다", "spec 까지는")
+	d.file("etc/values.yaml", "spec:\n  replicas: 3\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Passed)
+}
+
+const podYAML = `apiVersion: v1
+kind: Pod
+metadata:
+  name: widget
+  namespace: demo
+spec:
+  nodeSelector:
+    demo.example.com/pool: %s
+  containers:
+    - name: main
+      image: busybox
+`
+
+func pod(pool string, phase corev1.PodPhase, uid string) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: "widget", Namespace: "demo", UID: types.UID(uid)},
+		Spec:       corev1.PodSpec{NodeName: "demo-node-0", NodeSelector: map[string]string{"demo.example.com/pool": pool}, Containers: []corev1.Container{{Name: "main", Image: "busybox"}}},
+		Status:     corev1.PodStatus{Phase: phase},
+	}
+}
+
+func node(widgets string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "demo-node-0", UID: "node-uid"},
+		Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{"example.com/widget": resource.MustParse(widgets)}}}
+}
+
+func TestManifestCheck(t *testing.T) {
+	d := newDemo(t)
+	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "b", 1), 0o644)
+	expect(t, d.eval(2), "cluster.pod-file", checks.Failed, "nodeSelector", "7번째 줄", "/lab/k8s/pod.yaml", "demo.example.com/pool=b")
+	d.file("k8s/pod.yaml", strings.Replace(strings.Replace(podYAML, "%s", "a", 1), "name: widget", "name: gadget", 1), 0o644)
+	expect(t, d.eval(2), "cluster.pod-file", checks.Failed, "metadata.name", "widget")
+	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "a", 1)+"  bogus: 1\n", 0o644)
+	expect(t, d.eval(2), "cluster.pod-file", checks.Failed, "bogus")
+	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "a", 1), 0o644)
+	expect(t, d.eval(2), "cluster.pod-file", checks.Passed)
+}
+
+func TestObjectChecks(t *testing.T) {
+	d := newDemo(t)
+	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "a", 1), 0o644)
+	rs := d.eval(2)
+	expect(t, rs, "cluster.node", checks.Failed, "Node demo-node-0")
+	expect(t, rs, "cluster.pod-live", checks.Failed, "kubectl apply -f k8s/pod.yaml")
+	d.put("Node", node("1"))
+	d.put("Pod", pod("b", corev1.PodPending, "u1"))
+	rs = d.eval(2)
+	expect(t, rs, "cluster.node", checks.Failed, "광고량이 1 입니다")
+	expect(t, rs, "cluster.pod-live", checks.Failed, "nodeSelector 가 다릅니다")
+	d.put("Node", node("2"))
+	d.put("Pod", pod("a", corev1.PodPending, "u1"))
+	rs = d.eval(2)
+	expect(t, rs, "cluster.node", checks.Passed)
+	expect(t, rs, "cluster.pod-live", checks.Passed)
+
+	// The cluster gone: no live check passes on stale data.
+	d.store.Apply(observe.Observation{Time: d.tick(), Cluster: &observe.ClusterObs{State: observe.ClusterUnreachable, Server: "https://127.0.0.1:6443", Err: "dial tcp: refused"}})
+	rs = d.eval(2)
+	if _, ok := rs["cluster.node"]; ok {
+		t.Error("a live check ran while the cluster is unreachable")
+	}
+	expect(t, rs, "cluster.cluster", checks.Unknown)
+	expect(t, rs, "cluster.pod-file", checks.Passed) // files are still judged
+}
+
+func TestWitnessCheck(t *testing.T) {
+	d := newDemo(t)
+	d.put("Pod", pod("a", corev1.PodPending, "u1"))
+	expect(t, d.eval(2), "cluster.ran", checks.Failed, "Running 인 것을 아직 보지 못했습니다")
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
+	// A later change does not undo what was seen.
+	d.put("Pod", pod("a", corev1.PodFailed, "u1"))
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
+	// Deleting it does (remain), and a new pod of that name is not the one seen.
+	d.del("Pod", "demo", "widget")
+	expect(t, d.eval(2), "cluster.ran", checks.Failed, "지워졌습니다")
+	d.put("Pod", pod("a", corev1.PodPending, "u2"))
+	expect(t, d.eval(2), "cluster.ran", checks.Failed, "아직 보지 못했습니다")
+}
+
+func TestReportCheckComputesFromLive(t *testing.T) {
+	d := newDemo(t)
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=2\nPHASE=Running\n", 0o644)
+	expect(t, d.eval(2), "cluster.report", checks.Waiting, "기대값을 클러스터에서 아직 구하지 못했습니다") // nothing live yet to compute from
+	d.put("Node", node("2"))
+	d.put("Pod", pod("a", corev1.PodPending, "u1"))
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "PHASE=Running", "Pending")
+	d.put("Node", node("3"))
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "WIDGETS=2", "3", "demo-node-0 이 광고하는 widget 수")
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=3\nPHASE=Running\n", 0o644)
+	expect(t, d.eval(2), "cluster.report", checks.Passed)
+	d.file("out/report.txt", "NODE=demo-node-0\nPHASE=Running\nWIDGETS=3\n", 0o644)
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "순서")
+}
+
+// An author's mistakes are errors with their place in lab.toml, never a
+// crash: the check concerned shows the error, the rest still run.
+func TestAuthoringErrors(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, "testdata/kit-demo", dir)
+	raw, err := os.ReadFile(filepath.Join(dir, "lab.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(string(raw), "object.status.allocatable['example.com/widget'] == '2'", "objet.status.allocatable['example.com/widget'] == '2'", 1)
+	bad = strings.Replace(bad, "object.spec.nodeSelector == file.spec.nodeSelector", "object.spec.nodeSelector == file.spec.nodeSelektor +", 1)
+	bad = strings.Replace(bad, `matches = '^demo-[0-9]+$'`, `matches = '^demo-[0-9+$'`, 1)
+	bad = strings.Replace(bad, `fail = "demo.pod.not_run"`, `fail = "demo.pod.no_such_key"`, 1)
+	bad = strings.Replace(bad, "executable = true", "executable = true\nkeys = [\"A\"]", 1)
+	if err := os.WriteFile(filepath.Join(dir, "lab.toml"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lab, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all []string
+	for _, p := range lab.Problems {
+		all = append(all, p.Error())
+	}
+	joined := strings.Join(all, "\n")
+	for _, want := range []string{
+		"undeclared reference to 'objet'", "lab.toml:80:9:", // the CEL expression's line and column
+		"lab.toml:95:61:", // a syntax error inside the expression: its column
+		"정규식 `^demo-[0-9+$`",
+		"demo.pod.no_such_key",
+		"keys 는 file 검사가 읽지 않는 필드입니다",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("problems do not say %q:\n%s", want, joined)
+		}
+	}
+	d := &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Node", node("2"))
+	rs := d.eval(2)
+	expect(t, rs, "cluster.node", checks.Error, "실습 정의에 오류가 있어")
+	expect(t, rs, "cluster.pod-file", checks.Failed) // the others still run
+}
+
+// A lab.toml key the schema does not know is refused with its position.
+func TestUnknownKeyIsRefused(t *testing.T) {
+	dir := t.TempDir()
+	copyDir(t, "testdata/kit-demo", dir)
+	p := filepath.Join(dir, "lab.toml")
+	raw, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(raw), "executable = true", "executabel = true", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenDir(dir)
+	if err == nil || !strings.Contains(err.Error(), "executabel") || !strings.Contains(err.Error(), "lab.toml:26") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.Walk(from, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		dst := filepath.Join(to, rel)
+		if fi.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, b, fi.Mode())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,205 @@
+package labkit
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	yamlv3 "go.yaml.in/yaml/v3"
+
+	"github.com/labhub/labmate/checks"
+)
+
+// evalField judges a TOML or YAML field.
+func (d *decl) evalField(in checks.Input) (checks.Result, *checks.Fact) {
+	if d.format() == "yaml" {
+		return d.evalYAMLField(in)
+	}
+	rel := d.spec.Path
+	label := d.spec.Key
+	tf := checks.OpenTOML(in, d.id, rel)
+	if tf.Doc == nil {
+		r := tf.File
+		if r.Status == checks.Passed {
+			r = tf.Parse
+		}
+		r.ID = d.id
+		return r, &checks.Fact{Label: label, Value: r.Observed}
+	}
+	doc := tf.Doc
+	var r checks.Result
+	if d.pattern == nil {
+		r = doc.Check(in, checks.KeySpec{ID: d.id, Path: d.keyPath, Anchor: -1, Want: tomlWant(d.spec.Equals)})
+	} else {
+		r = d.matchTOML(in, doc)
+	}
+	if r.Status == checks.Passed && d.spec.Pass != "" {
+		r.Message = in.Msg(d.spec.Pass, "path", checks.Shown(in, rel), "key", d.spec.Key)
+	}
+	if r.Status != checks.Passed && d.spec.Fail != "" {
+		r.Message = in.Msg(d.spec.Fail, "path", checks.Shown(in, rel), "key", d.spec.Key, "got", r.Observed, "want", r.Expected, "where", r.Where)
+	}
+	if r.Observed == "" {
+		if v, ok := doc.Get(d.keyPath); ok {
+			r.Observed = checks.TOMLValue(v)
+		}
+	}
+	return r, &checks.Fact{Label: label, Value: checks.OrNone(r.Observed)}
+}
+
+// tomlWant is an `equals` value as the TOML checks compare it.
+func tomlWant(v any) any {
+	switch t := v.(type) {
+	case int:
+		return int64(t)
+	case float32:
+		return float64(t)
+	}
+	return v
+}
+
+func (d *decl) matchTOML(in checks.Input, doc *checks.TOMLDoc) checks.Result {
+	key := checks.KeyPath(d.keyPath)
+	v, ok := doc.Get(d.keyPath)
+	if !ok {
+		return doc.Missing(in, checks.KeySpec{ID: d.id, Path: d.keyPath, Anchor: -1, Want: d.spec.Matches})
+	}
+	line := doc.Line(d.keyPath)
+	got := checks.TOMLValue(v)
+	at := checks.Where(doc.Rel, line)
+	s, isString := v.(string)
+	if !isString {
+		return checks.Fail(d.id, in.Msg("labkit.field.not_string", "key", key, "got", got, "got_type", checks.TypeName(v), "line", line),
+			d.spec.Matches, got, at)
+	}
+	if d.pattern.MatchString(s) {
+		return checks.Result{ID: d.id, Status: checks.Passed, Message: in.Msg("files.key.ok", "key", key, "value", got, "line", line), Observed: got}
+	}
+	return checks.Fail(d.id, in.Msg("labkit.field.no_match", "key", key, "got", got, "re", d.spec.Matches, "line", line), d.spec.Matches, got, at)
+}
+
+// evalYAMLField judges a field of a YAML file, naming its line and column.
+func (d *decl) evalYAMLField(in checks.Input) (checks.Result, *checks.Fact) {
+	rel, p := d.spec.Path, checks.Shown(in, d.spec.Path)
+	label := d.spec.Key
+	body, bad := checks.ReadText(in, d.id, rel)
+	if bad != nil {
+		return *bad, &checks.Fact{Label: label, Value: bad.Observed}
+	}
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal([]byte(body), &doc); err != nil {
+		var tm struct{}
+		prob := checks.DecodeYAMLStrict(body, nil, &tm)
+		line := 0
+		msg := err.Error()
+		if prob != nil {
+			line, msg = prob.Line, prob.Err
+		}
+		r := checks.Fail(d.id, in.Msg("cluster.yaml.syntax", "path", p, "line", line, "err", msg, "excerpt", checks.LineAt(body, line)),
+			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), checks.Where(rel, line))
+		return r, &checks.Fact{Label: label, Value: r.Observed}
+	}
+	want := fmt.Sprint(d.spec.Equals)
+	if d.pattern != nil {
+		want = d.spec.Matches
+	}
+	n, found := yamlAt(&doc, d.keyPath)
+	if n == nil {
+		r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.field.yaml_missing", "path", p, "key", d.spec.Key, "found", found, "want", want),
+			d.spec.Key+": "+want, in.Msg("files.seen.absent"), rel)
+		return r, &checks.Fact{Label: label, Value: in.Msg("files.seen.absent")}
+	}
+	at := fmt.Sprintf("%s:%d:%d", rel, n.Line, n.Column)
+	got := n.Value
+	if n.Kind != yamlv3.ScalarNode {
+		got = in.Msg("labkit.field.yaml_not_scalar")
+	}
+	kv := []any{"path", p, "key", d.spec.Key, "got", got, "want", want, "line", n.Line, "where", at}
+	ok := false
+	if n.Kind == yamlv3.ScalarNode {
+		if d.pattern != nil {
+			ok = d.pattern.MatchString(n.Value)
+		} else {
+			ok = yamlEquals(n, d.spec.Equals)
+		}
+	}
+	if ok {
+		r := checks.Pass(d.id, text(in, d.spec.Pass, "labkit.field.yaml_ok", kv...))
+		r.Observed = got
+		return r, &checks.Fact{Label: label, Value: got}
+	}
+	def := "labkit.field.yaml_wrong"
+	if d.pattern != nil {
+		def = "labkit.field.yaml_no_match"
+	}
+	r := checks.Fail(d.id, text(in, d.spec.Fail, def, kv...), d.spec.Key+": "+want, got, at)
+	return r, &checks.Fact{Label: label, Value: got}
+}
+
+// yamlAt walks a YAML tree along a path; found is how much of it exists.
+func yamlAt(doc *yamlv3.Node, segs []string) (*yamlv3.Node, string) {
+	n := doc
+	if n.Kind == yamlv3.DocumentNode && len(n.Content) > 0 {
+		n = n.Content[0]
+	}
+	var found []string
+	for _, seg := range segs {
+		if n.Kind == yamlv3.AliasNode && n.Alias != nil {
+			n = n.Alias
+		}
+		var next *yamlv3.Node
+		if i, err := strconv.Atoi(seg); err == nil && n.Kind == yamlv3.SequenceNode {
+			if i >= 0 && i < len(n.Content) {
+				next = n.Content[i]
+			}
+		} else if n.Kind == yamlv3.MappingNode {
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				if n.Content[k].Value == seg {
+					next = n.Content[k+1]
+					break
+				}
+			}
+		}
+		if next == nil {
+			return nil, strings.Join(found, ".")
+		}
+		found = append(found, seg)
+		n = next
+	}
+	return n, strings.Join(found, ".")
+}
+
+// yamlEquals compares a YAML scalar with a TOML-typed value: a boolean
+// wants a YAML boolean, a number a number, a string the exact text of a
+// string (so `"true"` does not equal true).
+func yamlEquals(n *yamlv3.Node, want any) bool {
+	var got any
+	if err := n.Decode(&got); err != nil {
+		return false
+	}
+	switch w := want.(type) {
+	case bool:
+		b, ok := got.(bool)
+		return ok && b == w
+	case int64:
+		switch g := got.(type) {
+		case int:
+			return int64(g) == w
+		case float64:
+			return g == float64(w)
+		}
+		return false
+	case float64:
+		switch g := got.(type) {
+		case int:
+			return float64(g) == w
+		case float64:
+			return g == w
+		}
+		return false
+	case string:
+		s, ok := got.(string)
+		return ok && s == w
+	}
+	return false
+}
