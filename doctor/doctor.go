@@ -49,6 +49,8 @@ type Options struct {
 	NoCluster bool // skip the cluster probes
 	// Nodes are the lab's node names that must exist.
 	Nodes []string
+	// ClusterSteps names the lab's steps that need a cluster ("5~8").
+	ClusterSteps string
 	// Root is the absolute lab root.
 	Root string
 	// StatePath is the progress file; empty skips that probe.

@@ -67,7 +67,7 @@ func loadKubeconfig(o Options) (*rest.Config, Finding) {
 		case kubeconfig.Unreadable:
 			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.unreadable", "path", where, "err", ke.Err), fix("kubeconfig"))
 		case kubeconfig.Missing:
-			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where), fix("kubeconfig"))
+			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where, "steps", o.ClusterSteps), fix("kubeconfig"))
 		case kubeconfig.NoContext:
 			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.no_context", "context", ke.Context, "path", where,
 				"contexts", orDash(strings.Join(ke.Contexts, ", "))), fix("context"))
@@ -173,7 +173,7 @@ func nodesProbe(ctx context.Context, cs kubernetes.Interface, names []string) Fi
 	switch {
 	case len(missing) > 0:
 		return finding("nodes", Fail, content.Msg("ops.doctor.nodes.missing", "missing", strings.Join(missing, ", "),
-			"found", orDash(strings.Join(found, ", "))), fix("nodes_missing"))
+			"found", orDash(strings.Join(found, ", ")), "nodes", strings.Join(names, ", ")), fix("nodes_missing", "nodes", strings.Join(names, ", ")))
 	case len(notReady) > 0:
 		return finding("nodes", Warn, content.Msg("ops.doctor.nodes.not_ready", "nodes", strings.Join(notReady, ", ")),
 			fix("nodes_not_ready"))

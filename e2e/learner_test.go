@@ -18,6 +18,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
@@ -25,6 +27,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/sandbox"
+	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
 // buildLabmate builds the real binary once per test.
@@ -40,14 +43,19 @@ func buildLabmate(tb testing.TB) string {
 }
 
 // restoreNode puts a node's capacity and allocatable back to the
-// sandbox's (no GPUs).
+// GPU lab's topology (no GPUs).
 func restoreNode(ctx context.Context, tb testing.TB, cs kubernetes.Interface, name string) {
 	tb.Helper()
 	n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	want := sandbox.Node(name).Status
+	var want corev1.NodeStatus
+	for _, spec := range sandboxtest.Options().Nodes {
+		if spec.Name == name {
+			want = sandbox.Node(spec).Status
+		}
+	}
 	if reflect.DeepEqual(n.Status.Capacity, want.Capacity) && reflect.DeepEqual(n.Status.Allocatable, want.Allocatable) {
 		return
 	}

@@ -90,7 +90,7 @@ func TestRecordReference(t *testing.T) {
 	// What the lab's cluster checks read (checks.ClusterScope, as cmd
 	// wires it): the lab namespaces and the three nodes.
 	csrc, err := cluster.New(cluster.Options{Kubeconfig: kubeconfig, Context: sandbox.Context(sandboxtest.Options()),
-		Namespaces: []string{refLabNS, refOpNS}, Nodes: sandbox.NodeNames()})
+		Namespaces: []string{refLabNS, refOpNS}, Nodes: sandboxtest.Options().NodeNames()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,8 +430,8 @@ func refResetCluster(ctx context.Context, t *testing.T, cs kubernetes.Interface)
 	if err := cs.NodeV1().RuntimeClasses().Delete(ctx, "nvidia", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	for _, name := range sandbox.NodeNames() {
-		restoreNode(ctx, t, cs, name)
+	if err := sandbox.Reset(ctx, cs, "gpu-incident", sandboxtest.Options().Nodes); err != nil {
+		t.Fatal(err)
 	}
 	w := &refWalk{t: t, ctx: ctx, cs: cs}
 	w.until("the lab namespaces to be gone", func() bool {

@@ -14,8 +14,6 @@ import (
 
 	"github.com/labhub/labmate/content"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
@@ -103,14 +101,20 @@ func Up(ctx context.Context, opts Options) error {
 	}
 	opts.progress("sandbox.up.api_ready", "elapsed", since(start))
 
+	if err := claim(ctx, opts, cs); err != nil {
+		return err
+	}
 	if err := ensureNodes(ctx, opts, cs); err != nil {
 		return err
 	}
-	if err := waitNodesReady(ctx, cs); err != nil {
-		return err
+	if len(opts.Nodes) > 0 {
+		if err := waitNodesReady(ctx, cs, opts.NodeNames()); err != nil {
+			return err
+		}
+		for _, n := range opts.Nodes {
+			opts.progress("sandbox.up.node_ready", "node", n.Name, "capacity", capacityText(n.Capacity))
+		}
 	}
-	opts.progress("sandbox.up.nodes_ready", "count", NodeCount, "nodes", strings.Join(NodeNames(), ", "),
-		"cpu", NodeCPU, "memory", NodeMemory, "pods", NodePods)
 
 	// The service account controller creating "default" shows that
 	// kube-controller-manager works; pods cannot be created before it.
@@ -416,61 +420,6 @@ func waitAPI(ctx context.Context, opts Options) error {
 		})
 }
 
-// Node builds the fake node object that Up creates for name.
-func Node(name string) *corev1.Node {
-	rl := corev1.ResourceList{
-		corev1.ResourceCPU:    resource.MustParse(NodeCPU),
-		corev1.ResourceMemory: resource.MustParse(NodeMemory),
-		corev1.ResourcePods:   resource.MustParse(NodePods),
-	}
-	return &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{
-			Name: name,
-			Annotations: map[string]string{
-				KwokNodeAnnotation:             "fake",
-				"node.alpha.kubernetes.io/ttl": "0",
-			},
-			Labels: map[string]string{
-				KwokNodeLabel:                   "kwok",
-				"kubernetes.io/hostname":        name,
-				"kubernetes.io/os":              "linux",
-				"kubernetes.io/arch":            "amd64",
-				"kubernetes.io/role":            "agent",
-				"node-role.kubernetes.io/agent": "",
-			},
-		},
-		Status: corev1.NodeStatus{
-			Capacity:    rl,
-			Allocatable: rl.DeepCopy(),
-			NodeInfo: corev1.NodeSystemInfo{
-				OperatingSystem: "linux",
-				Architecture:    "amd64",
-			},
-		},
-	}
-}
-
-func ensureNodes(ctx context.Context, opts Options, cs kubernetes.Interface) error {
-	created := 0
-	for _, name := range NodeNames() {
-		_, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			continue
-		}
-		if !apierrors.IsNotFound(err) {
-			return wrapMsg(err, "sandbox.err.get_node", "node", name)
-		}
-		if _, err := cs.CoreV1().Nodes().Create(ctx, Node(name), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return wrapMsg(err, "sandbox.err.create_node", "node", name)
-		}
-		created++
-	}
-	if created > 0 {
-		opts.progress("sandbox.up.nodes_created", "count", created, "annotation", KwokNodeAnnotation)
-	}
-	return nil
-}
-
 func nodeReady(n *corev1.Node) bool {
 	for _, c := range n.Status.Conditions {
 		if c.Type == corev1.NodeReady {
@@ -480,11 +429,11 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-func waitNodesReady(ctx context.Context, cs kubernetes.Interface) error {
+func waitNodesReady(ctx context.Context, cs kubernetes.Interface, names []string) error {
 	var notReady []string
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		notReady = notReady[:0]
-		for _, name := range NodeNames() {
+		for _, name := range names {
 			n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 			if err != nil || !nodeReady(n) {
 				notReady = append(notReady, name)

@@ -1,8 +1,8 @@
 // Package sandbox runs the labmate lab cluster on the local machine: a real
 // Kubernetes 1.34 control plane (etcd, kube-apiserver, kube-controller-manager,
 // kube-scheduler) plus the kwok controller, started by kwokctl's binary
-// runtime, with three fake GPU-less nodes lab-node-0/1/2 (cpu 16, memory
-// 32Gi, pods 110) that kwok keeps Ready and whose pods it marks Running.
+// runtime, with the fake nodes of a lab's topology (its lab.toml's
+// [[sandbox.nodes]]) that kwok keeps Ready and whose pods it marks Running.
 //
 // Every binary comes from Build (`labmate sandbox build`), which builds them
 // from the Go module proxy into DefaultBinDir() with the recipe embedded in
@@ -15,14 +15,20 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/labhub/labmate/content"
 )
@@ -40,17 +46,6 @@ const (
 
 	// BuildCommand is the command that builds the binaries.
 	BuildCommand = "labmate sandbox build"
-
-	// NodeCount is how many fake nodes Up creates.
-	NodeCount = 3
-
-	// NodePrefix is the prefix of the fake node names (lab-node-0, ...).
-	NodePrefix = "lab-node-"
-
-	// Node capacity and allocatable, as in LAB-SPEC "The lab cluster".
-	NodeCPU    = "16"
-	NodeMemory = "32Gi"
-	NodePods   = "110"
 
 	// KwokNodeAnnotation marks a node as managed by the kwok controller.
 	KwokNodeAnnotation = "kwok.x-k8s.io/node"
@@ -98,6 +93,51 @@ type Options struct {
 	// Build lets Up build missing binaries first (see Build) when go is on
 	// PATH; otherwise Up fails with *MissingBinariesError.
 	Build bool
+
+	// Lab is the lab the sandbox is for; Up records it in the cluster
+	// (Marker) and refuses a cluster made for another lab.
+	Lab string
+	// Nodes are the fake nodes Up creates (a lab's topology, NodesOf);
+	// none for a cluster without lab nodes (a class cluster).
+	Nodes []NodeSpec
+}
+
+// NodeSpec is one fake node of a lab's topology.
+type NodeSpec struct {
+	Name string
+	// Capacity is the node's capacity and allocatable.
+	Capacity corev1.ResourceList
+	Labels   map[string]string
+	Taints   []corev1.Taint
+}
+
+// NodesOf is a lab's topology as NodeSpecs. A quantity or taint effect it
+// cannot read is an error naming it (the lab's author fixes lab.toml).
+func NodesOf(lab *content.Lab) ([]NodeSpec, error) {
+	var out []NodeSpec
+	for _, g := range lab.Sandbox.Nodes {
+		rl := corev1.ResourceList{}
+		for k, v := range g.Capacity {
+			q, err := resource.ParseQuantity(v)
+			if err != nil {
+				return nil, errors.New(content.Msg("sandbox.err.bad_quantity", "lab", lab.ID, "resource", k, "value", v))
+			}
+			rl[corev1.ResourceName(k)] = q
+		}
+		var taints []corev1.Taint
+		for _, t := range g.Taints {
+			switch e := corev1.TaintEffect(t.Effect); e {
+			case corev1.TaintEffectNoSchedule, corev1.TaintEffectPreferNoSchedule, corev1.TaintEffectNoExecute:
+				taints = append(taints, corev1.Taint{Key: t.Key, Value: t.Value, Effect: e})
+			default:
+				return nil, errors.New(content.Msg("sandbox.err.bad_taint", "lab", lab.ID, "effect", t.Effect))
+			}
+		}
+		for _, name := range g.Names {
+			out = append(out, NodeSpec{Name: name, Capacity: rl.DeepCopy(), Labels: maps.Clone(g.Labels), Taints: slices.Clone(taints)})
+		}
+	}
+	return out, nil
 }
 
 // DefaultBinDir is where Build puts the binaries when
@@ -179,10 +219,10 @@ func LogFile(opts Options) string {
 }
 
 // NodeNames returns the names of the fake nodes Up creates.
-func NodeNames() []string {
-	names := make([]string, NodeCount)
-	for i := range names {
-		names[i] = fmt.Sprintf("%s%d", NodePrefix, i)
+func (o Options) NodeNames() []string {
+	names := make([]string, len(o.Nodes))
+	for i, n := range o.Nodes {
+		names[i] = n.Name
 	}
 	return names
 }

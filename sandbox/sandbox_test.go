@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/labmate/content"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -156,11 +157,21 @@ func TestCheckBinariesComplete(t *testing.T) {
 	}
 }
 
+// The GPU incident lab's topology: three nodes without GPUs.
 func TestNode(t *testing.T) {
-	if got := strings.Join(NodeNames(), ","); got != "lab-node-0,lab-node-1,lab-node-2" {
+	lab, err := content.Load("gpu-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := NodesOf(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Nodes: nodes}
+	if got := strings.Join(opts.NodeNames(), ","); got != "lab-node-0,lab-node-1,lab-node-2" {
 		t.Fatalf("NodeNames = %s", got)
 	}
-	n := Node("lab-node-1")
+	n := Node(nodes[1])
 	if n.Annotations[KwokNodeAnnotation] != "fake" {
 		t.Errorf("annotation = %v", n.Annotations)
 	}
@@ -239,5 +250,46 @@ func TestStatusString(t *testing.T) {
 	st.Nodes[2].Ready = true
 	if !st.Ready() || !strings.Contains(st.String(), "준비 완료") {
 		t.Errorf("Ready status: %v\n%s", st.Ready(), st.String())
+	}
+}
+
+// A topology's labels, taints and extended resources reach the node; a
+// quantity or effect that cannot be read is refused with the lab named.
+func TestNodesOfLabelsTaints(t *testing.T) {
+	lab := &content.Lab{ID: "demo", Sandbox: content.Sandbox{Nodes: []content.SandboxNodes{{
+		Names:    []string{"gpu-0", "gpu-1"},
+		Capacity: map[string]string{"cpu": "8", "nvidia.com/gpu": "4"},
+		Labels:   map[string]string{"pool": "gpu"},
+		Taints:   []content.Taint{{Key: "nvidia.com/gpu", Value: "present", Effect: "NoSchedule"}},
+	}}}}
+	nodes, err := NodesOf(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nodes) != 2 {
+		t.Fatalf("%d nodes", len(nodes))
+	}
+	n := Node(nodes[1])
+	if n.Name != "gpu-1" || n.Labels["pool"] != "gpu" || n.Labels["type"] != "kwok" {
+		t.Errorf("labels %v", n.Labels)
+	}
+	if len(n.Spec.Taints) != 1 || n.Spec.Taints[0].Effect != corev1.TaintEffectNoSchedule {
+		t.Errorf("taints %v", n.Spec.Taints)
+	}
+	if q := n.Status.Allocatable["nvidia.com/gpu"]; q.String() != "4" {
+		t.Errorf("allocatable gpu %s", q.String())
+	}
+	nodes[0].Labels["pool"] = "changed"
+	if nodes[1].Labels["pool"] != "gpu" {
+		t.Error("nodes of one group share their labels map")
+	}
+	lab.Sandbox.Nodes[0].Capacity["cpu"] = "lots"
+	if _, err := NodesOf(lab); err == nil || !strings.Contains(err.Error(), "lots") {
+		t.Errorf("bad quantity: %v", err)
+	}
+	lab.Sandbox.Nodes[0].Capacity["cpu"] = "8"
+	lab.Sandbox.Nodes[0].Taints[0].Effect = "Never"
+	if _, err := NodesOf(lab); err == nil || !strings.Contains(err.Error(), "Never") {
+		t.Errorf("bad effect: %v", err)
 	}
 }

@@ -30,6 +30,11 @@ type ClusterStatus struct {
 	Server string
 	// Nodes are the lab nodes (label type=kwok) found, when Running.
 	Nodes []NodeStatus
+	// Lab is the lab the sandbox was made for (its marker), when Running.
+	Lab string
+	// Want are the nodes the lab's topology asks for (none when the
+	// status was asked without a lab).
+	Want []string
 }
 
 // NodeStatus is one fake node of the sandbox.
@@ -41,14 +46,21 @@ type NodeStatus struct {
 	Pods   string // allocatable
 }
 
-// Ready reports whether the sandbox runs and all NodeCount lab nodes are
-// Ready.
+// Ready reports whether the sandbox runs and every node of the lab's
+// topology (or, without one, every fake node found) is Ready.
 func (s ClusterStatus) Ready() bool {
-	if !s.Running || len(s.Nodes) < NodeCount {
+	if !s.Running {
 		return false
 	}
+	ready := map[string]bool{}
 	for _, n := range s.Nodes {
-		if !n.Ready {
+		ready[n.Name] = n.Ready
+		if !n.Ready && len(s.Want) == 0 {
+			return false
+		}
+	}
+	for _, w := range s.Want {
+		if !ready[w] {
 			return false
 		}
 	}
@@ -80,6 +92,9 @@ func (s ClusterStatus) String() string {
 	if s.Server != "" {
 		lines = append(lines, content.Msg("sandbox.status.server", "server", s.Server))
 	}
+	if s.Lab != "" {
+		lines = append(lines, content.Msg("sandbox.status.lab", "lab", s.Lab))
+	}
 	for _, n := range s.Nodes {
 		ready := "NotReady" // the Kubernetes condition, as kubectl shows it
 		if n.Ready {
@@ -101,6 +116,7 @@ func Status(ctx context.Context, opts Options) (ClusterStatus, error) {
 		Kubeconfig: Kubeconfig(opts),
 		BinDir:     opts.BinDir,
 		LogFile:    LogFile(opts),
+		Want:       opts.NodeNames(),
 	}
 	var missing *MissingBinariesError
 	if err := CheckBinaries(opts); errors.As(err, &missing) {
@@ -117,6 +133,9 @@ func Status(ctx context.Context, opts Options) (ClusterStatus, error) {
 	}
 	if cfg, err := RESTConfig(opts); err == nil {
 		st.Server = cfg.Host
+	}
+	if cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{}); err == nil {
+		st.Lab = cm.Data[markerLabKey]
 	}
 	nodes, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: KwokNodeLabel + "=kwok"})
 	if err != nil {

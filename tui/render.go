@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/muesli/termenv"
 
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -222,4 +223,26 @@ func sanitize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// PageProblems renders a page of markdown for a pane width columns wide
+// exactly as the TUI does and says what an author must fix: glamour
+// failing on it (the TUI then shows the source, wrapped), or a line wider
+// than the pane. `labmate lab verify` runs it on every page of a lab.
+func PageProblems(md string, width int) []string {
+	narrowAmbiguous()
+	th := theme.New(theme.Dark, termenv.Ascii)
+	var probs []string
+	blocks, err := renderMarkdown(md, width, th)
+	if err != nil {
+		probs = append(probs, err.Error())
+	}
+	for _, b := range blocks {
+		for _, l := range b {
+			if w := ansi.StringWidth(l) + ambiguousRunes(l); w > width {
+				probs = append(probs, fmt.Sprintf("%d > %d: %s", w, width, strings.TrimSpace(ansi.Strip(l))))
+			}
+		}
+	}
+	return probs
 }

@@ -99,7 +99,7 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 	root.AddCommand(
 		newCheckCmd(c, streams),
 		newReplayCmd(c, streams),
-		newSandboxCmd(streams),
+		newSandboxCmd(c, streams),
 		newDoctorCmd(c, streams),
 		newReportCmd(c, streams),
 		newResetCmd(c, streams),

@@ -12,7 +12,7 @@ import (
 // newSandboxCmd is `labmate sandbox up|down|status|build`: a throwaway
 // local copy of the lab cluster. It is the only command that writes to a
 // cluster, and only to the one it creates.
-func newSandboxCmd(streams ioStreams) *cobra.Command {
+func newSandboxCmd(c *common, streams ioStreams) *cobra.Command {
 	opts := &sandbox.Options{Progress: streams.Out, Build: true}
 	var force bool
 	cmd := newCommand("sandbox", "up|down|status|build", noArgs, nil)
@@ -44,7 +44,17 @@ func newSandboxCmd(streams ioStreams) *cobra.Command {
 	buildCmd.Flags().BoolVar(&force, "force", false, content.Msg("cli.flag.force"))
 	cmd.AddCommand(
 		verb("up", func(cmd *cobra.Command) int {
-			if err := sandbox.Up(cmd.Context(), *opts); err != nil {
+			up := *opts
+			kit, err := c.resolveLab()
+			if err != nil {
+				return exitFor(err, streams.ErrOut)
+			}
+			if up.Nodes, err = sandbox.NodesOf(kit.Text); err != nil {
+				fmt.Fprintln(streams.ErrOut, err)
+				return exitUsage
+			}
+			up.Lab = kit.ID()
+			if err := sandbox.Up(cmd.Context(), up); err != nil {
 				fmt.Fprintln(streams.ErrOut, err)
 				return exitFail
 			}
@@ -60,7 +70,12 @@ func newSandboxCmd(streams ioStreams) *cobra.Command {
 		}),
 		buildCmd,
 		verb("status", func(cmd *cobra.Command) int {
-			st, err := sandbox.Status(cmd.Context(), *opts)
+			so := *opts
+			// With a lab known, its topology is what Ready means.
+			if kit, err := c.resolveLab(); err == nil {
+				so.Nodes, _ = sandbox.NodesOf(kit.Text)
+			}
+			st, err := sandbox.Status(cmd.Context(), so)
 			fmt.Fprintln(streams.Out, st.String())
 			if err != nil {
 				fmt.Fprintln(streams.ErrOut, err)

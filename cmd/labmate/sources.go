@@ -32,8 +32,9 @@ func (s *setup) addSources(c *common, strict bool) error {
 		Kubeconfig: c.kubeconfig,
 		Context:    c.kubeCtx,
 		Fallback:   sandboxKubeconfig(),
-		Namespaces: namespaces,
-		Nodes:      nodes,
+		Namespaces:   namespaces,
+		Nodes:        nodes,
+		EventReasons: s.lab.Cluster.EventReasons,
 	})
 	if err != nil {
 		msg := content.Msg("cli.kubeconfig_bad", "err", err)

@@ -82,7 +82,7 @@ func (s *session) run() error {
 	// Connecting goes out before any object does.
 	st := &connState{health: map[string]string{}, refused: map[string]refusal{}}
 	s.emit(st)
-	specs := watchSpecs(s.src.client, s.src.opts.Namespaces, s.src.opts.Nodes)
+	specs := watchSpecs(s.src.client, s.src.opts.Namespaces, s.src.opts.Nodes, s.src.opts.EventReasons)
 	var synced []cache.InformerSynced
 	for _, sp := range specs {
 		inf, reg, err := s.informer(sp)

@@ -43,6 +43,9 @@ type Options struct {
 	Namespaces []string
 	// Nodes are watched by name.
 	Nodes []string
+	// EventReasons are the reasons of the Events watched in the
+	// namespaces; empty means FailedScheduling only.
+	EventReasons []string
 	// ProbeTimeout bounds the reachability probe; DefaultProbeTimeout when 0.
 	ProbeTimeout time.Duration
 }

@@ -27,8 +27,8 @@ type watchSpec struct {
 	keep      func(obj any) bool
 }
 
-// FailedSchedulingReason is the only event reason the source watches: the
-// scheduler's account of why a pod did not fit.
+// FailedSchedulingReason is the event reason the source watches when the
+// caller names none: the scheduler's account of why a pod did not fit.
 const FailedSchedulingReason = "FailedScheduling"
 
 // listWatcher is what every typed client-go resource interface offers.
@@ -58,22 +58,29 @@ func spec[L runtime.Object](kind, desc string, rs resourceScope, example runtime
 }
 
 // watchSpecs lists the informers for a scope: per namespace the Namespace
-// itself, its Pods, FailedScheduling Events, ConfigMaps and DaemonSets; each
-// named node; and every RuntimeClass (cluster-scoped and few).
-func watchSpecs(c kubernetes.Interface, namespaces, nodes []string) []watchSpec {
+// itself, its Pods, its Events of each reason (one informer a reason, each
+// with a field selector), ConfigMaps and DaemonSets; each named node; and
+// every RuntimeClass (cluster-scoped and few).
+func watchSpecs(c kubernetes.Interface, namespaces, nodes, reasons []string) []watchSpec {
+	if len(reasons) == 0 {
+		reasons = []string{FailedSchedulingReason}
+	}
 	var specs []watchSpec
 	for _, ns := range namespaces {
 		byName := fields.OneTermEqualSelector("metadata.name", ns).String()
-		failed := fields.OneTermEqualSelector("reason", FailedSchedulingReason).String()
 		specs = append(specs,
 			spec("Namespace", "namespace "+ns, resourceScope{"namespaces", ""}, &corev1.Namespace{}, c.CoreV1().Namespaces(), byName,
 				func(obj any) bool { return nameOf(obj) == ns }),
-			spec("Pod", "pods in "+ns, resourceScope{"pods", ns}, &corev1.Pod{}, c.CoreV1().Pods(ns), "", inNamespace(ns)),
-			spec("Event", "FailedScheduling events in "+ns, resourceScope{"events", ns}, &corev1.Event{}, c.CoreV1().Events(ns), failed,
+			spec("Pod", "pods in "+ns, resourceScope{"pods", ns}, &corev1.Pod{}, c.CoreV1().Pods(ns), "", inNamespace(ns)))
+		for _, reason := range reasons {
+			specs = append(specs, spec("Event", reason+" events in "+ns, resourceScope{"events", ns}, &corev1.Event{}, c.CoreV1().Events(ns),
+				fields.OneTermEqualSelector("reason", reason).String(),
 				func(obj any) bool {
 					e, ok := obj.(*corev1.Event)
-					return ok && e.Namespace == ns && e.Reason == FailedSchedulingReason
-				}),
+					return ok && e.Namespace == ns && e.Reason == reason
+				}))
+		}
+		specs = append(specs,
 			spec("ConfigMap", "configmaps in "+ns, resourceScope{"configmaps", ns}, &corev1.ConfigMap{}, c.CoreV1().ConfigMaps(ns), "", inNamespace(ns)),
 			spec("DaemonSet", "daemonsets in "+ns, resourceScope{"daemonsets.apps", ns}, &appsv1.DaemonSet{}, c.AppsV1().DaemonSets(ns), "", inNamespace(ns)),
 		)

@@ -41,6 +41,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/sandbox"
 )
@@ -75,10 +76,26 @@ func Name() string {
 	return DefaultCluster
 }
 
-// Options returns the sandbox options of the e2e cluster: Name(), and the
-// bin dir from LABMATE_CLUSTER_BIN (sandbox's default) when set.
+// Options returns the sandbox options of the e2e cluster: Name(), the
+// bin dir from LABMATE_CLUSTER_BIN (sandbox's default) when set, and the
+// GPU incident lab's nodes, which Up creates. It claims no lab: the tests
+// of every lab share the cluster, each resetting it to its lab's topology
+// (sandbox.Reset, or `labmate lab verify`) under LockLab.
 func Options() sandbox.Options {
-	return sandbox.Options{Name: Name()}
+	return sandbox.Options{Name: Name(), Nodes: gpuNodes()}
+}
+
+// gpuNodes is the GPU incident lab's topology, the e2e cluster's default.
+func gpuNodes() []sandbox.NodeSpec {
+	lab, err := content.Load("gpu-incident")
+	if err != nil {
+		panic(err)
+	}
+	nodes, err := sandbox.NodesOf(lab)
+	if err != nil {
+		panic(err)
+	}
+	return nodes
 }
 
 // Enabled reports whether LABMATE_E2E=1.

@@ -62,8 +62,8 @@ func TestStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(nodes.Items) != sandbox.NodeCount {
-		t.Errorf("%d lab nodes, want %d", len(nodes.Items), sandbox.NodeCount)
+	if len(nodes.Items) != len(sandboxtest.Options().Nodes) {
+		t.Errorf("%d lab nodes, want %d", len(nodes.Items), len(sandboxtest.Options().Nodes))
 	}
 	ns := sandboxtest.Namespace(t, cs, "sandboxtest")
 	pod := &corev1.Pod{

@@ -1,0 +1,231 @@
+package sandbox
+
+import (
+	"context"
+	"maps"
+	"net"
+	"net/url"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+
+	"github.com/labhub/labmate/content"
+)
+
+// A labmate sandbox carries a marker, a ConfigMap in kube-system, saying
+// labmate made it and for which lab. Up refuses a cluster made for another
+// lab, and `labmate lab verify` writes only to a cluster that has one.
+const (
+	MarkerNamespace = metav1.NamespaceSystem
+	MarkerName      = "labmate-sandbox"
+	markerLabKey    = "lab"
+)
+
+// baseLabels are what every fake node carries, whatever its lab adds.
+func baseLabels(name string) map[string]string {
+	return map[string]string{
+		KwokNodeLabel:                   "kwok",
+		"kubernetes.io/hostname":        name,
+		"kubernetes.io/os":              "linux",
+		"kubernetes.io/arch":            "amd64",
+		"kubernetes.io/role":            "agent",
+		"node-role.kubernetes.io/agent": "",
+	}
+}
+
+// Node builds the fake node object of a NodeSpec.
+func Node(spec NodeSpec) *corev1.Node {
+	labels := baseLabels(spec.Name)
+	maps.Copy(labels, spec.Labels)
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: spec.Name,
+			Annotations: map[string]string{
+				KwokNodeAnnotation:             "fake",
+				"node.alpha.kubernetes.io/ttl": "0",
+			},
+			Labels: labels,
+		},
+		Spec: corev1.NodeSpec{Taints: slices.Clone(spec.Taints)},
+		Status: corev1.NodeStatus{
+			Capacity:    spec.Capacity.DeepCopy(),
+			Allocatable: spec.Capacity.DeepCopy(),
+			NodeInfo: corev1.NodeSystemInfo{
+				OperatingSystem: "linux",
+				Architecture:    "amd64",
+			},
+		},
+	}
+}
+
+// capacityText words a node's capacity for progress lines
+// ("cpu 16, memory 32Gi, pods 110").
+func capacityText(rl corev1.ResourceList) string {
+	names := make([]string, 0, len(rl))
+	for k := range rl {
+		names = append(names, string(k))
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		q := rl[corev1.ResourceName(n)]
+		parts[i] = n + " " + q.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func ensureNodes(ctx context.Context, opts Options, cs kubernetes.Interface) error {
+	created := 0
+	for _, spec := range opts.Nodes {
+		_, err := cs.CoreV1().Nodes().Get(ctx, spec.Name, metav1.GetOptions{})
+		if err == nil {
+			continue
+		}
+		if !apierrors.IsNotFound(err) {
+			return wrapMsg(err, "sandbox.err.get_node", "node", spec.Name)
+		}
+		if _, err := cs.CoreV1().Nodes().Create(ctx, Node(spec), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return wrapMsg(err, "sandbox.err.create_node", "node", spec.Name)
+		}
+		created++
+	}
+	if created > 0 {
+		opts.progress("sandbox.up.nodes_created", "count", created, "annotation", KwokNodeAnnotation)
+	}
+	return nil
+}
+
+// OtherLabError is Up's refusal of a sandbox made for another lab.
+type OtherLabError struct{ Name, Have, Want string }
+
+func (e *OtherLabError) Error() string {
+	return content.Msg("sandbox.other_lab", "name", e.Name, "have", e.Have, "want", e.Want)
+}
+
+// claim records opts.Lab in the marker, refusing a sandbox already made
+// for another lab (its objects are the learner's work on that lab).
+func claim(ctx context.Context, opts Options, cs kubernetes.Interface) error {
+	cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: MarkerNamespace, Name: MarkerName},
+			Data: map[string]string{markerLabKey: opts.Lab}}
+		if _, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return wrapMsg(err, "sandbox.err.marker")
+		}
+		return nil
+	case err != nil:
+		return wrapMsg(err, "sandbox.err.marker")
+	}
+	have := cm.Data[markerLabKey]
+	if have == opts.Lab || opts.Lab == "" {
+		return nil
+	}
+	if have != "" {
+		return &OtherLabError{Name: opts.Name, Have: have, Want: opts.Lab}
+	}
+	return setMarker(ctx, cs, opts.Lab)
+}
+
+func setMarker(ctx context.Context, cs kubernetes.Interface, lab string) error {
+	cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{})
+	if err != nil {
+		return wrapMsg(err, "sandbox.err.marker")
+	}
+	if cm.Data == nil {
+		cm.Data = map[string]string{}
+	}
+	cm.Data[markerLabKey] = lab
+	if _, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+		return wrapMsg(err, "sandbox.err.marker")
+	}
+	return nil
+}
+
+// ErrNotSandbox is Identify's answer for a cluster labmate did not make.
+var ErrNotSandbox error = msgError("sandbox.not_sandbox")
+
+// Identify tells whether cfg points at a labmate sandbox: its API server
+// on a loopback address and its marker present. It returns the lab the
+// sandbox was made for. Anything else is ErrNotSandbox (wrapped): labmate
+// never writes to a cluster that is not its own sandbox.
+func Identify(ctx context.Context, cfg *rest.Config) (lab string, err error) {
+	u, err := url.Parse(cfg.Host)
+	if err != nil {
+		return "", ErrNotSandbox
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); !(host == "localhost" || ip != nil && ip.IsLoopback()) {
+		return "", ErrNotSandbox
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return "", err
+	}
+	cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+		return "", ErrNotSandbox
+	}
+	if err != nil {
+		return "", err
+	}
+	return cm.Data[markerLabKey], nil
+}
+
+// Reset makes a sandbox's nodes exactly a lab's topology again, for a
+// lab's proof (`labmate lab verify`): fake nodes of no spec deleted,
+// missing ones created, labels, taints, capacity and allocatable of the
+// others restored; the marker names the lab. Call it only on a cluster
+// Identify accepted.
+func Reset(ctx context.Context, cs kubernetes.Interface, lab string, nodes []NodeSpec) error {
+	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: KwokNodeLabel + "=kwok"})
+	if err != nil {
+		return wrapMsg(err, "sandbox.err.list_nodes")
+	}
+	want := map[string]NodeSpec{}
+	for _, n := range nodes {
+		want[n.Name] = n
+	}
+	for i := range list.Items {
+		n := &list.Items[i]
+		spec, keep := want[n.Name]
+		if !keep {
+			if err := cs.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return wrapMsg(err, "sandbox.err.delete_node", "node", n.Name)
+			}
+			continue
+		}
+		fresh := Node(spec)
+		n.Labels, n.Spec.Taints, n.Spec.Unschedulable = fresh.Labels, fresh.Spec.Taints, false
+		updated, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		if err != nil {
+			return wrapMsg(err, "sandbox.err.reset_node", "node", n.Name)
+		}
+		updated.Status.Capacity, updated.Status.Allocatable = fresh.Status.Capacity, fresh.Status.Allocatable
+		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
+			return wrapMsg(err, "sandbox.err.reset_node", "node", n.Name)
+		}
+		delete(want, n.Name)
+	}
+	for _, spec := range nodes {
+		if _, missing := want[spec.Name]; !missing {
+			continue
+		}
+		if _, err := cs.CoreV1().Nodes().Create(ctx, Node(spec), metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return wrapMsg(err, "sandbox.err.create_node", "node", spec.Name)
+		}
+	}
+	if err := setMarker(ctx, cs, lab); err != nil {
+		return err
+	}
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name
+	}
+	return waitNodesReady(ctx, cs, names)
+}
