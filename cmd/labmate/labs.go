@@ -111,7 +111,7 @@ func newLabCmd(c *common, streams ioStreams) *cobra.Command {
 		_ = cmd.Help()
 		return exitOK
 	})
-	cmd.AddCommand(newLabListCmd(streams))
+	cmd.AddCommand(newLabListCmd(streams), newLabVerifyCmd(c, streams))
 	return cmd
 }
 

@@ -188,3 +188,25 @@ func contextNames(raw clientcmdapi.Config) []string {
 	slices.Sort(names)
 	return names
 }
+
+// WriteContext writes the context o selects, alone and self-contained
+// (credentials and certificates inlined), to path with mode 0600: a
+// kubeconfig that lets a child process like kubectl reach that one
+// cluster and no other.
+func WriteContext(o Options, path string) error {
+	cc, _ := clientConfig(o)
+	raw, err := cc.RawConfig()
+	if err != nil {
+		return err
+	}
+	if o.Context != "" {
+		raw.CurrentContext = o.Context
+	}
+	if err := clientcmdapi.MinifyConfig(&raw); err != nil {
+		return err
+	}
+	if err := clientcmdapi.FlattenConfig(&raw); err != nil {
+		return err
+	}
+	return clientcmd.WriteToFile(raw, path)
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labkit/verify"
+	"github.com/labhub/labmate/sandbox"
+)
+
+// verifyOptions are `labmate lab verify`'s flags.
+type verifyOptions struct {
+	*common
+	watch   bool
+	record  string
+	pace    time.Duration
+	timeout time.Duration
+	binDir  string
+	streams ioStreams
+}
+
+// newLabVerifyCmd is `labmate lab verify [ID|DIR]`: the author's proof of
+// a lab. Exit 0 when every case holds, 1 when one does not, 2 when the
+// proof cannot run (no sandbox, a cluster that is not one).
+func newLabVerifyCmd(c *common, streams ioStreams) *cobra.Command {
+	o := &verifyOptions{common: c, streams: streams}
+	cmd := newCommand("lab.verify", "[ID|DIR] "+flagsUse(), maxArgs(1), func(cmd *cobra.Command, args []string) int {
+		return o.Run(cmd.Context(), args)
+	})
+	fs := cmd.Flags()
+	fs.BoolVar(&o.watch, "watch", false, content.Msg("verify.flag.watch"))
+	fs.StringVar(&o.record, "record", "", content.Msg("verify.flag.record"))
+	fs.DurationVar(&o.pace, "pace", 3*time.Second, content.Msg("verify.flag.pace"))
+	fs.DurationVar(&o.timeout, "timeout", 0, content.Msg("verify.flag.timeout"))
+	fs.StringVar(&o.binDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
+	metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR"})
+	_ = cmd.MarkFlagFilename("record", "jsonl")
+	cmd.ValidArgsFunction = completeLabs
+	return cmd
+}
+
+// Run proves the lab (again on every save with --watch).
+func (o *verifyOptions) Run(ctx context.Context, args []string) int {
+	if len(args) == 1 {
+		if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() || strings.ContainsRune(args[0], os.PathSeparator) {
+			o.labDir, o.lab = args[0], ""
+		} else {
+			o.lab, o.labDir = args[0], ""
+		}
+	}
+	if o.watch && o.labDir == "" {
+		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_needs_dir"))
+		return exitUsage
+	}
+	if !o.watch {
+		return o.once(ctx)
+	}
+	err := verify.Watch(ctx, o.labDir, func() {
+		fmt.Fprintln(o.streams.Out, content.Msg("verify.rerun", "at", time.Now().Format("15:04:05")))
+		o.once(ctx)
+	})
+	if err != nil {
+		fmt.Fprintln(o.streams.ErrOut, err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+func (o *verifyOptions) once(ctx context.Context) int {
+	var kit *labkit.Lab
+	var err error
+	if o.labDir != "" {
+		kit, err = labkit.OpenDir(o.labDir)
+	} else {
+		kit, err = o.resolveLab()
+	}
+	if err != nil {
+		return exitFor(err, o.streams.ErrOut)
+	}
+	res, err := verify.Run(ctx, verify.Options{
+		Lab: kit, Kubeconfig: o.kubeconfig, Context: o.kubeCtx, NoCluster: o.noCluster,
+		BinDir: sandbox.Options{BinDir: o.binDir}.ResolvedBinDir(), Record: o.record, Pace: o.pace, Labmate: version,
+		Timeout: o.timeout, Progress: o.streams.ErrOut,
+	})
+	var ee *verify.EnvError
+	if errors.As(err, &ee) {
+		res.WriteTable(o.streams.Out)
+		fmt.Fprintln(o.streams.ErrOut, ee.Msg)
+		return exitUsage
+	}
+	if err != nil {
+		fmt.Fprintln(o.streams.ErrOut, err)
+		return exitUsage
+	}
+	res.WriteTable(o.streams.Out)
+	if !res.OK() {
+		return exitFail
+	}
+	return exitOK
+}
