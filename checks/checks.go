@@ -47,7 +47,7 @@ type StepEval struct {
 
 // Input is everything a step's evaluator may look at.
 type Input struct {
-	Lab     *content.Lab   // the lab's text: its messages first, then the shared ones
+	Lab     *content.Lab // the lab's text: its messages first, then the shared ones
 	Snap    *observe.Snapshot
 	Root    string         // absolute lab root, only for messages
 	Witness *Witness       // facts of the past; read-only here
@@ -93,7 +93,6 @@ func Aggregate(rs []Result) Status {
 	}
 	return worst
 }
-
 
 // Code is the Go half of a lab whose steps need checks no declarative
 // primitive covers: its steps, matched to the lab's steps by ID. Package

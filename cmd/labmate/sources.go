@@ -29,9 +29,9 @@ func (s *setup) addSources(c *common, strict bool) error {
 		return nil
 	}
 	src, err := cluster.New(cluster.Options{
-		Kubeconfig: c.kubeconfig,
-		Context:    c.kubeCtx,
-		Fallback:   sandboxKubeconfig(),
+		Kubeconfig:   c.kubeconfig,
+		Context:      c.kubeCtx,
+		Fallback:     sandboxKubeconfig(),
 		Namespaces:   namespaces,
 		Nodes:        nodes,
 		EventReasons: s.lab.Cluster.EventReasons,

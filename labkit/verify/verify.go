@@ -657,7 +657,6 @@ func containsAll(s string, subs []string) bool {
 	return true
 }
 
-
 // describe words what a step showed, for a case that timed out.
 func describe(rep engine.Report, n int) string {
 	var parts []string
