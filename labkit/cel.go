@@ -32,7 +32,8 @@ import (
 //	         name), cluster.node(name) (null when absent) and
 //	         cluster.list(kind, namespace) (sorted by name)
 //
-// plus CEL's standard library, its strings extension and optional values.
+// plus CEL's standard library, its strings extension, optional values
+// (m[?'key'].orValue('')) and list.sum() for integers.
 
 // celCostLimit bounds one evaluation (CEL's cost units; a rule over a
 // few objects costs hundreds).
@@ -57,6 +58,25 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 		cel.Function("node",
 			cel.MemberOverload("cluster_node_name", []*cel.Type{clusterType, cel.StringType}, cel.DynType,
 				cel.BinaryBinding(func(c, name ref.Val) ref.Val { return clusterOf(c).get("Node", "", str(name)) }))),
+		// sum adds a list of integers: the counting a report needs
+		// (GPUs advertised over the nodes), which standard CEL lacks.
+		cel.Function("sum",
+			cel.MemberOverload("list_int_sum", []*cel.Type{cel.ListType(cel.IntType)}, cel.IntType,
+				cel.UnaryBinding(func(l ref.Val) ref.Val {
+					var total types.Int
+					lister, ok := l.(traits.Lister)
+					if !ok {
+						return types.NewErr("sum of a non-list")
+					}
+					for it := lister.Iterator(); it.HasNext() == types.True; {
+						n, ok := it.Next().(types.Int)
+						if !ok {
+							return types.NewErr("sum of a non-integer")
+						}
+						total += n
+					}
+					return total
+				}))),
 		cel.Function("list",
 			cel.MemberOverload("cluster_list_kind_ns", []*cel.Type{clusterType, cel.StringType, cel.StringType}, cel.ListType(cel.DynType),
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
@@ -141,7 +161,7 @@ func (e *expr) eval(v vars) (val ref.Val, absent bool, err error) {
 // key was not there.
 func isAbsence(err error) bool {
 	s := err.Error()
-	return strings.Contains(s, "no such key") || strings.Contains(s, "no such attribute") ||
+	return strings.Contains(s, "no such key") || strings.Contains(s, "no such attribute") || strings.Contains(s, "index out of range") ||
 		strings.Contains(s, "unsupported index type") && strings.Contains(s, "null")
 }
 

@@ -314,3 +314,17 @@ func copyDir(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// list.sum() adds integers (a report's counting); an empty list is 0.
+func TestCELSum(t *testing.T) {
+	for src, want := range map[string]string{"[1, 2, 5].sum()": "8", "[].map(x, int(x)).sum()": "0"} {
+		e, err := compileExpr(src, "value")
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		got, _, err := e.evalText(vars{cluster: newClusterView(&observe.Snapshot{})})
+		if err != nil || got != want {
+			t.Errorf("%s = %q, %v; want %s", src, got, err, want)
+		}
+	}
+}
