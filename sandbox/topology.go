@@ -13,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/labhub/labmate/content"
 )
@@ -201,13 +202,23 @@ func Reset(ctx context.Context, cs kubernetes.Interface, lab string, nodes []Nod
 			continue
 		}
 		fresh := Node(spec)
-		n.Labels, n.Spec.Taints, n.Spec.Unschedulable = fresh.Labels, fresh.Spec.Taints, false
-		updated, err := cs.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		// kwok writes node status all the time: read, change, write,
+		// and again on a conflict.
+		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := cs.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Labels, cur.Spec.Taints, cur.Spec.Unschedulable = fresh.Labels, fresh.Spec.Taints, false
+			updated, err := cs.CoreV1().Nodes().Update(ctx, cur, metav1.UpdateOptions{})
+			if err != nil {
+				return err
+			}
+			updated.Status.Capacity, updated.Status.Allocatable = fresh.Status.Capacity, fresh.Status.Allocatable
+			_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
+			return err
+		})
 		if err != nil {
-			return wrapMsg(err, "sandbox.err.reset_node", "node", n.Name)
-		}
-		updated.Status.Capacity, updated.Status.Allocatable = fresh.Status.Capacity, fresh.Status.Allocatable
-		if _, err := cs.CoreV1().Nodes().UpdateStatus(ctx, updated, metav1.UpdateOptions{}); err != nil {
 			return wrapMsg(err, "sandbox.err.reset_node", "node", n.Name)
 		}
 		delete(want, n.Name)

@@ -92,7 +92,6 @@ func (o *verifyOptions) once(ctx context.Context) int {
 	})
 	var ee *verify.EnvError
 	if errors.As(err, &ee) {
-		res.WriteTable(o.streams.Out)
 		fmt.Fprintln(o.streams.ErrOut, ee.Msg)
 		return exitUsage
 	}
