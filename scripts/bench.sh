@@ -18,7 +18,7 @@ bench_tui() {
   mkdir -p "$root/etc"; cp -r content/labs/gpu-incident/reference/etc/. "$root/etc/"
   sock=labmate-bench-$$
   tmux -L "$sock" -f /dev/null new-session -d -x 80 -y 24 -s bench 'exec sleep 3600'
-  local run="env XDG_CONFIG_HOME=$xdg/c XDG_STATE_HOME=$xdg/s TERM=tmux-256color LANG=C.UTF-8 $bin --root $root --no-cluster"
+  local run="env XDG_CONFIG_HOME=$xdg/c XDG_STATE_HOME=$xdg/s TERM=tmux-256color LANG=C.UTF-8 $bin --lab gpu-incident --root $root --no-cluster"
   for i in $(seq "$n"); do
     t0=$(date +%s%N)
     tmux -L "$sock" respawn-pane -k -t bench "exec $run"
@@ -93,7 +93,7 @@ bench_poll_idle() {
   root="$(mktemp -d)"
   cp -r content/labs/gpu-incident/reference/etc "$root/"
   for mode in "" --poll; do
-    "$bin" check --watch --json --no-cluster --root "$root" --state-dir "$(mktemp -d)" $mode >/dev/null &
+    "$bin" check --lab gpu-incident --watch --json --no-cluster --root "$root" --state-dir "$(mktemp -d)" $mode >/dev/null &
     pid=$!
     sleep 2
     a=$(awk '{ print $14 + $15 }' "/proc/$pid/stat")
@@ -104,7 +104,7 @@ bench_poll_idle() {
   done
   command -v tmux >/dev/null || return 0
   echo "== idle CPU of the real binary with --poll over 10 s (real tmux)"
-  sh tui/testdata/idle-cpu.sh 10 "$bin" --root "$root" --no-cluster --poll
+  sh tui/testdata/idle-cpu.sh 10 "$bin" --lab gpu-incident --root "$root" --no-cluster --poll
 }
 
 bench_save_to_result
@@ -127,7 +127,7 @@ if command -v tmux >/dev/null; then
   echo "== idle CPU of the real binary (watcher, prober, cluster source if reachable)"
   root="$(mktemp -d)"
   cp -r content/labs/gpu-incident/reference/etc "$root/"
-  sh tui/testdata/idle-cpu.sh 10 "$bin" --root "$root"
+  sh tui/testdata/idle-cpu.sh 10 "$bin" --lab gpu-incident --root "$root"
 fi
 
 if command -v tmux >/dev/null; then

@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 )
@@ -312,41 +313,51 @@ func TestFinalReportCarriesWarnings(t *testing.T) {
 	}
 }
 
-// The built-in reference run, replayed headless, ends with every step
-// passed, and the steps turned green in the lab's order.
-func TestReferenceRunPassesInOrder(t *testing.T) {
-	lab, err := content.Load(content.DefaultLabID)
-	if err != nil {
-		t.Fatal(err)
+// Every installed lab ships a reference run, and it, replayed headless,
+// ends with every step passed, the steps turned green in the lab's order
+// and none turned back.
+func TestReferenceRunsPassInOrder(t *testing.T) {
+	labs := labkit.Installed()
+	if len(labs) == 0 {
+		t.Fatal("no lab installed")
 	}
-	tr, err := ReferenceOf(lab)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(tr.Warnings) != 0 {
-		t.Errorf("reference trace has warnings: %v", tr.Warnings)
-	}
-	start := time.Now()
-	rep, changes, err := FinalReport(context.Background(), lab, gpuSteps(t), tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("%d records over %v replayed in %v", len(tr.Records), tr.Duration(), time.Since(start))
-	for _, st := range rep.Steps {
-		if st.Status != checks.Passed {
-			t.Errorf("step %d %s: %s %+v", st.Number, st.ID, st.Status, st.Checks)
-		}
-	}
-	if len(rep.Steps) != 8 {
-		t.Errorf("%d steps", len(rep.Steps))
-	}
-	if got := FirstPassed(changes); !reflect.DeepEqual(got, []int{1, 2, 3, 4, 5, 6, 7, 8}) {
-		t.Errorf("steps first passed in the order %v", got)
-	}
-	for _, c := range changes {
-		if c.From == checks.Passed {
-			t.Errorf("step %d turned %s after passing (line %d)", c.Step, c.To, c.Line)
-		}
+	for _, kit := range labs {
+		t.Run(kit.ID(), func(t *testing.T) {
+			lab := kit.Text
+			tr, err := ReferenceOf(lab)
+			if err != nil {
+				t.Fatalf("%v (record it with scripts/record-reference.sh %s)", err, lab.ID)
+			}
+			if len(tr.Warnings) != 0 {
+				t.Errorf("reference trace has warnings: %v", tr.Warnings)
+			}
+			start := time.Now()
+			rep, changes, err := FinalReport(context.Background(), lab, kit.Steps, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d records over %v replayed in %v", len(tr.Records), tr.Duration(), time.Since(start))
+			var want []int
+			for _, s := range lab.Steps {
+				want = append(want, s.Number)
+			}
+			for _, st := range rep.Steps {
+				if st.Status != checks.Passed {
+					t.Errorf("step %d %s: %s %+v", st.Number, st.ID, st.Status, st.Checks)
+				}
+			}
+			if len(rep.Steps) != len(want) {
+				t.Errorf("%d steps", len(rep.Steps))
+			}
+			if got := FirstPassed(changes); !reflect.DeepEqual(got, want) {
+				t.Errorf("steps first passed in the order %v", got)
+			}
+			for _, c := range changes {
+				if c.From == checks.Passed {
+					t.Errorf("step %d turned %s after passing (line %d)", c.Step, c.To, c.Line)
+				}
+			}
+		})
 	}
 }
 

@@ -107,7 +107,9 @@ func startProgram(t *testing.T, bin string, w, h int, env []string, args ...stri
 	// TERM without COLORTERM is what a learner's tmux usually has.
 	// A shell stays in the pane after the program ends, so a test can see
 	// the terminal the program left behind.
-	prog := "env" + unsetFlags(paneUnset) + " TERM=" + paneTerm + " LANG=ko_KR.UTF-8 LC_ALL=ko_KR.UTF-8 " +
+	// The GPU incident lab unless env says otherwise: with several labs
+	// installed, labmate would otherwise ask.
+	prog := "env" + unsetFlags(paneUnset) + " TERM=" + paneTerm + " LANG=ko_KR.UTF-8 LC_ALL=ko_KR.UTF-8 LABMATE_LAB=gpu-incident " +
 		strings.Join(env, " ") + " " + bin + " " + strings.Join(args, " ")
 	cmd := "exec sh -c '" + prog + "; echo " + exitMark + "$?; exec sleep 600'"
 	// remain-on-exit lets a test look at the terminal after the program

@@ -15,9 +15,15 @@ import (
 
 // With LABMATE_TEST_AS_LABMATE=1 the test binary is labmate itself, so a
 // test can put it on PATH under that name (completion scripts call it).
+//
+// The command tests work on the GPU incident lab unless they say
+// otherwise: with several labs installed, nothing else would choose one.
 func TestMain(m *testing.M) {
 	if os.Getenv("LABMATE_TEST_AS_LABMATE") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if os.Getenv(EnvLab) == "" {
+		os.Setenv(EnvLab, "gpu-incident")
 	}
 	os.Exit(m.Run())
 }

@@ -24,7 +24,7 @@ func BenchmarkStepFourRuns(b *testing.B) {
 			spec = s.Probe
 		}
 	}
-	ref, err := os.ReadFile("../../checks/testdata/files/reference/bin/check-runtime.sh")
+	ref, err := os.ReadFile("../../labs/gpuincident/testdata/files/reference/bin/check-runtime.sh")
 	if err != nil {
 		b.Fatal(err)
 	}

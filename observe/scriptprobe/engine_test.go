@@ -27,7 +27,7 @@ func TestStepFourThroughTheEngine(t *testing.T) {
 	}
 	root := t.TempDir()
 	script := filepath.Join(root, "bin", "check-runtime.sh")
-	ref, err := os.ReadFile("../../checks/testdata/files/reference/bin/check-runtime.sh")
+	ref, err := os.ReadFile("../../labs/gpuincident/testdata/files/reference/bin/check-runtime.sh")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -131,7 +131,7 @@ func probeOnce(t *testing.T, content string, mode fs.FileMode, opts Options) map
 }
 
 func TestReferenceScriptPassesBothScenarios(t *testing.T) {
-	ref, err := os.ReadFile("../../checks/testdata/files/reference/bin/check-runtime.sh")
+	ref, err := os.ReadFile("../../labs/gpuincident/testdata/files/reference/bin/check-runtime.sh")
 	if err != nil {
 		t.Fatal(err)
 	}

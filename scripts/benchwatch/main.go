@@ -124,7 +124,7 @@ func run(bin string, rounds, pollerRounds, halves int, poll bool) error {
 	target := filepath.Join(root, rel)
 	stateDir, _ := os.MkdirTemp("", "labmate-bench-state-*")
 	defer os.RemoveAll(stateDir)
-	common := []string{"--root", root, "--no-cluster", "--state-dir", stateDir, "--step", "3"}
+	common := []string{"--lab", "gpu-incident", "--root", root, "--no-cluster", "--state-dir", stateDir, "--step", "3"}
 
 	args := append([]string{"check", "--watch", "--json"}, common...)
 	if poll {
