@@ -184,6 +184,3 @@ func fill(t string, kv []any) string {
 func Expand(md, root string) string {
 	return strings.ReplaceAll(md, "{{ROOT}}", root)
 }
-
-// DefaultLabID is the lab labmate opens when none is named.
-const DefaultLabID = "gpu-incident"

@@ -28,6 +28,9 @@ import (
 // referenceDir is the worked answer of the GPU incident lab, laid out as a
 // lab root. The solutions show these files byte for byte; other packages'
 // tests use them as the known-good input.
+// gpuLabID is the GPU incident lab, the one these tests read.
+const gpuLabID = "gpu-incident"
+
 const referenceDir = "labs/gpu-incident/reference"
 
 // The exact keys, in order, of the files the learner computes (LAB-SPEC.md).
@@ -57,9 +60,9 @@ var referenceFiles = []struct {
 
 func gpuLab(t *testing.T) *Lab {
 	t.Helper()
-	l, err := Load(DefaultLabID)
+	l, err := Load(gpuLabID)
 	if err != nil {
-		t.Fatalf("Load(%q): %v", DefaultLabID, err)
+		t.Fatalf("Load(%q): %v", gpuLabID, err)
 	}
 	return l
 }
@@ -109,7 +112,7 @@ func fences(md string) []fence {
 
 func TestLabLoads(t *testing.T) {
 	l := gpuLab(t)
-	if l.ID != DefaultLabID || l.Title == "" {
+	if l.ID != gpuLabID || l.Title == "" {
 		t.Errorf("lab ID %q title %q", l.ID, l.Title)
 	}
 	if l.DefaultRoot == "" || !filepath.IsAbs(l.DefaultRoot) {

@@ -29,7 +29,7 @@ func BenchmarkNodePatchToReport(b *testing.B) {
 	const node = "lab-node-2"
 	b.Cleanup(func() { restoreNode(context.Background(), b, cs, node) })
 
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,7 +27,7 @@ type liveLab struct {
 }
 
 func startLive(t testing.TB, debounce time.Duration) *liveLab {
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}

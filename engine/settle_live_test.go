@@ -36,7 +36,7 @@ func halfWrites(t *testing.T, poll bool) {
 	// machine does not count as a file that went quiet (that would be a
 	// right red). The mechanism is the same.
 	const quiet = 200 * time.Millisecond
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}

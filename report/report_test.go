@@ -46,7 +46,7 @@ var (
 
 func lab(t *testing.T) *content.Lab {
 	t.Helper()
-	l, err := content.Load(content.DefaultLabID)
+	l, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}

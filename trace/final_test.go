@@ -28,7 +28,7 @@ import (
 // result.
 func echoLab(t *testing.T) (*content.Lab, []checks.Step) {
 	t.Helper()
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +366,7 @@ func TestReferenceRunsPassInOrder(t *testing.T) {
 //
 //	go test -run '^$' -bench FinalReportReference -benchmem ./trace
 func BenchmarkFinalReportReference(b *testing.B) {
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -385,7 +385,7 @@ func BenchmarkFinalReportReference(b *testing.B) {
 
 // BenchmarkOpenReference: reading and decoding the embedded reference run.
 func BenchmarkOpenReference(b *testing.B) {
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 // The class indicator ends the step strip with --class, follows the
 // publisher's status, and is absent without --class.
 func TestClassIndicator(t *testing.T) {
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}

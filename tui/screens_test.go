@@ -29,7 +29,7 @@ const screensDir = "../docs/screens"
 //
 //	go test ./tui -run TestScreens -update
 func TestScreens(t *testing.T) {
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -302,7 +302,7 @@ func prefix(s string, n int) string {
 }
 
 func realLab(t *testing.T) *content.Lab {
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,7 +663,7 @@ func xdgEnv(t *testing.T) []string {
 // at the end, speed changes, and an idle program once paused or finished.
 func TestTmuxReplay(t *testing.T) {
 	bin := buildLabmate(t)
-	tr, err := trace.Reference(content.DefaultLabID)
+	tr, err := trace.Reference("gpu-incident")
 	if err != nil {
 		t.Fatalf("no reference run built in: %v", err)
 	}

@@ -112,7 +112,7 @@ func newClassInitCmd(streams ioStreams) *cobra.Command {
 	}
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
-	cmd.Flags().StringSliceVar(&o.Labs, "lab", []string{content.DefaultLabID}, content.Msg("cli.flag.lab"))
+	cmd.Flags().StringSliceVar(&o.Labs, "lab", nil, content.Msg("class.flag.labs"))
 	cmd.Flags().StringVar(&o.Out, "out", "", content.Msg("class.flag.out"))
 	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", 24*time.Hour, content.Msg("class.flag.token_ttl"))
 	cmd.Flags().BoolVar(&o.Sandbox, "sandbox", false, content.Msg("class.flag.sandbox"))
@@ -172,6 +172,9 @@ func (o *classInitOptions) Validate() error {
 	}
 	if o.Out == "" {
 		return usageErr("class.cli.out_missing")
+	}
+	if len(o.Labs) == 0 {
+		o.Labs = content.IDs() // every installed lab
 	}
 	for _, lab := range o.Labs {
 		if _, err := content.Load(lab); err != nil {

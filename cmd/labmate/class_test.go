@@ -13,7 +13,6 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 )
 
@@ -76,7 +75,7 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			cfg := filepath.Join(root, "etc", "containerd", "config.toml")
 			os.MkdirAll(filepath.Dir(cfg), 0o755)
 			write(t, cfg, string(ref))
-			c := common{root: root, noCluster: true, stateDir: t.TempDir(), lab: content.DefaultLabID}
+			c := common{root: root, noCluster: true, stateDir: t.TempDir(), lab: "gpu-incident"}
 			s, err := c.build()
 			if err != nil {
 				t.Fatal(err)
@@ -119,7 +118,7 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 func TestBadClassFileIsAWarning(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
-	c := common{root: t.TempDir(), noCluster: true, stateDir: t.TempDir(), lab: content.DefaultLabID}
+	c := common{root: t.TempDir(), noCluster: true, stateDir: t.TempDir(), lab: "gpu-incident"}
 	s, err := c.build()
 	if err != nil {
 		t.Fatal(err)
@@ -141,10 +140,10 @@ func TestBadClassFileIsAWarning(t *testing.T) {
 func TestDoctorClassFinding(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
-	if f := classFinding(context.Background(), bad, content.DefaultLabID); f.Verdict != "fail" || f.Fix == "" {
+	if f := classFinding(context.Background(), bad, "gpu-incident"); f.Verdict != "fail" || f.Fix == "" {
 		t.Fatalf("bad file: %+v", f)
 	}
-	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), content.DefaultLabID); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
+	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), "gpu-incident"); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
 		t.Fatalf("class down: %+v", f)
 	}
 }

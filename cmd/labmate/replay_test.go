@@ -11,7 +11,7 @@ import (
 )
 
 func TestReplayNoTUIPlaysTheReference(t *testing.T) {
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}

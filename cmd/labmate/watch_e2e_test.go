@@ -71,7 +71,7 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	})
 	write(t, filepath.Join(root, "out", "unscheduled.txt"), cond.Reason+"\n"+cond.Message+"\n")
 
-	c := common{root: root, kubeconfig: kubeconfig, stateDir: t.TempDir(), lab: content.DefaultLabID}
+	c := common{root: root, kubeconfig: kubeconfig, stateDir: t.TempDir(), lab: "gpu-incident"}
 	s, err := c.build()
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func resetStep5(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
 	if err := cs.NodeV1().RuntimeClasses().Delete(ctx, "nvidia", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)
 	}
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}

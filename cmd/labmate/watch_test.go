@@ -348,7 +348,7 @@ func TestWatchRealLabFileStep(t *testing.T) {
 	cfg := filepath.Join(root, "etc", "containerd", "config.toml")
 	os.MkdirAll(filepath.Dir(cfg), 0o755)
 	write(t, cfg, string(ref))
-	c := common{root: root, noCluster: true, stateDir: t.TempDir(), lab: content.DefaultLabID}
+	c := common{root: root, noCluster: true, stateDir: t.TempDir(), lab: "gpu-incident"}
 	s, err := c.build()
 	if err != nil {
 		t.Fatal(err)

@@ -21,7 +21,7 @@ var _ engine.Reactor = (*scriptprobe.Prober)(nil)
 // the engine offers file observations to the prober, the prober's runs
 // reach step 4. Editing the script reruns it.
 func TestStepFourThroughTheEngine(t *testing.T) {
-	lab, err := content.Load(content.DefaultLabID)
+	lab, err := content.Load("gpu-incident")
 	if err != nil {
 		t.Fatal(err)
 	}

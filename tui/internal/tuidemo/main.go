@@ -41,7 +41,7 @@ func main() {
 
 	lab := fixture.Lab()
 	if *which == "real" {
-		l, err := content.Load(content.DefaultLabID)
+		l, err := content.Load("gpu-incident")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)
