@@ -396,7 +396,7 @@ func (d *decl) evalFile(in checks.Input) (checks.Result, *checks.Fact) {
 	mode := fmt.Sprintf("%04o", f.Mode.Perm())
 	seen := in.Msg("labkit.file.seen", "size", f.Size, "mode", mode)
 	if d.spec.Executable && f.Mode.Perm()&0o111 == 0 {
-		r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.file.not_executable", "path", p, "mode", mode, "where", rel),
+		r := checks.Fail(d.id, in.Msg("labkit.file.not_executable", "path", p, "mode", mode, "where", rel),
 			text(in, d.spec.Expect, "labkit.file.expect_exec"), seen, rel)
 		return r, &checks.Fact{Label: label, Value: seen}
 	}

@@ -41,7 +41,7 @@ var commonFields = []Field{
 
 // Kinds are the declarative check types.
 var Kinds = []Kind{
-	{"file", "A lab file exists (any regular file, even empty), and is executable when asked.", []Field{
+	{"file", "A lab file exists (any regular file, even empty), and is executable when asked. Its `fail` text is for a file that is not there (or not a readable regular file); a missing execute bit has its own shared text, with `hint` appended.", []Field{
 		{"path", true, "The file, relative to the lab root."},
 		{"executable", false, "`true`: the file must have an execute bit (`chmod +x`)."},
 	}},
