@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -68,6 +69,10 @@ type Model struct {
 	class        class.Status // the class publisher's newest status (--class only)
 	replayDone   bool         // the replay has ended: its controls do nothing
 
+	// jumpTyped are the digits typed so far of a page number that more
+	// digits could still extend (labs of more than nine steps).
+	jumpTyped string
+	jumpToast int // the id of the toast showing them
 }
 
 // viewKey says what the viewport shows: which page, and whether the help
@@ -322,6 +327,19 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}
 		return nil, false
 	}
+	if !m.jumping() {
+		m.jumpTyped = ""
+	}
+	if m.jumpTyped != "" && !key.Matches(msg, k.Jump) {
+		typed := m.jumpTyped
+		m.jumpTyped = ""
+		if key.Matches(msg, k.Go) {
+			m.foot.toast = nil
+			var n int
+			fmt.Sscan(typed, &n)
+			return m.goPage(n), false
+		}
+	}
 	switch {
 	case key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
@@ -342,10 +360,7 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	case key.Matches(msg, k.Prev):
 		return m.goPage(m.page - 1), false
 	case key.Matches(msg, k.Jump):
-		var n int
-		if _, err := fmt.Sscan(msg.String(), &n); err == nil {
-			return m.goPage(n), false
-		}
+		return m.jump(msg.String()), false
 	case key.Matches(msg, k.Go):
 		if t := m.goTarget(); t >= 0 {
 			m.foot.alert = nil
@@ -394,6 +409,37 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		}
 	}
 	return nil, false
+}
+
+// jump takes a digit key. With up to nine steps it goes to that page at
+// once; with more, digits add up to a page number, which is gone to as
+// soon as no longer number starts with them ("1" waits for "12" in a
+// twelve-step lab; "3" goes at once), or on enter.
+func (m *Model) jump(digit string) tea.Cmd {
+	last := m.pages - 1
+	typed := m.jumpTyped + digit
+	if n, err := strconv.Atoi(typed); err != nil || n > last {
+		typed = digit // a new number begins
+	}
+	n, err := strconv.Atoi(typed)
+	if err != nil || n > last {
+		m.jumpTyped = ""
+		return nil
+	}
+	if n == 0 || n*10 > last {
+		m.jumpTyped = ""
+		return m.goPage(n)
+	}
+	m.jumpTyped = typed
+	cmd := m.foot.showToast(toast{text: content.Msg("tui.jump.typed", "typed", typed, "max", last), target: n})
+	m.jumpToast = m.foot.toastID
+	return cmd
+}
+
+// jumping reports whether typed digits are still on screen (their toast
+// has not gone or been replaced).
+func (m Model) jumping() bool {
+	return m.jumpTyped != "" && m.foot.toast != nil && m.foot.toast.id == m.jumpToast
 }
 
 // goPage shows page p (clamped), remembering where the old one was

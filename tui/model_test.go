@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
@@ -784,5 +786,45 @@ func TestRegressionReplacesPassToast(t *testing.T) {
 	}
 	if strings.Contains(m.foot.toast.text, "enter") || m.goTarget() == 3 {
 		t.Errorf("toast %q promises enter while an alert is up (enter goes to page %d)", m.foot.toast.text, m.goTarget())
+	}
+}
+
+// A lab of more than nine steps is navigated by typing the step number:
+// "1" waits for a second digit (10, 11, 12 start with it), "12" goes,
+// "1" and enter goes to 1, "3" goes at once, and the help says 0-12.
+func TestJumpBeyondNine(t *testing.T) {
+	lab := &content.Lab{ID: "long", Title: "열두 단계", Intro: "# 소개\n"}
+	for i := 1; i <= 12; i++ {
+		lab.Steps = append(lab.Steps, content.Step{Number: i, ID: fmt.Sprintf("s%d", i), Title: fmt.Sprintf("단계 %d", i), Body: "본문\n"})
+	}
+	m := testModel(t, 60, 24, func(o *Options) { o.Lab = lab })
+	m = press(t, m, "1")
+	if m.page != 0 || !strings.Contains(m.View(), "1… 단계로") {
+		t.Fatalf("after 1: page %d, view:\n%s", m.page, m.View())
+	}
+	m = press(t, m, "2")
+	if m.page != 12 {
+		t.Fatalf("after 1 2: page %d, want 12", m.page)
+	}
+	m = press(t, m, "1", "enter")
+	if m.page != 1 {
+		t.Fatalf("after 1 enter: page %d, want 1", m.page)
+	}
+	m = press(t, m, "3")
+	if m.page != 3 {
+		t.Fatalf("after 3: page %d, want 3", m.page)
+	}
+	m = press(t, m, "1", "j") // another key ends the number
+	m = press(t, m, "0")
+	if m.page != 0 {
+		t.Fatalf("after 1 j 0: page %d, want 0 (a new number)", m.page)
+	}
+	if h := m.keys.Jump.Help().Key; h != "0-12" {
+		t.Errorf("jump help %q", h)
+	}
+	for _, line := range strings.Split(m.View(), "\n") {
+		if w := narrow.StringWidth(line); w > 60 {
+			t.Errorf("line of %d columns: %q", w, line)
+		}
 	}
 }

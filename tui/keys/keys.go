@@ -104,10 +104,13 @@ func Default(steps int) KeyMap {
 	return k
 }
 
+// setJump binds the digits that can start a page number: 0 to steps, or
+// every digit for a lab of more than nine steps (the TUI reads them as
+// one number).
 func (k *KeyMap) setJump(steps int) {
-	steps = max(0, min(steps, 9))
-	ks := make([]string, 0, steps+1)
-	for i := 0; i <= steps; i++ {
+	steps = max(0, steps)
+	ks := make([]string, 0, 10)
+	for i := 0; i <= min(steps, 9); i++ {
 		ks = append(ks, fmt.Sprint(i))
 	}
 	k.Jump.SetKeys(ks...)
