@@ -795,3 +795,45 @@ func TestTmuxReplay(t *testing.T) {
 		t.Errorf("labmate replay exited %d after q", rc)
 	}
 }
+
+// TestTmuxLabPicker: with several labs installed and nothing choosing one
+// (no --lab, no LABMATE_LAB, no earlier choice), labmate opens on a
+// picker in a 60-column pane; the lab picked opens, and the next start at
+// the same root opens it again without asking.
+func TestTmuxLabPicker(t *testing.T) {
+	bin := buildLabmate(t)
+	env := append(xdgEnv(t), "LABMATE_LAB=")
+	root := t.TempDir()
+	p := startProgram(t, bin, 60, 24, env, "--root", root, "--no-cluster")
+	s := p.waitFor(msg("tui.picker.title"), "driver-reboot", "gpu-incident")
+	for i, r := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		if w := narrow.StringWidth(r); w > 60 {
+			t.Errorf("picker row %d is %d wide: %q", i, w, r)
+		}
+	}
+	var drv *content.Lab
+	for _, id := range content.IDs() {
+		if id == "driver-reboot" {
+			drv, _ = content.Load(id)
+		}
+	}
+	if drv == nil {
+		t.Fatal("no driver-reboot lab installed")
+	}
+	p.keys("j", "k", "j", "k") // the cursor moves and wraps
+	p.keys("1")                // driver-reboot, the first (IDs sorted)
+	s = p.waitFor("labmate", "0/5")
+	p.checkScreen(s)
+	p.keys("q")
+	if rc := p.exited(); rc != 0 {
+		t.Fatalf("labmate exited %d after q", rc)
+	}
+
+	again := startProgram(t, bin, 60, 24, env, "--root", root, "--no-cluster")
+	s = again.waitFor("labmate", "0/5")
+	if strings.Contains(s, msg("tui.picker.title")) {
+		t.Errorf("the picker came back for a root whose lab was chosen:\n%s", s)
+	}
+	again.keys("q")
+	again.exited()
+}
