@@ -328,3 +328,22 @@ func TestCELSum(t *testing.T) {
 		}
 	}
 }
+
+// Every field of a declarative check is documented for some type (the
+// generated reference in docs/AUTHORING.md covers the whole schema).
+func TestEveryCheckFieldIsDocumented(t *testing.T) {
+	documented := map[string]bool{}
+	for _, f := range commonFields {
+		documented[f.Name] = true
+	}
+	for _, k := range Kinds {
+		for _, f := range k.Fields {
+			documented[f.Name] = true
+		}
+	}
+	for name := range checkFields() {
+		if !documented[name] {
+			t.Errorf("content.Check field %q is in no check type's documentation", name)
+		}
+	}
+}
