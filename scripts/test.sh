@@ -24,6 +24,10 @@ fi
 echo "== go vet"
 go vet ./...
 
+# staticcheck, pinned, run from the module proxy (nothing to install).
+echo "== staticcheck"
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+
 if [ "$LABMATE_E2E" = "1" ]; then
   echo "== cluster binaries (kwok, kwokctl, kube-apiserver, ...)"
   LABMATE_CLUSTER_BIN="$(./scripts/cluster-bins.sh | tail -n 1)"
@@ -54,6 +58,16 @@ if [ "$LABMATE_E2E" = "1" ]; then
   echo "== release archive alone: labmate sandbox build/up/down outside the checkout"
   ./scripts/archive-sandbox-check.sh
 fi
+
+# The race detector where goroutines meet: the engine and its sources,
+# the class publisher, state and its locks, replay, the commands' watch
+# and class wiring, doctor's parallel probes, the verifier. Unit tests
+# only (no cluster); the TUI's tests drive tmux and are left out, as are
+# the pure check packages, where it finds nothing to race.
+echo "== go test -race"
+LABMATE_E2E=0 go test -race -count=1 \
+  ./engine/... ./observe/... ./class/... ./state/... ./internal/... ./trace/... \
+  ./cmd/labmate/... ./doctor/... ./labkit/verify/...
 
 echo "== go test"
 # -p 1: the machine has two cores, and the e2e packages share one cluster

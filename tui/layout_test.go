@@ -40,9 +40,7 @@ func longReport(lab *content.Lab) (rep []checks.Result, texts []string) {
 		texts = append(texts, c.Message, c.Expected, c.Where)
 		texts = append(texts, strings.Split(c.Observed, "\n")...)
 	}
-	for _, h := range lab.Steps[0].Hints {
-		texts = append(texts, h)
-	}
+	texts = append(texts, lab.Steps[0].Hints...)
 	return rep, texts
 }
 

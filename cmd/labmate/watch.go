@@ -32,15 +32,6 @@ type watchOptions struct {
 	OnReport func(engine.Report)
 }
 
-// runCheckWatch is `labmate check --watch [--json]`: the full results once
-// every source has delivered its first state, then again on every change
-// of a step's status (not on every evaluation), one timestamped line per
-// print: a JSON object with --json (the `check --json` shape plus "at"
-// and "changed"), a compact row of statuses otherwise. It returns 0 when
-// ctx ends (SIGINT, SIGTERM).
-func runCheckWatch(ctx context.Context, s *setup, asJSON bool, stdout, stderr io.Writer) int {
-	return watchOptions{JSON: asJSON}.run(ctx, s, stdout, stderr)
-}
 
 // watchRecord is one --json line.
 type watchRecord struct {
@@ -56,6 +47,12 @@ type stepChange struct {
 	To     checks.Status `json:"to"`
 }
 
+// run is `labmate check --watch [--json]`: the full results once every
+// source has delivered its first state, then again on every change of a
+// step's status (not on every evaluation), one timestamped line per
+// print: a JSON object with --json (the `check --json` shape plus "at"
+// and "changed"), a compact row of statuses otherwise. It returns 0 when
+// ctx ends (SIGINT, SIGTERM).
 func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Writer) int {
 	if o.Now == nil {
 		o.Now = time.Now
