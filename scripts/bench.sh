@@ -5,6 +5,7 @@
 #                               writes, --poll), trace replay, idle CPU
 #   LABMATE_E2E=1 scripts/bench.sh   also API-change-to-result on the sandbox
 #   scripts/bench.sh tui        only the TUI's start and idle (bench_tui)
+#   scripts/bench.sh verify     only `labmate lab verify` of every lab (bench_verify)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,6 +62,35 @@ bench_tui() {
   rm -rf "$root" "$xdg"
 }
 
+
+# --- lab verify ----------------------------------------------------------
+# bench_verify BIN: `labmate lab verify ID` of every installed lab, three
+# times each, with its sandbox already up (a sandbox of its own,
+# labmate-bench-ID, brought up first and removed afterwards): the wall
+# time of the whole proof, reset of the sandbox included.
+bench_verify() {
+  local bin=$1 lab name kc i t0 t1
+  export LABMATE_CLUSTER_BIN="${LABMATE_CLUSTER_BIN:-$(./scripts/cluster-bins.sh | tail -n 1)}"
+  for lab in $("$bin" lab list --json | sed -n 's/.*"id": "\(.*\)",/\1/p'); do
+    name="labmate-bench-$lab"
+    "$bin" sandbox up --lab "$lab" --name "$name" >/dev/null
+    kc="${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/kubeconfig.yaml"
+    for i in 1 2 3; do
+      t0=$(date +%s.%N)
+      "$bin" lab verify "$lab" --kubeconfig "$kc" >/dev/null 2>&1 || echo "   verify $lab failed" >&2
+      t1=$(date +%s.%N)
+      echo "   lab verify $lab: $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
+    done
+    "$bin" sandbox down --name "$name" >/dev/null
+  done
+}
+
+if [ "${1:-}" = "verify" ]; then
+  bin="$(mktemp -d)/labmate"
+  go build -o "$bin" ./cmd/labmate
+  bench_verify "$bin"
+  exit
+fi
 
 if [ "${1:-}" = "tui" ]; then
   bin="$(mktemp -d)/labmate"
@@ -119,6 +149,8 @@ if [ "${LABMATE_E2E:-}" = "1" ]; then
   go test ./e2e -run '^$' -bench NodePatchToReport -benchtime 200x -count 3
   echo "== class of 200 learners: status change -> board row, requests, board RSS/CPU (sandbox, tmux)"
   go test ./tui/board -run TestClassScaleE2E -count=1 -v | grep -E 'scale_e2e_test|ok|FAIL'
+  echo "== lab verify of every lab, sandbox up"
+  bench_verify "$bin"
 fi
 
 if command -v tmux >/dev/null; then

@@ -212,3 +212,33 @@ func TestLabListJSON(t *testing.T) {
 		t.Errorf("labs %v", ids)
 	}
 }
+
+// Which lab a command works on: --lab, then $LABMATE_LAB; with several
+// installed and nothing choosing, a command that is not the TUI says how
+// to choose (exit 2), naming the labs.
+func TestLabResolution(t *testing.T) {
+	root := t.TempDir()
+	state := t.TempDir()
+	t.Setenv(EnvLab, "")
+	code, _, errOut := runStreams("check", "--root", root, "--no-cluster", "--state-dir", state)
+	if code != exitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || !strings.Contains(errOut, "driver-reboot") {
+		t.Fatalf("no choice: exit %d, %q", code, errOut)
+	}
+	t.Setenv(EnvLab, "driver-reboot")
+	code, out, _ := runStreams("check", "--root", root, "--no-cluster", "--state-dir", state, "--json")
+	if code != exitFail || !strings.Contains(out, `"lab": "driver-reboot"`) {
+		t.Fatalf("LABMATE_LAB=driver-reboot: exit %d\n%s", code, out)
+	}
+	code, out, _ = runStreams("check", "--lab", "gpu-incident", "--root", root, "--no-cluster", "--state-dir", state, "--json")
+	if code != exitFail || !strings.Contains(out, `"lab": "gpu-incident"`) {
+		t.Fatalf("--lab wins over LABMATE_LAB: exit %d\n%s", code, out)
+	}
+	code, _, errOut = runStreams("check", "--lab", "gpu-incident", "--lab-dir", root, "--root", root)
+	if code != exitUsage || !strings.Contains(errOut, "함께 쓸 수 없습니다") {
+		t.Fatalf("--lab and --lab-dir: exit %d, %q", code, errOut)
+	}
+	code, _, errOut = runStreams("check", "--lab", "no-such-lab", "--root", root)
+	if code != exitUsage || !strings.Contains(errOut, "no-such-lab") {
+		t.Fatalf("unknown lab: exit %d, %q", code, errOut)
+	}
+}
