@@ -669,3 +669,55 @@ func TestFileSolutionsRun(t *testing.T) {
 		t.Errorf("solution 3 wrote\n%s\nwant\n%s", got, want)
 	}
 }
+
+// Every installed lab loads and is whole: an absolute default root named
+// in its intro through {{ROOT}}, steps numbered 1..n with unique IDs, a
+// title, a body, a solution and at least one hint each, its reference run
+// and verify data present, and its messages of its own.
+func TestEveryLabIsWhole(t *testing.T) {
+	ids := IDs()
+	if len(ids) < 2 {
+		t.Fatalf("labs %v", ids)
+	}
+	for _, id := range ids {
+		l, err := Load(id)
+		if err != nil {
+			t.Errorf("%s: %v", id, err)
+			continue
+		}
+		if l.Title == "" || !filepath.IsAbs(l.DefaultRoot) || !strings.Contains(l.Intro, "{{ROOT}}") {
+			t.Errorf("%s: title %q, default root %q, intro names {{ROOT}}: %v", id, l.Title, l.DefaultRoot, strings.Contains(l.Intro, "{{ROOT}}"))
+		}
+		seen := map[string]bool{}
+		for i, s := range l.Steps {
+			if s.Number != i+1 || s.ID == "" || s.Title == "" || seen[s.ID] {
+				t.Errorf("%s: step at %d: number %d, ID %q (seen %v), title %q", id, i, s.Number, s.ID, seen[s.ID], s.Title)
+			}
+			seen[s.ID] = true
+			if strings.TrimSpace(s.Body) == "" || strings.TrimSpace(s.Solution) == "" || len(s.Hints) == 0 {
+				t.Errorf("%s step %d: body, solution and hints must be there", id, s.Number)
+			}
+		}
+		if _, err := l.ReadFile(l.ReferenceRun); l.ReferenceRun == "" || err != nil {
+			t.Errorf("%s: reference run %q: %v", id, l.ReferenceRun, err)
+		}
+		if l.Verify == nil || len(l.Verify.Steps) != len(l.Steps) {
+			t.Errorf("%s: verify.toml must prove every step", id)
+		}
+		if len(l.OwnKeys()) == 0 {
+			t.Errorf("%s: no messages of its own", id)
+		}
+	}
+}
+
+// Two labs may use the same message key: each reads its own.
+func TestMessageKeysAreNamespacedByLab(t *testing.T) {
+	a := &Lab{msgs: map[string]string{"same.key": "A"}}
+	b := &Lab{msgs: map[string]string{"same.key": "B"}}
+	if a.Msg("same.key") != "A" || b.Msg("same.key") != "B" {
+		t.Errorf("%q %q", a.Msg("same.key"), b.Msg("same.key"))
+	}
+	if a.Msg("status.passed") != Msg("status.passed") {
+		t.Error("a lab does not fall back to the shared text")
+	}
+}
