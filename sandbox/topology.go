@@ -199,6 +199,15 @@ func Reset(ctx context.Context, cs kubernetes.Interface, lab string, nodes []Nod
 			if err := cs.CoreV1().Nodes().Delete(ctx, n.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 				return wrapMsg(err, "sandbox.err.delete_node", "node", n.Name)
 			}
+			// Pods bound to it would wait for the pod garbage collector
+			// (and hold their namespaces) for a minute or more.
+			pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Name})
+			if err == nil {
+				zero := int64(0)
+				for _, p := range pods.Items {
+					_ = cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+				}
+			}
 			continue
 		}
 		fresh := Node(spec)

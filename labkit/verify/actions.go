@@ -154,7 +154,14 @@ func (p *prover) shell(ctx context.Context, script string) (string, error) {
 // deleted (and gone), every RuntimeClass deleted (cluster-wide objects
 // labs create), its nodes as the topology says.
 func resetCluster(ctx context.Context, cs kubernetes.Interface, text *content.Lab, nodes []sandbox.NodeSpec) error {
+	// Pods go first and at once (grace period 0, as kubectl delete
+	// --force): a namespace waits for its pods, and kwok would take each
+	// one's grace period.
+	now := metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
 	for _, ns := range text.Cluster.Namespaces {
+		if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, now, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
 		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 			return err
 		}
@@ -182,3 +189,5 @@ func resetCluster(ctx context.Context, cs kubernetes.Interface, text *content.La
 		return true, nil
 	})
 }
+
+func ptr[T any](v T) *T { return &v }
