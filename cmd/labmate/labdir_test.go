@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,11 +60,11 @@ missing = "{path} 가 없습니다: 재시작 스크립트를 만드세요."
 [nginx.port]
 hint = " 포트는 따옴표 없는 정수입니다."
 `,
-	"intro.md":      "# nginx 설정\n\n파일 두 개를 씁니다: `{{ROOT}}/bin/reload.sh`, `{{ROOT}}/etc/site.toml`.\n",
-	"steps/01.md":   "`{{ROOT}}/bin/reload.sh` 를 실행할 수 있게 만드세요.\n",
-	"steps/02.md":   "`{{ROOT}}/etc/site.toml` 의 `[server]` 에 `port = 8080` 과 `name` 을 쓰세요.\n",
-	"reference/bin/reload.sh":  "#!/bin/sh\nnginx -s reload\n",
-	"reference/etc/site.toml":  "[server]\nport = 8080\nname = \"www.example.com\"\n",
+	"intro.md":                "# nginx 설정\n\n파일 두 개를 씁니다: `{{ROOT}}/bin/reload.sh`, `{{ROOT}}/etc/site.toml`.\n",
+	"steps/01.md":             "`{{ROOT}}/bin/reload.sh` 를 실행할 수 있게 만드세요.\n",
+	"steps/02.md":             "`{{ROOT}}/etc/site.toml` 의 `[server]` 에 `port = 8080` 과 `name` 을 쓰세요.\n",
+	"reference/bin/reload.sh": "#!/bin/sh\nnginx -s reload\n",
+	"reference/etc/site.toml": "[server]\nport = 8080\nname = \"www.example.com\"\n",
 	"verify.toml": `timeout_seconds = 10
 
 [[steps]]
@@ -240,5 +242,34 @@ func TestLabResolution(t *testing.T) {
 	code, _, errOut = runStreams("check", "--lab", "no-such-lab", "--root", root)
 	if code != exitUsage || !strings.Contains(errOut, "no-such-lab") {
 		t.Fatalf("unknown lab: exit %d, %q", code, errOut)
+	}
+}
+
+// lab verify writes to no cluster that is not a labmate sandbox: a
+// kubeconfig naming another cluster is refused before anything is done
+// (exit 2), with the reason.
+func TestVerifyRefusesAClusterThatIsNotASandbox(t *testing.T) {
+	var writes int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			writes++
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`))
+	}))
+	defer srv.Close()
+	kc := filepath.Join(t.TempDir(), "kubeconfig")
+	conf := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + srv.URL + "}}]\n" +
+		"users: [{name: u, user: {token: x}}]\ncontexts: [{name: prod, context: {cluster: c, user: u}}]\ncurrent-context: prod\n"
+	if err := os.WriteFile(kc, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runStreams("lab", "verify", "driver-reboot", "--kubeconfig", kc)
+	if code != exitUsage || !strings.Contains(errOut, "labmate 샌드박스가 아니라서 쓰지 않습니다") || !strings.Contains(errOut, "prod") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if writes != 0 {
+		t.Errorf("%d writes reached a cluster that is not a sandbox", writes)
 	}
 }
