@@ -1,17 +1,13 @@
 package checks
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/keyscan"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -59,36 +55,18 @@ func TestParseKeyValuesCapsProblems(t *testing.T) {
 // Every message key the primitives use is a shared one (content/*.toml):
 // they serve every lab.
 func TestMessageKeysAreShared(t *testing.T) {
-	srcs, _ := filepath.Glob("*.go")
-	keyLike := regexp.MustCompile(`^(files|report|cluster)\.[a-z0-9_.]+[a-z0-9_]$`)
-	fset := token.NewFileSet()
-	n := 0
-	for _, src := range srcs {
-		if strings.HasSuffix(src, "_test.go") {
-			continue
+	keys := keyscan.Keys(t, ".", regexp.MustCompile(`^(files|report|cluster|labkit)\.[a-z0-9_.]+[a-z0-9_]$`))
+	for k, at := range keys {
+		if !content.HasMsg(k) {
+			t.Errorf("%s: message %q is not in content/*.toml", at, k)
 		}
-		f, err := parser.ParseFile(fset, src, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(node ast.Node) bool {
-			if lit, ok := node.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, err := strconv.Unquote(lit.Value); err == nil && keyLike.MatchString(s) {
-					n++
-					if !content.HasMsg(s) {
-						t.Errorf("%s: message %q is not in content/*.toml", fset.Position(lit.Pos()), s)
-					}
-				}
-			}
-			return true
-		})
 	}
 	for _, s := range []observe.ClusterState{observe.ClusterOff, observe.ClusterConnecting, observe.ClusterSynced, observe.ClusterUnreachable, observe.ClusterError} {
 		if !content.HasMsg("cluster.state." + string(s)) {
 			t.Errorf("no shared text for cluster state %s", s)
 		}
 	}
-	if n < 80 {
-		t.Fatalf("found only %d keys: the scan is broken", n)
+	if len(keys) < 80 {
+		t.Fatalf("found only %d keys: the scan is broken", len(keys))
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/sandbox"
@@ -38,7 +39,7 @@ func BenchmarkNodePatchToReport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := engine.New(engine.Config{Lab: lab, Steps: gpuSteps(b), Root: b.TempDir()})
+	e := engine.New(engine.Config{Lab: lab, Steps: labtest.GPUSteps(b), Root: b.TempDir()})
 	reports, stop := e.Start(ctx, []observe.Source{src})
 	b.Cleanup(stop)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 	"github.com/labhub/labmate/observe/scriptprobe"
@@ -32,7 +33,7 @@ func startLive(t testing.TB, debounce time.Duration) *liveLab {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	e := engine.New(engine.Config{Lab: lab, Steps: gpuSteps(t), Root: root})
+	e := engine.New(engine.Config{Lab: lab, Steps: labtest.GPUSteps(t), Root: root})
 	srcs := []observe.Source{
 		files.New(files.Options{Root: root, Paths: e.Files(), Debounce: debounce}),
 		scriptprobe.New(root, e.Probes(), scriptprobe.Options{}),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -16,7 +17,7 @@ func TestMarkdownGoldenReferenceTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := FromTrace(context.Background(), l, gpuSteps(t), tr)
+	r, err := FromTrace(context.Background(), l, labtest.GPUSteps(t), tr)
 	if err != nil {
 		t.Fatal(err)
 	}

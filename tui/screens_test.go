@@ -15,6 +15,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
 	"github.com/labhub/labmate/tui/keys"
@@ -198,7 +199,7 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := gpuSteps(t)
+	steps := labtest.GPUSteps(t)
 	_, changes, err := trace.FinalReport(context.Background(), lab, steps, tr)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/labtest"
 )
 
 // classKubeconfig writes a class kubeconfig (as init writes them) for a
@@ -48,7 +49,7 @@ current-context: learner-01
 // at the same moments, as the lab without a class; the publisher says
 // retrying.
 func TestWatchWithClassDownOrSlow(t *testing.T) {
-	if gpuLabSteps(t)[0].Eval == nil {
+	if labtest.GPUSteps(t)[0].Eval == nil {
 		t.Skip("the file checks of step 1 are not registered")
 	}
 	slow, err := net.Listen("tcp", "127.0.0.1:0")

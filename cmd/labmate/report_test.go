@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/report"
 	"github.com/labhub/labmate/state"
 )
@@ -72,7 +73,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // status, every observed value verbatim and every check's message, and
 // the learner's progress joined to the right step.
 func TestReportReferenceFiles(t *testing.T) {
-	if gpuLabSteps(t)[2].Eval == nil {
+	if labtest.GPUSteps(t)[2].Eval == nil {
 		t.Fatal("the file checks of step 3 are not registered")
 	}
 	root := referenceRoot(t)

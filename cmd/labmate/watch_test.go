@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 	"github.com/labhub/labmate/state"
@@ -337,7 +338,7 @@ func TestWatchExitsCleanlyOnSignals(t *testing.T) {
 // reference config passes, a string where a boolean belongs turns it red
 // in exactly one new line.
 func TestWatchRealLabFileStep(t *testing.T) {
-	if gpuLabSteps(t)[0].Eval == nil {
+	if labtest.GPUSteps(t)[0].Eval == nil {
 		t.Fatal("the file checks of step 1 are not registered")
 	}
 	ref, err := os.ReadFile("../../content/labs/gpu-incident/reference/etc/containerd/config.toml")

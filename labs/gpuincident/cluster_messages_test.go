@@ -1,16 +1,11 @@
 package gpuincident
 
 import (
-	"go/ast"
-	"go/parser"
-	"go/token"
-	"path/filepath"
 	"regexp"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/keyscan"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -22,26 +17,9 @@ func TestMessageKeysExist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srcs, _ := filepath.Glob("*.go")
-	keyLike := regexp.MustCompile(`^(files|report|cluster)\.[a-z0-9_.]+[a-z0-9_]$`)
-	fset := token.NewFileSet()
 	keys := map[string]bool{}
-	for _, src := range srcs {
-		if strings.HasSuffix(src, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, src, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				if s, err := strconv.Unquote(lit.Value); err == nil && keyLike.MatchString(s) {
-					keys[s] = true
-				}
-			}
-			return true
-		})
+	for k := range keyscan.Keys(t, ".", regexp.MustCompile(`^(files|report|cluster)\.[a-z0-9_.]+[a-z0-9_]$`)) {
+		keys[k] = true
 	}
 	for _, s := range []string{"condition", "event", "witness"} {
 		keys["cluster.source."+s] = true
