@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"time"
 
+	"github.com/labhub/labmate/internal/kubeconfig"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/tools/clientcmd"
-	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 )
 
 // Timeouts of every class request. A class cluster that is down or slow
@@ -35,48 +33,38 @@ type Learner struct {
 // has (a current context with a namespace and a user).
 var ErrNotClassKubeconfig = errors.New("not a class kubeconfig")
 
-// LoadLearner reads a class kubeconfig written by init. Only that file is
-// read: never $KUBECONFIG or ~/.kube/config, which point at the lab's own
-// cluster.
+// LoadLearner reads a class kubeconfig written by init, with labmate's
+// one kubeconfig loader. Only that file is read: never $KUBECONFIG or
+// ~/.kube/config, which point at the lab's own cluster.
 func LoadLearner(path string) (Learner, error) {
-	rules := &clientcmd.ClientConfigLoadingRules{ExplicitPath: path}
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{})
-	raw, err := cc.RawConfig()
+	l, err := kubeconfig.Load(kubeconfig.Options{Path: path, Only: true, DialTimeout: dialTimeout})
 	if err != nil {
 		return Learner{}, err
 	}
-	ctx := raw.Contexts[raw.CurrentContext]
-	if ctx == nil || ctx.Namespace == "" || !ValidLearner(ctx.AuthInfo) {
+	if l.Namespace == "" || !ValidLearner(l.User) {
 		return Learner{}, fmt.Errorf("%s: %w", path, ErrNotClassKubeconfig)
 	}
-	cfg, err := cc.ClientConfig()
-	if err != nil {
-		return Learner{}, err
-	}
-	tune(cfg, requestTimeout)
-	return Learner{Config: cfg, Namespace: ctx.Namespace, ID: ctx.AuthInfo}, nil
+	tune(l.Config, requestTimeout)
+	return Learner{Config: l.Config, Namespace: l.Namespace, ID: l.User}, nil
 }
 
 // LoadAdmin loads the instructor's kubeconfig the kubectl way (explicit
-// path, else $KUBECONFIG, else ~/.kube/config) and returns the config and
-// the namespace: ns when set, else the context's namespace, else "labmate-class".
-// timeout bounds each request; 0 leaves them unbounded (watches).
-func LoadAdmin(kubeconfig, context, ns string, timeout time.Duration) (*rest.Config, string, error) {
-	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = kubeconfig
-	cc := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{CurrentContext: context})
-	cfg, err := cc.ClientConfig()
+// path, else $KUBECONFIG, else ~/.kube/config), with labmate's one
+// loader, and returns the config and the namespace: ns when set, else the
+// context's namespace, else "labmate-class". timeout bounds each request;
+// 0 leaves them unbounded (watches).
+func LoadAdmin(path, context, ns string, timeout time.Duration) (*rest.Config, string, error) {
+	l, err := kubeconfig.Load(kubeconfig.Options{Path: path, Context: context, DialTimeout: dialTimeout})
 	if err != nil {
 		return nil, "", err
 	}
 	if ns == "" {
-		if n, explicit, err := cc.Namespace(); err == nil && explicit {
-			ns = n
-		}
+		ns = l.Namespace
 	}
 	if ns == "" {
 		ns = DefaultNamespace
 	}
+	cfg := l.Config
 	tune(cfg, timeout)
 	// init creates a few objects per learner; the default 5 QPS would
 	// make a class of 200 wait minutes on the client's own limiter.
@@ -88,11 +76,6 @@ func LoadAdmin(kubeconfig, context, ns string, timeout time.Duration) (*rest.Con
 const DefaultNamespace = "labmate-class"
 
 func tune(cfg *rest.Config, timeout time.Duration) {
-	if cfg.ExecProvider != nil {
-		cfg.ExecProvider.InteractiveMode = clientcmdapi.NeverExecInteractiveMode
-		cfg.ExecProvider.StdinUnavailable = true
-	}
-	cfg.Dial = (&net.Dialer{Timeout: dialTimeout, KeepAlive: 30 * time.Second}).DialContext
 	cfg.Timeout = timeout
 	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.UserAgent = "labmate-class"

@@ -33,6 +33,10 @@ type Options struct {
 	// DialTimeout bounds connecting to the API server (default 5s).
 	// Requests get no client timeout: the caller sets one if it wants.
 	DialTimeout time.Duration
+	// Only reads Path and nothing else: never $KUBECONFIG or
+	// ~/.kube/config (a learner's class kubeconfig, which must not be
+	// mixed with the lab's own cluster).
+	Only bool
 }
 
 // Kind says why loading failed.
@@ -80,10 +84,16 @@ type Loaded struct {
 	Context string
 	// Paths are the files it came from, in precedence order.
 	Paths []string
+	// Namespace and User are the context's namespace ("" when it sets
+	// none) and user (its AuthInfo name).
+	Namespace, User string
 }
 
 // Rules are kubectl's default loading rules for o, the fallback applied.
 func Rules(o Options) *clientcmd.ClientConfigLoadingRules {
+	if o.Only {
+		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Path}
+	}
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = o.Path
 	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
@@ -167,7 +177,11 @@ func Load(o Options) (*Loaded, error) {
 	cfg.QPS, cfg.Burst = 50, 100
 	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.UserAgent = "labmate"
-	return &Loaded{Config: cfg, Context: ctxName, Paths: paths}, nil
+	l := &Loaded{Config: cfg, Context: ctxName, Paths: paths}
+	if c := raw.Contexts[ctxName]; c != nil {
+		l.Namespace, l.User = c.Namespace, c.AuthInfo
+	}
+	return l, nil
 }
 
 // Contexts lists the context names of the kubeconfig o names, sorted.
