@@ -36,18 +36,10 @@ func usageErr(key string, kv ...any) error {
 
 // newClassCmd is `labmate class`: init, board, export, preview.
 func newClassCmd(c *common, streams ioStreams) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:           "class",
-		Short:         content.Msg("class.cli.short"),
-		SilenceUsage:  true,
-		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErr("class.cli.usage")
-		},
+	cmd := newCommand("class", "init|board|export|preview", noArgs, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return &usageError{cmd: cmd, msg: content.Msg("class.cli.which")}
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return usageErr("class.cli.flag_error", "err", err)
-	})
 	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassPreviewCmd(c, streams))
 	return cmd
 }
@@ -96,19 +88,15 @@ type classInitOptions struct {
 
 func newClassInitCmd(streams ioStreams) *cobra.Command {
 	o := &classInitOptions{streams: streams}
-	cmd := &cobra.Command{
-		Use:   "init",
-		Short: content.Msg("class.cli.init_short"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := o.Complete(cmd.Context()); err != nil {
-				return err
-			}
-			if err := o.Validate(); err != nil {
-				return err
-			}
-			return o.Run(cmd.Context())
-		},
+	cmd := newCommand("class.init", flagsUse(), noArgs, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := o.Complete(cmd.Context()); err != nil {
+			return err
+		}
+		if err := o.Validate(); err != nil {
+			return err
+		}
+		return o.Run(cmd.Context())
 	}
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
@@ -221,26 +209,22 @@ type classBoardOptions struct {
 
 func newClassBoardCmd(streams ioStreams) *cobra.Command {
 	o := &classBoardOptions{streams: streams}
-	cmd := &cobra.Command{
-		Use:   "board",
-		Short: content.Msg("class.cli.board_short"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			_, cs, ns, err := o.load(0)
-			if err != nil {
-				return err
-			}
-			ctx, cancel := context.WithCancel(cmd.Context())
-			defer cancel()
-			err = board.Run(ctx, board.Options{
-				Classes: class.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
-				Stuck: o.Stuck, Theme: o.Theme,
-			})
-			if err != nil {
-				return exitError{exitFail, content.Msg("cli.tui_failed", "err", err)}
-			}
-			return nil
-		},
+	cmd := newCommand("class.board", flagsUse(), noArgs, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		_, cs, ns, err := o.load(0)
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithCancel(cmd.Context())
+		defer cancel()
+		err = board.Run(ctx, board.Options{
+			Classes: class.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
+			Stuck: o.Stuck, Theme: o.Theme,
+		})
+		if err != nil {
+			return exitError{exitFail, content.Msg("cli.tui_failed", "err", err)}
+		}
+		return nil
 	}
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
@@ -261,30 +245,26 @@ type classExportOptions struct {
 
 func newClassExportCmd(streams ioStreams) *cobra.Command {
 	o := &classExportOptions{streams: streams}
-	cmd := &cobra.Command{
-		Use:   "export",
-		Short: content.Msg("class.cli.export_short"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.Format != "csv" && o.Format != "json" {
-				return usageErr("class.cli.format", "format", o.Format)
-			}
-			_, cs, ns, err := o.load(30 * time.Second)
-			if err != nil {
-				return err
-			}
-			c, err := class.List(cmd.Context(), cs, ns, o.Lab)
-			if err != nil {
-				return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", err)}
-			}
-			for _, b := range c.Broken {
-				fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.broken_record", "name", b))
-			}
-			if o.Format == "csv" {
-				return class.WriteCSV(o.streams.Out, c)
-			}
-			return class.WriteJSON(o.streams.Out, c)
-		},
+	cmd := newCommand("class.export", flagsUse(), noArgs, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if o.Format != "csv" && o.Format != "json" {
+			return usageErr("class.cli.format", "format", o.Format)
+		}
+		_, cs, ns, err := o.load(30 * time.Second)
+		if err != nil {
+			return err
+		}
+		c, err := class.List(cmd.Context(), cs, ns, o.Lab)
+		if err != nil {
+			return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", err)}
+		}
+		for _, b := range c.Broken {
+			fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.broken_record", "name", b))
+		}
+		if o.Format == "csv" {
+			return class.WriteCSV(o.streams.Out, c)
+		}
+		return class.WriteJSON(o.streams.Out, c)
 	}
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Format, "format", "json", content.Msg("class.flag.format"))
@@ -316,40 +296,36 @@ func (c *classFlags) bind(fs *pflag.FlagSet) {
 
 func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 	o := &classPreviewOptions{common: c, streams: streams}
-	cmd := &cobra.Command{
-		Use:   "preview",
-		Short: content.Msg("class.cli.preview_short"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := o.build()
+	cmd := newCommand("class.preview", flagsUse(), noArgs, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		s, err := o.build()
+		if err != nil {
+			var ee envError
+			if errors.As(err, &ee) {
+				return exitError{exitUsage, ee.msg}
+			}
+			return exitError{exitUsage, err.Error()}
+		}
+		defer s.closeLog()
+		learner := ""
+		if o.File != "" {
+			l, err := class.LoadLearner(o.File)
 			if err != nil {
-				var ee envError
-				if errors.As(err, &ee) {
-					return exitError{exitUsage, ee.msg}
-				}
-				return exitError{exitUsage, err.Error()}
+				return usageErr("class.cli.class_file", "path", o.File, "err", err)
 			}
-			defer s.closeLog()
-			learner := ""
-			if o.File != "" {
-				l, err := class.LoadLearner(o.File)
-				if err != nil {
-					return usageErr("class.cli.class_file", "path", o.File, "err", err)
-				}
-				learner = l.ID
-			}
-			rep := s.engine.Once(cmd.Context(), s.sources, o.Timeout)
-			rep.Ready = true // what the learner sees now, settled or not
-			t := class.NewTracker(s.classIdentity(learner, o.Name), nil)
-			seedTracker(t.Apply, s.state.Progress, false)
-			t.Apply(class.Update{Report: &rep})
-			raw, err := class.Marshal(t.Record())
-			if err != nil {
-				return exitError{exitFail, err.Error()}
-			}
-			_, err = o.streams.Out.Write(append(raw, '\n'))
-			return err
-		},
+			learner = l.ID
+		}
+		rep := s.engine.Once(cmd.Context(), s.sources, o.Timeout)
+		rep.Ready = true // what the learner sees now, settled or not
+		t := class.NewTracker(s.classIdentity(learner, o.Name), nil)
+		seedTracker(t.Apply, s.state.Progress, false)
+		t.Apply(class.Update{Report: &rep})
+		raw, err := class.Marshal(t.Record())
+		if err != nil {
+			return exitError{exitFail, err.Error()}
+		}
+		_, err = o.streams.Out.Write(append(raw, '\n'))
+		return err
 	}
 	o.classFlags.bind(cmd.Flags())
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))

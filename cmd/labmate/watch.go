@@ -32,7 +32,6 @@ type watchOptions struct {
 	OnReport func(engine.Report)
 }
 
-
 // watchRecord is one --json line.
 type watchRecord struct {
 	At      time.Time    `json:"at"`
