@@ -24,12 +24,12 @@ const EnvLab = "LABMATE_LAB"
 // chooseLab is the answer of resolveLab when nothing says which of
 // several installed labs to open: the TUI shows a picker, the other
 // commands say how to choose.
-type chooseLab struct{ labs []*labkit.Lab }
+type chooseLab struct{ labs []*content.Lab }
 
 func (e *chooseLab) Error() string {
 	ids := make([]string, len(e.labs))
 	for i, l := range e.labs {
-		ids[i] = l.ID()
+		ids[i] = l.ID
 	}
 	return content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "))
 }
@@ -56,19 +56,26 @@ func (c *common) resolveLab() (*labkit.Lab, error) {
 	if id == "" {
 		id, _ = state.ChosenLab(c.stateDir, c.rootKey())
 	}
-	installed := labkit.Installed()
+	// Deciding reads the labs' text only; only the chosen lab is
+	// compiled (its CEL and all), so a start costs one lab, not every one.
+	var installed []*content.Lab
+	for _, lid := range content.IDs() {
+		if l, err := content.Load(lid); err == nil {
+			installed = append(installed, l)
+		}
+	}
 	if id == "" && len(installed) == 1 {
-		id = installed[0].ID()
+		id = installed[0].ID
 	}
 	if id == "" && c.rootKey() == "" {
-		var present []*labkit.Lab
+		var present []*content.Lab
 		for _, l := range installed {
-			if fi, err := os.Stat(l.Text.DefaultRoot); err == nil && fi.IsDir() {
+			if fi, err := os.Stat(l.DefaultRoot); err == nil && fi.IsDir() {
 				present = append(present, l)
 			}
 		}
 		if len(present) == 1 {
-			id = present[0].ID()
+			id = present[0].ID
 		}
 	}
 	if id == "" {
@@ -201,7 +208,7 @@ func (c *common) pickLab(ctx context.Context, themeName string, streams ioStream
 	}
 	var labs []tui.LabChoice
 	for _, l := range ch.labs {
-		labs = append(labs, tui.LabChoice{ID: l.ID(), Title: l.Text.Title, Steps: len(l.Text.Steps)})
+		labs = append(labs, tui.LabChoice{ID: l.ID, Title: l.Title, Steps: len(l.Steps)})
 	}
 	id, err := tui.PickLab(ctx, labs, themeName)
 	if errors.Is(err, tui.ErrNoChoice) {
