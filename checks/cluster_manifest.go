@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	yamlv3 "go.yaml.in/yaml/v3"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -96,10 +97,10 @@ func SplitFieldPath(p string) []string {
 }
 
 var (
-	yamlLineRE  = regexp.MustCompile(`line (\d+)`)
-	yamlDocSepR = regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`)
+	yamlLineRE  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
+	yamlDocSepR = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^---[ \t]*(#.*)?$`) })
 	// "line 9: " before a YAML error, alone or in a list of errors.
-	yamlLinePrefixRE = regexp.MustCompile(`(?m)^\s*line \d+: `)
+	yamlLinePrefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^\s*line \d+: `) })
 )
 
 // YAMLProblem is why a YAML text did not decode into an API type.
@@ -124,7 +125,7 @@ func DecodeYAMLStrict(text string, tree *yamlv3.Node, obj any) *YAMLProblem {
 	j, err := yaml.YAMLToJSONStrict([]byte(text))
 	if err != nil {
 		p := &YAMLProblem{Kind: "syntax", Err: yamlErrText(err)}
-		if sm := yamlLineRE.FindStringSubmatch(err.Error()); sm != nil {
+		if sm := yamlLineRE().FindStringSubmatch(err.Error()); sm != nil {
 			p.Line, _ = strconv.Atoi(sm[1])
 		}
 		return p
@@ -225,7 +226,7 @@ func YAMLErrHint(err string) string {
 // countYAMLDocs counts documents that hold more than comments.
 func countYAMLDocs(text string) int {
 	n := 0
-	for _, doc := range yamlDocSepR.Split(text, -1) {
+	for _, doc := range yamlDocSepR().Split(text, -1) {
 		for _, l := range strings.Split(doc, "\n") {
 			if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
 				n++
@@ -241,16 +242,16 @@ func yamlErrText(err error) string {
 	s := err.Error()
 	s = strings.TrimPrefix(s, "error converting YAML to JSON: ")
 	s = strings.TrimPrefix(s, "yaml: ")
-	s = yamlLinePrefixRE.ReplaceAllString(s, "") // the message names the line already
+	s = yamlLinePrefixRE().ReplaceAllString(s, "") // the message names the line already
 	return strings.Join(strings.Fields(s), " ")
 }
 
-var quotedRE = regexp.MustCompile(`"([^"]*)"`)
+var quotedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"([^"]*)"`) })
 
 // strictErrorField is the field path a strict decoding error names
 // (`unknown field "spec.runtimeClass"`).
 func strictErrorField(err error) string {
-	if sm := quotedRE.FindStringSubmatch(err.Error()); sm != nil {
+	if sm := quotedRE().FindStringSubmatch(err.Error()); sm != nil {
 		return sm[1]
 	}
 	return err.Error()

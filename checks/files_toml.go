@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -53,11 +54,13 @@ func OpenTOML(in Input, prefix, rel string) TOMLFile {
 }
 
 var (
-	reBoolCase = regexp.MustCompile(`=\s*(True|False|TRUE|FALSE|yes|no|Yes|No)\s*(#.*)?$`)
+	reBoolCase = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`=\s*(True|False|TRUE|FALSE|yes|no|Yes|No)\s*(#.*)?$`)
+	})
 	// A value that starts like a word or a path: a string without quotes
 	// (true, false, inf and nan are the only bare words TOML has).
-	reBareString = regexp.MustCompile(`=\s*(?:[/.]|[A-Za-z][\w.-]*)`)
-	reKeyword    = regexp.MustCompile(`=\s*(?:true|false|[+-]?inf|[+-]?nan)\s*(?:#.*)?$`)
+	reBareString = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`=\s*(?:[/.]|[A-Za-z][\w.-]*)`) })
+	reKeyword    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`=\s*(?:true|false|[+-]?inf|[+-]?nan)\s*(?:#.*)?$`) })
 )
 
 // tomlError turns a parse error into a failed result naming line, column,
@@ -76,9 +79,9 @@ func tomlError(in Input, id, rel, text string, err error) Result {
 		hint = in.Msg("files.toml.hint.bom")
 	case strings.Contains(emsg, "already exists") || strings.Contains(emsg, "already defined"):
 		hint = in.Msg("files.toml.hint.duplicate")
-	case reBoolCase.MatchString(excerpt):
+	case reBoolCase().MatchString(excerpt):
 		hint = in.Msg("files.toml.hint.bool_case")
-	case reBareString.MatchString(excerpt) && !reKeyword.MatchString(excerpt):
+	case reBareString().MatchString(excerpt) && !reKeyword().MatchString(excerpt):
 		hint = in.Msg("files.toml.hint.bare_string")
 	case strings.Contains(emsg, "expected ']'") || strings.Contains(emsg, "incomplete") ||
 		strings.Contains(emsg, "new lines") || strings.Contains(emsg, "unterminated"):
@@ -160,14 +163,14 @@ func keyParts(n *unstable.Node) []string {
 	return parts
 }
 
-var reBareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+var reBareKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+$`) })
 
 // KeyPath writes a key path the way TOML does: bare segments as they are,
 // the rest quoted (plugins."io.containerd.grpc.v1.cri".containerd).
 func KeyPath(segs []string) string {
 	parts := make([]string, len(segs))
 	for i, s := range segs {
-		if reBareKey.MatchString(s) {
+		if reBareKey().MatchString(s) {
 			parts[i] = s
 		} else {
 			parts[i] = strconv.Quote(s)

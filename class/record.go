@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 
 	"github.com/labhub/labmate/checks"
@@ -142,10 +143,10 @@ func Unmarshal(b []byte) (Record, error) {
 
 // learnerID is what a learner's slot name may be: a DNS label short enough
 // that "<learner>.<lab>" stays a valid object name.
-var learnerID = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$`)
+var learnerID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$`) })
 
 // ValidLearner reports whether id can name a learner.
-func ValidLearner(id string) bool { return learnerID.MatchString(id) }
+func ValidLearner(id string) bool { return learnerID().MatchString(id) }
 
 // ObjectName is the name of a learner's record object for a lab.
 func ObjectName(learner, lab string) string { return learner + "." + lab }

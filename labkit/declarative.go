@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -22,7 +23,7 @@ import (
 // watchedKinds are the kinds the cluster source delivers (observe/cluster).
 var watchedKinds = []string{"Namespace", "Node", "Pod", "Event", "ConfigMap", "DaemonSet", "RuntimeClass"}
 
-var checkID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+var checkID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`) })
 
 // decl is one compiled declarative check.
 type decl struct {
@@ -130,7 +131,7 @@ func locate(raw []byte, needle string, from int) (int, int) {
 func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl, []string) {
 	d := &decl{spec: spec, id: ts.ID + "." + spec.ID, step: ts.ID}
 	errs := validateFields(spec)
-	if spec.ID != "" && !checkID.MatchString(spec.ID) {
+	if spec.ID != "" && !checkID().MatchString(spec.ID) {
 		errs = append(errs, msgf("labkit.bad_id", "id", spec.ID))
 	}
 	seen := map[string]bool{}

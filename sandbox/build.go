@@ -18,7 +18,7 @@ import (
 
 // ErrNoGo is returned when Build needs the go command and it is not on
 // PATH; its text says what to install.
-var ErrNoGo = errors.New(content.Msg("sandbox.build.no_go"))
+var ErrNoGo error = msgError("sandbox.build.no_go")
 
 // Build builds every binary of Binaries into the bin dir from the recipe
 // embedded in labmate (hack/cluster) and the Go module proxy, with

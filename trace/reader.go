@@ -119,7 +119,11 @@ func Read(name string, r io.Reader) (*Trace, error) {
 	}
 }
 
-var errLineTooLong = errors.New("line too long")
+var errLineTooLong error = lineTooLong{}
+
+type lineTooLong struct{}
+
+func (lineTooLong) Error() string { return "line too long" }
 
 // readLine returns the next line without its newline, whether it ended in
 // one, and nil at the end of input.

@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"k8s.io/client-go/kubernetes"
@@ -190,7 +191,7 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 	var bad []string
 	for _, pg := range pages {
 		md := content.Expand(pg.md, text.DefaultRoot)
-		if m := leftoverPage.FindString(md); m != "" {
+		if m := leftoverPage().FindString(md); m != "" {
 			bad = append(bad, msg("verify.seen.page_placeholder", "page", pg.name, "placeholder", m))
 		}
 		for _, prob := range tui.PageProblems(md, width) {
@@ -205,10 +206,10 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 }
 
 // leftoverPage is a page placeholder content.Expand did not fill.
-var leftoverPage = regexp.MustCompile(`\{\{[A-Za-z_]+\}\}`)
+var leftoverPage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[A-Za-z_]+\}\}`) })
 
 // leftoverMsg is a message placeholder nothing filled.
-var leftoverMsg = regexp.MustCompile(`\{[a-z_]+\}`)
+var leftoverMsg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[a-z_]+\}`) })
 
 // prover is one run of a proof.
 type prover struct {
@@ -588,7 +589,7 @@ func (p *prover) textRows() []Row {
 	}
 	var left []string
 	for m := range p.messages {
-		if l := leftoverMsg.FindString(m); l != "" {
+		if l := leftoverMsg().FindString(m); l != "" {
 			left = append(left, l+" ← "+oneLine(m))
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -255,7 +256,7 @@ func toolkitWasReady(in checks.Input, ds *appsv1.DaemonSet, pods []*corev1.Pod) 
 	return checks.Fail(id, msg("cluster.ready.no_evidence", "old", old, "ready", ready), want, fmt.Sprintf("%d/%d", ready, old), "")
 }
 
-var insufficientRE = regexp.MustCompile(`Insufficient ([A-Za-z0-9./_-]+)`)
+var insufficientRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`Insufficient ([A-Za-z0-9./_-]+)`) })
 
 // blockedNewPod finds a pod of the new template the scheduler refused, and
 // the scheduler's message for it.
@@ -273,7 +274,7 @@ func blockedNewPod(in checks.Input, pods []*corev1.Pod) (*corev1.Pod, string) {
 
 // blockerToken turns "Insufficient memory" into "insufficient-memory".
 func blockerToken(schedMsg string) string {
-	sm := insufficientRE.FindStringSubmatch(schedMsg)
+	sm := insufficientRE().FindStringSubmatch(schedMsg)
 	if sm == nil {
 		return ""
 	}

@@ -11,9 +11,9 @@ import (
 const nvidiaBinary = "/usr/bin/nvidia-container-runtime"
 
 var (
-	nvidiaTypePath    = runtimePath("nvidia", "runtime_type")
-	nvidiaBinaryPath  = runtimePath("nvidia", "options", "BinaryName")
-	nvidiaSystemdPath = runtimePath("nvidia", "options", "SystemdCgroup")
+	nvidiaTypePath    = []string{"plugins", criPlugin, "containerd", "runtimes", "nvidia", "runtime_type"}
+	nvidiaBinaryPath  = []string{"plugins", criPlugin, "containerd", "runtimes", "nvidia", "options", "BinaryName"}
+	nvidiaSystemdPath = []string{"plugins", criPlugin, "containerd", "runtimes", "nvidia", "options", "SystemdCgroup"}
 )
 
 func evalDropIn(in checks.Input) checks.StepEval {

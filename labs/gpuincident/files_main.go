@@ -12,9 +12,9 @@ import (
 const runcRuntimeType = "io.containerd.runc.v2"
 
 var (
-	defaultRuntimePath = append(append([]string(nil), runtimesPath[:3]...), "default_runtime_name")
-	runcTypePath       = runtimePath("runc", "runtime_type")
-	runcSystemdPath    = runtimePath("runc", "options", "SystemdCgroup")
+	defaultRuntimePath = []string{"plugins", criPlugin, "containerd", "default_runtime_name"}
+	runcTypePath       = []string{"plugins", criPlugin, "containerd", "runtimes", "runc", "runtime_type"}
+	runcSystemdPath    = []string{"plugins", criPlugin, "containerd", "runtimes", "runc", "options", "SystemdCgroup"}
 	importsWant        = []any{"/etc/containerd/conf.d/*.toml"}
 )
 
