@@ -56,8 +56,10 @@ bench_tui() {
   sleep "$secs"
   b=$(awk '{print $14 + $15}' "/proc/$pid/stat")
   rss=$(awk '/^VmRSS/ {print int($2 / 1024)}' "/proc/$pid/status")
-  awk -v d=$((b - a)) -v hz="$hz" -v s="$secs" -v rss="$rss" 'BEGIN {
-    printf "idle TUI (real binary, files only), %d s: %.2f%% of one CPU (%d ticks), RSS %d MB\n", s, 100 * d / hz / s, d, rss }'
+  anon=$(awk '/^RssAnon/ {print int($2 / 1024)}' "/proc/$pid/status")
+  file=$(awk '/^RssFile/ {print int($2 / 1024)}' "/proc/$pid/status")
+  awk -v d=$((b - a)) -v hz="$hz" -v s="$secs" -v rss="$rss" -v anon="$anon" -v file="$file" 'BEGIN {
+    printf "idle TUI (real binary, files only), %d s: %.2f%% of one CPU (%d ticks), RSS %d MB (anonymous %d MB, the binary and files %d MB)\n", s, 100 * d / hz / s, d, rss, anon, file }'
   tmux -L "$sock" kill-server
   rm -rf "$root" "$xdg"
 }
@@ -92,9 +94,16 @@ if [ "${1:-}" = "verify" ]; then
   exit
 fi
 
+# The TUI is measured as a release builds it (-trimpath, -s -w): its RSS
+# counts the binary's pages.
+release_build() {
+  mkdir -p .cache/bench
+  go build -trimpath -ldflags '-s -w' -o .cache/bench/labmate ./cmd/labmate
+  echo .cache/bench/labmate
+}
+
 if [ "${1:-}" = "tui" ]; then
-  bin="$(mktemp -d)/labmate"
-  go build -o "$bin" ./cmd/labmate
+  bin="$(release_build)"
   bench_tui "$bin"
   exit
 fi
@@ -164,7 +173,6 @@ fi
 
 if command -v tmux >/dev/null; then
   echo "== TUI start (first frame, process start, init) and idle CPU/RSS over 30 s"
-  bin="$(mktemp -d)/labmate"
-  go build -o "$bin" ./cmd/labmate
+  bin="$(release_build)"
   bench_tui "$bin"
 fi

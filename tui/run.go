@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -40,15 +39,15 @@ func Prepare(opts Options, out *os.File) Options {
 	return opts
 }
 
-// FrameRate is how many frames a second bubbletea may draw. Its frame
-// ticker is the only timer while idle and runs whether or not anything
-// changed (bubbletea v1 has no way to stop it): idle CPU grows linearly
-// with it, and a key press waits up to one frame to be drawn. 20 frames
-// a second redraws a key within 50 ms.
+// FrameRate is how many frames a second bubbletea's own renderer draws in
+// the short-lived programs that use it (the lab picker) and in the idle
+// baseline the tests compare the TUI with. Its frame ticker runs whether
+// or not anything changed (bubbletea v1 has no way to stop it): the TUI
+// itself draws through screen instead, and is idle when nothing changes.
 const FrameRate = 20
 
-// ProgramOptions are the bubbletea options Run starts the program with
-// (alternate screen, FrameRate), for harnesses that measure against it.
+// ProgramOptions are the bubbletea options of a program drawn by
+// bubbletea's renderer (alternate screen, FrameRate).
 func ProgramOptions() []tea.ProgramOption {
 	return []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(FrameRate)}
 }
@@ -61,9 +60,20 @@ func Run(ctx context.Context, opts Options) (err error) {
 	out := os.Stdout
 	opts = Prepare(opts, out)
 	m := New(opts)
-	m.clip.out = out
+	scr := newTerminal(out)
+	m.clip.out = scr
 
-	p := tea.NewProgram(m, append(ProgramOptions(), tea.WithContext(ctx), tea.WithOutput(out))...)
+	in, restore, err := rawInput()
+	if err != nil {
+		return err
+	}
+	defer restore()
+	p := tea.NewProgram(drawn{m, scr}, tea.WithoutRenderer(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(in))
+	scr.start()
+	defer scr.stop()
+	sized := make(chan struct{})
+	defer close(sized)
+	sendSizes(p, out, sized)
 
 	// bubbletea handles SIGINT and SIGTERM; SIGHUP (pane or terminal gone)
 	// must end the program the same way, or the process lingers.
@@ -99,10 +109,9 @@ func Run(ctx context.Context, opts Options) (err error) {
 		}
 	}()
 	_, err = p.Run()
-	// bubbletea shows the cursor before it leaves the alternate screen;
-	// tmux then restores the hidden state saved on entering it. Show it
-	// again on the main screen.
-	_, _ = io.WriteString(out, "\x1b[?25h")
+	// screen leaves the alternate screen (deferred above) and then shows
+	// the cursor on the main screen, whose hidden state tmux restores on
+	// leaving it.
 	if errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrProgramPanic) {
 		// ctx ended or SIGHUP: an orderly end.
 		return nil
