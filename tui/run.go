@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -56,19 +57,31 @@ func ProgramOptions() []tea.ProgramOption {
 // hidden) until the learner quits or ctx ends. The terminal is restored on
 // every way out: quit, ctx, SIGINT, SIGTERM, SIGHUP (the tmux pane was
 // killed) and a panic in the program.
-func Run(ctx context.Context, opts Options) (err error) {
+func Run(ctx context.Context, opts Options) error {
 	out := os.Stdout
 	opts = Prepare(opts, out)
 	m := New(opts)
-	scr := newTerminal(out)
-	m.clip.out = scr
+	return RunProgram(ctx, out, func(w io.Writer) tea.Model {
+		m.clip.out = w
+		return m
+	})
+}
 
+// RunProgram runs a model on the terminal the way the TUI runs: drawn by
+// labmate's own terminal writer (idle when nothing changes), in raw mode,
+// told the window's size, ended by SIGHUP as by SIGINT and SIGTERM, the
+// terminal restored on every way out. build gets the writer that reaches
+// the terminal between frames (the clipboard's escape sequence). The
+// instructor's board runs through it too.
+func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.Model) (err error) {
+	narrowAmbiguous()
+	scr := newTerminal(out)
 	in, restore, err := rawInput()
 	if err != nil {
 		return err
 	}
 	defer restore()
-	p := tea.NewProgram(drawn{m, scr}, tea.WithoutRenderer(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(in))
+	p := tea.NewProgram(drawn{build(scr), scr}, tea.WithoutRenderer(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(in))
 	scr.start()
 	defer scr.stop()
 	sized := make(chan struct{})
