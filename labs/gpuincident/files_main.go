@@ -18,12 +18,6 @@ var (
 	importsWant        = []any{"/etc/containerd/conf.d/*.toml"}
 )
 
-// runtimePath is a key under runtimes.<name>; the runtime's name is the
-// anchor used to find a misplaced key (index 4).
-func runtimePath(name string, rest ...string) []string {
-	return append(append(append([]string(nil), runtimesPath...), name), rest...)
-}
-
 const runtimeAnchor = 4
 
 func evalMainConfig(in checks.Input) checks.StepEval {
