@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 //go:embed *.toml all:labs
@@ -167,14 +168,20 @@ func SharedErr() error {
 	return sharedErr
 }
 
-// fill replaces {name} placeholders with the kv pairs' values.
+// fill replaces {name} placeholders with the kv pairs' values. A
+// time.Duration is spelled by Duration, so no caller can let Go's "1m5s"
+// reach a reader.
 func fill(t string, kv []any) string {
 	if len(kv) == 0 {
 		return t
 	}
 	pairs := make([]string, 0, len(kv))
 	for i := 0; i+1 < len(kv); i += 2 {
-		pairs = append(pairs, "{"+fmt.Sprint(kv[i])+"}", fmt.Sprint(kv[i+1]))
+		v := fmt.Sprint(kv[i+1])
+		if d, ok := kv[i+1].(time.Duration); ok {
+			v = Duration(d)
+		}
+		pairs = append(pairs, "{"+fmt.Sprint(kv[i])+"}", v)
 	}
 	return strings.NewReplacer(pairs...).Replace(t)
 }

@@ -464,6 +464,6 @@ func poll(ctx context.Context, cond wait.ConditionWithContextFunc, onTimeout fun
 	return err
 }
 
-func since(t time.Time) string {
-	return time.Since(t).Round(100 * time.Millisecond).String()
+func since(t time.Time) time.Duration {
+	return time.Since(t).Round(100 * time.Millisecond)
 }

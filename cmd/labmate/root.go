@@ -293,28 +293,13 @@ func flagDefault(f *pflag.Flag) string {
 	}
 	if f.Value.Type() == "duration" {
 		if d, err := time.ParseDuration(f.DefValue); err == nil {
-			return koDuration(d)
+			return content.Duration(d)
 		}
 	}
 	if f.Name == "help" {
 		return ""
 	}
 	return f.DefValue
-}
-
-// koDuration spells a duration in Korean units (20초, 1분 30초).
-func koDuration(d time.Duration) string {
-	var parts []string
-	if h := int(d.Hours()); h > 0 {
-		parts = append(parts, content.Msg("cli.unit.hours", "n", h))
-	}
-	if m := int(d.Minutes()) % 60; m > 0 {
-		parts = append(parts, content.Msg("cli.unit.minutes", "n", m))
-	}
-	if s := int(d.Seconds()) % 60; s > 0 || len(parts) == 0 {
-		parts = append(parts, content.Msg("cli.unit.seconds", "n", s))
-	}
-	return strings.Join(parts, " ")
 }
 
 // useLine is cobra's UseLine without its English "[flags]".

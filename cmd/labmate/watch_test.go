@@ -275,7 +275,7 @@ func TestWatchPrintsAfterReadyTimeout(t *testing.T) {
 	if took := time.Since(start); took < 400*time.Millisecond {
 		t.Errorf("printed after %v, before the ready timeout", took)
 	}
-	if rec.Ready || len(rec.Problems) == 0 || !strings.Contains(rec.Problems[len(rec.Problems)-1], "400ms") {
+	if rec.Ready || len(rec.Problems) == 0 || !strings.Contains(rec.Problems[len(rec.Problems)-1], "0.4초 안에") {
 		t.Errorf("first record without the not-ready note: ready=%v problems=%v", rec.Ready, rec.Problems)
 	}
 	stop()

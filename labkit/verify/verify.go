@@ -359,7 +359,7 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 	started := time.Now()
 	ready, ok := p.until(ctx, p.o.Timeout, func(r engine.Report) bool { return r.Ready })
 	if !ok {
-		return rows, &EnvError{msg("verify.not_ready", "timeout", p.o.Timeout.String())}
+		return rows, &EnvError{msg("verify.not_ready", "timeout", p.o.Timeout)}
 	}
 	// (a) Nothing passes at the start.
 	for _, st := range ready.Steps {
@@ -439,7 +439,7 @@ func (p *prover) solve(ctx context.Context, n int, a content.Action, name string
 	})
 	row.Took = time.Since(start)
 	if !ok {
-		row.Seen = msg("verify.seen.timeout", "timeout", p.o.Timeout.String(), "report", describe(rep, n))
+		row.Seen = msg("verify.seen.timeout", "timeout", p.o.Timeout, "report", describe(rep, n))
 		return p.row(row)
 	}
 	var early []string
@@ -452,7 +452,7 @@ func (p *prover) solve(ctx context.Context, n int, a content.Action, name string
 		row.Seen = msg("verify.seen.early", "steps", strings.Join(early, ", "))
 		return p.row(row)
 	}
-	row.Seen, row.OK = msg("verify.seen.passed", "took", seconds(row.Took)), true
+	row.Seen, row.OK = msg("verify.seen.passed", "took", row.Took), true
 	return p.row(row)
 }
 
@@ -639,7 +639,7 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 		row.Seen = err.Error()
 		return p.row(row)
 	}
-	row.Seen, row.OK = msg("verify.seen.recorded", "path", p.o.Record, "records", len(tr.Records), "length", tr.Duration().Round(time.Second).String()), true
+	row.Seen, row.OK = msg("verify.seen.recorded", "path", p.o.Record, "records", len(tr.Records), "length", tr.Duration()), true
 	return p.row(row)
 }
 
@@ -711,10 +711,6 @@ func tail(out string) string {
 		out = strings.Join(lines[len(lines)-8:], "\n")
 	}
 	return out
-}
-
-func seconds(d time.Duration) string {
-	return msg("verify.seconds", "s", fmt.Sprintf("%.1f", d.Seconds()))
 }
 
 // Watch calls run once, then again after every change to the lab

@@ -268,7 +268,7 @@ func unschedulableLive(in checks.Input, p *corev1.Pod, lines []string) checks.Re
 			Expected: want, Observed: msg("cluster.pending.observed_past")}
 	}
 	if gap, late := scheduledLate(p); late {
-		gs := gap.Round(time.Second).String()
+		gs := gap.Round(time.Second)
 		if !claimsUnschedulable(lines) {
 			return checks.Result{ID: id, Status: checks.Waiting, Message: msg("cluster.pending.inferred_wait", "gap", gs, "path", checks.Shown(in, unscheduledPath)),
 				Expected: want, Observed: msg("cluster.pending.observed_late", "gap", gs)}
@@ -322,7 +322,7 @@ func unscheduledLive(in checks.Input, p *corev1.Pod, lines []string) checks.Resu
 	}
 	if len(notes) == 0 {
 		if gap, late := scheduledLate(p); late && claimsUnschedulable(lines) {
-			return checks.Result{ID: id, Status: checks.Unknown, Message: msg("cluster.unsched.expired", "gap", gap.Round(time.Second).String()),
+			return checks.Result{ID: id, Status: checks.Unknown, Message: msg("cluster.unsched.expired", "gap", gap.Round(time.Second)),
 				Expected: msg("cluster.unsched.expect_message"), Observed: got, Where: at}
 		}
 		return checks.Wait(id, msg("cluster.unsched.no_notes"))
@@ -362,7 +362,7 @@ func pendingFacts(in checks.Input, p *corev1.Pod, lines []string) []checks.Fact 
 		facts = append(facts, checks.Fact{Label: "PodScheduled", Value: msg("cluster.none")})
 	}
 	if gap, _ := scheduledLate(p); gap > 0 {
-		facts = append(facts, checks.Fact{Label: msg("cluster.fact.bound"), Value: msg("cluster.pending.observed_late", "gap", gap.Round(time.Second).String())})
+		facts = append(facts, checks.Fact{Label: msg("cluster.fact.bound"), Value: msg("cluster.pending.observed_late", "gap", gap.Round(time.Second))})
 	}
 	if evs := checks.FailedSchedulingEvents(in, p); len(evs) > 0 {
 		facts = append(facts, checks.Fact{Label: msg("cluster.fact.events"), Value: msg("cluster.fact.events_value", "n", len(evs), "last", evs[len(evs)-1])})

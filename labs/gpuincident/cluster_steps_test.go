@@ -304,9 +304,9 @@ func TestRuntimeClassPendingEvidence(t *testing.T) {
 	t.Run("events expired, nothing witnessed, pod bound late", func(t *testing.T) {
 		c := stage5Forgotten(t)
 		c.put(boundAfter(running(gpuPod("pod-1"), "lab-node-0"), c.now.Add(-25*time.Hour), 4*time.Minute))
-		wantStatus(t, c, stepRuntimeClassPending, "runtimeclass-pending.unschedulable", checks.Passed, "4m0s", "Unschedulable")
+		wantStatus(t, c, stepRuntimeClassPending, "runtimeclass-pending.unschedulable", checks.Passed, "4분 뒤", "Unschedulable")
 		wantStatus(t, c, stepRuntimeClassPending, "runtimeclass-pending.unscheduled-live", checks.Unknown, "한 시간", "강사")
-		if v := fact(c.eval(stepRuntimeClassPending), "스케줄된 시각"); v != "만들어지고 4m0s 뒤 스케줄됨" {
+		if v := fact(c.eval(stepRuntimeClassPending), "스케줄된 시각"); v != "만들어지고 4분 뒤 스케줄됨" {
 			t.Errorf("binding fact = %q", v)
 		}
 		if st := c.status(stepRuntimeClassPending); st != checks.Unknown {

@@ -4,11 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -523,7 +522,7 @@ func checkRun(id string, r observe.ScriptObs, want int) checks.Result {
 	case r.TimedOut:
 		limit := msg("files.script.limit_unknown")
 		if r.Limit > 0 {
-			limit = koSeconds(r.Limit)
+			limit = content.Duration(r.Limit)
 		}
 		return checks.Fail(id, msg("files.script.timed_out", "scenario", name, "limit", limit, "tail", tail),
 			expected, msg("files.script.timeout_seen"), checkScriptPath)
@@ -551,16 +550,6 @@ func checkRun(id string, r observe.ScriptObs, want int) checks.Result {
 		expected, msg("files.script.exit_seen", "code", r.ExitCode), checkScriptPath)
 }
 
-// koSeconds writes a duration the Korean way: "5초", "0.46초".
-func koSeconds(d time.Duration) string {
-	if d > 0 && d < 10*time.Millisecond {
-		return msg("files.script.under_10ms")
-	}
-	s := strconv.FormatFloat(d.Seconds(), 'f', 2, 64)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s + "초"
-}
-
 // runFacts are the observed lines for one scenario's run.
 func runFacts(name string, r observe.ScriptObs, current bool) []checks.Fact {
 	label := msg("files.fact.run", "scenario", scenarioLabel(name))
@@ -579,11 +568,11 @@ func runFacts(name string, r observe.ScriptObs, current bool) []checks.Fact {
 	case r.TimedOut:
 		limit := msg("files.script.limit_unknown")
 		if r.Limit > 0 {
-			limit = koSeconds(r.Limit)
+			limit = content.Duration(r.Limit)
 		}
 		outcome = msg("files.fact.run_timeout", "limit", limit)
 	default:
-		outcome = msg("files.fact.run_exit", "code", r.ExitCode, "after", koSeconds(r.Duration))
+		outcome = msg("files.fact.run_exit", "code", r.ExitCode, "after", content.Duration(r.Duration))
 	}
 	argv := msg("files.script.fake_silent")
 	if len(r.FakeArgv) > 0 {

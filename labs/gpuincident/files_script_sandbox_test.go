@@ -3,7 +3,6 @@ package gpuincident
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
@@ -138,18 +137,5 @@ func TestReadShell(t *testing.T) {
 				t.Errorf("dump %d abs %d %q cfg %d; want %d %d %q %d", st.dumpLine, st.absLine, st.absPath, st.cfgLine, tc.dump, tc.abs, tc.absPath, tc.cfg)
 			}
 		})
-	}
-}
-
-// Durations read the Korean way.
-func TestKoSeconds(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want string
-	}{{"5s", "5초"}, {"463ms", "0.46초"}, {"1.5s", "1.5초"}, {"3ms", "0.01초 미만"}} {
-		d, _ := time.ParseDuration(tc.in)
-		if got := koSeconds(d); got != tc.want {
-			t.Errorf("%s: %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }
