@@ -13,10 +13,6 @@ import (
 	"testing"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
@@ -31,34 +27,22 @@ func TestLabsVerify(t *testing.T) {
 	if len(labs) < 2 {
 		t.Fatalf("%d labs installed; the GPU incident lab and the driver-reboot lab must be", len(labs))
 	}
-	// Leave the sandbox as the other e2e tests expect it: the GPU lab's
-	// nodes, no lab's namespaces.
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-		defer cancel()
-		for _, l := range labs {
-			for _, ns := range l.Text.Cluster.Namespaces {
-				if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-					t.Error(err)
-				}
-			}
-		}
-		if err := sandbox.Reset(ctx, cs, "", sandboxtest.Options().Nodes); err != nil {
+	// The sandbox as the other e2e tests expect it: the GPU lab's nodes,
+	// no lab's namespaces, the marker naming no lab (verify refuses a
+	// sandbox another lab claimed, and each proof claims it).
+	var namespaces []string
+	for _, l := range labs {
+		namespaces = append(namespaces, l.Text.Cluster.Namespaces...)
+	}
+	reset := func(t *testing.T) {
+		if err := sandbox.Reset(context.Background(), cs, sandbox.Start{Namespaces: namespaces, Nodes: sandboxtest.Options().Nodes}); err != nil {
 			t.Error(err)
 		}
-		_ = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			for _, l := range labs {
-				for _, ns := range l.Text.Cluster.Namespaces {
-					if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-						return false, nil
-					}
-				}
-			}
-			return true, nil
-		})
-	})
+	}
+	t.Cleanup(func() { reset(t) })
 	for _, l := range labs {
 		t.Run(l.ID(), func(t *testing.T) {
+			reset(t)
 			start := time.Now()
 			cmd := exec.Command(bin, "lab", "verify", l.ID(), "--kubeconfig", kubeconfig,
 				"--context", sandbox.Context(sandboxtest.Options()), "--state-dir", t.TempDir())

@@ -2,11 +2,13 @@ package sandbox
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net"
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -178,12 +180,79 @@ func Identify(ctx context.Context, cfg *rest.Config) (lab string, err error) {
 	return cm.Data[markerLabKey], nil
 }
 
-// Reset makes a sandbox's nodes exactly a lab's topology again, for a
-// lab's proof (`labmate lab verify`): fake nodes of no spec deleted,
-// missing ones created, labels, taints, capacity and allocatable of the
-// others restored; the marker names the lab. Call it only on a cluster
-// Identify accepted.
-func Reset(ctx context.Context, cs kubernetes.Interface, lab string, nodes []NodeSpec) error {
+// ResetTimeout bounds Reset: a sandbox whose namespaces never go or whose
+// nodes never turn Ready is an error, never a wait without end.
+const ResetTimeout = 2 * time.Minute
+
+// Start is what Reset brings a sandbox back to: a lab's start.
+type Start struct {
+	// Lab is what the marker names afterwards ("" for no lab).
+	Lab string
+	// Namespaces are deleted, their pods first and at once (a namespace
+	// waits for its pods, and kwok would take each one's grace period),
+	// and waited for until they are gone.
+	Namespaces []string
+	// Nodes are the topology: fake nodes of no spec deleted (their pods
+	// with them), missing ones created, labels, taints, capacity and
+	// allocatable of the others restored, all waited for until Ready.
+	Nodes []NodeSpec
+}
+
+// Reset brings a sandbox back to a lab's start, for a lab's proof
+// (`labmate lab verify`) and the e2e tests: the start's namespaces gone,
+// every RuntimeClass deleted (the cluster-wide objects labs create), the
+// nodes exactly the topology, the marker naming the lab. Call it only on
+// a cluster Identify accepted. It gives up after ResetTimeout.
+func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
+	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
+	defer cancel()
+	now := metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
+	for _, ns := range st.Namespaces {
+		if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, now, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
+		}
+		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
+		}
+	}
+	rcs, err := cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return wrapMsg(err, "sandbox.err.runtimeclasses")
+	}
+	for _, rc := range rcs.Items {
+		if err := cs.NodeV1().RuntimeClasses().Delete(ctx, rc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return wrapMsg(err, "sandbox.err.runtimeclasses")
+		}
+	}
+	if err := resetNodes(ctx, cs, st.Nodes); err != nil {
+		return err
+	}
+	if err := setMarker(ctx, cs, st.Lab); err != nil {
+		return err
+	}
+	names := make([]string, len(st.Nodes))
+	for i, n := range st.Nodes {
+		names[i] = n.Name
+	}
+	if err := waitNodesReady(ctx, cs, names); err != nil {
+		return err
+	}
+	var left []string
+	return poll(ctx, func(ctx context.Context) (bool, error) {
+		left = left[:0]
+		for _, ns := range st.Namespaces {
+			if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				left = append(left, ns)
+			}
+		}
+		return len(left) == 0, nil
+	}, func() error {
+		return errors.New(content.Msg("sandbox.fail.namespaces_left", "namespaces", strings.Join(left, ", "), "timeout", ResetTimeout))
+	})
+}
+
+// resetNodes makes the fake nodes exactly the topology.
+func resetNodes(ctx context.Context, cs kubernetes.Interface, nodes []NodeSpec) error {
 	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: KwokNodeLabel + "=kwok"})
 	if err != nil {
 		return wrapMsg(err, "sandbox.err.list_nodes")
@@ -203,9 +272,8 @@ func Reset(ctx context.Context, cs kubernetes.Interface, lab string, nodes []Nod
 			// (and hold their namespaces) for a minute or more.
 			pods, err := cs.CoreV1().Pods("").List(ctx, metav1.ListOptions{FieldSelector: "spec.nodeName=" + n.Name})
 			if err == nil {
-				zero := int64(0)
 				for _, p := range pods.Items {
-					_ = cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: &zero})
+					_ = cs.CoreV1().Pods(p.Namespace).Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))})
 				}
 			}
 			continue
@@ -240,12 +308,7 @@ func Reset(ctx context.Context, cs kubernetes.Interface, lab string, nodes []Nod
 			return wrapMsg(err, "sandbox.err.create_node", "node", spec.Name)
 		}
 	}
-	if err := setMarker(ctx, cs, lab); err != nil {
-		return err
-	}
-	names := make([]string, len(nodes))
-	for i, n := range nodes {
-		names[i] = n.Name
-	}
-	return waitNodesReady(ctx, cs, names)
+	return nil
 }
+
+func ptr[T any](v T) *T { return &v }

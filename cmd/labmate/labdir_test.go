@@ -95,6 +95,17 @@ message = ["localhost"]
 `,
 }
 
+// failedRows are the rows of a verify table that did not hold.
+func failedRows(table string) []string {
+	var failed []string
+	for _, line := range strings.Split(table, "\n") {
+		if strings.HasPrefix(line, "✗") {
+			failed = append(failed, line)
+		}
+	}
+	return failed
+}
+
 func writeLab(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -167,14 +178,57 @@ func TestVerifyFailsOnALoosenedCheck(t *testing.T) {
 	if code != exitFail {
 		t.Fatalf("lab verify of a loosened lab: exit %d, want %d\n%s\n%s", code, exitFail, out, errOut)
 	}
-	var failed []string
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "✗") {
-			failed = append(failed, line)
-		}
-	}
+	failed := failedRows(out)
 	if len(failed) != 1 || !strings.Contains(failed[0], "오답 not-executable") || !strings.Contains(failed[0], "통과") {
 		t.Fatalf("failing rows %q, want the one for not-executable (it passed):\n%s", failed, out)
+	}
+}
+
+// Verify fails on each rule it proves, naming the case: a wrong answer
+// refused with other words than the lab promised, a wrong answer that
+// turns an earlier step red, a later step that passes early.
+func TestVerifyFailsOnEachRule(t *testing.T) {
+	edit := func(files map[string]string, name, old, new string) {
+		t.Helper()
+		if !strings.Contains(files[name], old) {
+			t.Fatalf("%s has no %q", name, old)
+		}
+		files[name] = strings.Replace(files[name], old, new, 1)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(map[string]string)
+		row    string // the failing row's case
+		seen   string // what it says it saw
+	}{
+		{"other words", func(f map[string]string) {
+			edit(f, "verify.toml", `message = ["chmod +x"]`, `message = ["실행 권한이 필요 없습니다"]`)
+		}, "오답 not-executable", "기대한 대로 거절하지 않음"},
+		{"breaks an earlier step", func(f map[string]string) {
+			edit(f, "verify.toml", `case = "port-as-string"`, `case = "port-as-string"`+"\n"+`write = [{ path = "bin/reload.sh", content = "#!/bin/sh\n", mode = "0644" }]`+"\n"+`undo = "chmod +x bin/reload.sh"`)
+		}, "오답 port-as-string", "앞 단계 1 이(가) 통과가 아니게 됨"},
+		{"passes early", func(f map[string]string) {
+			f["lab.toml"] += "\n[[steps]]\nnumber = 3\nid = \"again\"\ntitle = \"다시\"\nbody = \"steps/02.md\"\n\n" +
+				"[[steps.checks]]\nid = \"exists\"\ntype = \"file\"\npath = \"bin/reload.sh\"\n"
+			f["verify.toml"] += "\n[[steps]]\nid = \"again\"\n"
+		}, "참고 풀이", "뒤 단계 3 이(가) 먼저 통과함"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			files := map[string]string{}
+			for k, v := range thirdLab {
+				files[k] = v
+			}
+			edit(files, "verify.toml", "timeout_seconds = 10", "timeout_seconds = 2")
+			tc.change(files)
+			code, out, errOut := runStreams("lab", "verify", writeLab(t, files))
+			if code != exitFail {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, out, errOut)
+			}
+			failed := failedRows(out)
+			if len(failed) == 0 || !strings.Contains(failed[0], tc.row) || !strings.Contains(failed[0], tc.seen) {
+				t.Fatalf("first failing row %q, want %q saying %q:\n%s", failed, tc.row, tc.seen, out)
+			}
+		})
 	}
 }
 
@@ -220,18 +274,18 @@ func TestLabListJSON(t *testing.T) {
 // to choose (exit 2), naming the labs.
 func TestLabResolution(t *testing.T) {
 	root := t.TempDir()
-	state := t.TempDir()
+	stateDir := t.TempDir()
 	t.Setenv(EnvLab, "")
-	code, _, errOut := runStreams("check", "--root", root, "--no-cluster", "--state-dir", state)
+	code, _, errOut := runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir)
 	if code != exitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || !strings.Contains(errOut, "driver-reboot") {
 		t.Fatalf("no choice: exit %d, %q", code, errOut)
 	}
 	t.Setenv(EnvLab, "driver-reboot")
-	code, out, _ := runStreams("check", "--root", root, "--no-cluster", "--state-dir", state, "--json")
+	code, out, _ := runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir, "--json")
 	if code != exitFail || !strings.Contains(out, `"lab": "driver-reboot"`) {
 		t.Fatalf("LABMATE_LAB=driver-reboot: exit %d\n%s", code, out)
 	}
-	code, out, _ = runStreams("check", "--lab", "gpu-incident", "--root", root, "--no-cluster", "--state-dir", state, "--json")
+	code, out, _ = runStreams("check", "--lab", "gpu-incident", "--root", root, "--no-cluster", "--state-dir", stateDir, "--json")
 	if code != exitFail || !strings.Contains(out, `"lab": "gpu-incident"`) {
 		t.Fatalf("--lab wins over LABMATE_LAB: exit %d\n%s", code, out)
 	}
@@ -249,27 +303,79 @@ func TestLabResolution(t *testing.T) {
 // kubeconfig naming another cluster is refused before anything is done
 // (exit 2), with the reason.
 func TestVerifyRefusesAClusterThatIsNotASandbox(t *testing.T) {
-	var writes int
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			writes++
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusNotFound)
-		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`))
-	}))
-	defer srv.Close()
-	kc := filepath.Join(t.TempDir(), "kubeconfig")
-	conf := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + srv.URL + "}}]\n" +
-		"users: [{name: u, user: {token: x}}]\ncontexts: [{name: prod, context: {cluster: c, user: u}}]\ncurrent-context: prod\n"
-	if err := os.WriteFile(kc, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	kc, writes := fakeAPIServer(t, nil)
 	code, out, errOut := runStreams("lab", "verify", "driver-reboot", "--kubeconfig", kc)
 	if code != exitUsage || !strings.Contains(errOut, "labmate 샌드박스가 아니라서 쓰지 않습니다") || !strings.Contains(errOut, "prod") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if writes != 0 {
-		t.Errorf("%d writes reached a cluster that is not a sandbox", writes)
+	if *writes != 0 {
+		t.Errorf("%d writes reached a cluster that is not a sandbox", *writes)
+	}
+}
+
+// fakeAPIServer answers like an API server on a loopback address: the
+// marker ConfigMap, when marker is not nil, names that lab; everything
+// else is NotFound. It counts the requests that are not reads.
+func fakeAPIServer(t *testing.T, marker *string) (kubeconfig string, writes *int) {
+	t.Helper()
+	writes = new(int)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			*writes++
+		}
+		w.Header().Set("Content-Type", "application/json")
+		if marker != nil && r.URL.Path == "/api/v1/namespaces/kube-system/configmaps/labmate-sandbox" {
+			_, _ = w.Write([]byte(`{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"labmate-sandbox","namespace":"kube-system"},"data":{"lab":"` + *marker + `"}}`))
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`))
+	}))
+	t.Cleanup(srv.Close)
+	kubeconfig = filepath.Join(t.TempDir(), "kubeconfig")
+	conf := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: " + srv.URL + "}}]\n" +
+		"users: [{name: u, user: {token: x}}]\ncontexts: [{name: prod, context: {cluster: c, user: u}}]\ncurrent-context: prod\n"
+	if err := os.WriteFile(kubeconfig, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return kubeconfig, writes
+}
+
+// A sandbox made for another lab holds a learner's progress on that lab:
+// verify refuses it (exit 2) naming both labs, and writes nothing.
+func TestVerifyRefusesASandboxOfAnotherLab(t *testing.T) {
+	other := "gpu-incident"
+	kc, writes := fakeAPIServer(t, &other)
+	code, out, errOut := runStreams("lab", "verify", "driver-reboot", "--kubeconfig", kc)
+	if code != exitUsage || !strings.Contains(errOut, "실습 gpu-incident 를 위해 만든 것이라 실습 driver-reboot 의 증명에 쓰지 않습니다") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if *writes != 0 {
+		t.Errorf("%d writes reached another lab's sandbox", *writes)
+	}
+}
+
+// Without a sandbox (a file-only lab) an author's script still runs, and
+// its $KUBECONFIG is one that reaches no cluster: never the one the
+// author's shell points at, which could be a learner's.
+func TestVerifyScriptsReachNoClusterWithoutASandbox(t *testing.T) {
+	kc, writes := fakeAPIServer(t, nil)
+	t.Setenv("KUBECONFIG", kc)
+	files := map[string]string{}
+	for k, v := range thirdLab {
+		files[k] = v
+	}
+	files["verify.toml"] = strings.Replace(files["verify.toml"], `solve.files = ["etc/site.toml"]`,
+		`solve.files = ["etc/site.toml"]`+"\nsolve.run = '''\ntest \"$KUBECONFIG\" != \""+kc+"\"\ngrep -q no-cluster.labmate-verify.invalid \"$KUBECONFIG\"\n'''", 1)
+	if !strings.Contains(files["verify.toml"], "solve.run") {
+		t.Fatal("the verify.toml edit did not apply")
+	}
+	dir := writeLab(t, files)
+	code, out, errOut := runStreams("lab", "verify", dir)
+	if code != exitOK {
+		t.Fatalf("lab verify: exit %d (the script saw the author's kubeconfig?)\n%s\n%s", code, out, errOut)
+	}
+	if *writes != 0 {
+		t.Errorf("%d writes", *writes)
 	}
 }

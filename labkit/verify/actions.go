@@ -4,16 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -68,9 +64,6 @@ func (p *prover) apply(ctx context.Context, a content.Action) (string, error) {
 	if strings.TrimSpace(a.Run) == "" {
 		return "", nil
 	}
-	if !p.clusterOK && p.o.NoCluster && strings.Contains(a.Run, "kubectl") {
-		return "", errors.New(msg("verify.no_kubectl"))
-	}
 	return p.shell(ctx, a.Run)
 }
 
@@ -119,24 +112,28 @@ func (p *prover) writeFile(rel string, b []byte, mode os.FileMode) error {
 
 // shell runs an author's script in the lab root with mvdan.cc/sh (a
 // POSIX shell in labmate itself, so verify needs no particular shell on
-// the machine): $ROOT and $ANSWERS set, $KUBECONFIG the sandbox's one
-// context only, the sandbox's kubectl first on PATH. The script is the
-// lab author's, run against the sandbox, never against a learner's
-// cluster.
+// the machine): $ROOT and $ANSWERS set, the sandbox's kubectl first on
+// PATH, and $KUBECONFIG always p.kubeconfigFile: the sandbox's one
+// context, or without a sandbox a kubeconfig that reaches no cluster. The
+// script is the lab author's; it never reaches a learner's cluster.
 func (p *prover) shell(ctx context.Context, script string) (string, error) {
 	f, err := syntax.NewParser().Parse(strings.NewReader(script), "verify.sh")
 	if err != nil {
 		return "", errors.New(msg("verify.bad_script", "err", err))
 	}
-	env := os.Environ()
+	var env []string
+	for _, kv := range os.Environ() {
+		// No in-cluster credentials either.
+		if !strings.HasPrefix(kv, "KUBECONFIG=") && !strings.HasPrefix(kv, "KUBERNETES_SERVICE_") {
+			env = append(env, kv)
+		}
+	}
 	binDir := p.o.BinDir
 	if binDir == "" {
 		binDir = sandbox.Options{}.ResolvedBinDir()
 	}
-	env = append(env, "ROOT="+p.root, "ANSWERS="+p.answers, "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if p.kubeconfigFile != "" {
-		env = append(env, "KUBECONFIG="+p.kubeconfigFile)
-	}
+	env = append(env, "ROOT="+p.root, "ANSWERS="+p.answers, "KUBECONFIG="+p.kubeconfigFile,
+		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var out bytes.Buffer
 	r, err := interp.New(interp.Dir(p.root), interp.Env(expand.ListEnviron(env...)), interp.StdIO(nil, &out, &out))
 	if err != nil {
@@ -145,49 +142,10 @@ func (p *prover) shell(ctx context.Context, script string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 3*p.o.Timeout)
 	defer cancel()
 	if err := r.Run(ctx, f); err != nil {
+		if !p.clusterOK {
+			err = fmt.Errorf("%w (%s)", err, msg("verify.no_cluster_script"))
+		}
 		return out.String(), err
 	}
 	return out.String(), nil
 }
-
-// resetCluster brings the sandbox back to the lab's start: its namespaces
-// deleted (and gone), every RuntimeClass deleted (cluster-wide objects
-// labs create), its nodes as the topology says.
-func resetCluster(ctx context.Context, cs kubernetes.Interface, text *content.Lab, nodes []sandbox.NodeSpec) error {
-	// Pods go first and at once (grace period 0, as kubectl delete
-	// --force): a namespace waits for its pods, and kwok would take each
-	// one's grace period.
-	now := metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
-	for _, ns := range text.Cluster.Namespaces {
-		if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, now, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	rcs, err := cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return err
-	}
-	for _, rc := range rcs.Items {
-		if err := cs.NodeV1().RuntimeClasses().Delete(ctx, rc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-	}
-	if err := sandbox.Reset(ctx, cs, text.ID, nodes); err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
-	return wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-		for _, ns := range text.Cluster.Namespaces {
-			if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				return false, nil
-			}
-		}
-		return true, nil
-	})
-}
-
-func ptr[T any](v T) *T { return &v }

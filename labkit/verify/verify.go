@@ -144,10 +144,12 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 
 	p := &prover{o: o, text: text, kit: o.Lab}
+	// Whatever prepare made (the temp dir with its flattened kubeconfig,
+	// a half-written recording) goes, also when it fails.
+	defer p.cleanup()
 	if err := p.prepare(ctx); err != nil {
 		return res, err
 	}
-	defer p.cleanup()
 	rows, err := p.prove(ctx)
 	res.Rows = append(res.Rows, rows...)
 	if err != nil {
@@ -258,8 +260,25 @@ func (p *prover) prepare(ctx context.Context) error {
 			return err
 		}
 	}
+	if !p.clusterOK {
+		// File steps may run scripts too: whatever kubectl they call
+		// must reach no cluster, not the one the author's shell points at.
+		p.kubeconfigFile = filepath.Join(p.tmp, "no-cluster.kubeconfig")
+		if err := os.WriteFile(p.kubeconfigFile, []byte(noClusterKubeconfig), 0o600); err != nil {
+			return &EnvError{msg("verify.tmp", "err", err)}
+		}
+	}
 	return p.startEngine(ctx)
 }
+
+// noClusterKubeconfig names a server under .invalid, a name that never
+// resolves (RFC 2606).
+const noClusterKubeconfig = `apiVersion: v1
+kind: Config
+clusters: [{name: none, cluster: {server: "https://no-cluster.labmate-verify.invalid"}}]
+contexts: [{name: none, context: {cluster: none}}]
+current-context: none
+`
 
 // connect loads the kubeconfig with labmate's one loader, refuses a
 // cluster that is not a labmate sandbox, and resets the sandbox for the
@@ -270,8 +289,13 @@ func (p *prover) connect(ctx context.Context) error {
 	if err != nil {
 		return &EnvError{msg("verify.no_sandbox", "err", err)}
 	}
-	if _, err := sandbox.Identify(ctx, loaded.Config); err != nil {
+	have, err := sandbox.Identify(ctx, loaded.Config)
+	if err != nil {
 		return &EnvError{msg("verify.not_sandbox", "server", loaded.Config.Host, "context", loaded.Context, "err", err)}
+	}
+	if have != "" && have != p.text.ID {
+		// Its objects are a learner's progress on that lab.
+		return &EnvError{msg("verify.other_lab", "context", loaded.Context, "have", have, "lab", p.text.ID)}
 	}
 	p.kubeconfigFile = filepath.Join(p.tmp, "kubeconfig")
 	ko.Context = loaded.Context
@@ -289,7 +313,7 @@ func (p *prover) connect(ctx context.Context) error {
 		return &EnvError{err.Error()}
 	}
 	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
-	if err := resetCluster(ctx, cs, p.text, nodes); err != nil {
+	if err := sandbox.Reset(ctx, cs, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes}); err != nil {
 		return &EnvError{msg("verify.reset_failed", "err", err)}
 	}
 	if p.text.Verify.Reset != "" {
@@ -390,7 +414,11 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 		}
 		rows = append(rows, p.solve(ctx, st.Number, vs.Solve, msg("verify.case.solve")))
 		if p.rec != nil {
-			time.Sleep(p.o.Pace)
+			select { // the recording's pace between steps
+			case <-ctx.Done():
+				return rows, nil
+			case <-time.After(p.o.Pace):
+			}
 			continue
 		}
 		// A wrong turn taken after the step passed (deleting what it made),
@@ -614,17 +642,17 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 	}
 	p.rec = nil
 	if err != nil {
-		row.Seen = err.Error()
+		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
 	}
 	tr, err := trace.Open(p.recPath, nil)
 	if err != nil {
-		row.Seen = err.Error()
+		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
 	}
 	rep, changes, err := trace.FinalReport(ctx, p.text, p.kit.Steps, tr)
 	if err != nil {
-		row.Seen = err.Error()
+		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
 	}
 	var want []int
@@ -636,7 +664,7 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 		return p.row(row)
 	}
 	if err := os.Rename(p.recPath, p.o.Record); err != nil {
-		row.Seen = err.Error()
+		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
 	}
 	row.Seen, row.OK = msg("verify.seen.recorded", "path", p.o.Record, "records", len(tr.Records), "length", tr.Duration()), true
