@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/labhub/labmate/state"
 )
 
 // A third lab, file-only, is a directory and nothing else: written here
@@ -296,6 +298,34 @@ func TestLabResolution(t *testing.T) {
 	code, _, errOut = runStreams("check", "--lab", "no-such-lab", "--root", root)
 	if code != exitUsage || !strings.Contains(errOut, "no-such-lab") {
 		t.Fatalf("unknown lab: exit %d, %q", code, errOut)
+	}
+	// A lab remembered for this root is the choice while it is installed;
+	// one that is gone (renamed, removed in an upgrade) is no choice and
+	// no error: the other rules decide.
+	t.Setenv(EnvLab, "")
+	if err := state.RememberLab(stateDir, root, "driver-reboot"); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir, "--json")
+	if code != exitFail || !strings.Contains(out, `"lab": "driver-reboot"`) {
+		t.Fatalf("remembered driver-reboot: exit %d\n%s", code, out)
+	}
+	if err := state.RememberLab(stateDir, root, "renamed-lab"); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir)
+	if code != exitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || strings.Contains(errOut, "renamed-lab") {
+		t.Fatalf("remembered lab gone: exit %d, %q", code, errOut)
+	}
+}
+
+// --watch reproves after each change in the lab directory, and a
+// recording is one: the two together are refused.
+func TestVerifyWatchRefusesRecord(t *testing.T) {
+	dir := writeLab(t, thirdLab)
+	code, _, errOut := runStreams("lab", "verify", dir, "--watch", "--record", filepath.Join(dir, "run.jsonl"))
+	if code != exitUsage || !strings.Contains(errOut, "--watch 와 --record 는 함께 쓸 수 없습니다") {
+		t.Fatalf("exit %d, %q", code, errOut)
 	}
 }
 

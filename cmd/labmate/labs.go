@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -35,26 +36,26 @@ func (e *chooseLab) Error() string {
 }
 
 // resolveLab decides which lab a command works on: --lab-dir, --lab,
-// $LABMATE_LAB, the lab last chosen for this root, the only installed
-// lab, or the only one whose default root exists, in that order. Anything
-// else is a *chooseLab.
+// $LABMATE_LAB, the lab last chosen for this root (while it is still
+// installed), the only installed lab, or the only one whose default root
+// exists, in that order. Anything else is a *chooseLab.
 func (c *common) resolveLab() (*labkit.Lab, error) {
+	if c.resolved != nil {
+		return c.resolved, nil
+	}
+	l, err := c.findLab()
+	if err == nil {
+		c.resolved = l
+	}
+	return l, err
+}
+
+func (c *common) findLab() (*labkit.Lab, error) {
 	if c.labDir != "" {
 		if c.lab != "" {
 			return nil, envError{content.Msg("cli.lab_and_dir")}
 		}
-		l, err := labkit.OpenDir(c.labDir)
-		if err != nil {
-			return nil, envError{content.Msg("cli.lab_missing", "lab", c.labDir, "err", err)}
-		}
-		return l, nil
-	}
-	id := c.lab
-	if id == "" {
-		id = os.Getenv(EnvLab)
-	}
-	if id == "" {
-		id, _ = state.ChosenLab(c.stateDir, c.rootKey())
+		return openLabDir(c.labDir)
 	}
 	// Deciding reads the labs' text only; only the chosen lab is
 	// compiled (its CEL and all), so a start costs one lab, not every one.
@@ -62,6 +63,18 @@ func (c *common) resolveLab() (*labkit.Lab, error) {
 	for _, lid := range content.IDs() {
 		if l, err := content.Load(lid); err == nil {
 			installed = append(installed, l)
+		}
+	}
+	id := c.lab
+	if id == "" {
+		id = os.Getenv(EnvLab)
+	}
+	if id == "" {
+		// A remembered lab that is gone (renamed, removed in an
+		// upgrade) is no choice: the other rules decide.
+		chosen, _ := state.ChosenLab(c.stateDir, c.rootKey())
+		if slices.ContainsFunc(installed, func(l *content.Lab) bool { return l.ID == chosen }) {
+			id = chosen
 		}
 	}
 	if id == "" && len(installed) == 1 {
@@ -84,6 +97,15 @@ func (c *common) resolveLab() (*labkit.Lab, error) {
 	l, err := labkit.Open(id)
 	if err != nil {
 		return nil, envError{content.Msg("cli.lab_missing", "lab", id, "err", err)}
+	}
+	return l, nil
+}
+
+// openLabDir compiles the lab in dir (--lab-dir, `lab verify DIR`).
+func openLabDir(dir string) (*labkit.Lab, error) {
+	l, err := labkit.OpenDir(dir)
+	if err != nil {
+		return nil, envError{content.Msg("cli.lab_missing", "lab", dir, "err", err)}
 	}
 	return l, nil
 }

@@ -60,6 +60,12 @@ func (o *verifyOptions) Run(ctx context.Context, args []string) int {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_needs_dir"))
 		return exitUsage
 	}
+	if o.watch && o.record != "" {
+		// Each recording is a change in the lab directory: the watch
+		// would prove and record again, without end.
+		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_and_record"))
+		return exitUsage
+	}
 	if !o.watch {
 		return o.once(ctx)
 	}
@@ -68,7 +74,7 @@ func (o *verifyOptions) Run(ctx context.Context, args []string) int {
 		o.once(ctx)
 	})
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
+		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_failed", "dir", o.labDir, "err", err))
 		return exitUsage
 	}
 	return exitOK
@@ -78,7 +84,7 @@ func (o *verifyOptions) once(ctx context.Context) int {
 	var kit *labkit.Lab
 	var err error
 	if o.labDir != "" {
-		kit, err = labkit.OpenDir(o.labDir)
+		kit, err = openLabDir(o.labDir) // afresh: with --watch, after each save
 	} else {
 		kit, err = o.resolveLab()
 	}

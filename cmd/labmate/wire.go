@@ -47,6 +47,9 @@ type common struct {
 	// lenient turns an unusable kubeconfig into a warning (the TUI)
 	// instead of an environment error (scripts).
 	lenient bool
+	// resolved is the lab resolveLab found, so a command that asks twice
+	// (the TUI: the picker, then the wiring) compiles it once.
+	resolved *labkit.Lab
 }
 
 // setup is the wired-up program for one lab root.
