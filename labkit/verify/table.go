@@ -8,6 +8,17 @@ import (
 	"github.com/mattn/go-runewidth"
 )
 
+// mark is a row's sign: held, did not hold, not proven.
+func (r Row) mark() string {
+	switch {
+	case r.Skipped:
+		return msg("verify.progress.skipped")
+	case !r.OK:
+		return msg("verify.progress.bad")
+	}
+	return msg("verify.progress.ok")
+}
+
 // WriteTable prints the proof as a table (step, case, expected, seen),
 // one row a case, then a Korean summary line.
 func (r Result) WriteTable(w io.Writer) {
@@ -15,18 +26,11 @@ func (r Result) WriteTable(w io.Writer) {
 	head := []string{"", msg("verify.col.step"), msg("verify.col.case"), msg("verify.col.expected"), msg("verify.col.seen")}
 	rows := [][]string{head}
 	for _, row := range r.Rows {
-		mark := "✓"
-		switch {
-		case row.Skipped:
-			mark = "-"
-		case !row.OK:
-			mark = "✗"
-		}
 		step := msg("verify.col.lab")
 		if row.Step > 0 {
 			step = fmt.Sprint(row.Step)
 		}
-		rows = append(rows, []string{mark, step, row.Case, row.Expected, oneLine(row.Seen)})
+		rows = append(rows, []string{row.mark(), step, row.Case, row.Expected, oneLine(row.Seen)})
 	}
 	widths := make([]int, 4)
 	for _, cells := range rows {

@@ -137,7 +137,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return res, &EnvError{msg("verify.no_data", "lab", text.ID, "where", text.Where)}
 	}
 	res.Rows = append(res.Rows, staticRows(o.Lab, o.Width)...)
-	if len(o.Lab.Problems) > 0 {
+	if !res.Rows[0].OK { // the compile row
 		// A lab that does not compile proves nothing by running: say what
 		// to fix first, at once.
 		return res, nil
@@ -167,7 +167,14 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 	for _, p := range kit.Problems {
 		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: p.Error()})
 	}
-	if len(kit.Problems) == 0 {
+	// The sandbox topology is read only by sandbox up and the proof's
+	// reset: a quantity or taint that cannot be read is an authoring
+	// error too, found here rather than on a learner's machine.
+	_, topoErr := sandbox.NodesOf(kit.Text)
+	if topoErr != nil {
+		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: topoErr.Error()})
+	}
+	if len(kit.Problems) == 0 && topoErr == nil {
 		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: msg("verify.seen.compiles"), OK: true})
 	}
 	text := kit.Text
@@ -437,14 +444,7 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 }
 
 func (p *prover) row(r Row) Row {
-	mark := msg("verify.progress.ok")
-	if !r.OK {
-		mark = msg("verify.progress.bad")
-	}
-	if r.Skipped {
-		mark = msg("verify.progress.skipped")
-	}
-	fmt.Fprintln(p.o.Progress, msg("verify.progress.row", "mark", mark, "step", r.Step, "case", r.Case, "seen", oneLine(r.Seen)))
+	fmt.Fprintln(p.o.Progress, msg("verify.progress.row", "mark", r.mark(), "step", r.Step, "case", r.Case, "seen", oneLine(r.Seen)))
 	return r
 }
 
