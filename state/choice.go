@@ -21,20 +21,14 @@ type choices struct {
 }
 
 // ChosenLab returns the lab last chosen for root under dir (Dir() when
-// empty), or "" when none was.
+// empty), or "" when none was. It takes no lock and writes nothing: the
+// file is only ever replaced whole (WriteAtomic), so a read sees one
+// version or the other.
 func ChosenLab(dir, root string) (string, error) {
 	path, err := choicesPath(dir)
 	if err != nil {
 		return "", err
 	}
-	unlock, err := lockfile.Lock(context.Background(), path+".lock", lockfile.Options{Shared: true})
-	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil // no state dir yet: nothing was chosen
-	}
-	if err != nil {
-		return "", err
-	}
-	defer unlock()
 	c, err := readChoices(path)
 	return c.Roots[root], err
 }
