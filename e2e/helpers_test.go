@@ -42,10 +42,14 @@ func restoreNode(ctx context.Context, tb testing.TB, cs kubernetes.Interface, na
 		tb.Fatal(err)
 	}
 	var want corev1.NodeStatus
+	found := false
 	for _, spec := range sandboxtest.Options().Nodes {
 		if spec.Name == name {
-			want = sandbox.Node(spec).Status
+			want, found = sandbox.Node(spec).Status, true
 		}
+	}
+	if !found {
+		tb.Fatalf("node %s is not in the e2e topology", name) // restoring it would clear its capacity
 	}
 	if reflect.DeepEqual(n.Status.Capacity, want.Capacity) && reflect.DeepEqual(n.Status.Allocatable, want.Allocatable) {
 		return

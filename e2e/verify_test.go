@@ -9,11 +9,13 @@ import (
 	"bytes"
 	"context"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
@@ -23,10 +25,7 @@ func TestLabsVerify(t *testing.T) {
 	cs := sandboxtest.Client(t)
 	sandboxtest.LockLab(t)
 	bin := buildLabmate(t)
-	labs := labkit.Installed()
-	if len(labs) < 2 {
-		t.Fatalf("%d labs installed; the GPU incident lab and the driver-reboot lab must be", len(labs))
-	}
+	labs := labtest.Installed(t)
 	// The sandbox as the other e2e tests expect it: the GPU lab's nodes,
 	// no lab's namespaces, the marker naming no lab (verify refuses a
 	// sandbox another lab claimed, and each proof claims it).
@@ -52,32 +51,45 @@ func TestLabsVerify(t *testing.T) {
 				t.Fatalf("labmate lab verify %s: %v\n%s\n%s", l.ID(), err, stdout.String(), stderr.String())
 			}
 			table := stdout.String()
-			if strings.Contains(table, "✗") {
+			if strings.Contains(table, "✗") || !strings.Contains(table, "모두 성립합니다") {
 				t.Errorf("a case did not hold:\n%s", table)
 			}
-			// Every step's solution and every declared wrong answer is a
-			// row that held.
-			cases := 0
-			for _, vs := range l.Text.Verify.Steps {
-				for _, w := range vs.Wrong {
-					cases++
-					if !rowHeld(table, "오답 "+w.Case) {
-						t.Errorf("no holding row for the wrong answer %s:\n%s", w.Case, table)
-					}
+			for _, line := range strings.Split(table, "\n") {
+				if strings.HasPrefix(line, "-") {
+					t.Errorf("a case was not proven: %s", line)
 				}
 			}
-			if n := strings.Count(table, "✓") - 1; n < cases+2*len(l.Text.Steps) {
-				t.Errorf("%d rows held, fewer than the %d wrong answers and %d steps declare", n, cases, len(l.Text.Steps))
+			// Every step's start and solution, and every wrong answer it
+			// declares, is a row of that step that held.
+			byID := map[string]content.VerifyStep{}
+			for _, vs := range l.Text.Verify.Steps {
+				byID[vs.ID] = vs
+			}
+			cases := 0
+			for _, st := range l.Text.Steps {
+				for _, c := range []string{"시작", "참고 풀이"} {
+					if !rowHeld(table, st.Number, c) {
+						t.Errorf("step %d: no holding row %q:\n%s", st.Number, c, table)
+					}
+				}
+				for _, w := range byID[st.ID].Wrong {
+					cases++
+					if !rowHeld(table, st.Number, "오답 "+w.Case) {
+						t.Errorf("step %d: no holding row for the wrong answer %s:\n%s", st.Number, w.Case, table)
+					}
+				}
 			}
 			t.Logf("%s: %d wrong answers refused, every step solved, in %s", l.ID(), cases, time.Since(start).Round(time.Second))
 		})
 	}
 }
 
-// rowHeld reports whether the table has a row for the case marked as held.
-func rowHeld(table, what string) bool {
+// rowHeld reports whether the table has a row of step for the case,
+// marked as held.
+func rowHeld(table string, step int, what string) bool {
 	for _, line := range strings.Split(table, "\n") {
-		if strings.HasPrefix(line, "✓") && strings.Contains(line, " "+what+" ") {
+		f := strings.Fields(line)
+		if len(f) > 2 && f[0] == "✓" && f[1] == strconv.Itoa(step) && strings.Contains(line, " "+what+" ") {
 			return true
 		}
 	}

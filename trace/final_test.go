@@ -18,7 +18,6 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/labtest"
-	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 )
@@ -318,11 +317,7 @@ func TestFinalReportCarriesWarnings(t *testing.T) {
 // ends with every step passed, the steps turned green in the lab's order
 // and none turned back.
 func TestReferenceRunsPassInOrder(t *testing.T) {
-	labs := labkit.Installed()
-	if len(labs) == 0 {
-		t.Fatal("no lab installed")
-	}
-	for _, kit := range labs {
+	for _, kit := range labtest.Installed(t) {
 		t.Run(kit.ID(), func(t *testing.T) {
 			lab := kit.Text
 			tr, err := ReferenceOf(lab)

@@ -811,18 +811,18 @@ func TestTmuxLabPicker(t *testing.T) {
 			t.Errorf("picker row %d is %d wide: %q", i, w, r)
 		}
 	}
-	var drv *content.Lab
-	for _, id := range content.IDs() {
-		if id == "driver-reboot" {
-			drv, _ = content.Load(id)
-		}
+	drv, err := content.Load("driver-reboot")
+	if err != nil {
+		t.Fatal(err)
 	}
-	if drv == nil {
-		t.Fatal("no driver-reboot lab installed")
-	}
-	p.keys("j", "k", "j", "k") // the cursor moves and wraps
-	p.keys("1")                // driver-reboot, the first (IDs sorted)
-	s = p.waitFor("labmate", "0/5")
+	steps := fmt.Sprintf("0/%d", len(drv.Steps))
+	// IDs sorted: driver-reboot first, gpu-incident second. The cursor
+	// wraps from the top to the last lab and back down to the first,
+	// and enter opens the lab under it.
+	p.keys("k")
+	p.waitFor("▸ 2 gpu-incident")
+	p.keys("j", "Enter")
+	s = p.waitFor("labmate", steps)
 	p.checkScreen(s)
 	p.keys("q")
 	if rc := p.exited(); rc != 0 {
@@ -830,7 +830,7 @@ func TestTmuxLabPicker(t *testing.T) {
 	}
 
 	again := startProgram(t, bin, 60, 24, env, "--root", root, "--no-cluster")
-	s = again.waitFor("labmate", "0/5")
+	s = again.waitFor("labmate", steps)
 	if strings.Contains(s, msg("tui.picker.title")) {
 		t.Errorf("the picker came back for a root whose lab was chosen:\n%s", s)
 	}

@@ -247,6 +247,15 @@ func TestVerifyReportsAuthoringErrors(t *testing.T) {
 	if code != exitFail || !strings.Contains(out, "실습 정의") || !strings.Contains(out, "rules 는 field 검사가 읽지 않는 필드입니다") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
+
+	// A sandbox topology that cannot be read is one too, found by the
+	// proof rather than by a learner's sandbox up.
+	files["lab.toml"] = strings.Replace(thirdLab["lab.toml"], "[[steps]]", "[[sandbox.nodes]]\nnames = [\"n-0\"]\ncapacity = { cpu = \"lots\" }\n\n[[steps]]", 1)
+	code, out, _ = runStreams("lab", "verify", writeLab(t, files))
+	failed := failedRows(out)
+	if code != exitFail || len(failed) != 1 || !strings.Contains(failed[0], "실습 정의") || !strings.Contains(failed[0], "lots") {
+		t.Fatalf("exit %d, failing rows %q:\n%s", code, failed, out)
+	}
 }
 
 // `lab list --json` is the stable shape tools read.
