@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -13,6 +15,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"golang.org/x/term"
+
+	"github.com/labhub/labmate/content"
 )
 
 // terminal draws the TUI's frames itself, when the view changes and only
@@ -148,14 +152,58 @@ func (s *terminal) draw() {
 
 // drawn is a model whose frames the terminal draws: after every Update, the
 // new view goes to the terminal.
+//
+// It also catches panics in the inner model's Init, Update and View and in
+// its commands. bubbletea would catch them too, but it prints them to the
+// alternate screen our terminal still holds, where they vanish when the
+// terminal is given back. A panic is kept in crash instead and ends the
+// program; RunProgram returns it once the terminal is restored.
 type drawn struct {
 	inner tea.Model
 	scr   *terminal
+	crash *panicked // the first panic; set only on the program's event loop
 }
 
-func (d drawn) Init() tea.Cmd { return d.inner.Init() }
+// panicked is a panic caught in the model or a command: the message a
+// command's panic comes back as, and the error RunProgram returns.
+type panicked struct {
+	value any
+	stack []byte
+}
 
-func (d drawn) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (p *panicked) Error() string {
+	return content.Msg("tui.panicked", "value", p.value, "stack", strings.TrimSpace(string(p.stack)))
+}
+
+// caught records the first panic and ends the program.
+func (d drawn) caught(p panicked) (tea.Model, tea.Cmd) {
+	if d.crash.value == nil {
+		*d.crash = p
+	}
+	return d, tea.Quit
+}
+
+func (d drawn) Init() (cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			_, cmd = d.caught(panicked{r, debug.Stack()})
+		}
+	}()
+	return guard(d.inner.Init())
+}
+
+func (d drawn) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
+	if p, ok := msg.(panicked); ok {
+		return d.caught(p)
+	}
+	if d.crash.value != nil {
+		return d, nil // ending: the model may be half-updated
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			model, cmd = d.caught(panicked{r, debug.Stack()})
+		}
+	}()
 	m, cmd := d.inner.Update(msg)
 	d.inner = m
 	full := false
@@ -166,11 +214,47 @@ func (d drawn) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		full = true
 	}
 	d.scr.submit(m.View(), full)
-	return d, cmd
+	return d, guard(cmd)
 }
 
 // View is never asked for: the program has no renderer of its own.
 func (d drawn) View() string { return "" }
+
+// guard makes a command's panic come back as a panicked message. The
+// commands of a batch or a sequence it returns, which bubbletea runs
+// itself, are guarded too.
+func guard(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = panicked{r, debug.Stack()}
+			}
+		}()
+		return guardAll(cmd())
+	}
+}
+
+// cmdType is the element type of tea.BatchMsg and of tea.Sequence's
+// message, whose type is not exported.
+var cmdType = reflect.TypeFor[tea.Cmd]()
+
+// guardAll returns msg with its commands guarded when it is a list of
+// commands (tea.Batch's or tea.Sequence's), else msg itself.
+func guardAll(msg tea.Msg) tea.Msg {
+	v := reflect.ValueOf(msg)
+	if !v.IsValid() || v.Kind() != reflect.Slice || v.Type().Elem() != cmdType {
+		return msg
+	}
+	out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+	for i := range v.Len() {
+		c, _ := v.Index(i).Interface().(tea.Cmd)
+		out.Index(i).Set(reflect.ValueOf(guard(c)))
+	}
+	return out.Interface()
+}
 
 // rawInput puts the input terminal in raw mode, which bubbletea does only
 // when its own renderer runs: stdin when it is a terminal, else /dev/tty
