@@ -14,6 +14,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
 
 	"github.com/labhub/labmate/content"
@@ -34,7 +35,7 @@ type terminal struct {
 	view          string // the newest view, not yet drawn when dirty
 	dirty, resize bool
 	last          []string // the lines on the terminal
-	height        int
+	width, height int      // the window's, from the last WindowSizeMsg
 	lastDraw      time.Time
 
 	wake chan struct{} // one slot: a view is waiting
@@ -117,7 +118,11 @@ func (s *terminal) loop() {
 
 // draw writes the lines of the newest view that differ from the
 // terminal's, each from its first column to the end of the line, in one
-// write.
+// write. A line wider than the window is cut to its width: it would wrap
+// onto the next row (on the last row, scroll the screen) and the rows on
+// the terminal would no longer be the ones draw remembers. The rest of a
+// narrower line is erased; a line as wide as the window has no rest, and
+// erasing there would erase its last cell (the cursor stays on it).
 func (s *terminal) draw() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -137,7 +142,15 @@ func (s *terminal) draw() {
 		if i < len(s.last) && s.last[i] == l {
 			continue
 		}
-		fmt.Fprintf(&b, "\x1b[%d;1H%s\x1b[0m\x1b[K", i+1, l)
+		w := ansi.StringWidth(l)
+		if s.width > 0 && w > s.width {
+			l = ansi.Truncate(l, s.width, "")
+			w = ansi.StringWidth(l) // a wide character may not have fit
+		}
+		fmt.Fprintf(&b, "\x1b[%d;1H%s\x1b[0m", i+1, l)
+		if s.width <= 0 || w < s.width {
+			b.WriteString("\x1b[K")
+		}
 	}
 	if len(lines) < len(s.last) {
 		fmt.Fprintf(&b, "\x1b[%d;1H\x1b[J", len(lines)+1)
@@ -209,7 +222,7 @@ func (d drawn) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
 	full := false
 	if ws, ok := msg.(tea.WindowSizeMsg); ok {
 		d.scr.mu.Lock()
-		d.scr.height = ws.Height
+		d.scr.width, d.scr.height = ws.Width, ws.Height
 		d.scr.mu.Unlock()
 		full = true
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"bytes"
 	"io"
 	"reflect"
 	"strings"
@@ -120,4 +121,38 @@ func firstPanic(cmd tea.Cmd) *panicked {
 		}
 	}
 	return nil
+}
+
+// Every line is written from its first column and cut to the window's
+// width, Korean counted as two cells each; the rest of the row is erased
+// only where the line is narrower than the window (after a line as wide
+// as the window the cursor is on its last cell, which erasing would
+// blank).
+func TestTerminalDrawFitsLinesToTheWidth(t *testing.T) {
+	var out bytes.Buffer
+	s := newTerminal(&out)
+	s.width, s.height = 10, 8
+	s.submit(strings.Join([]string{
+		"0123456789",               // as wide as the window
+		"\x1b[1m0123456789\x1b[0m", // the same, styled
+		"가나다라마바",                   // 12 cells
+		"abc가나다라",                  // 11 cells: 가나다 fits, 라 does not
+		"01234567890123",           // 14 cells
+		"short",                    // narrower
+		"",                         // empty
+		"한글",                       // 4 cells
+	}, "\n"), true)
+	s.draw()
+	want := "\x1b[2J" +
+		"\x1b[1;1H0123456789\x1b[0m" +
+		"\x1b[2;1H\x1b[1m0123456789\x1b[0m\x1b[0m" +
+		"\x1b[3;1H가나다라마\x1b[0m" +
+		"\x1b[4;1Habc가나다\x1b[0m\x1b[K" +
+		"\x1b[5;1H0123456789\x1b[0m" +
+		"\x1b[6;1Hshort\x1b[0m\x1b[K" +
+		"\x1b[7;1H\x1b[0m\x1b[K" +
+		"\x1b[8;1H한글\x1b[0m\x1b[K"
+	if got := out.String(); got != want {
+		t.Errorf("frame:\n got %q\nwant %q", got, want)
+	}
 }
