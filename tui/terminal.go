@@ -290,15 +290,18 @@ func rawInput() (in *os.File, restore func(), err error) {
 
 // sendSizes sends the terminal's size to p now and on every SIGWINCH,
 // until done is closed (bubbletea does so only with its own renderer).
+// Sizes are sent one after the other from one goroutine, so the program
+// gets them in the order they were read and the last one is the window's.
+// Send blocks until the program takes the message, and returns at once
+// after it ended.
 func sendSizes(p *tea.Program, out *os.File, done <-chan struct{}) {
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	go func() {
 		defer signal.Stop(winch)
-		defer func() { _ = recover() }()
 		for {
 			if w, h, err := term.GetSize(int(out.Fd())); err == nil {
-				go p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+				p.Send(tea.WindowSizeMsg{Width: w, Height: h})
 			}
 			select {
 			case <-done:
