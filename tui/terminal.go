@@ -272,20 +272,31 @@ func guardAll(msg tea.Msg) tea.Msg {
 // rawInput puts the input terminal in raw mode, which bubbletea does only
 // when its own renderer runs: stdin when it is a terminal, else /dev/tty
 // (returned, to be passed with tea.WithInput). restore gives the terminal
-// its mode back; it is safe to call more than once.
+// its mode back and closes /dev/tty if it was opened; it is safe to call
+// more than once.
 func rawInput() (in *os.File, restore func(), err error) {
 	in = os.Stdin
+	opened := false
 	if !term.IsTerminal(int(in.Fd())) {
 		if in, err = os.Open("/dev/tty"); err != nil {
 			return nil, nil, err
 		}
+		opened = true
+	}
+	closeIn := func() {
+		if opened {
+			_ = in.Close()
+		}
 	}
 	state, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
+		closeIn()
 		return nil, nil, err
 	}
-	var once sync.Once
-	return in, func() { once.Do(func() { _ = term.Restore(int(in.Fd()), state) }) }, nil
+	return in, sync.OnceFunc(func() {
+		_ = term.Restore(int(in.Fd()), state)
+		closeIn()
+	}), nil
 }
 
 // sendSizes sends the terminal's size to p now and on every SIGWINCH,
