@@ -43,7 +43,8 @@ func Prepare(opts Options, out *os.File) Options {
 // the short-lived programs that use it (the lab picker) and in the idle
 // baseline the tests compare the TUI with. Its frame ticker runs whether
 // or not anything changed (bubbletea v1 has no way to stop it): the TUI
-// itself draws through screen instead, and is idle when nothing changes.
+// itself draws through terminal (its own frame writer) instead, and is
+// idle when nothing changes.
 const FrameRate = 20
 
 // ProgramOptions are the bubbletea options of a program drawn by
@@ -129,9 +130,9 @@ func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.M
 		// above): on the alternate screen it would vanish.
 		return crash
 	}
-	// screen leaves the alternate screen (deferred above) and then shows
-	// the cursor on the main screen, whose hidden state tmux restores on
-	// leaving it.
+	// terminal.stop (deferred above) leaves the alternate screen and then
+	// shows the cursor on the main screen, whose hidden state tmux
+	// restores on leaving it.
 	if errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrProgramPanic) {
 		// ctx ended or SIGHUP: an orderly end.
 		return nil
