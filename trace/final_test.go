@@ -187,7 +187,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 		t.Fatalf("recorder: %v %v", err, rec.Err())
 	}
 
-	tr, err := Open(tracePath, nil)
+	tr, err := Open(tracePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +292,7 @@ func TestFinalReportRejectsAnotherLab(t *testing.T) {
 
 func TestFinalReportCarriesWarnings(t *testing.T) {
 	lab, steps := echoLab(t)
-	tr, err := Open("testdata/bad/truncated-last.jsonl", nil)
+	tr, err := Open("testdata/bad/truncated-last.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -391,7 +391,7 @@ func BenchmarkOpenReference(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := Open(ReferenceName, lab); err != nil {
+		if _, err := ReferenceOf(lab); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -617,7 +617,7 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 		row.Seen = err.Error()
 		return p.row(row)
 	}
-	tr, err := trace.Open(p.recPath, nil)
+	tr, err := trace.Open(p.recPath)
 	if err != nil {
 		row.Seen = err.Error()
 		return p.row(row)
