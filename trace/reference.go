@@ -10,20 +10,11 @@ import (
 	"github.com/labhub/labmate/content"
 )
 
-// Reference reads the built-in reference run of an installed lab: the
-// trace its lab.toml names as reference_run, written by `labmate lab
-// verify --record` from a real sandbox run.
-func Reference(lab string) (*Trace, error) {
-	l, err := content.Load(lab)
-	if err != nil {
-		return nil, err
-	}
-	return ReferenceOf(l)
-}
-
-// ReferenceOf reads a lab's reference run (l is not nil), reading its file
-// once. A lab that names none, or whose file is missing, has no reference
-// run; any other failure to read the file is an error naming it.
+// ReferenceOf reads a lab's reference run (l is not nil): the trace its
+// lab.toml names as reference_run, written by `labmate lab verify
+// --record` from a real sandbox run; the file is read once. A lab that
+// names none, or whose file is missing, has no reference run; any other
+// failure to read the file is an error naming it.
 func ReferenceOf(l *content.Lab) (*Trace, error) {
 	raw, err := []byte(nil), fs.ErrNotExist
 	if l.ReferenceRun != "" {

@@ -674,7 +674,7 @@ func xdgEnv(t *testing.T) []string {
 // at the end, speed changes, and an idle program once paused or finished.
 func TestTmuxReplay(t *testing.T) {
 	bin := buildLabmate(t)
-	tr, err := trace.Reference("gpu-incident")
+	tr, err := trace.ReferenceOf(realLab(t))
 	if err != nil {
 		t.Fatalf("no reference run built in: %v", err)
 	}
