@@ -13,7 +13,7 @@ import (
 // times are the trace's own.
 func TestMarkdownGoldenReferenceTrace(t *testing.T) {
 	l := lab(t)
-	tr, err := trace.Reference(l.ID)
+	tr, err := trace.ReferenceOf(l)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -186,7 +186,7 @@ func TestRecordReplayRoundTrip(t *testing.T) {
 		t.Fatalf("recorder: %v %v", err, rec.Err())
 	}
 
-	tr, err := Open(tracePath, nil)
+	tr, err := Open(tracePath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestFinalReportRejectsAnotherLab(t *testing.T) {
 
 func TestFinalReportCarriesWarnings(t *testing.T) {
 	lab, steps := echoLab(t)
-	tr, err := Open("testdata/bad/truncated-last.jsonl", nil)
+	tr, err := Open("testdata/bad/truncated-last.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,7 +386,7 @@ func BenchmarkOpenReference(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		if _, err := Open(ReferenceName, lab); err != nil {
+		if _, err := ReferenceOf(lab); err != nil {
 			b.Fatal(err)
 		}
 	}

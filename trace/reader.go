@@ -55,21 +55,20 @@ func (e *LineError) Error() string {
 // observe.MaxFileSize bytes, base64-encoded, plus a little.
 const MaxLineSize = 4*observe.MaxFileSize + 64<<10
 
-// ReferenceName is the name Open takes for the built-in reference run.
+// ReferenceName is the name of a lab's built-in reference run: the Name of
+// the trace ReferenceOf reads, and what `labmate replay` and the other
+// commands that take a trace accept for it (they call ReferenceOf).
 const ReferenceName = "reference"
 
-// Open reads a trace file, or lab's reference run when nameOrPath is
-// "reference" (write ./reference for a file of that name).
-func Open(nameOrPath string, lab *content.Lab) (*Trace, error) {
-	if nameOrPath == ReferenceName {
-		return ReferenceOf(lab)
-	}
-	f, err := safefile.Open(nameOrPath)
+// Open reads a trace file. A path is only a path: "reference" is a file of
+// that name; the reference run is ReferenceOf's.
+func Open(path string) (*Trace, error) {
+	f, err := safefile.Open(path)
 	if err != nil {
-		return nil, errors.New(content.Msg("trace.open_failed", "name", nameOrPath, "err", err))
+		return nil, errors.New(content.Msg("trace.open_failed", "name", path, "err", err))
 	}
 	defer f.Close()
-	return Read(nameOrPath, f)
+	return Read(path, f)
 }
 
 // Read parses a trace. A missing or foreign header, a newer format

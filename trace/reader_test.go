@@ -17,7 +17,7 @@ import (
 )
 
 func TestReadAllKinds(t *testing.T) {
-	tr, err := Open("testdata/good/all-kinds.jsonl", nil)
+	tr, err := Open("testdata/good/all-kinds.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestReadAllKinds(t *testing.T) {
 }
 
 func TestReadHeaderOnly(t *testing.T) {
-	tr, err := Open("testdata/good/header-only.jsonl", nil)
+	tr, err := Open("testdata/good/header-only.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestBadTraces(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
 			path := filepath.Join("testdata", "bad", c.file)
-			tr, err := Open(path, nil)
+			tr, err := Open(path)
 			var le *LineError
 			if c.fatal {
 				if err == nil {
@@ -140,9 +140,30 @@ func TestBadTraces(t *testing.T) {
 }
 
 func TestOpenMissingFile(t *testing.T) {
-	_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"), nil)
+	_, err := Open(filepath.Join(t.TempDir(), "nope.jsonl"))
 	if err == nil || !strings.Contains(err.Error(), "nope.jsonl") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// Open reads files only: "reference" is a file of that name (it used to
+// mean a lab's reference run, and panicked without a lab).
+func TestOpenReferenceIsAFile(t *testing.T) {
+	head, err := os.ReadFile("testdata/good/header-only.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	_, err = Open(ReferenceName)
+	if want := content.Msg("trace.open_failed", "name", ReferenceName, "err", ""); err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("no file yet: err = %v, want one starting %q", err, want)
+	}
+	if err := os.WriteFile(ReferenceName, head, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tr, err := Open(ReferenceName)
+	if err != nil || len(tr.Records) != 0 || tr.Name != ReferenceName {
+		t.Fatalf("the file ./reference: %+v, %v", tr, err)
 	}
 }
 

@@ -302,7 +302,7 @@ func TestRecorderKilledMidStream(t *testing.T) {
 	}
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	tr, err := Open(path, nil)
+	tr, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,7 +331,7 @@ func TestCreateTruncatesAndAppends(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec.Record(sampleObservations()[1]) // after Close: dropped, no panic
-	tr, err := Open(path, nil)
+	tr, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

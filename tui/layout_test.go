@@ -139,6 +139,21 @@ func TestRenderedLinesKeepTheirMargin(t *testing.T) {
 	}
 }
 
+// PageProblems names a line wider than the pane by its width and the
+// pane's, with its text, in Korean: what `labmate lab verify` shows an
+// author.
+func TestPageProblemsNamesTheWidths(t *testing.T) {
+	if got := PageProblems("fits on one line", 40); len(got) != 0 {
+		t.Errorf("a page that fits has problems: %q", got)
+	}
+	// A Korean syllable takes two cells: a pane one cell wide fits none.
+	got := PageProblems("가", 1)
+	want := []string{"줄 하나가 2칸으로 1칸 화면보다 넓습니다: 가"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems = %q, want %q", got, want)
+	}
+}
+
 // The cut log checkFits reads does see a line cut to the pane.
 func TestCutLogSeesCuts(t *testing.T) {
 	m := testModel(t, 60, 20)

@@ -7,7 +7,6 @@
 package tui
 
 import (
-	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -335,9 +334,12 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 		m.jumpTyped = ""
 		if key.Matches(msg, k.Go) {
 			m.foot.toast = nil
-			var n int
-			fmt.Sscan(typed, &n)
-			return m.goPage(n), false
+			// jump kept only digits that parsed, so this does not fail;
+			// if it did, going nowhere beats going to the introduction.
+			if n, err := strconv.Atoi(typed); err == nil {
+				return m.goPage(n), false
+			}
+			return nil, false
 		}
 	}
 	switch {

@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -240,7 +241,7 @@ func PageProblems(md string, width int) []string {
 	for _, b := range blocks {
 		for _, l := range b {
 			if w := ansi.StringWidth(l) + ambiguousRunes(l); w > width {
-				probs = append(probs, fmt.Sprintf("%d > %d: %s", w, width, strings.TrimSpace(ansi.Strip(l))))
+				probs = append(probs, content.Msg("tui.page_too_wide", "w", w, "width", width, "line", strings.TrimSpace(ansi.Strip(l))))
 			}
 		}
 	}

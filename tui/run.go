@@ -3,7 +3,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -44,7 +43,8 @@ func Prepare(opts Options, out *os.File) Options {
 // the short-lived programs that use it (the lab picker) and in the idle
 // baseline the tests compare the TUI with. Its frame ticker runs whether
 // or not anything changed (bubbletea v1 has no way to stop it): the TUI
-// itself draws through screen instead, and is idle when nothing changes.
+// itself draws through terminal (its own frame writer) instead, and is
+// idle when nothing changes.
 const FrameRate = 20
 
 // ProgramOptions are the bubbletea options of a program drawn by
@@ -56,7 +56,8 @@ func ProgramOptions() []tea.ProgramOption {
 // Run shows the TUI on the terminal (alternate screen, mouse off, cursor
 // hidden) until the learner quits or ctx ends. The terminal is restored on
 // every way out: quit, ctx, SIGINT, SIGTERM, SIGHUP (the tmux pane was
-// killed) and a panic in the program.
+// killed) and a panic in the program, which is then returned as the error
+// (its value and stack) for the caller to print on the restored terminal.
 func Run(ctx context.Context, opts Options) error {
 	out := os.Stdout
 	opts = Prepare(opts, out)
@@ -70,9 +71,10 @@ func Run(ctx context.Context, opts Options) error {
 // RunProgram runs a model on the terminal the way the TUI runs: drawn by
 // labmate's own terminal writer (idle when nothing changes), in raw mode,
 // told the window's size, ended by SIGHUP as by SIGINT and SIGTERM, the
-// terminal restored on every way out. build gets the writer that reaches
-// the terminal between frames (the clipboard's escape sequence). The
-// instructor's board runs through it too.
+// terminal restored on every way out; a panic in the model or in one of
+// its commands ends the program and is returned as the error. build gets
+// the writer that reaches the terminal between frames (the clipboard's
+// escape sequence). The instructor's board runs through it too.
 func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.Model) (err error) {
 	narrowAmbiguous()
 	scr := newTerminal(out)
@@ -81,7 +83,8 @@ func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.M
 		return err
 	}
 	defer restore()
-	p := tea.NewProgram(drawn{build(scr), scr}, tea.WithoutRenderer(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(in))
+	crash := &panicked{}
+	p := tea.NewProgram(drawn{build(scr), scr, crash}, tea.WithoutRenderer(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(in))
 	scr.start()
 	defer scr.stop()
 	sized := make(chan struct{})
@@ -115,16 +118,21 @@ func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.M
 
 	defer func() {
 		if r := recover(); r != nil {
-			// Panics outside bubbletea's own handlers (it restores the
-			// terminal for panics in Update, View and commands).
+			// Panics outside the model and its commands (drawn catches
+			// those), outside bubbletea's own handlers too.
 			p.Kill()
-			err = fmt.Errorf("tui: panic: %v\n%s", r, debug.Stack())
+			err = &panicked{r, debug.Stack()}
 		}
 	}()
 	_, err = p.Run()
-	// screen leaves the alternate screen (deferred above) and then shows
-	// the cursor on the main screen, whose hidden state tmux restores on
-	// leaving it.
+	if crash.value != nil {
+		// Returned, to be printed once the terminal is restored (deferred
+		// above): on the alternate screen it would vanish.
+		return crash
+	}
+	// terminal.stop (deferred above) leaves the alternate screen and then
+	// shows the cursor on the main screen, whose hidden state tmux
+	// restores on leaving it.
 	if errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrProgramPanic) {
 		// ctx ended or SIGHUP: an orderly end.
 		return nil

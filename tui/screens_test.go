@@ -195,7 +195,7 @@ func firstDiff(got, want string) string {
 // for that moment.
 func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 	t.Helper()
-	tr, err := trace.Reference(lab.ID)
+	tr, err := trace.ReferenceOf(lab)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,18 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"reflect"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 	"golang.org/x/term"
+
+	"github.com/labhub/labmate/content"
 )
 
 // terminal draws the TUI's frames itself, when the view changes and only
@@ -30,7 +35,7 @@ type terminal struct {
 	view          string // the newest view, not yet drawn when dirty
 	dirty, resize bool
 	last          []string // the lines on the terminal
-	height        int
+	width, height int      // the window's, from the last WindowSizeMsg
 	lastDraw      time.Time
 
 	wake chan struct{} // one slot: a view is waiting
@@ -113,7 +118,11 @@ func (s *terminal) loop() {
 
 // draw writes the lines of the newest view that differ from the
 // terminal's, each from its first column to the end of the line, in one
-// write.
+// write. A line wider than the window is cut to its width: it would wrap
+// onto the next row (on the last row, scroll the screen) and the rows on
+// the terminal would no longer be the ones draw remembers. The rest of a
+// narrower line is erased; a line as wide as the window has no rest, and
+// erasing there would erase its last cell (the cursor stays on it).
 func (s *terminal) draw() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -133,7 +142,15 @@ func (s *terminal) draw() {
 		if i < len(s.last) && s.last[i] == l {
 			continue
 		}
-		fmt.Fprintf(&b, "\x1b[%d;1H%s\x1b[0m\x1b[K", i+1, l)
+		w := ansi.StringWidth(l)
+		if s.width > 0 && w > s.width {
+			l = ansi.Truncate(l, s.width, "")
+			w = ansi.StringWidth(l) // a wide character may not have fit
+		}
+		fmt.Fprintf(&b, "\x1b[%d;1H%s\x1b[0m", i+1, l)
+		if s.width <= 0 || w < s.width {
+			b.WriteString("\x1b[K")
+		}
 	}
 	if len(lines) < len(s.last) {
 		fmt.Fprintf(&b, "\x1b[%d;1H\x1b[J", len(lines)+1)
@@ -148,60 +165,154 @@ func (s *terminal) draw() {
 
 // drawn is a model whose frames the terminal draws: after every Update, the
 // new view goes to the terminal.
+//
+// It also catches panics in the inner model's Init, Update and View and in
+// its commands. bubbletea would catch them too, but it prints them to the
+// alternate screen our terminal still holds, where they vanish when the
+// terminal is given back. A panic is kept in crash instead and ends the
+// program; RunProgram returns it once the terminal is restored.
 type drawn struct {
 	inner tea.Model
 	scr   *terminal
+	crash *panicked // the first panic; set only on the program's event loop
 }
 
-func (d drawn) Init() tea.Cmd { return d.inner.Init() }
+// panicked is a panic caught in the model or a command: the message a
+// command's panic comes back as, and the error RunProgram returns.
+type panicked struct {
+	value any
+	stack []byte
+}
 
-func (d drawn) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (p *panicked) Error() string {
+	return content.Msg("tui.panicked", "value", p.value, "stack", strings.TrimSpace(string(p.stack)))
+}
+
+// caught records the first panic and ends the program.
+func (d drawn) caught(p panicked) (tea.Model, tea.Cmd) {
+	if d.crash.value == nil {
+		*d.crash = p
+	}
+	return d, tea.Quit
+}
+
+func (d drawn) Init() (cmd tea.Cmd) {
+	defer func() {
+		if r := recover(); r != nil {
+			_, cmd = d.caught(panicked{r, debug.Stack()})
+		}
+	}()
+	return guard(d.inner.Init())
+}
+
+func (d drawn) Update(msg tea.Msg) (model tea.Model, cmd tea.Cmd) {
+	if p, ok := msg.(panicked); ok {
+		return d.caught(p)
+	}
+	if d.crash.value != nil {
+		return d, nil // ending: the model may be half-updated
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			model, cmd = d.caught(panicked{r, debug.Stack()})
+		}
+	}()
 	m, cmd := d.inner.Update(msg)
 	d.inner = m
 	full := false
 	if ws, ok := msg.(tea.WindowSizeMsg); ok {
 		d.scr.mu.Lock()
-		d.scr.height = ws.Height
+		d.scr.width, d.scr.height = ws.Width, ws.Height
 		d.scr.mu.Unlock()
 		full = true
 	}
 	d.scr.submit(m.View(), full)
-	return d, cmd
+	return d, guard(cmd)
 }
 
 // View is never asked for: the program has no renderer of its own.
 func (d drawn) View() string { return "" }
 
+// guard makes a command's panic come back as a panicked message. The
+// commands of a batch or a sequence it returns, which bubbletea runs
+// itself, are guarded too.
+func guard(cmd tea.Cmd) tea.Cmd {
+	if cmd == nil {
+		return nil
+	}
+	return func() (msg tea.Msg) {
+		defer func() {
+			if r := recover(); r != nil {
+				msg = panicked{r, debug.Stack()}
+			}
+		}()
+		return guardAll(cmd())
+	}
+}
+
+// cmdType is the element type of tea.BatchMsg and of tea.Sequence's
+// message, whose type is not exported.
+var cmdType = reflect.TypeFor[tea.Cmd]()
+
+// guardAll returns msg with its commands guarded when it is a list of
+// commands (tea.Batch's or tea.Sequence's), else msg itself.
+func guardAll(msg tea.Msg) tea.Msg {
+	v := reflect.ValueOf(msg)
+	if !v.IsValid() || v.Kind() != reflect.Slice || v.Type().Elem() != cmdType {
+		return msg
+	}
+	out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+	for i := range v.Len() {
+		c, _ := v.Index(i).Interface().(tea.Cmd)
+		out.Index(i).Set(reflect.ValueOf(guard(c)))
+	}
+	return out.Interface()
+}
+
 // rawInput puts the input terminal in raw mode, which bubbletea does only
 // when its own renderer runs: stdin when it is a terminal, else /dev/tty
 // (returned, to be passed with tea.WithInput). restore gives the terminal
-// its mode back; it is safe to call more than once.
+// its mode back and closes /dev/tty if it was opened; it is safe to call
+// more than once.
 func rawInput() (in *os.File, restore func(), err error) {
 	in = os.Stdin
+	opened := false
 	if !term.IsTerminal(int(in.Fd())) {
 		if in, err = os.Open("/dev/tty"); err != nil {
 			return nil, nil, err
 		}
+		opened = true
+	}
+	closeIn := func() {
+		if opened {
+			_ = in.Close()
+		}
 	}
 	state, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
+		closeIn()
 		return nil, nil, err
 	}
-	var once sync.Once
-	return in, func() { once.Do(func() { _ = term.Restore(int(in.Fd()), state) }) }, nil
+	return in, sync.OnceFunc(func() {
+		_ = term.Restore(int(in.Fd()), state)
+		closeIn()
+	}), nil
 }
 
 // sendSizes sends the terminal's size to p now and on every SIGWINCH,
 // until done is closed (bubbletea does so only with its own renderer).
+// Sizes are sent one after the other from one goroutine, so the program
+// gets them in the order they were read and the last one is the window's.
+// Send blocks until the program takes the message, and returns at once
+// after it ended.
 func sendSizes(p *tea.Program, out *os.File, done <-chan struct{}) {
 	winch := make(chan os.Signal, 1)
 	signal.Notify(winch, syscall.SIGWINCH)
 	go func() {
 		defer signal.Stop(winch)
-		defer func() { _ = recover() }()
 		for {
 			if w, h, err := term.GetSize(int(out.Fd())); err == nil {
-				go p.Send(tea.WindowSizeMsg{Width: w, Height: h})
+				p.Send(tea.WindowSizeMsg{Width: w, Height: h})
 			}
 			select {
 			case <-done:

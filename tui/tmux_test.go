@@ -525,7 +525,9 @@ func TestTmuxSignalsRestoreTerminal(t *testing.T) {
 }
 
 // A panic in a command (here: the rescan callback) ends the program and
-// restores the terminal too.
+// restores the terminal too, and the panic's message and stack are left on
+// the main screen for the learner to see (on the alternate screen they
+// would vanish with it).
 func TestTmuxPanicRestoresTerminal(t *testing.T) {
 	p := startPane(t, 80, 24, []string{"TUIDEMO_PANIC=1"})
 	p.waitFor("labmate")
@@ -535,6 +537,15 @@ func TestTmuxPanicRestoresTerminal(t *testing.T) {
 	}
 	if alt, cur := p.format("#{alternate_on}"), p.format("#{cursor_flag}"); alt != "0" || cur != "1" {
 		t.Errorf("after a panic: alternate screen %s, cursor visible %s", alt, cur)
+	}
+	// The whole main screen with its history, wrapped lines joined: the
+	// stack is taller than the pane.
+	s := p.tmux("capture-pane", "-p", "-J", "-S", "-", "-t", "lab")
+	head := strings.SplitN(msg("tui.panicked", "value", "tuidemo: rescan panics on purpose"), "\n", 2)[0]
+	for _, want := range []string{head, "goroutine ", "tui/internal/tuidemo/main.go:"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("after a panic the main screen does not show %q:\n%s", want, s)
+		}
 	}
 }
 
@@ -663,7 +674,7 @@ func xdgEnv(t *testing.T) []string {
 // at the end, speed changes, and an idle program once paused or finished.
 func TestTmuxReplay(t *testing.T) {
 	bin := buildLabmate(t)
-	tr, err := trace.Reference("gpu-incident")
+	tr, err := trace.ReferenceOf(realLab(t))
 	if err != nil {
 		t.Fatalf("no reference run built in: %v", err)
 	}

@@ -198,7 +198,7 @@ func (c *common) openTrace(name string) (*trace.Trace, *labkit.Lab, error) {
 		}
 		return tr, kit, nil
 	}
-	tr, err := trace.Open(name, nil)
+	tr, err := trace.Open(name)
 	if err != nil {
 		return nil, nil, envError{err.Error()}
 	}

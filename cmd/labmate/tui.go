@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -125,10 +126,17 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	reports, stop := s.publish(ctx, taps...)
 	defer stop()
 	opts.Reports = reports
-	if restore := s.quietStderr(); restore != nil {
-		defer restore()
+	restoreStderr := s.quietStderr()
+	if restoreStderr != nil {
+		defer restoreStderr()
 	}
-	if err := tui.Run(ctx, opts); err != nil {
+	err = tui.Run(ctx, opts)
+	if restoreStderr != nil {
+		// The error (a panic's value and stack, say) is for the terminal,
+		// not for the log.
+		restoreStderr()
+	}
+	if err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
 		return exitFail
 	}
@@ -179,7 +187,7 @@ func (s *setup) recordPassesQuietly(rep engine.Report) {
 // quietStderr sends whatever writes to stderr behind the TUI's back to the
 // --log file, or else to stderr.log in labmate's state dir, and returns the
 // function that gives the terminal its stderr back (nil if nothing
-// changed).
+// changed; calling it again does nothing).
 func (s *setup) quietStderr() func() {
 	f := s.logFile
 	if f == nil {
@@ -195,12 +203,12 @@ func (s *setup) quietStderr() func() {
 	if err != nil {
 		return nil
 	}
-	return func() {
+	return sync.OnceFunc(func() {
 		restore()
 		if f != s.logFile {
 			f.Close()
 		}
-	}
+	})
 }
 
 func hintProgress(p state.Progress) map[int]tui.HintProgress {

@@ -645,7 +645,7 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
 	}
-	tr, err := trace.Open(p.recPath, nil)
+	tr, err := trace.Open(p.recPath)
 	if err != nil {
 		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)

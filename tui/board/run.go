@@ -6,7 +6,6 @@ import (
 	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/mattn/go-runewidth"
 
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/theme"
@@ -14,10 +13,11 @@ import (
 
 // Run shows the board on the terminal until the instructor quits or ctx
 // ends, drawn as the learner's TUI is (idle when no record changes).
-// Theme and colour profile are settled before the program starts.
+// Theme and colour profile are settled before the program starts;
+// RunProgram counts East-Asian-ambiguous characters as one cell, as for the
+// TUI.
 func Run(ctx context.Context, o Options) error {
 	out := os.Stdout
-	runewidth.DefaultCondition.EastAsianWidth = false
 	o.Theme = theme.Resolve(o.Theme, out)
 	o.Profile = theme.DetectProfile(out)
 	return tui.RunProgram(ctx, out, func(io.Writer) tea.Model { return New(o) })
