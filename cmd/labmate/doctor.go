@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -47,7 +45,7 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 	lab := kit.Text
 	// Unlike build(), a root that is a file is a finding here, not an
 	// error: doctor is where the learner finds out.
-	root := labRoot(c, lab)
+	root, _ := c.rootFor(lab)
 	nodes := lab.WatchedNodes()
 	opts := doctor.Options{
 		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Fallback: sandboxKubeconfig(), NoCluster: c.noCluster,
@@ -78,22 +76,6 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// labRoot resolves the lab root as build() does: --root, $LABMATE_ROOT,
-// the lab's default; made absolute.
-func labRoot(c *common, lab *content.Lab) string {
-	root := c.root
-	if root == "" {
-		root = os.Getenv("LABMATE_ROOT")
-	}
-	if root == "" {
-		root = lab.DefaultRoot
-	}
-	if abs, err := filepath.Abs(root); err == nil {
-		root = abs
-	}
-	return root
 }
 
 // isTerminal reports whether v is a terminal (x/term: a character device

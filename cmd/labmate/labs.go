@@ -110,13 +110,19 @@ func openLabDir(dir string) (*labkit.Lab, error) {
 	return l, nil
 }
 
-// rootKey is the root the learner named (--root or $LABMATE_ROOT), made
-// absolute, or "" when none was: the key a lab choice is remembered by.
-func (c *common) rootKey() string {
-	root := c.root
-	if root == "" {
-		root = os.Getenv("LABMATE_ROOT")
+// namedRoot is the root the learner named: --root, else $LABMATE_ROOT,
+// else "".
+func (c *common) namedRoot() string {
+	if c.root != "" {
+		return c.root
 	}
+	return os.Getenv("LABMATE_ROOT")
+}
+
+// rootKey is the named root made absolute, or "" when none was named: the
+// key a lab choice is remembered by.
+func (c *common) rootKey() string {
+	root := c.namedRoot()
 	if root == "" {
 		return ""
 	}
@@ -124,6 +130,16 @@ func (c *common) rootKey() string {
 		return abs
 	}
 	return root
+}
+
+// rootFor is the lab root a command works in: the named one, else the
+// lab's default, made absolute.
+func (c *common) rootFor(lab *content.Lab) (string, error) {
+	root := c.namedRoot()
+	if root == "" {
+		root = lab.DefaultRoot
+	}
+	return filepath.Abs(root)
 }
 
 // rememberLab keeps the TUI's lab for this root, so the next `labmate`

@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 
 	"k8s.io/klog/v2"
 
@@ -89,15 +88,8 @@ func (c *common) build() (*setup, error) {
 func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 	lab, steps := kit.Text, kit.Steps
 	s.lab, s.kit = lab, kit
-	var err error
-	root := c.root
-	if root == "" {
-		root = os.Getenv("LABMATE_ROOT")
-	}
-	if root == "" {
-		root = lab.DefaultRoot
-	}
-	if root, err = filepath.Abs(root); err != nil {
+	root, err := c.rootFor(lab)
+	if err != nil {
 		return nil, envError{content.Msg("cli.root_bad", "root", c.root, "err", err)}
 	}
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
