@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -157,13 +158,20 @@ func (e *expr) eval(v vars) (val ref.Val, absent bool, err error) {
 	return out, false, nil
 }
 
-// isAbsence reports whether a CEL evaluation error only says a field or
-// key was not there.
+// isAbsence reports whether a CEL evaluation error only says a field, key
+// or list element was not there. cel-go exports no typed check for these,
+// so its messages are matched whole: the interpreter's "no such key: k",
+// "no such attribute(s): a" and "index out of bounds: i", and a list's own
+// "index 'i' out of range in list size 'n'". Errors that merely look alike
+// are real errors, among them the strings extension's "index out of
+// range: i" (charAt, substring past the end of a string).
 func isAbsence(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "no such key") || strings.Contains(s, "no such attribute") || strings.Contains(s, "index out of range") ||
-		strings.Contains(s, "unsupported index type") && strings.Contains(s, "null")
+	return absenceRE().MatchString(err.Error())
 }
+
+var absenceRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(no such key: .*|no such attribute\(s\): .*|index out of bounds: -?\d+|index '-?\d+' out of range in list size '\d+')$`)
+})
 
 // evalBool is a rule's verdict: absent fields make it false.
 func (e *expr) evalBool(v vars) (bool, error) {

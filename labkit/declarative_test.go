@@ -1,6 +1,7 @@
 package labkit
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -345,5 +346,38 @@ func TestEveryCheckFieldIsDocumented(t *testing.T) {
 		if !documented[name] {
 			t.Errorf("content.Check field %q is in no check type's documentation", name)
 		}
+	}
+}
+
+// An element, key or field that is not there is an absence (a report
+// waits for it, a rule is false); any other runtime error is an error,
+// even one whose words look alike (the strings extension's "index out
+// of range" for charAt and substring).
+func TestCELAbsence(t *testing.T) {
+	v := vars{object: map[string]any{"spec": map[string]any{"list": []any{}}}, cluster: newClusterView(&observe.Snapshot{})}
+	for src, absent := range map[string]bool{
+		"[][0]":                    true,
+		"[1].filter(x, x > 1)[0]":  true,
+		"object.spec.list[0].name": true,
+		"cluster.list('Pod', 'demo').filter(p, p.status.phase == 'Pending')[0].metadata.name": true,
+		"object.status.phase":                       true,
+		"cluster.get('Pod', 'demo', 'widget').spec": true,
+		"'abc'.charAt(10)":                          false,
+		"'abc'.substring(5)":                        false,
+		"1 / 0":                                     false,
+	} {
+		e, err := compileExpr(src, "value")
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		_, gotAbsent, err := e.evalText(v)
+		if gotAbsent != absent || (err != nil) == absent {
+			t.Errorf("%s: absent %v, err %v; want absent %v", src, gotAbsent, err, absent)
+		}
+	}
+	// A list's own words for it (common/types/list.go), where the
+	// interpreter does not qualify the index itself.
+	if !isAbsence(errors.New("index '0' out of range in list size '0'")) {
+		t.Error("a list's index error is not an absence")
 	}
 }
