@@ -5,7 +5,6 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -81,24 +80,16 @@ func compileStep(text *content.Lab, ts content.Step) (checks.Step, []*content.Pr
 
 // checkProblem words a check's authoring errors with where in lab.toml
 // the check (or the offending expression) is.
-func checkProblem(text *content.Lab, raw []byte, ts content.Step, spec content.Check, i int, errs []string) *content.Problem {
+func checkProblem(text *content.Lab, raw []byte, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
 	line, col := locate(raw, `id = "`+spec.ID+`"`, 0)
+	var msgs []string
 	for _, e := range errs {
-		if src, ok := strings.CutPrefix(e, "\x00"); ok { // an expression's position
-			src, off, _ := strings.Cut(src, "\x01")
-			l, c := locate(raw, src, line)
-			if l > 0 {
-				line, col = l, c
-				if n, err := strconv.Atoi(off); err == nil {
-					col += n - 1
-				}
+		msgs = append(msgs, e.msg)
+		if l, c := locate(raw, e.expr, line); l > 0 {
+			line, col = l, c
+			if e.col > 0 {
+				col += e.col - 1
 			}
-		}
-	}
-	var clean []string
-	for _, e := range errs {
-		if !strings.HasPrefix(e, "\x00") {
-			clean = append(clean, e)
 		}
 	}
 	who := spec.ID
@@ -106,7 +97,7 @@ func checkProblem(text *content.Lab, raw []byte, ts content.Step, spec content.C
 		who = fmt.Sprint(i + 1)
 	}
 	return &content.Problem{File: path.Join(text.Where, "lab.toml"), Line: line, Col: col,
-		Msg: msgf("labkit.check_problem", "step", ts.Number, "check", who, "problems", strings.Join(clean, " "))}
+		Msg: msgf("labkit.check_problem", "step", ts.Number, "check", who, "problems", strings.Join(msgs, " "))}
 }
 
 // locate finds needle in raw at or after line from (1-based), returning
@@ -125,20 +116,31 @@ func locate(raw []byte, needle string, from int) (int, int) {
 	return 0, 0
 }
 
-// compileCheck validates a check and compiles its expressions. Errors
-// are Korean sentences; one starting with NUL carries an expression's
-// source, to place the problem.
-func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl, []string) {
+// checkErr is one authoring error of a check: a Korean sentence and,
+// when it is about a CEL expression, that expression and the 1-based
+// column in it (0 when unknown), to place the error in lab.toml.
+type checkErr struct {
+	msg  string
+	expr string
+	col  int
+}
+
+// compileCheck validates a check and compiles its expressions.
+func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl, []checkErr) {
 	d := &decl{spec: spec, id: ts.ID + "." + spec.ID, step: ts.ID}
-	errs := validateFields(spec)
+	var errs []checkErr
+	for _, m := range validateFields(spec) {
+		errs = append(errs, checkErr{msg: m})
+	}
+	problem := func(key string, kv ...any) { errs = append(errs, checkErr{msg: msgf(key, kv...)}) }
 	if spec.ID != "" && !checkID().MatchString(spec.ID) {
-		errs = append(errs, msgf("labkit.bad_id", "id", spec.ID))
+		problem("labkit.bad_id", "id", spec.ID)
 	}
 	seen := map[string]bool{}
 	for _, other := range ts.Checks {
 		if other.ID == spec.ID {
 			if seen[spec.ID] {
-				errs = append(errs, msgf("labkit.dup_id", "id", spec.ID))
+				problem("labkit.dup_id", "id", spec.ID)
 				break
 			}
 			seen[spec.ID] = true
@@ -148,27 +150,27 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 		j := slices.IndexFunc(ts.Checks, func(c content.Check) bool { return c.ID == n })
 		k := slices.IndexFunc(ts.Checks, func(c content.Check) bool { return c.ID == spec.ID })
 		if j < 0 || j >= k {
-			errs = append(errs, msgf("labkit.bad_needs", "need", n))
+			problem("labkit.bad_needs", "need", n)
 		}
 	}
 	for _, key := range []string{spec.Pass, spec.Fail, spec.Expect, spec.Hint, spec.Missing} {
 		if key != "" && !text.HasMsg(key) {
-			errs = append(errs, msgf("labkit.no_message", "key", key))
+			problem("labkit.no_message", "key", key)
 		}
 	}
 	for _, key := range spec.Why {
 		if !text.HasMsg(key) {
-			errs = append(errs, msgf("labkit.no_message", "key", key))
+			problem("labkit.no_message", "key", key)
 		}
 	}
 	compile := func(src, want string) *expr {
 		e, err := compileExpr(src, want)
 		if err != nil {
-			at := "\x00" + src
-			if ce, ok := err.(*celError); ok && ce.line == 1 {
-				at += fmt.Sprintf("\x01%d", ce.col)
+			ce := checkErr{msg: msgf("labkit.cel_error", "expr", src, "err", err), expr: src}
+			if cerr, ok := err.(*celError); ok && cerr.line == 1 {
+				ce.col = cerr.col
 			}
-			errs = append(errs, msgf("labkit.cel_error", "expr", src, "err", err), at)
+			errs = append(errs, ce)
 			return nil
 		}
 		return e
@@ -176,12 +178,12 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 	switch spec.Type {
 	case "field":
 		if spec.Equals == nil && spec.Matches == "" || spec.Equals != nil && spec.Matches != "" {
-			errs = append(errs, msgf("labkit.field_one_of", "a", "equals", "b", "matches"))
+			problem("labkit.field_one_of", "a", "equals", "b", "matches")
 		}
 		if spec.Matches != "" {
 			re, err := regexp.Compile(spec.Matches)
 			if err != nil {
-				errs = append(errs, msgf("labkit.bad_regexp", "re", spec.Matches, "err", err))
+				problem("labkit.bad_regexp", "re", spec.Matches, "err", err)
 			}
 			d.pattern = re
 		}
@@ -189,40 +191,40 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 		case "toml":
 			segs, err := tomlKeyPath(spec.Key)
 			if err != nil {
-				errs = append(errs, msgf("labkit.bad_key", "key", spec.Key))
+				problem("labkit.bad_key", "key", spec.Key)
 			}
 			d.keyPath = segs
 		case "yaml":
 			d.keyPath = checks.SplitFieldPath(spec.Key)
 		default:
-			errs = append(errs, msgf("labkit.bad_format", "format", spec.Format))
+			problem("labkit.bad_format", "format", spec.Format)
 		}
 	case "manifest":
 		gv, err := schema.ParseGroupVersion(spec.APIVersion)
 		d.gvk = gv.WithKind(spec.Kind)
 		if err != nil || !scheme.Scheme.Recognizes(d.gvk) {
-			errs = append(errs, msgf("labkit.unknown_kind", "api_version", spec.APIVersion, "kind", spec.Kind))
+			problem("labkit.unknown_kind", "api_version", spec.APIVersion, "kind", spec.Kind)
 		}
 	case "object", "witness":
 		if !slices.Contains(watchedKinds, spec.Kind) {
-			errs = append(errs, msgf("labkit.unwatched_kind", "kind", spec.Kind, "kinds", strings.Join(watchedKinds, ", ")))
+			problem("labkit.unwatched_kind", "kind", spec.Kind, "kinds", strings.Join(watchedKinds, ", "))
 		}
 		if spec.Type == "witness" {
 			if spec.Held == "" && spec.Event == "" || spec.Held != "" && spec.Event != "" {
-				errs = append(errs, msgf("labkit.field_one_of", "a", "held", "b", "event"))
+				problem("labkit.field_one_of", "a", "held", "b", "event")
 			}
 			if spec.Held != "" {
 				d.held = compile(spec.Held, "bool")
 			}
 			if spec.Event != "" && !slices.Contains(eventReasons(text), spec.Event) {
-				errs = append(errs, msgf("labkit.unwatched_event", "reason", spec.Event))
+				problem("labkit.unwatched_event", "reason", spec.Event)
 			}
 		}
 	case "report":
 		d.values = map[string]*expr{}
 		for key, src := range spec.Values {
 			if !slices.Contains(spec.Keys, key) {
-				errs = append(errs, msgf("labkit.value_not_key", "key", key))
+				problem("labkit.value_not_key", "key", key)
 			}
 			d.values[key] = compile(src, "value")
 		}
@@ -234,11 +236,11 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 		}
 		for _, key := range []string{r.Fail, r.Expect} {
 			if key != "" && !text.HasMsg(key) {
-				errs = append(errs, msgf("labkit.no_message", "key", key))
+				problem("labkit.no_message", "key", key)
 			}
 		}
 		if r.Fail == "" {
-			errs = append(errs, msgf("labkit.rule_needs_fail"))
+			problem("labkit.rule_needs_fail")
 		}
 		d.rules = append(d.rules, cr)
 	}
