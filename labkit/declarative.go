@@ -47,7 +47,7 @@ func (d *decl) live() bool { return d.spec.ReadsCluster() }
 
 // compileStep builds a step from its declarative checks. Problems are
 // authoring errors; a check with one evaluates to an error result.
-func compileStep(text *content.Lab, ts content.Step) (checks.Step, []*content.Problem) {
+func compileStep(text *content.Lab, si int, ts content.Step) (checks.Step, []*content.Problem) {
 	var (
 		decls []*decl
 		bad   = map[string]*content.Problem{}
@@ -57,7 +57,11 @@ func compileStep(text *content.Lab, ts content.Step) (checks.Step, []*content.Pr
 	for i, spec := range ts.Checks {
 		d, errs := compileCheck(text, ts, spec)
 		if len(errs) > 0 {
-			p := checkProblem(text, raw, ts, spec, i, errs)
+			at := text.CheckSpan(si, i)
+			if at.Line == 0 {
+				at = text.StepSpan(si)
+			}
+			p := checkProblem(text, raw, at, ts, spec, i, errs)
 			probs = append(probs, p)
 			bad[d.id] = p
 		}
@@ -79,13 +83,13 @@ func compileStep(text *content.Lab, ts content.Step) (checks.Step, []*content.Pr
 }
 
 // checkProblem words a check's authoring errors with where in lab.toml
-// the check (or the offending expression) is.
-func checkProblem(text *content.Lab, raw []byte, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
-	line, col := locate(raw, `id = "`+spec.ID+`"`, 0)
+// the check is (at) or, within it, the offending expression.
+func checkProblem(text *content.Lab, raw []byte, at content.Span, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
+	line, col := at.Line, at.Col
 	var msgs []string
 	for _, e := range errs {
 		msgs = append(msgs, e.msg)
-		if l, c := locate(raw, e.expr, line); l > 0 {
+		if l, c := locate(raw, e.expr, at.First, at.Last); l > 0 {
 			line, col = l, c
 			if e.col > 0 {
 				col += e.col - 1
@@ -100,16 +104,16 @@ func checkProblem(text *content.Lab, raw []byte, ts content.Step, spec content.C
 		Msg: msgf("labkit.check_problem", "step", ts.Number, "check", who, "problems", strings.Join(msgs, " "))}
 }
 
-// locate finds needle in raw at or after line from (1-based), returning
-// its line and column, or 0, 0.
-func locate(raw []byte, needle string, from int) (int, int) {
-	if needle == "" {
+// locate finds the first line of needle in raw between lines first and
+// last (1-based, inclusive), returning its line and column, or 0, 0.
+func locate(raw []byte, needle string, first, last int) (int, int) {
+	if needle == "" || first <= 0 {
 		return 0, 0
 	}
 	lines := strings.Split(string(raw), "\n")
-	first := strings.Split(needle, "\n")[0]
-	for i := max(from-1, 0); i < len(lines); i++ {
-		if j := strings.Index(lines[i], first); j >= 0 {
+	head := strings.Split(needle, "\n")[0]
+	for i := first - 1; i < min(last, len(lines)); i++ {
+		if j := strings.Index(lines[i], head); j >= 0 {
 			return i + 1, j + 1
 		}
 	}

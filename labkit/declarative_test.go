@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -237,24 +238,13 @@ func TestReportCheckComputesFromLive(t *testing.T) {
 // An author's mistakes are errors with their place in lab.toml, never a
 // crash: the check concerned shows the error, the rest still run.
 func TestAuthoringErrors(t *testing.T) {
-	dir := t.TempDir()
-	copyDir(t, "testdata/kit-demo", dir)
-	raw, err := os.ReadFile(filepath.Join(dir, "lab.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := strings.Replace(string(raw), "object.status.allocatable['example.com/widget'] == '2'", "objet.status.allocatable['example.com/widget'] == '2'", 1)
-	bad = strings.Replace(bad, "object.spec.nodeSelector == file.spec.nodeSelector", "object.spec.nodeSelector == file.spec.nodeSelektor +", 1)
-	bad = strings.Replace(bad, `matches = '^demo-[0-9]+$'`, `matches = '^demo-[0-9+$'`, 1)
-	bad = strings.Replace(bad, `fail = "demo.pod.not_run"`, `fail = "demo.pod.no_such_key"`, 1)
-	bad = strings.Replace(bad, "executable = true", "executable = true\nkeys = [\"A\"]", 1)
-	if err := os.WriteFile(filepath.Join(dir, "lab.toml"), []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lab, err := OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lab := openEdited(t, func(bad string) string {
+		bad = strings.Replace(bad, "object.status.allocatable['example.com/widget'] == '2'", "objet.status.allocatable['example.com/widget'] == '2'", 1)
+		bad = strings.Replace(bad, "object.spec.nodeSelector == file.spec.nodeSelector", "object.spec.nodeSelector == file.spec.nodeSelektor +", 1)
+		bad = strings.Replace(bad, `matches = '^demo-[0-9]+$'`, `matches = '^demo-[0-9+$'`, 1)
+		bad = strings.Replace(bad, `fail = "demo.pod.not_run"`, `fail = "demo.pod.no_such_key"`, 1)
+		return strings.Replace(bad, "executable = true", "executable = true\nkeys = [\"A\"]", 1)
+	})
 	var all []string
 	for _, p := range lab.Problems {
 		all = append(all, p.Error())
@@ -379,5 +369,94 @@ func TestCELAbsence(t *testing.T) {
 	// interpreter does not qualify the index itself.
 	if !isAbsence(errors.New("index '0' out of range in list size '0'")) {
 		t.Error("a list's index error is not an absence")
+	}
+}
+
+// openEdited opens a copy of the demo lab with lab.toml edited by edit.
+func openEdited(t *testing.T, edit func(string) string) *Lab {
+	t.Helper()
+	dir := t.TempDir()
+	copyDir(t, "testdata/kit-demo", dir)
+	p := filepath.Join(dir, "lab.toml")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(edit(string(raw))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lab, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab
+}
+
+// problemOf returns the one problem whose text says what, or fails.
+func problemOf(t *testing.T, lab *Lab, what string) *content.Problem {
+	t.Helper()
+	var found []*content.Problem
+	for _, p := range lab.Problems {
+		if strings.Contains(p.Msg, what) {
+			found = append(found, p)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d problems say %q: %v", len(found), what, lab.Problems)
+	}
+	return found[0]
+}
+
+// Check IDs are the step's own (driver-reboot has `file` in three steps):
+// a problem in a later step is placed at that step's check, and an
+// expression at its own copy, not at an earlier step's.
+func TestProblemIsPlacedInItsOwnStep(t *testing.T) {
+	const step3 = `
+[[steps]]
+number = 3
+id = "again"
+title = "다시"
+body = "steps/02.md"
+
+[[steps.checks]]
+id = "script"
+type = "file"
+path = "bin/run.sh"
+hint = "demo.no_such_hint"
+
+[[steps.checks]]
+id = "node"
+type = "object"
+kind = "Node"
+name = "demo-node-0"
+
+[[steps.checks.rules]]
+expr = "objet.status.allocatable['example.com/widget'] == '2'"
+fail = "demo.node.widgets"
+`
+	lab := openEdited(t, func(s string) string {
+		s = strings.Replace(s, "expr = \"object.status.allocatable['example.com/widget'] == '2'\"", "expr = \"objet.status.allocatable['example.com/widget'] == '2'\"", 1)
+		return s + step3
+	})
+	lines := strings.Split(func() string { b, _ := lab.Text.ReadFile("lab.toml"); return string(b) }(), "\n")
+	lineOf := func(text string, nth int) int {
+		for i, l := range lines {
+			if strings.Contains(l, text) {
+				if nth--; nth == 0 {
+					return i + 1
+				}
+			}
+		}
+		t.Fatalf("no %d. %q in lab.toml", nth, text)
+		return 0
+	}
+	if p := problemOf(t, lab, "demo.no_such_hint"); p.Line != lineOf(`id = "script"`, 2) || p.Col != 1 {
+		t.Errorf("problem at %d:%d, want the second step's check at %d:1: %v", p.Line, p.Col, lineOf(`id = "script"`, 2), p)
+	}
+	for step, nth := range map[string]int{"2단계": 1, "3단계": 2} {
+		p := problemOf(t, lab, step+" 검사 node")
+		if want := lineOf("expr = \"objet", nth); p.Line != want || p.Col != 9 {
+			t.Errorf("%s: problem at %d:%d, want its own expression at %d:9: %v", step, p.Line, p.Col, want, p)
+		}
 	}
 }

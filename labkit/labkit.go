@@ -88,14 +88,14 @@ func Compile(text *content.Lab, code *checks.Code) *Lab {
 			goSteps[s.ID] = s
 		}
 	}
-	for _, ts := range text.Steps {
+	for si, ts := range text.Steps {
 		gs, hasGo := goSteps[ts.ID]
 		switch {
 		case len(ts.Checks) > 0 && hasGo:
 			l.problem(text, ts, content.Msg("labkit.both", "step", ts.Number))
 			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
 		case len(ts.Checks) > 0:
-			s, probs := compileStep(text, ts)
+			s, probs := compileStep(text, si, ts)
 			l.Problems = append(l.Problems, probs...)
 			l.Steps = append(l.Steps, s)
 		case hasGo:
