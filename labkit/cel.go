@@ -24,7 +24,7 @@ import (
 // Conditions on objects are CEL (the expression language of Kubernetes'
 // CRD validation rules and ValidatingAdmissionPolicy), compiled once when
 // the lab loads, with a cost limit so no expression can run away. An
-// expression sees:
+// expression sees, as celVars says for its check's type:
 //
 //	object   the object under check (a manifest decoded from its file, or
 //	         a live object), as Kubernetes JSON: object.spec.nodeName
@@ -36,6 +36,17 @@ import (
 // plus CEL's standard library, its strings extension, optional values
 // (m[?'key'].orValue('')) and list.sum() for integers.
 
+// celVars are the variables the expressions of each check type see. Only
+// the types that read the cluster (content.Check.ReadsCluster), and so
+// run only while it is synced, see `cluster`: a manifest rule that read it
+// would judge a file by live data that may be stale or absent.
+var celVars = map[string][]string{
+	"manifest": {"object"},
+	"object":   {"object", "file", "cluster"},
+	"witness":  {"object", "cluster"},
+	"report":   {"cluster"},
+}
+
 // celCostLimit bounds one evaluation (CEL's cost units; a rule over a
 // few objects costs hundreds).
 const celCostLimit = 1_000_000
@@ -43,12 +54,30 @@ const celCostLimit = 1_000_000
 // clusterType is the type of the `cluster` variable.
 var clusterType = cel.OpaqueType("labmate.Cluster")
 
-// celEnv is the one CEL environment every lab's expressions compile in.
-var celEnv = sync.OnceValues(func() (*cel.Env, error) {
-	return cel.NewEnv(
-		cel.Variable("object", cel.DynType),
-		cel.Variable("file", cel.DynType),
-		cel.Variable("cluster", clusterType),
+// celEnvs are the CEL environments of the check types, by type.
+var celEnvs = sync.OnceValues(func() (map[string]*cel.Env, error) {
+	envs := map[string]*cel.Env{}
+	for typ, names := range celVars {
+		var opts []cel.EnvOption
+		for _, n := range names {
+			t := cel.DynType
+			if n == "cluster" {
+				t = clusterType
+			}
+			opts = append(opts, cel.Variable(n, t))
+		}
+		env, err := cel.NewEnv(append(opts, celLibrary()...)...)
+		if err != nil {
+			return nil, err
+		}
+		envs[typ] = env
+	}
+	return envs, nil
+})
+
+// celLibrary is what every environment has besides its variables.
+func celLibrary() []cel.EnvOption {
+	return []cel.EnvOption{
 		ext.Strings(),
 		cel.OptionalTypes(),
 		cel.Function("get",
@@ -83,8 +112,8 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
 					return clusterOf(args[0]).list(str(args[1]), str(args[2]))
 				}))),
-	)
-})
+	}
+}
 
 func str(v ref.Val) string { s, _ := v.Value().(string); return s }
 
@@ -94,16 +123,28 @@ type expr struct {
 	prg cel.Program
 }
 
-// compileExpr compiles src; want is the kind of result it must have
-// ("bool", or "value" for anything a report can print).
-func compileExpr(src, want string) (*expr, error) {
-	env, err := celEnv()
+// compileExpr compiles src for a check of type typ; want is the kind of
+// result it must have ("bool", or "value" for anything a report can print).
+func compileExpr(typ, src, want string) (*expr, error) {
+	envs, err := celEnvs()
 	if err != nil {
 		return nil, err
+	}
+	env, ok := envs[typ]
+	if !ok {
+		return nil, fmt.Errorf("%s", msgf("labkit.cel.no_expressions", "type", typ))
 	}
 	ast, iss := env.Compile(src)
 	if iss != nil && iss.Err() != nil {
 		ce := &celError{msg: iss.Err().Error()}
+		for _, v := range []string{"object", "file", "cluster"} {
+			if strings.Contains(ce.msg, "undeclared reference to '"+v+"'") && !slices.Contains(celVars[typ], v) {
+				ce.msg += msgf("labkit.cel.not_here", "var", v, "type", typ, "vars", strings.Join(celVars[typ], ", "))
+				if v == "cluster" {
+					ce.msg += msgf("labkit.cel.not_here_cluster")
+				}
+			}
+		}
 		if errs := iss.Errors(); len(errs) > 0 {
 			ce.line, ce.col = errs[0].Location.Line(), errs[0].Location.Column()+1
 		}

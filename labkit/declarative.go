@@ -168,7 +168,7 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 		}
 	}
 	compile := func(src, want string) *expr {
-		e, err := compileExpr(src, want)
+		e, err := compileExpr(spec.Type, src, want)
 		if err != nil {
 			ce := checkErr{msg: msgf("labkit.cel_error", "expr", src, "err", err), expr: src}
 			if cerr, ok := err.(*celError); ok && cerr.line == 1 {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -309,7 +310,7 @@ func copyDir(t *testing.T, from, to string) {
 // list.sum() adds integers (a report's counting); an empty list is 0.
 func TestCELSum(t *testing.T) {
 	for src, want := range map[string]string{"[1, 2, 5].sum()": "8", "[].map(x, int(x)).sum()": "0"} {
-		e, err := compileExpr(src, "value")
+		e, err := compileExpr("report", src, "value")
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -356,7 +357,7 @@ func TestCELAbsence(t *testing.T) {
 		"'abc'.substring(5)":                        false,
 		"1 / 0":                                     false,
 	} {
-		e, err := compileExpr(src, "value")
+		e, err := compileExpr("object", src, "value")
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
@@ -459,4 +460,29 @@ fail = "demo.node.widgets"
 			t.Errorf("%s: problem at %d:%d, want its own expression at %d:9: %v", step, p.Line, p.Col, want, p)
 		}
 	}
+}
+
+// A manifest is judged from its file alone, also while the cluster is off
+// or stale: its rules cannot read `cluster` (nor `file`). Such a rule is
+// an authoring error at its expression, and the check never runs on live
+// data.
+func TestManifestRuleCannotReadCluster(t *testing.T) {
+	const rule = "cluster.get('Pod', 'demo', 'widget') != null"
+	lab := openEdited(t, func(s string) string {
+		return strings.Replace(s, `fail = "demo.pod.selector"`, `fail = "demo.pod.selector"
+
+[[steps.checks.rules]]
+expr = "`+rule+`"
+fail = "demo.pod.selector"`, 1)
+	})
+	p := problemOf(t, lab, "검사 pod-file")
+	raw, _ := lab.Text.ReadFile("lab.toml")
+	want := slices.IndexFunc(strings.Split(string(raw), "\n"), func(l string) bool { return strings.Contains(l, rule) }) + 1
+	if p.Line != want || p.Col != 9 || !strings.Contains(p.Msg, "undeclared reference to 'cluster'") || !strings.Contains(p.Msg, "manifest 검사의 식은 cluster 를 볼 수 없습니다") {
+		t.Errorf("problem %v, want it at %d:9 saying the manifest cannot see cluster", p, want)
+	}
+	d := &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterOff}})
+	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "a", 1), 0o644)
+	expect(t, d.eval(2), "cluster.pod-file", checks.Error, "실습 정의에 오류가 있어")
 }
