@@ -621,7 +621,7 @@ func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *ch
 			uid = string(acc.GetUID())
 		}
 	}
-	if seen && uid != "" && f.UID != uid {
+	if d.spec.Remain && seen && uid != "" && f.UID != uid {
 		seen = false // another object of that name: the evidence was not about it
 	}
 	expect := text(in, d.spec.Expect, "labkit.witness.expect", "object", ref)

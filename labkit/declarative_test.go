@@ -486,3 +486,20 @@ fail = "demo.pod.selector"`, 1)
 	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "a", 1), 0o644)
 	expect(t, d.eval(2), "cluster.pod-file", checks.Error, "실습 정의에 오류가 있어")
 }
+
+// Without remain a witness stands: a later step may delete the object or
+// make another of its name, and what was seen was still seen. Only remain
+// asks for the same object (TestWitnessCheck).
+func TestWitnessWithoutRemainStands(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		return strings.Replace(s, "held = \"object.status.phase == 'Running'\"\nremain = true\n", "held = \"object.status.phase == 'Running'\"\n", 1)
+	})
+	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
+	d.del("Pod", "demo", "widget")
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
+	d.put("Pod", pod("a", corev1.PodPending, "u2"))
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
+}

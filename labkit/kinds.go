@@ -75,7 +75,7 @@ var Kinds = []Kind{
 		{"values", false, "Key → CEL expression over `cluster` giving the expected value (a string, number or boolean); a key without one is only checked for shape."},
 		{"why", false, "Key → message key saying where the expected value comes from (shown with a wrong value)."},
 	}},
-	{"witness", "Something was true in the past: the object met the `held` condition, or an event with reason `event` was recorded for it, at some point while labmate watched (remembered in the state file, tied to the object's UID). A later step's change does not turn it red; with `remain`, deleting or recreating the object does.", []Field{
+	{"witness", "Something was true in the past: the object met the `held` condition, or an event with reason `event` was recorded for it, at some point while labmate watched (remembered in the state file, tied to the object's UID). A later step's change does not turn it red, not even deleting the object or making another of its name; with `remain`, deleting or recreating the object does.", []Field{
 		{"kind", true, "The object's kind (as for `object`)."},
 		{"namespace", false, "Its namespace."},
 		{"name", true, "Its name."},
