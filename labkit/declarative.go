@@ -89,7 +89,7 @@ func checkProblem(text *content.Lab, raw []byte, at content.Span, ts content.Ste
 	var msgs []string
 	for _, e := range errs {
 		msgs = append(msgs, e.msg)
-		if l, c := locate(raw, e.expr, at.First, at.Last); l > 0 {
+		if l, c := locate(raw, e.near, at.First, at.Last); l > 0 {
 			line, col = l, c
 			if e.col > 0 {
 				col += e.col - 1
@@ -121,11 +121,12 @@ func locate(raw []byte, needle string, first, last int) (int, int) {
 }
 
 // checkErr is one authoring error of a check: a Korean sentence and,
-// when it is about a CEL expression, that expression and the 1-based
-// column in it (0 when unknown), to place the error in lab.toml.
+// to place it in lab.toml, the text of the check it is about (a CEL
+// expression's source) and the 1-based column in that text (0 when
+// unknown).
 type checkErr struct {
 	msg  string
-	expr string
+	near string
 	col  int
 }
 
@@ -170,7 +171,7 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 	compile := func(src, want string) *expr {
 		e, err := compileExpr(spec.Type, src, want)
 		if err != nil {
-			ce := checkErr{msg: msgf("labkit.cel_error", "expr", src, "err", err), expr: src}
+			ce := checkErr{msg: msgf("labkit.cel_error", "expr", src, "err", err), near: src}
 			if cerr, ok := err.(*celError); ok && cerr.line == 1 {
 				ce.col = cerr.col
 			}
@@ -183,6 +184,11 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 	case "field":
 		if spec.Equals == nil && spec.Matches == "" || spec.Equals != nil && spec.Matches != "" {
 			problem("labkit.field_one_of", "a", "equals", "b", "matches")
+		}
+		switch spec.Equals.(type) {
+		case nil, string, bool, int64, int, float64, float32:
+		default: // an array, a table or a date: nothing a field check compares
+			errs = append(errs, checkErr{msg: msgf("labkit.bad_equals", "type", checks.TypeName(spec.Equals), "value", checks.TOMLValue(spec.Equals)), near: "equals"})
 		}
 		if spec.Matches != "" {
 			re, err := regexp.Compile(spec.Matches)

@@ -503,3 +503,19 @@ func TestWitnessWithoutRemainStands(t *testing.T) {
 	d.put("Pod", pod("a", corev1.PodPending, "u2"))
 	expect(t, d.eval(2), "cluster.ran", checks.Passed)
 }
+
+// equals compares one value: an array or a table there is an authoring
+// error at its line, and the check shows it instead of panicking when the
+// file has a value of that type too.
+func TestEqualsMustBeAScalar(t *testing.T) {
+	lab := openEdited(t, func(s string) string { return strings.Replace(s, "equals = true", "equals = [1, 2]", 1) })
+	p := problemOf(t, lab, "검사 mode")
+	raw, _ := lab.Text.ReadFile("lab.toml")
+	want := slices.Index(strings.Split(string(raw), "\n"), "equals = [1, 2]") + 1
+	if p.Line != want || p.Col != 1 || !strings.Contains(p.Msg, "배열 [1, 2]") {
+		t.Errorf("problem %v, want it at %d:1 naming the array", p, want)
+	}
+	d := &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.file("etc/app.toml", "[server]\nname = \"demo-1\"\n[server.\"listen.tcp\"]\nenabled = [1, 2]\n", 0o644)
+	expect(t, d.eval(1), "files.mode", checks.Error, "실습 정의에 오류가 있어")
+}
