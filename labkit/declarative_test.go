@@ -139,6 +139,34 @@ func TestYAMLFieldCheck(t *testing.T) {
 	expect(t, d.eval(1), "files.replicas", checks.Passed)
 }
 
+// A YAML value of the wrong type reads as the TOML check's does: the
+// value seen with its type (a string quoted), the value wanted typed.
+func TestYAMLFieldTypes(t *testing.T) {
+	d := newDemo(t)
+	for body, words := range map[string][]string{
+		// equals = 3 (an integer)
+		"spec:\n  replicas: \"3\"\n":   {`"3" 은(는) 따옴표로 감싼 문자열입니다(2번째 줄)`, "따옴표 없는 정수 3", "spec.replicas: 3"},
+		"spec:\n  replicas: !!str 3\n": {`"3" 은(는) 따옴표로 감싼 문자열입니다(2번째 줄)`, "etc/values.yaml:2:13"},
+		"spec:\n  replicas: 3.5\n":     {"값이 실수 3.5 입니다(2번째 줄)", "정수 3 이어야"},
+		"spec:\n  replicas: 4\n":       {"값이 4 입니다(2번째 줄)", "기대값은 3 입니다"},
+		"spec:\n  replicas: true\n":    {"값이 불리언 true 입니다(2번째 줄)", "정수 3 이어야"},
+		"spec:\n  replicas:\n":         {"null(비어 있는 값)", ": 3 이어야"},
+	} {
+		d.file("etc/values.yaml", body, 0o644)
+		expect(t, d.eval(1), "files.replicas", checks.Failed, words...)
+	}
+	d.file("etc/values.yaml", "spec:\n  replicas: 3.0\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Passed)
+
+	// equals = "550" (a string), the value an integer.
+	lab := openEdited(t, func(s string) string { return strings.Replace(s, "equals = 3", `equals = "550"`, 1) })
+	d = &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.file("etc/values.yaml", "spec:\n  replicas: 550\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Failed, "값이 정수 550 입니다(2번째 줄)", `문자열 "550" 이어야`, `spec.replicas: "550"`)
+	d.file("etc/values.yaml", "spec:\n  replicas: \"550\"\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Passed, `"550"`)
+}
+
 const podYAML = `apiVersion: v1
 kind: Pod
 metadata:
