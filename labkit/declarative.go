@@ -486,9 +486,13 @@ func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *che
 	}
 	v := vars{object: cv.toCEL(d.spec.Kind, o), cluster: cv}
 	if d.spec.File != "" {
-		fobj, ferr := decodeAny(in, d.id, d.spec.File, cv.toCEL(d.spec.Kind, o))
-		if ferr != nil {
-			return checks.Wait(d.id, in.Msg("labkit.object.wait_file", "path", checks.Shown(in, d.spec.File))), &checks.Fact{Label: label, Value: in.Msg("labkit.object.present")}
+		fobj, bad := decodeAny(in, d.id, d.spec.File, cv.toCEL(d.spec.Kind, o))
+		if bad != nil {
+			if bad.Status == checks.Failed { // the learner's file: wait for it, saying why
+				bad.Status = checks.Waiting
+				bad.Message = in.Msg("labkit.object.wait_file", "path", checks.Shown(in, d.spec.File), "why", bad.Message)
+			}
+			return *bad, &checks.Fact{Label: label, Value: in.Msg("labkit.object.present")}
 		}
 		v.file = fobj
 	}
@@ -509,22 +513,31 @@ func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *che
 }
 
 // decodeAny decodes a learner's manifest for an object check's `file`: as
-// the live object's own type, strictly.
-func decodeAny(in checks.Input, id, rel string, live map[string]any) (map[string]any, error) {
+// the live object's own type, strictly. When it does not decode, bad says
+// why (failed for the file, an error when the live object's type is not
+// one labmate can decode).
+func decodeAny(in checks.Input, id, rel string, live map[string]any) (obj map[string]any, bad *checks.Result) {
 	apiVersion, _ := live["apiVersion"].(string)
 	kind, _ := live["kind"].(string)
+	fail := func(err error) (map[string]any, *checks.Result) {
+		return nil, &checks.Result{ID: id, Status: checks.Error, Message: err.Error()}
+	}
 	gv, err := schema.ParseGroupVersion(apiVersion)
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	obj, err := scheme.Scheme.New(gv.WithKind(kind))
+	typed, err := scheme.Scheme.New(gv.WithKind(kind))
 	if err != nil {
-		return nil, err
+		return fail(err)
 	}
-	if m, r := checks.DecodeManifestInto(in, id, rel, apiVersion, kind, obj); m == nil {
-		return nil, fmt.Errorf("%s", r.Message)
+	if m, r := checks.DecodeManifestInto(in, id, rel, apiVersion, kind, typed); m == nil {
+		return nil, &r
 	}
-	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
+	if err != nil {
+		return fail(err)
+	}
+	return u, nil
 }
 
 func (d *decl) evalReport(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {

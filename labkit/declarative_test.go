@@ -547,3 +547,14 @@ func TestEqualsMustBeAScalar(t *testing.T) {
 	d.file("etc/app.toml", "[server]\nname = \"demo-1\"\n[server.\"listen.tcp\"]\nenabled = [1, 2]\n", 0o644)
 	expect(t, d.eval(1), "files.mode", checks.Error, "실습 정의에 오류가 있어")
 }
+
+// An object check waits for its file to decode, saying why it does not
+// (what the manifest check would say) and what was seen where.
+func TestObjectWaitsForFileSayingWhy(t *testing.T) {
+	d := newDemo(t)
+	d.put("Pod", pod("a", corev1.PodPending, "u1"))
+	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "a", 1)+"  bogus: 1\n", 0o644)
+	expect(t, d.eval(2), "cluster.pod-live", checks.Waiting, "읽을 수 있게 되면 클러스터와 비교합니다", "Pod 에 없는 필드가 있습니다", "spec.bogus", "모르는 필드 spec.bogus", "k8s/pod.yaml:12")
+	d.store.Apply(observe.Observation{Time: d.tick(), File: &observe.FileObs{Path: "k8s/pod.yaml", State: observe.FileMissing}})
+	expect(t, d.eval(2), "cluster.pod-live", checks.Waiting, "파일이 없습니다: /lab/k8s/pod.yaml", "파일 없음")
+}
