@@ -558,12 +558,12 @@ func (d *decl) evalReport(in checks.Input, cv *clusterView) (checks.Result, *che
 			continue
 		}
 		want, absent, err := e.evalText(vars{cluster: cv})
-		if err != nil || absent {
-			why := in.Msg("labkit.report.absent")
-			if err != nil {
-				why = err.Error()
-			}
-			return checks.Wait(d.id, in.Msg("labkit.report.value_unknown", "key", key, "err", why)), &checks.Fact{Label: label, Value: reportSummary(byKey, d.spec.Keys)}
+		fact := &checks.Fact{Label: label, Value: reportSummary(byKey, d.spec.Keys)}
+		if err != nil { // not an absence: the expression is wrong
+			return checks.Result{ID: d.id, Status: checks.Error, Message: in.Msg("labkit.report.value_error", "key", key, "expr", d.spec.Values[key], "err", err)}, fact
+		}
+		if absent {
+			return checks.Wait(d.id, in.Msg("labkit.report.value_unknown", "key", key)), fact
 		}
 		rv := checks.ReportValue{Key: key, Want: want, Why: in.Msg("labkit.report.why_live")}
 		if k := d.spec.Why[key]; k != "" {

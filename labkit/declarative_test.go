@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -557,4 +558,29 @@ func TestObjectWaitsForFileSayingWhy(t *testing.T) {
 	expect(t, d.eval(2), "cluster.pod-live", checks.Waiting, "읽을 수 있게 되면 클러스터와 비교합니다", "Pod 에 없는 필드가 있습니다", "spec.bogus", "모르는 필드 spec.bogus", "k8s/pod.yaml:12")
 	d.store.Apply(observe.Observation{Time: d.tick(), File: &observe.FileObs{Path: "k8s/pod.yaml", State: observe.FileMissing}})
 	expect(t, d.eval(2), "cluster.pod-live", checks.Waiting, "파일이 없습니다: /lab/k8s/pod.yaml", "파일 없음")
+}
+
+// A report value that cannot be computed yet (an object, a field or a
+// list element not there) waits; one whose expression fails otherwise is
+// the author's error, shown as such and not as a wait.
+func TestReportValueErrors(t *testing.T) {
+	const phase = "\"cluster.get('Pod', 'demo', 'widget').status.phase\""
+	for value, want := range map[string]checks.Status{
+		"cluster.list('Pod', 'demo').filter(p, p.status.phase == 'Failed')[0].status.phase": checks.Waiting,
+		"cluster.get('Pod', 'demo', 'widget').status.phase.substring(99)":                   checks.Error,
+	} {
+		lab := openEdited(t, func(s string) string {
+			return strings.Replace(s, phase, strconv.Quote(value), 1)
+		})
+		d := &demo{t: t, lab: lab, store: observe.NewStore()}
+		d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+		d.put("Node", node("2"))
+		d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+		d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=2\nPHASE=Running\n", 0o644)
+		words := []string{"PHASE 의 기대값을 클러스터에서 아직 구하지 못했습니다"}
+		if want == checks.Error {
+			words = []string{"PHASE 의 기대값을 구하는 식", "substring(99)", "index out of range: 99", "실습을 만든 사람에게"}
+		}
+		expect(t, d.eval(2), "cluster.report", want, words...)
+	}
 }
