@@ -643,7 +643,13 @@ func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *ch
 	if d.spec.Remain && seen && uid != "" && f.UID != uid {
 		seen = false // another object of that name: the evidence was not about it
 	}
-	expect := text(in, d.spec.Expect, "labkit.witness.expect", "object", ref)
+	// The shared texts name what was to be seen: the condition or the event.
+	kv := []any{"object", ref, "held", d.spec.Held, "reason", d.spec.Event}
+	expectKey, notYetKey := "labkit.witness.expect_held", "labkit.witness.not_yet_held"
+	if d.spec.Event != "" {
+		expectKey, notYetKey = "labkit.witness.expect_event", "labkit.witness.not_yet_event"
+	}
+	expect := text(in, d.spec.Expect, expectKey, kv...)
 	switch {
 	case d.spec.Remain && o == nil:
 		key := "labkit.witness.absent"
@@ -658,7 +664,7 @@ func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *ch
 		r.Observed = in.Msg("labkit.witness.seen", "when", when)
 		return r, &checks.Fact{Label: label, Value: r.Observed}
 	}
-	r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.witness.not_yet", "object", ref), expect, in.Msg("labkit.witness.unseen"), ref)
+	r := checks.Fail(d.id, text(in, d.spec.Fail, notYetKey, kv...), expect, in.Msg("labkit.witness.unseen"), ref)
 	return r, &checks.Fact{Label: label, Value: in.Msg("labkit.witness.unseen")}
 }
 

@@ -584,3 +584,49 @@ func TestReportValueErrors(t *testing.T) {
 		expect(t, d.eval(2), "cluster.report", want, words...)
 	}
 }
+
+// failedScheduling is a FailedScheduling event recorded for the widget pod.
+func failedScheduling(name, uid, message string, at time.Time) *corev1.Event {
+	return &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: name, Namespace: "demo"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "demo", Name: "widget", UID: types.UID(uid)},
+		Reason:         "FailedScheduling", Message: message, LastTimestamp: metav1.NewTime(at),
+	}
+}
+
+// Without the lab's own texts a witness says what it waits to see: the
+// held condition, or the event's reason. An event witness is kept from
+// an event recorded for that very pod.
+func TestWitnessDefaultsNameTheCondition(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		s = strings.Replace(s, "remain = true\nfail = \"demo.pod.not_run\"\n", "remain = true\n", 1)
+		return s + `
+[[steps.checks]]
+id = "unschedulable"
+type = "witness"
+kind = "Pod"
+namespace = "demo"
+name = "widget"
+event = "FailedScheduling"
+`
+	})
+	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Pod", pod("a", corev1.PodPending, "u1"))
+	rs := d.eval(2)
+	expect(t, rs, "cluster.ran", checks.Failed, "Pod demo/widget 에서 `object.status.phase == 'Running'` 이(가) 참인 것을 아직 보지 못했습니다")
+	if e := rs["cluster.ran"].Expected; !strings.Contains(e, "`object.status.phase == 'Running'` 이(가) 참인 것") {
+		t.Errorf("expected %q names no condition", e)
+	}
+	expect(t, rs, "cluster.unschedulable", checks.Failed, "reason 이 FailedScheduling 인 이벤트가 기록된 것을 아직 보지 못했습니다")
+	if e := rs["cluster.unschedulable"].Expected; !strings.Contains(e, "reason 이 FailedScheduling 인 이벤트") {
+		t.Errorf("expected %q names no event", e)
+	}
+	d.put("Event", failedScheduling("b", "u0", "an older pod's", d.now.Add(-time.Hour)))
+	d.put("Event", failedScheduling("c", "u1", "0/1 nodes are available: later", d.now.Add(time.Minute)))
+	d.put("Event", failedScheduling("d", "u1", "0/1 nodes are available: first", d.now))
+	expect(t, d.eval(2), "cluster.unschedulable", checks.Passed)
+	if f, _ := d.witness.Get("cluster/unschedulable"); !strings.HasPrefix(f.Value, "0/1 nodes are available") || f.UID != "u1" {
+		t.Errorf("witnessed %+v, want an event of pod u1", f)
+	}
+}
