@@ -664,6 +664,14 @@ func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *ch
 		r.Observed = in.Msg("labkit.witness.seen", "when", when)
 		return r, &checks.Fact{Label: label, Value: r.Observed}
 	}
+	if o != nil && d.held != nil {
+		// rememberStep cannot report; an error there would leave the
+		// witness unseen for ever without a word.
+		if _, err := d.held.evalBool(vars{object: cv.toCEL(d.spec.Kind, o), cluster: cv}); err != nil {
+			r := checks.Result{ID: d.id, Status: checks.Error, Message: in.Msg("labkit.rule_error", "expr", d.spec.Held, "err", err), Where: ref}
+			return r, &checks.Fact{Label: label, Value: in.Msg("labkit.witness.unseen")}
+		}
+	}
 	r := checks.Fail(d.id, text(in, d.spec.Fail, notYetKey, kv...), expect, in.Msg("labkit.witness.unseen"), ref)
 	return r, &checks.Fact{Label: label, Value: in.Msg("labkit.witness.unseen")}
 }

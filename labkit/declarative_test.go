@@ -630,3 +630,15 @@ event = "FailedScheduling"
 		t.Errorf("witnessed %+v, want an event of pod u1", f)
 	}
 }
+
+// A held condition that fails to evaluate (not an absent field) is the
+// author's error, shown on the check, not an event that never happens.
+func TestWitnessHeldErrorIsShown(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		return strings.Replace(s, "held = \"object.status.phase == 'Running'\"", "held = \"object.status.phase.substring(99) == 'Running'\"", 1)
+	})
+	d := &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	expect(t, d.eval(2), "cluster.ran", checks.Error, "substring(99)", "index out of range: 99", "실습을 만든 사람에게")
+}
