@@ -201,7 +201,7 @@ func FailedSchedulingEvents(in Input, p *corev1.Pod) []string {
 	var evs []ev
 	for _, o := range in.Snap.ObjectsOf("Event") {
 		e, ok := o.(*corev1.Event)
-		if !ok || e.Reason != "FailedScheduling" || e.Namespace != p.Namespace {
+		if !ok || e.Reason != observe.FailedSchedulingReason || e.Namespace != p.Namespace {
 			continue
 		}
 		io := e.InvolvedObject

@@ -262,7 +262,7 @@ func eventReasons(text *content.Lab) []string {
 	if len(text.Cluster.EventReasons) > 0 {
 		return text.Cluster.EventReasons
 	}
-	return []string{"FailedScheduling"}
+	return []string{observe.FailedSchedulingReason}
 }
 
 // tomlKeyPath splits a TOML key the way a TOML parser does (quoted
