@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/labhub/labmate/checks"
@@ -617,7 +618,7 @@ func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad 
 				continue
 			}
 		default:
-			value = eventFor(snap, d, string(acc.GetUID()))
+			value = eventFor(snap, d, acc.GetUID())
 			if value == "" {
 				continue
 			}
@@ -676,27 +677,18 @@ func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *ch
 	return r, &checks.Fact{Label: label, Value: in.Msg("labkit.witness.unseen")}
 }
 
-// eventFor returns the message of an event with the check's reason
-// recorded for the object with uid, or "".
-func eventFor(snap *observe.Snapshot, d *decl, uid string) string {
-	for _, o := range snap.ObjectsOf("Event") {
-		m := newClusterView(snap).toCEL("Event", o)
-		if m["reason"] != d.spec.Event {
-			continue
-		}
-		io, _ := m["involvedObject"].(map[string]any)
-		if io["kind"] != d.spec.Kind || io["name"] != d.spec.Name || (d.spec.Namespace != "" && io["namespace"] != d.spec.Namespace) {
-			continue
-		}
-		if u, _ := io["uid"].(string); u != "" && u != uid {
-			continue
-		}
-		if msg, _ := m["message"].(string); msg != "" {
-			return msg
-		}
+// eventFor returns the message of the oldest event with the check's
+// reason recorded for the object with uid (its reason when it has no
+// message), or "".
+func eventFor(snap *observe.Snapshot, d *decl, uid types.UID) string {
+	msgs := checks.EventMessages(snap, d.spec.Event, d.spec.Kind, d.spec.Namespace, d.spec.Name, uid)
+	switch {
+	case len(msgs) == 0:
+		return ""
+	case msgs[0] == "":
 		return d.spec.Event
 	}
-	return ""
+	return msgs[0]
 }
 
 func metaOf(o runtime.Object) (metav1.Object, error) {

@@ -596,7 +596,7 @@ func failedScheduling(name, uid, message string, at time.Time) *corev1.Event {
 
 // Without the lab's own texts a witness says what it waits to see: the
 // held condition, or the event's reason. An event witness is kept from
-// an event recorded for that very pod.
+// the oldest such event recorded for that very pod.
 func TestWitnessDefaultsNameTheCondition(t *testing.T) {
 	lab := openEdited(t, func(s string) string {
 		s = strings.Replace(s, "remain = true\nfail = \"demo.pod.not_run\"\n", "remain = true\n", 1)
@@ -626,8 +626,8 @@ event = "FailedScheduling"
 	d.put("Event", failedScheduling("c", "u1", "0/1 nodes are available: later", d.now.Add(time.Minute)))
 	d.put("Event", failedScheduling("d", "u1", "0/1 nodes are available: first", d.now))
 	expect(t, d.eval(2), "cluster.unschedulable", checks.Passed)
-	if f, _ := d.witness.Get("cluster/unschedulable"); !strings.HasPrefix(f.Value, "0/1 nodes are available") || f.UID != "u1" {
-		t.Errorf("witnessed %+v, want an event of pod u1", f)
+	if f, _ := d.witness.Get("cluster/unschedulable"); f.Value != "0/1 nodes are available: first" || f.UID != "u1" {
+		t.Errorf("witnessed %+v, want the oldest event of pod u1", f)
 	}
 }
 
