@@ -642,3 +642,17 @@ func TestWitnessHeldErrorIsShown(t *testing.T) {
 	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
 	expect(t, d.eval(2), "cluster.ran", checks.Error, "substring(99)", "index out of range: 99", "실습을 만든 사람에게")
 }
+
+// A YAML field's file that is not YAML reads as a manifest's does: the
+// line when the parser names one, and without one no "0번째 줄".
+func TestYAMLFieldSyntax(t *testing.T) {
+	d := newDemo(t)
+	d.file("etc/values.yaml", "spec:\n  replicas: [3\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml 의 2번째 줄", "etc/values.yaml:2")
+	d.file("etc/values.yaml", "spec: replicas: 3\n", 0o644) // the parser names no line 1
+	rs := d.eval(1)
+	expect(t, rs, "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml — mapping values are not allowed", "YAML 문법 오류")
+	if r := rs["files.replicas"]; strings.Contains(r.Message, "0번째 줄") || r.Where != "etc/values.yaml" {
+		t.Errorf("a syntax error without a line: %q at %q", r.Message, r.Where)
+	}
+}

@@ -2,7 +2,6 @@ package labkit
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -86,25 +85,17 @@ func (d *decl) evalYAMLField(in checks.Input) (checks.Result, *checks.Fact) {
 	if bad != nil {
 		return *bad, &checks.Fact{Label: label, Value: bad.Observed}
 	}
-	var doc yamlv3.Node
-	if err := yamlv3.Unmarshal([]byte(body), &doc); err != nil {
-		var tm struct{}
-		prob := checks.DecodeYAMLStrict(body, nil, &tm)
-		line := 0
-		msg := err.Error()
-		if prob != nil {
-			line, msg = prob.Line, prob.Err
-		}
-		r := checks.Fail(d.id, in.Msg("cluster.yaml.syntax", "path", p, "line", line, "err", msg, "excerpt", checks.LineAt(body, line)),
-			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), checks.Where(rel, line))
-		return r, &checks.Fact{Label: label, Value: r.Observed}
+	doc, bad := checks.ParseYAML(in, d.id, rel, body)
+	if bad != nil {
+		return *bad, &checks.Fact{Label: label, Value: bad.Observed}
 	}
 	want := checks.TOMLValue(tomlWant(d.spec.Equals))
 	if d.pattern != nil {
 		want = d.spec.Matches
 	}
-	n, found := yamlAt(&doc, d.keyPath)
+	n, depth, _ := checks.YAMLWalk(doc, d.keyPath)
 	if n == nil {
+		found := strings.Join(d.keyPath[:depth], ".")
 		r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.field.yaml_missing", "path", p, "key", d.spec.Key, "found", found, "want", want),
 			d.spec.Key+": "+want, in.Msg("files.seen.absent"), rel)
 		return r, &checks.Fact{Label: label, Value: in.Msg("files.seen.absent")}
@@ -166,39 +157,6 @@ func yamlValue(n *yamlv3.Node) any {
 		return float64(t) // past int64: as TOML would not have it
 	}
 	return v
-}
-
-// yamlAt walks a YAML tree along a path; found is how much of it exists.
-func yamlAt(doc *yamlv3.Node, segs []string) (*yamlv3.Node, string) {
-	n := doc
-	if n.Kind == yamlv3.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	var found []string
-	for _, seg := range segs {
-		if n.Kind == yamlv3.AliasNode && n.Alias != nil {
-			n = n.Alias
-		}
-		var next *yamlv3.Node
-		if i, err := strconv.Atoi(seg); err == nil && n.Kind == yamlv3.SequenceNode {
-			if i >= 0 && i < len(n.Content) {
-				next = n.Content[i]
-			}
-		} else if n.Kind == yamlv3.MappingNode {
-			for k := 0; k+1 < len(n.Content); k += 2 {
-				if n.Content[k].Value == seg {
-					next = n.Content[k+1]
-					break
-				}
-			}
-		}
-		if next == nil {
-			return nil, strings.Join(found, ".")
-		}
-		found = append(found, seg)
-		n = next
-	}
-	return n, strings.Join(found, ".")
 }
 
 // yamlEquals compares a typed YAML scalar with a TOML-typed value: a
