@@ -307,16 +307,11 @@ func (c *clusterView) get(kind, namespace, name string) ref.Val {
 
 func (c *clusterView) list(kind, namespace string) ref.Val {
 	var objs []runtime.Object
-	for _, o := range c.snap.ObjectsOf(kind) {
+	for _, o := range c.snap.ObjectsOf(kind) { // sorted by namespace, then name
 		if acc, err := meta.Accessor(o); err == nil && (namespace == "" || acc.GetNamespace() == namespace) {
 			objs = append(objs, o)
 		}
 	}
-	slices.SortFunc(objs, func(a, b runtime.Object) int {
-		ma, _ := meta.Accessor(a)
-		mb, _ := meta.Accessor(b)
-		return strings.Compare(ma.GetNamespace()+"/"+ma.GetName(), mb.GetNamespace()+"/"+mb.GetName())
-	})
 	out := make([]any, len(objs))
 	for i, o := range objs {
 		out[i] = c.toCEL(kind, o)

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -601,14 +602,12 @@ func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad 
 		if o == nil {
 			continue
 		}
-		acc, err := metaOf(o)
+		acc, err := meta.Accessor(o)
 		if err != nil {
 			continue
 		}
-		if _, known := w.Get(d.witnessKey()); known {
-			if f, _ := w.Get(d.witnessKey()); f.UID == string(acc.GetUID()) {
-				continue // the first sighting is the evidence
-			}
+		if f, known := w.Get(d.witnessKey()); known && f.UID == string(acc.GetUID()) {
+			continue // the first sighting is the evidence
 		}
 		value := ""
 		switch {
@@ -637,7 +636,7 @@ func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *ch
 	f, seen := in.Witness.Get(d.witnessKey())
 	uid := ""
 	if o != nil {
-		if acc, err := metaOf(o); err == nil {
+		if acc, err := meta.Accessor(o); err == nil {
 			uid = string(acc.GetUID())
 		}
 	}
@@ -689,12 +688,4 @@ func eventFor(snap *observe.Snapshot, d *decl, uid types.UID) string {
 		return d.spec.Event
 	}
 	return msgs[0]
-}
-
-func metaOf(o runtime.Object) (metav1.Object, error) {
-	mo, ok := o.(metav1.Object)
-	if !ok {
-		return nil, fmt.Errorf("no metadata")
-	}
-	return mo, nil
 }

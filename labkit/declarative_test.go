@@ -656,3 +656,20 @@ func TestYAMLFieldSyntax(t *testing.T) {
 		t.Errorf("a syntax error without a line: %q at %q", r.Message, r.Where)
 	}
 }
+
+// cluster.list is in the snapshot's order: by namespace, then name.
+func TestClusterListIsSorted(t *testing.T) {
+	store := observe.NewStore()
+	for _, k := range [][2]string{{"demo", "b"}, {"a-b", "x"}, {"demo", "a"}, {"a", "z"}} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: k[0], Name: k[1]}}
+		store.Apply(observe.Observation{Object: &observe.ObjectObs{Op: observe.OpUpsert, Kind: "Pod", Namespace: k[0], Name: k[1], Object: p}})
+	}
+	e, err := compileExpr("report", "cluster.list('Pod', '').map(p, p.metadata.namespace + '/' + p.metadata.name)", "value")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := e.evalText(vars{cluster: newClusterView(store.Snapshot())})
+	if want := "a/z, a-b/x, demo/a, demo/b"; err != nil || got != want {
+		t.Errorf("cluster.list = %q, %v; want %s", got, err, want)
+	}
+}
