@@ -26,14 +26,14 @@ import (
 // way the engine observes: files and live objects folded into a store,
 // memory of the past kept across evaluations.
 type demo struct {
-	t       *testing.T
+	t       testing.TB
 	lab     *Lab
 	store   *observe.Store
 	witness checks.Witness
 	now     time.Time
 }
 
-func newDemo(t *testing.T) *demo {
+func newDemo(t testing.TB) *demo {
 	t.Helper()
 	lab, err := OpenDir("testdata/kit-demo")
 	if err != nil {
