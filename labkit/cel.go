@@ -172,7 +172,7 @@ func (e *celError) Error() string { return e.msg }
 // vars are what one evaluation sees.
 type vars struct {
 	object, file any // converted objects (map[string]any) or nil
-	cluster      *clusterView
+	cluster      *view
 }
 
 func (v vars) activation() map[string]any {
@@ -262,20 +262,9 @@ func celText(v ref.Val) string {
 	return fmt.Sprint(v.Value())
 }
 
-// clusterView is the live objects of one evaluation, each converted for
-// CEL at most once.
-type clusterView struct {
-	snap      *observe.Snapshot
-	converted map[runtime.Object]map[string]any
-}
-
-func newClusterView(snap *observe.Snapshot) *clusterView {
-	return &clusterView{snap: snap, converted: map[runtime.Object]map[string]any{}}
-}
-
 // toCEL is an object as Kubernetes JSON for CEL: what kubectl get -o json
 // shows (apiVersion and kind included).
-func (c *clusterView) toCEL(kind string, o runtime.Object) map[string]any {
+func (c *view) toCEL(kind string, o runtime.Object) map[string]any {
 	if m, ok := c.converted[o]; ok {
 		return m
 	}
@@ -297,7 +286,7 @@ func (c *clusterView) toCEL(kind string, o runtime.Object) map[string]any {
 	return m
 }
 
-func (c *clusterView) get(kind, namespace, name string) ref.Val {
+func (c *view) get(kind, namespace, name string) ref.Val {
 	o := c.snap.Object(kind, namespace, name)
 	if o == nil {
 		return types.NullValue
@@ -305,7 +294,7 @@ func (c *clusterView) get(kind, namespace, name string) ref.Val {
 	return types.DefaultTypeAdapter.NativeToValue(c.toCEL(kind, o))
 }
 
-func (c *clusterView) list(kind, namespace string) ref.Val {
+func (c *view) list(kind, namespace string) ref.Val {
 	var objs []runtime.Object
 	for _, o := range c.snap.ObjectsOf(kind) { // sorted by namespace, then name
 		if acc, err := meta.Accessor(o); err == nil && (namespace == "" || acc.GetNamespace() == namespace) {
@@ -320,13 +309,13 @@ func (c *clusterView) list(kind, namespace string) ref.Val {
 }
 
 // clusterVal is the `cluster` variable's value.
-type clusterVal struct{ c *clusterView }
+type clusterVal struct{ c *view }
 
-func clusterOf(v ref.Val) *clusterView {
+func clusterOf(v ref.Val) *view {
 	if cv, ok := v.(clusterVal); ok && cv.c != nil {
 		return cv.c
 	}
-	return newClusterView(&observe.Snapshot{})
+	return newView(&observe.Snapshot{})
 }
 
 func (v clusterVal) ConvertToNative(reflect.Type) (any, error) {

@@ -11,7 +11,6 @@ import (
 	"github.com/pelletier/go-toml/v2"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -335,7 +334,7 @@ func evalStep(in checks.Input, stepID string, decls []*decl, bad map[string]*con
 		ev.Observed = append(ev.Observed, gate.Observed...)
 		ev.Checks = append(ev.Checks, gate.Checks...)
 	}
-	cv := newClusterView(in.Snap)
+	cv := newView(in.Snap)
 	status := map[string]checks.Status{}
 	for _, d := range decls {
 		if d.live() && !liveOK {
@@ -379,12 +378,12 @@ func text(in checks.Input, key, def string, kv ...any) string {
 	return in.Msg(def, kv...)
 }
 
-func (d *decl) eval(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) eval(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	switch d.spec.Type {
 	case "file":
 		return d.evalFile(in)
 	case "field":
-		return d.evalField(in)
+		return d.evalField(in, cv)
 	case "manifest":
 		return d.evalManifest(in, cv)
 	case "object":
@@ -420,14 +419,10 @@ func (d *decl) evalFile(in checks.Input) (checks.Result, *checks.Fact) {
 	return r, &checks.Fact{Label: label, Value: seen}
 }
 
-func (d *decl) evalManifest(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) evalManifest(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	rel, p := d.spec.Path, checks.Shown(in, d.spec.Path)
 	label := in.Msg("labkit.fact.file", "path", rel)
-	obj, err := scheme.Scheme.New(d.gvk)
-	if err != nil {
-		return checks.Result{ID: d.id, Status: checks.Error, Message: err.Error()}, nil
-	}
-	m, r := checks.DecodeManifestInto(in, d.id, rel, d.spec.APIVersion, d.spec.Kind, obj)
+	obj, m, r := cv.manifest(in, d.id, rel, d.spec.APIVersion, d.spec.Kind)
 	if m == nil {
 		return r, &checks.Fact{Label: label, Value: r.Observed}
 	}
@@ -477,7 +472,7 @@ func (d *decl) applyRules(in checks.Input, fc *checks.FieldCheck, v vars, at fun
 	}
 }
 
-func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) evalObject(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	ref := d.objectRef()
 	label := in.Msg("labkit.fact.object", "object", ref)
 	o := in.Snap.Object(d.spec.Kind, d.spec.Namespace, d.spec.Name)
@@ -488,7 +483,7 @@ func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *che
 	}
 	v := vars{object: cv.toCEL(d.spec.Kind, o), cluster: cv}
 	if d.spec.File != "" {
-		fobj, bad := decodeAny(in, d.id, d.spec.File, cv.toCEL(d.spec.Kind, o))
+		fobj, bad := decodeAny(in, cv, d.id, d.spec.File, cv.toCEL(d.spec.Kind, o))
 		if bad != nil {
 			if bad.Status == checks.Failed { // the learner's file: wait for it, saying why
 				bad.Status = checks.Waiting
@@ -518,31 +513,17 @@ func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *che
 // the live object's own type, strictly. When it does not decode, bad says
 // why (failed for the file, an error when the live object's type is not
 // one labmate can decode).
-func decodeAny(in checks.Input, id, rel string, live map[string]any) (obj map[string]any, bad *checks.Result) {
+func decodeAny(in checks.Input, cv *view, id, rel string, live map[string]any) (obj map[string]any, bad *checks.Result) {
 	apiVersion, _ := live["apiVersion"].(string)
 	kind, _ := live["kind"].(string)
-	fail := func(err error) (map[string]any, *checks.Result) {
-		return nil, &checks.Result{ID: id, Status: checks.Error, Message: err.Error()}
-	}
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return fail(err)
-	}
-	typed, err := scheme.Scheme.New(gv.WithKind(kind))
-	if err != nil {
-		return fail(err)
-	}
-	if m, r := checks.DecodeManifestInto(in, id, rel, apiVersion, kind, typed); m == nil {
+	typed, m, r := cv.manifest(in, id, rel, apiVersion, kind)
+	if m == nil {
 		return nil, &r
 	}
-	u, err := runtime.DefaultUnstructuredConverter.ToUnstructured(typed)
-	if err != nil {
-		return fail(err)
-	}
-	return u, nil
+	return cv.toCEL(kind, typed), nil
 }
 
-func (d *decl) evalReport(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) evalReport(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	rel := d.spec.Path
 	label := in.Msg("labkit.fact.file", "path", rel)
 	rf := checks.ReportFile{Rel: rel, Keys: d.spec.Keys, NoSpaces: d.spec.NoSpaces}
@@ -593,7 +574,7 @@ func (d *decl) witnessKey() string { return d.step + "/" + d.spec.ID }
 // rememberStep records what the witness checks of a step saw now.
 func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad map[string]*content.Problem) bool {
 	changed := false
-	cv := newClusterView(snap)
+	cv := newView(snap)
 	for _, d := range decls {
 		if d.spec.Type != "witness" || bad[d.id] != nil {
 			continue
@@ -629,7 +610,7 @@ func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad 
 	return changed
 }
 
-func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) evalWitness(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	ref := d.objectRef()
 	label := in.Msg("labkit.fact.witness", "object", ref)
 	o := in.Snap.Object(d.spec.Kind, d.spec.Namespace, d.spec.Name)

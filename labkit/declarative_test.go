@@ -343,7 +343,7 @@ func TestCELSum(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		got, _, err := e.evalText(vars{cluster: newClusterView(&observe.Snapshot{})})
+		got, _, err := e.evalText(vars{cluster: newView(&observe.Snapshot{})})
 		if err != nil || got != want {
 			t.Errorf("%s = %q, %v; want %s", src, got, err, want)
 		}
@@ -374,7 +374,7 @@ func TestEveryCheckFieldIsDocumented(t *testing.T) {
 // even one whose words look alike (the strings extension's "index out
 // of range" for charAt and substring).
 func TestCELAbsence(t *testing.T) {
-	v := vars{object: map[string]any{"spec": map[string]any{"list": []any{}}}, cluster: newClusterView(&observe.Snapshot{})}
+	v := vars{object: map[string]any{"spec": map[string]any{"list": []any{}}}, cluster: newView(&observe.Snapshot{})}
 	for src, absent := range map[string]bool{
 		"[][0]":                    true,
 		"[1].filter(x, x > 1)[0]":  true,
@@ -668,7 +668,7 @@ func TestClusterListIsSorted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := e.evalText(vars{cluster: newClusterView(store.Snapshot())})
+	got, _, err := e.evalText(vars{cluster: newView(store.Snapshot())})
 	if want := "a/z, a-b/x, demo/a, demo/b"; err != nil || got != want {
 		t.Errorf("cluster.list = %q, %v; want %s", got, err, want)
 	}

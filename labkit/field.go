@@ -10,13 +10,13 @@ import (
 )
 
 // evalField judges a TOML or YAML field.
-func (d *decl) evalField(in checks.Input) (checks.Result, *checks.Fact) {
+func (d *decl) evalField(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	if d.format() == "yaml" {
-		return d.evalYAMLField(in)
+		return d.evalYAMLField(in, cv)
 	}
 	rel := d.spec.Path
 	label := d.spec.Key
-	tf := checks.OpenTOML(in, d.id, rel)
+	tf := cv.toml(in, d.id, rel)
 	if tf.Doc == nil {
 		r := tf.File
 		if r.Status == checks.Passed {
@@ -78,14 +78,10 @@ func (d *decl) matchTOML(in checks.Input, doc *checks.TOMLDoc) checks.Result {
 }
 
 // evalYAMLField judges a field of a YAML file, naming its line and column.
-func (d *decl) evalYAMLField(in checks.Input) (checks.Result, *checks.Fact) {
+func (d *decl) evalYAMLField(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	rel, p := d.spec.Path, checks.Shown(in, d.spec.Path)
 	label := d.spec.Key
-	body, bad := checks.ReadText(in, d.id, rel)
-	if bad != nil {
-		return *bad, &checks.Fact{Label: label, Value: bad.Observed}
-	}
-	doc, bad := checks.ParseYAML(in, d.id, rel, body)
+	doc, bad := cv.yaml(in, d.id, rel)
 	if bad != nil {
 		return *bad, &checks.Fact{Label: label, Value: bad.Observed}
 	}
