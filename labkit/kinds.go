@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/labhub/labmate/content"
 )
@@ -94,8 +95,9 @@ var ruleFields = []Field{
 	{"fail", true, "Message key for the failing text (placeholders `{got}`, `{field}`, `{line}`, `{path}`, `{object}`)."},
 }
 
-// checkFields maps a TOML key of content.Check to its struct field.
-var checkFields = func() map[string]int {
+// checkFields maps a TOML key of content.Check to its struct field,
+// found by reflection once.
+var checkFields = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	t := reflect.TypeOf(content.Check{})
 	for i := 0; i < t.NumField(); i++ {
@@ -104,7 +106,7 @@ var checkFields = func() map[string]int {
 		}
 	}
 	return m
-}
+})
 
 // validateFields returns the problems of a check's fields for its type:
 // an unknown type, a required field missing, a field the type does not read.
