@@ -673,3 +673,16 @@ func TestClusterListIsSorted(t *testing.T) {
 		t.Errorf("cluster.list = %q, %v; want %s", got, err, want)
 	}
 }
+
+// A step with no checks is a problem naming the step, in Korean from
+// content, and evaluates to an error result.
+func TestStepWithoutChecks(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		return s + "\n[[steps]]\nnumber = 3\nid = \"empty\"\ntitle = \"빈 단계\"\nbody = \"steps/02.md\"\n"
+	})
+	p := problemOf(t, lab, "3단계(empty): 검사가 없습니다")
+	ev := lab.Steps[2].Eval(checks.Input{Lab: lab.Text, Snap: &observe.Snapshot{}})
+	if len(ev.Checks) != 1 || ev.Checks[0].Status != checks.Error || !strings.Contains(ev.Checks[0].Message, p.Msg) {
+		t.Errorf("the empty step evaluates to %+v", ev.Checks)
+	}
+}

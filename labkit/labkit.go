@@ -6,7 +6,6 @@
 package labkit
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 
@@ -110,7 +109,8 @@ func Compile(text *content.Lab, code *checks.Code) *Lab {
 }
 
 func (l *Lab) problem(text *content.Lab, ts content.Step, msg string) {
-	l.Problems = append(l.Problems, &content.Problem{File: text.Where + "/lab.toml", Msg: fmt.Sprintf("%d단계(%s): %s", ts.Number, ts.ID, msg)})
+	l.Problems = append(l.Problems, &content.Problem{File: text.Where + "/lab.toml",
+		Msg: content.Msg("labkit.step_problem", "step", ts.Number, "id", ts.ID, "problem", msg)})
 }
 
 // brokenStep stands in for a step that could not be built: it says why,
