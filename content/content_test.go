@@ -766,3 +766,14 @@ func TestSpansPlaceStepsAndChecks(t *testing.T) {
 		t.Errorf("a nil lab's span is %+v", s)
 	}
 }
+
+// A nil Lab answers with the shared text alone, for Msg and HasMsg alike.
+func TestNilLabHasSharedMessages(t *testing.T) {
+	var l *Lab
+	if got, want := l.Msg("labkit.needs", "check", "x"), Msg("labkit.needs", "check", "x"); got != want {
+		t.Errorf("Msg = %q, want %q", got, want)
+	}
+	if !l.HasMsg("labkit.needs") || l.HasMsg("no.such.key") {
+		t.Error("a nil lab's HasMsg does not answer from the shared text")
+	}
+}

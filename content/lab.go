@@ -484,10 +484,13 @@ func (l *Lab) Msg(key string, kv ...any) string {
 	return Msg(key, kv...)
 }
 
-// HasMsg reports whether the lab or the shared text has key.
+// HasMsg reports whether the lab or the shared text has key. A nil Lab
+// has only the shared text, as for Msg.
 func (l *Lab) HasMsg(key string) bool {
-	if _, ok := l.msgs[key]; ok {
-		return true
+	if l != nil {
+		if _, ok := l.msgs[key]; ok {
+			return true
+		}
 	}
 	return HasMsg(key)
 }
