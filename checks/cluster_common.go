@@ -130,7 +130,7 @@ func ClusterFact(in Input) Fact {
 	return Fact{Label: in.Msg("cluster.fact.cluster"), Value: v}
 }
 
-// Live returns the Live object of a kind as its typed pointer, or nil.
+// Live returns the live object of a kind as its typed pointer, or nil.
 func Live[T any](in Input, kind, namespace, name string) T {
 	t, _ := in.Snap.Object(kind, namespace, name).(T)
 	return t
@@ -323,7 +323,7 @@ func (fc *FieldCheck) Expect(path, got, want, hint string) {
 	fc.Problem(path, msg("cluster.field.wrong", "field", path, "got", got, "want", want, "line", fc.m.Line(path))+hint)
 }
 
-// Problem adds a finished Problem sentence about path.
+// Problem adds a finished problem sentence about path.
 func (fc *FieldCheck) Problem(path, text string) {
 	if fc.at == "" {
 		fc.at = fc.m.Where(path)

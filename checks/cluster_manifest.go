@@ -22,7 +22,7 @@ type Manifest struct {
 	Tree *yamlv3.Node // document node; nil when the text is not YAML
 }
 
-// Line returns the 1-based Line of a field path ("spec.containers[0].image"),
+// Line returns the 1-based line of a field path ("spec.containers[0].image"),
 // or of its deepest existing parent, or 0.
 func (m *Manifest) Line(path string) int {
 	if m == nil || m.Tree == nil || len(m.Tree.Content) == 0 {

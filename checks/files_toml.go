@@ -194,7 +194,7 @@ func (d *TOMLDoc) Get(segs []string) (any, bool) {
 	return cur, true
 }
 
-// Table returns the Table at a key path, or nil.
+// Table returns the table at a key path, or nil.
 func (d *TOMLDoc) Table(segs []string) map[string]any {
 	v, _ := d.Get(segs)
 	m, _ := v.(map[string]any)
