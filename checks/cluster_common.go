@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/labmate/observe"
 )
@@ -129,7 +130,7 @@ func ClusterFact(in Input) Fact {
 	return Fact{Label: in.Msg("cluster.fact.cluster"), Value: v}
 }
 
-// Live returns the Live object of a kind as its typed pointer, or nil.
+// Live returns the live object of a kind as its typed pointer, or nil.
 func Live[T any](in Input, kind, namespace, name string) T {
 	t, _ := in.Snap.Object(kind, namespace, name).(T)
 	return t
@@ -194,18 +195,26 @@ type SchedNote struct {
 // FailedSchedulingEvents returns the FailedScheduling messages recorded for
 // this very pod (same UID), oldest first.
 func FailedSchedulingEvents(in Input, p *corev1.Pod) []string {
+	return EventMessages(in.Snap, observe.FailedSchedulingReason, "Pod", p.Namespace, p.Name, p.UID)
+}
+
+// EventMessages returns the messages of the events with reason recorded
+// for one object: its kind, namespace ("" for a cluster-scoped one) and
+// name, and, when uid is set, that very object (an event that names
+// another UID was about an earlier object of that name). Oldest first.
+func EventMessages(snap *observe.Snapshot, reason, kind, namespace, name string, uid types.UID) []string {
 	type ev struct {
 		at  time.Time
 		msg string
 	}
 	var evs []ev
-	for _, o := range in.Snap.ObjectsOf("Event") {
+	for _, o := range snap.ObjectsOf("Event") {
 		e, ok := o.(*corev1.Event)
-		if !ok || e.Reason != "FailedScheduling" || e.Namespace != p.Namespace {
+		if !ok || e.Reason != reason {
 			continue
 		}
 		io := e.InvolvedObject
-		if io.Kind != "Pod" || io.Name != p.Name || (io.UID != "" && io.UID != p.UID) {
+		if io.Kind != kind || io.Namespace != namespace || io.Name != name || (uid != "" && io.UID != "" && io.UID != uid) {
 			continue
 		}
 		at := e.LastTimestamp.Time
@@ -314,7 +323,7 @@ func (fc *FieldCheck) Expect(path, got, want, hint string) {
 	fc.Problem(path, msg("cluster.field.wrong", "field", path, "got", got, "want", want, "line", fc.m.Line(path))+hint)
 }
 
-// Problem adds a finished Problem sentence about path.
+// Problem adds a finished problem sentence about path.
 func (fc *FieldCheck) Problem(path, text string) {
 	if fc.at == "" {
 		fc.at = fc.m.Where(path)

@@ -22,7 +22,7 @@ type Manifest struct {
 	Tree *yamlv3.Node // document node; nil when the text is not YAML
 }
 
-// Line returns the 1-based Line of a field path ("spec.containers[0].image"),
+// Line returns the 1-based line of a field path ("spec.containers[0].image"),
 // or of its deepest existing parent, or 0.
 func (m *Manifest) Line(path string) int {
 	if m == nil || m.Tree == nil || len(m.Tree.Content) == 0 {
@@ -34,39 +34,49 @@ func (m *Manifest) Line(path string) int {
 // Where is Result.Where for a field path.
 func (m *Manifest) Where(path string) string { return Where(m.Rel, m.Line(path)) }
 
-// yamlPathLine walks a mapping/sequence tree along a dotted path with
-// [i] indices and returns the line of the last key it could find.
+// yamlPathLine is the line of the last key of path that n has.
 func yamlPathLine(n *yamlv3.Node, path string) int {
-	line := 0
-	for _, seg := range SplitFieldPath(path) {
+	_, _, line := YAMLWalk(n, SplitFieldPath(path))
+	return line
+}
+
+// YAMLWalk follows a field path from n (a document node or what it holds)
+// through mappings by key and sequences by index, seeing through aliases.
+// It returns the node at the end (nil when the path is not all there),
+// how many segments it followed, and the line of the last one followed:
+// its key's in a mapping, the element's in a sequence (0 for none).
+func YAMLWalk(n *yamlv3.Node, segs []string) (end *yamlv3.Node, depth, line int) {
+	if n.Kind == yamlv3.DocumentNode {
+		if len(n.Content) == 0 {
+			return nil, 0, 0
+		}
+		n = n.Content[0]
+	}
+	for i, seg := range segs {
 		if n.Kind == yamlv3.AliasNode && n.Alias != nil {
 			n = n.Alias
 		}
-		if i, err := strconv.Atoi(seg); err == nil && n.Kind == yamlv3.SequenceNode {
-			if i < 0 || i >= len(n.Content) {
-				return line
+		var next *yamlv3.Node
+		nextLine := 0
+		if idx, err := strconv.Atoi(seg); err == nil && n.Kind == yamlv3.SequenceNode {
+			if idx >= 0 && idx < len(n.Content) {
+				next = n.Content[idx]
+				nextLine = next.Line
 			}
-			n = n.Content[i]
-			line = n.Line
-			continue
-		}
-		if n.Kind != yamlv3.MappingNode {
-			return line
-		}
-		found := false
-		for k := 0; k+1 < len(n.Content); k += 2 {
-			if n.Content[k].Value == seg {
-				line = n.Content[k].Line
-				n = n.Content[k+1]
-				found = true
-				break
+		} else if n.Kind == yamlv3.MappingNode {
+			for k := 0; k+1 < len(n.Content); k += 2 {
+				if n.Content[k].Value == seg {
+					next, nextLine = n.Content[k+1], n.Content[k].Line
+					break
+				}
 			}
 		}
-		if !found {
-			return line
+		if next == nil {
+			return nil, i, line
 		}
+		n, line = next, nextLine
 	}
-	return line
+	return n, len(segs), line
 }
 
 // SplitFieldPath splits "a.b[0].c" into a, b, 0, c. Keys with dots (like
@@ -124,11 +134,7 @@ func DecodeYAMLStrict(text string, tree *yamlv3.Node, obj any) *YAMLProblem {
 	}
 	j, err := yaml.YAMLToJSONStrict([]byte(text))
 	if err != nil {
-		p := &YAMLProblem{Kind: "syntax", Err: yamlErrText(err)}
-		if sm := yamlLineRE().FindStringSubmatch(err.Error()); sm != nil {
-			p.Line, _ = strconv.Atoi(sm[1])
-		}
-		return p
+		return syntaxProblem(err)
 	}
 	strict, err := kjson.UnmarshalStrict(j, obj)
 	if err != nil {
@@ -149,6 +155,42 @@ func DecodeYAMLStrict(text string, tree *yamlv3.Node, obj any) *YAMLProblem {
 		return p
 	}
 	return nil
+}
+
+// syntaxProblem is a YAML parser's error as a problem, with its line when
+// the parser named one.
+func syntaxProblem(err error) *YAMLProblem {
+	p := &YAMLProblem{Kind: "syntax", Err: yamlErrText(err)}
+	if sm := yamlLineRE().FindStringSubmatch(err.Error()); sm != nil {
+		p.Line, _ = strconv.Atoi(sm[1])
+	}
+	return p
+}
+
+// ParseYAML parses a learner's YAML file into a node tree (a document
+// node), refusing what the API server's decoder refuses (duplicate keys
+// included). When the text is not YAML it returns the failed result
+// instead: with the line and its text when the parser named one, else the
+// parser's words and, for an alias bomb, what to do.
+func ParseYAML(in Input, id, rel, text string) (*yamlv3.Node, *Result) {
+	var tree yamlv3.Node
+	err := yamlv3.Unmarshal([]byte(text), &tree)
+	if _, serr := yaml.YAMLToJSONStrict([]byte(text)); serr != nil {
+		err = serr // the decoder manifests go through: its words, as before
+	}
+	if err == nil {
+		return &tree, nil
+	}
+	p, path := syntaxProblem(err), Shown(in, rel)
+	var r Result
+	if p.Line <= 0 {
+		r = Fail(id, in.Msg("cluster.yaml.syntax_noline", "path", path, "err", p.Err)+YAMLErrHint(p.Err),
+			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), rel)
+	} else {
+		r = Fail(id, in.Msg("cluster.yaml.syntax", "path", path, "line", p.Line, "err", p.Err, "excerpt", LineAt(text, p.Line)),
+			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), Where(rel, p.Line))
+	}
+	return nil, &r
 }
 
 // DecodeManifest reads rel and decodes it strictly into a T after checking
@@ -174,18 +216,13 @@ func DecodeManifestInto(in Input, id, rel, apiVersion, kind string, obj any) (*M
 	if n := countYAMLDocs(text); n > 1 {
 		return nil, Fail(id, in.Msg("cluster.yaml.multi_doc", "path", p, "n", n, "kind", kind), want, in.Msg("cluster.yaml.seen_docs", "n", n), rel)
 	}
-	var tree yamlv3.Node
-	if err := yamlv3.Unmarshal([]byte(text), &tree); err == nil {
-		m.Tree = &tree
+	tree, bad := ParseYAML(in, id, rel, text)
+	if bad != nil {
+		return nil, *bad
 	}
+	m.Tree = tree
 	var tm metav1.TypeMeta
-	if prob := DecodeYAMLStrict(text, nil, &tm); prob != nil && prob.Kind == "syntax" && prob.Line <= 0 {
-		return nil, Fail(id, in.Msg("cluster.yaml.syntax_noline", "path", p, "err", prob.Err)+YAMLErrHint(prob.Err),
-			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), rel)
-	} else if prob != nil && prob.Kind == "syntax" {
-		return nil, Fail(id, in.Msg("cluster.yaml.syntax", "path", p, "line", prob.Line, "err", prob.Err, "excerpt", LineAt(text, prob.Line)),
-			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), Where(rel, prob.Line))
-	} else if prob != nil && prob.Kind != "unknown" {
+	if prob := DecodeYAMLStrict(text, nil, &tm); prob != nil && prob.Kind != "unknown" {
 		return nil, Fail(id, in.Msg("cluster.yaml.not_object", "path", p, "kind", kind), want, in.Msg("cluster.yaml.seen_not_object"), rel)
 	}
 	if tm.APIVersion != apiVersion || tm.Kind != kind {

@@ -194,7 +194,7 @@ func (d *TOMLDoc) Get(segs []string) (any, bool) {
 	return cur, true
 }
 
-// Table returns the Table at a key path, or nil.
+// Table returns the table at a key path, or nil.
 func (d *TOMLDoc) Table(segs []string) map[string]any {
 	v, _ := d.Get(segs)
 	m, _ := v.(map[string]any)
@@ -248,9 +248,16 @@ func (d *TOMLDoc) Check(in Input, s KeySpec) Result {
 		return d.Missing(in, s)
 	}
 	line := d.Lines[key]
+	return s.Judge(in, key, v, line, Where(d.Rel, line))
+}
+
+// Judge compares a value read at key (on line, at where) with s.Want:
+// the TOML check's words for a wrong type, a quoted boolean or integer,
+// and a wrong value. Formats other than TOML judge through it too, with
+// their values typed as TOML's (string, bool, int64, float64).
+func (s KeySpec) Judge(in Input, key string, v any, line int, at string) Result {
 	expected := key + " = " + TOMLValue(s.Want)
 	got := TOMLValue(v)
-	at := Where(d.Rel, line)
 	if v == s.Want {
 		return Pass(s.ID, in.Msg("files.key.ok", "key", key, "value", got, "line", line))
 	}

@@ -3,8 +3,15 @@ package checks
 import (
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/keyscan"
@@ -68,5 +75,33 @@ func TestMessageKeysAreShared(t *testing.T) {
 	}
 	if len(keys) < 80 {
 		t.Fatalf("found only %d keys: the scan is broken", len(keys))
+	}
+}
+
+// EventMessages picks the events of one reason recorded for one object,
+// oldest first: a cluster-scoped one too (its events name no namespace),
+// and with a UID only that very object's.
+func TestEventMessages(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)
+	ev := func(name, kind, ns, obj, uid, reason, message string, at time.Time) *corev1.Event {
+		return &corev1.Event{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"}, Reason: reason, Message: message,
+			InvolvedObject: corev1.ObjectReference{Kind: kind, Namespace: ns, Name: obj, UID: types.UID(uid)}, LastTimestamp: metav1.NewTime(at)}
+	}
+	snap := &observe.Snapshot{Objects: map[observe.ObjectKey]kruntime.Object{}}
+	for _, e := range []*corev1.Event{
+		ev("a", "Node", "", "n0", "n-uid", "Rebooted", "later", t0.Add(time.Minute)),
+		ev("b", "Node", "", "n0", "n-uid", "Rebooted", "first", t0),
+		ev("c", "Node", "", "n0", "old-uid", "Rebooted", "an earlier node's", t0),
+		ev("d", "Node", "", "n1", "", "Rebooted", "another node's", t0),
+		ev("e", "Node", "", "n0", "", "NodeReady", "another reason", t0),
+		ev("f", "Pod", "default", "n0", "", "Rebooted", "a pod's", t0),
+	} {
+		snap.Objects[observe.ObjectKey{Kind: "Event", Namespace: e.Namespace, Name: e.Name}] = e
+	}
+	if got := EventMessages(snap, "Rebooted", "Node", "", "n0", "n-uid"); !slices.Equal(got, []string{"first", "later"}) {
+		t.Errorf("node n0: %q", got)
+	}
+	if got := EventMessages(snap, "Rebooted", "Node", "", "n0", ""); len(got) != 3 {
+		t.Errorf("node n0 of any UID: %q", got)
 	}
 }

@@ -740,3 +740,59 @@ func TestMessageKeysAreNamespacedByLab(t *testing.T) {
 		t.Errorf("a lab's own wording of a shared key: %q", own.Msg("status.passed"))
 	}
 }
+
+// Every step and check of the installed labs has its place in lab.toml:
+// its id key, inside the lines it covers, the check's within its step's;
+// the sub-tables of a check (rules, values, why) are still its lines.
+func TestSpansPlaceStepsAndChecks(t *testing.T) {
+	for _, id := range IDs() {
+		l, err := Load(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := l.ReadFile("lab.toml")
+		lines := strings.Split(string(raw), "\n")
+		idAt := func(s Span, want string) bool {
+			return s.Line >= s.First && s.Line <= s.Last && s.Line <= len(lines) &&
+				strings.HasPrefix(lines[s.Line-1][s.Col-1:], `id = "`+want+`"`)
+		}
+		for i, st := range l.Steps {
+			ss := l.StepSpan(i)
+			if !idAt(ss, st.ID) {
+				t.Errorf("%s step %d: span %+v does not hold its id", id, st.Number, ss)
+			}
+			for j, c := range st.Checks {
+				cs := l.CheckSpan(i, j)
+				if !idAt(cs, c.ID) || cs.First < ss.First || cs.Last > ss.Last {
+					t.Errorf("%s step %d check %s: span %+v (step %+v)", id, st.Number, c.ID, cs, ss)
+				}
+				for _, r := range c.Rules {
+					head := strings.Split(r.Expr, "\n")[0]
+					if !slices.ContainsFunc(lines[cs.First-1:cs.Last], func(l string) bool { return strings.Contains(l, head) }) {
+						t.Errorf("%s step %d check %s: rule %q outside its span %+v", id, st.Number, c.ID, head, cs)
+					}
+				}
+				for _, v := range c.Values {
+					if !slices.ContainsFunc(lines[cs.First-1:cs.Last], func(l string) bool { return strings.Contains(l, v) }) {
+						t.Errorf("%s step %d check %s: value %q outside its span %+v", id, st.Number, c.ID, v, cs)
+					}
+				}
+			}
+		}
+	}
+	var nilLab *Lab
+	if s := nilLab.CheckSpan(0, 0); s != (Span{}) {
+		t.Errorf("a nil lab's span is %+v", s)
+	}
+}
+
+// A nil Lab answers with the shared text alone, for Msg and HasMsg alike.
+func TestNilLabHasSharedMessages(t *testing.T) {
+	var l *Lab
+	if got, want := l.Msg("labkit.needs", "check", "x"), Msg("labkit.needs", "check", "x"); got != want {
+		t.Errorf("Msg = %q, want %q", got, want)
+	}
+	if !l.HasMsg("labkit.needs") || l.HasMsg("no.such.key") {
+		t.Error("a nil lab's HasMsg does not answer from the shared text")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -23,7 +24,7 @@ import (
 // Conditions on objects are CEL (the expression language of Kubernetes'
 // CRD validation rules and ValidatingAdmissionPolicy), compiled once when
 // the lab loads, with a cost limit so no expression can run away. An
-// expression sees:
+// expression sees, as celVars says for its check's type:
 //
 //	object   the object under check (a manifest decoded from its file, or
 //	         a live object), as Kubernetes JSON: object.spec.nodeName
@@ -35,6 +36,17 @@ import (
 // plus CEL's standard library, its strings extension, optional values
 // (m[?'key'].orValue('')) and list.sum() for integers.
 
+// celVars are the variables the expressions of each check type see. Only
+// the types that read the cluster (content.Check.ReadsCluster), and so
+// run only while it is synced, see `cluster`: a manifest rule that read it
+// would judge a file by live data that may be stale or absent.
+var celVars = map[string][]string{
+	"manifest": {"object"},
+	"object":   {"object", "file", "cluster"},
+	"witness":  {"object", "cluster"},
+	"report":   {"cluster"},
+}
+
 // celCostLimit bounds one evaluation (CEL's cost units; a rule over a
 // few objects costs hundreds).
 const celCostLimit = 1_000_000
@@ -42,12 +54,30 @@ const celCostLimit = 1_000_000
 // clusterType is the type of the `cluster` variable.
 var clusterType = cel.OpaqueType("labmate.Cluster")
 
-// celEnv is the one CEL environment every lab's expressions compile in.
-var celEnv = sync.OnceValues(func() (*cel.Env, error) {
-	return cel.NewEnv(
-		cel.Variable("object", cel.DynType),
-		cel.Variable("file", cel.DynType),
-		cel.Variable("cluster", clusterType),
+// celEnvs are the CEL environments of the check types, by type.
+var celEnvs = sync.OnceValues(func() (map[string]*cel.Env, error) {
+	envs := map[string]*cel.Env{}
+	for typ, names := range celVars {
+		var opts []cel.EnvOption
+		for _, n := range names {
+			t := cel.DynType
+			if n == "cluster" {
+				t = clusterType
+			}
+			opts = append(opts, cel.Variable(n, t))
+		}
+		env, err := cel.NewEnv(append(opts, celLibrary()...)...)
+		if err != nil {
+			return nil, err
+		}
+		envs[typ] = env
+	}
+	return envs, nil
+})
+
+// celLibrary is what every environment has besides its variables.
+func celLibrary() []cel.EnvOption {
+	return []cel.EnvOption{
 		ext.Strings(),
 		cel.OptionalTypes(),
 		cel.Function("get",
@@ -82,8 +112,8 @@ var celEnv = sync.OnceValues(func() (*cel.Env, error) {
 				cel.FunctionBinding(func(args ...ref.Val) ref.Val {
 					return clusterOf(args[0]).list(str(args[1]), str(args[2]))
 				}))),
-	)
-})
+	}
+}
 
 func str(v ref.Val) string { s, _ := v.Value().(string); return s }
 
@@ -93,16 +123,28 @@ type expr struct {
 	prg cel.Program
 }
 
-// compileExpr compiles src; want is the kind of result it must have
-// ("bool", or "value" for anything a report can print).
-func compileExpr(src, want string) (*expr, error) {
-	env, err := celEnv()
+// compileExpr compiles src for a check of type typ; want is the kind of
+// result it must have ("bool", or "value" for anything a report can print).
+func compileExpr(typ, src, want string) (*expr, error) {
+	envs, err := celEnvs()
 	if err != nil {
 		return nil, err
+	}
+	env, ok := envs[typ]
+	if !ok {
+		return nil, fmt.Errorf("%s", msgf("labkit.cel.no_expressions", "type", typ))
 	}
 	ast, iss := env.Compile(src)
 	if iss != nil && iss.Err() != nil {
 		ce := &celError{msg: iss.Err().Error()}
+		for _, v := range []string{"object", "file", "cluster"} {
+			if strings.Contains(ce.msg, "undeclared reference to '"+v+"'") && !slices.Contains(celVars[typ], v) {
+				ce.msg += msgf("labkit.cel.not_here", "var", v, "type", typ, "vars", strings.Join(celVars[typ], ", "))
+				if v == "cluster" {
+					ce.msg += msgf("labkit.cel.not_here_cluster")
+				}
+			}
+		}
 		if errs := iss.Errors(); len(errs) > 0 {
 			ce.line, ce.col = errs[0].Location.Line(), errs[0].Location.Column()+1
 		}
@@ -130,7 +172,7 @@ func (e *celError) Error() string { return e.msg }
 // vars are what one evaluation sees.
 type vars struct {
 	object, file any // converted objects (map[string]any) or nil
-	cluster      *clusterView
+	cluster      *view
 }
 
 func (v vars) activation() map[string]any {
@@ -157,13 +199,20 @@ func (e *expr) eval(v vars) (val ref.Val, absent bool, err error) {
 	return out, false, nil
 }
 
-// isAbsence reports whether a CEL evaluation error only says a field or
-// key was not there.
+// isAbsence reports whether a CEL evaluation error only says a field, key
+// or list element was not there. cel-go exports no typed check for these,
+// so its messages are matched whole: the interpreter's "no such key: k",
+// "no such attribute(s): a" and "index out of bounds: i", and a list's own
+// "index 'i' out of range in list size 'n'". Errors that merely look alike
+// are real errors, among them the strings extension's "index out of
+// range: i" (charAt, substring past the end of a string).
 func isAbsence(err error) bool {
-	s := err.Error()
-	return strings.Contains(s, "no such key") || strings.Contains(s, "no such attribute") || strings.Contains(s, "index out of range") ||
-		strings.Contains(s, "unsupported index type") && strings.Contains(s, "null")
+	return absenceRE().MatchString(err.Error())
 }
+
+var absenceRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(no such key: .*|no such attribute\(s\): .*|index out of bounds: -?\d+|index '-?\d+' out of range in list size '\d+')$`)
+})
 
 // evalBool is a rule's verdict: absent fields make it false.
 func (e *expr) evalBool(v vars) (bool, error) {
@@ -213,20 +262,9 @@ func celText(v ref.Val) string {
 	return fmt.Sprint(v.Value())
 }
 
-// clusterView is the live objects of one evaluation, each converted for
-// CEL at most once.
-type clusterView struct {
-	snap      *observe.Snapshot
-	converted map[runtime.Object]map[string]any
-}
-
-func newClusterView(snap *observe.Snapshot) *clusterView {
-	return &clusterView{snap: snap, converted: map[runtime.Object]map[string]any{}}
-}
-
 // toCEL is an object as Kubernetes JSON for CEL: what kubectl get -o json
 // shows (apiVersion and kind included).
-func (c *clusterView) toCEL(kind string, o runtime.Object) map[string]any {
+func (c *view) toCEL(kind string, o runtime.Object) map[string]any {
 	if m, ok := c.converted[o]; ok {
 		return m
 	}
@@ -248,7 +286,7 @@ func (c *clusterView) toCEL(kind string, o runtime.Object) map[string]any {
 	return m
 }
 
-func (c *clusterView) get(kind, namespace, name string) ref.Val {
+func (c *view) get(kind, namespace, name string) ref.Val {
 	o := c.snap.Object(kind, namespace, name)
 	if o == nil {
 		return types.NullValue
@@ -256,18 +294,13 @@ func (c *clusterView) get(kind, namespace, name string) ref.Val {
 	return types.DefaultTypeAdapter.NativeToValue(c.toCEL(kind, o))
 }
 
-func (c *clusterView) list(kind, namespace string) ref.Val {
+func (c *view) list(kind, namespace string) ref.Val {
 	var objs []runtime.Object
-	for _, o := range c.snap.ObjectsOf(kind) {
+	for _, o := range c.snap.ObjectsOf(kind) { // sorted by namespace, then name
 		if acc, err := meta.Accessor(o); err == nil && (namespace == "" || acc.GetNamespace() == namespace) {
 			objs = append(objs, o)
 		}
 	}
-	slices.SortFunc(objs, func(a, b runtime.Object) int {
-		ma, _ := meta.Accessor(a)
-		mb, _ := meta.Accessor(b)
-		return strings.Compare(ma.GetNamespace()+"/"+ma.GetName(), mb.GetNamespace()+"/"+mb.GetName())
-	})
 	out := make([]any, len(objs))
 	for i, o := range objs {
 		out[i] = c.toCEL(kind, o)
@@ -276,13 +309,13 @@ func (c *clusterView) list(kind, namespace string) ref.Val {
 }
 
 // clusterVal is the `cluster` variable's value.
-type clusterVal struct{ c *clusterView }
+type clusterVal struct{ c *view }
 
-func clusterOf(v ref.Val) *clusterView {
+func clusterOf(v ref.Val) *view {
 	if cv, ok := v.(clusterVal); ok && cv.c != nil {
 		return cv.c
 	}
-	return newClusterView(&observe.Snapshot{})
+	return newView(&observe.Snapshot{})
 }
 
 func (v clusterVal) ConvertToNative(reflect.Type) (any, error) {

@@ -5,14 +5,14 @@ import (
 	"path"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/labhub/labmate/checks"
@@ -48,7 +48,7 @@ func (d *decl) live() bool { return d.spec.ReadsCluster() }
 
 // compileStep builds a step from its declarative checks. Problems are
 // authoring errors; a check with one evaluates to an error result.
-func compileStep(text *content.Lab, ts content.Step) (checks.Step, []*content.Problem) {
+func compileStep(text *content.Lab, si int, ts content.Step) (checks.Step, []*content.Problem) {
 	var (
 		decls []*decl
 		bad   = map[string]*content.Problem{}
@@ -58,7 +58,11 @@ func compileStep(text *content.Lab, ts content.Step) (checks.Step, []*content.Pr
 	for i, spec := range ts.Checks {
 		d, errs := compileCheck(text, ts, spec)
 		if len(errs) > 0 {
-			p := checkProblem(text, raw, ts, spec, i, errs)
+			at := text.CheckSpan(si, i)
+			if at.Line == 0 {
+				at = text.StepSpan(si)
+			}
+			p := checkProblem(text, raw, at, ts, spec, i, errs)
 			probs = append(probs, p)
 			bad[d.id] = p
 		}
@@ -80,25 +84,17 @@ func compileStep(text *content.Lab, ts content.Step) (checks.Step, []*content.Pr
 }
 
 // checkProblem words a check's authoring errors with where in lab.toml
-// the check (or the offending expression) is.
-func checkProblem(text *content.Lab, raw []byte, ts content.Step, spec content.Check, i int, errs []string) *content.Problem {
-	line, col := locate(raw, `id = "`+spec.ID+`"`, 0)
+// the check is (at) or, within it, the offending expression.
+func checkProblem(text *content.Lab, raw []byte, at content.Span, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
+	line, col := at.Line, at.Col
+	var msgs []string
 	for _, e := range errs {
-		if src, ok := strings.CutPrefix(e, "\x00"); ok { // an expression's position
-			src, off, _ := strings.Cut(src, "\x01")
-			l, c := locate(raw, src, line)
-			if l > 0 {
-				line, col = l, c
-				if n, err := strconv.Atoi(off); err == nil {
-					col += n - 1
-				}
+		msgs = append(msgs, e.msg)
+		if l, c := locate(raw, e.near, at.First, at.Last); l > 0 {
+			line, col = l, c
+			if e.col > 0 {
+				col += e.col - 1
 			}
-		}
-	}
-	var clean []string
-	for _, e := range errs {
-		if !strings.HasPrefix(e, "\x00") {
-			clean = append(clean, e)
 		}
 	}
 	who := spec.ID
@@ -106,39 +102,51 @@ func checkProblem(text *content.Lab, raw []byte, ts content.Step, spec content.C
 		who = fmt.Sprint(i + 1)
 	}
 	return &content.Problem{File: path.Join(text.Where, "lab.toml"), Line: line, Col: col,
-		Msg: msgf("labkit.check_problem", "step", ts.Number, "check", who, "problems", strings.Join(clean, " "))}
+		Msg: msgf("labkit.check_problem", "step", ts.Number, "check", who, "problems", strings.Join(msgs, " "))}
 }
 
-// locate finds needle in raw at or after line from (1-based), returning
-// its line and column, or 0, 0.
-func locate(raw []byte, needle string, from int) (int, int) {
-	if needle == "" {
+// locate finds the first line of needle in raw between lines first and
+// last (1-based, inclusive), returning its line and column, or 0, 0.
+func locate(raw []byte, needle string, first, last int) (int, int) {
+	if needle == "" || first <= 0 {
 		return 0, 0
 	}
 	lines := strings.Split(string(raw), "\n")
-	first := strings.Split(needle, "\n")[0]
-	for i := max(from-1, 0); i < len(lines); i++ {
-		if j := strings.Index(lines[i], first); j >= 0 {
+	head := strings.Split(needle, "\n")[0]
+	for i := first - 1; i < min(last, len(lines)); i++ {
+		if j := strings.Index(lines[i], head); j >= 0 {
 			return i + 1, j + 1
 		}
 	}
 	return 0, 0
 }
 
-// compileCheck validates a check and compiles its expressions. Errors
-// are Korean sentences; one starting with NUL carries an expression's
-// source, to place the problem.
-func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl, []string) {
+// checkErr is one authoring error of a check: a Korean sentence and,
+// to place it in lab.toml, the text of the check it is about (a CEL
+// expression's source) and the 1-based column in that text (0 when
+// unknown).
+type checkErr struct {
+	msg  string
+	near string
+	col  int
+}
+
+// compileCheck validates a check and compiles its expressions.
+func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl, []checkErr) {
 	d := &decl{spec: spec, id: ts.ID + "." + spec.ID, step: ts.ID}
-	errs := validateFields(spec)
+	var errs []checkErr
+	for _, m := range validateFields(spec) {
+		errs = append(errs, checkErr{msg: m})
+	}
+	problem := func(key string, kv ...any) { errs = append(errs, checkErr{msg: msgf(key, kv...)}) }
 	if spec.ID != "" && !checkID().MatchString(spec.ID) {
-		errs = append(errs, msgf("labkit.bad_id", "id", spec.ID))
+		problem("labkit.bad_id", "id", spec.ID)
 	}
 	seen := map[string]bool{}
 	for _, other := range ts.Checks {
 		if other.ID == spec.ID {
 			if seen[spec.ID] {
-				errs = append(errs, msgf("labkit.dup_id", "id", spec.ID))
+				problem("labkit.dup_id", "id", spec.ID)
 				break
 			}
 			seen[spec.ID] = true
@@ -148,27 +156,27 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 		j := slices.IndexFunc(ts.Checks, func(c content.Check) bool { return c.ID == n })
 		k := slices.IndexFunc(ts.Checks, func(c content.Check) bool { return c.ID == spec.ID })
 		if j < 0 || j >= k {
-			errs = append(errs, msgf("labkit.bad_needs", "need", n))
+			problem("labkit.bad_needs", "need", n)
 		}
 	}
 	for _, key := range []string{spec.Pass, spec.Fail, spec.Expect, spec.Hint, spec.Missing} {
 		if key != "" && !text.HasMsg(key) {
-			errs = append(errs, msgf("labkit.no_message", "key", key))
+			problem("labkit.no_message", "key", key)
 		}
 	}
 	for _, key := range spec.Why {
 		if !text.HasMsg(key) {
-			errs = append(errs, msgf("labkit.no_message", "key", key))
+			problem("labkit.no_message", "key", key)
 		}
 	}
 	compile := func(src, want string) *expr {
-		e, err := compileExpr(src, want)
+		e, err := compileExpr(spec.Type, src, want)
 		if err != nil {
-			at := "\x00" + src
-			if ce, ok := err.(*celError); ok && ce.line == 1 {
-				at += fmt.Sprintf("\x01%d", ce.col)
+			ce := checkErr{msg: msgf("labkit.cel_error", "expr", src, "err", err), near: src}
+			if cerr, ok := err.(*celError); ok && cerr.line == 1 {
+				ce.col = cerr.col
 			}
-			errs = append(errs, msgf("labkit.cel_error", "expr", src, "err", err), at)
+			errs = append(errs, ce)
 			return nil
 		}
 		return e
@@ -176,12 +184,17 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 	switch spec.Type {
 	case "field":
 		if spec.Equals == nil && spec.Matches == "" || spec.Equals != nil && spec.Matches != "" {
-			errs = append(errs, msgf("labkit.field_one_of", "a", "equals", "b", "matches"))
+			problem("labkit.field_one_of", "a", "equals", "b", "matches")
+		}
+		switch spec.Equals.(type) {
+		case nil, string, bool, int64, int, float64, float32:
+		default: // an array, a table or a date: nothing a field check compares
+			errs = append(errs, checkErr{msg: msgf("labkit.bad_equals", "type", checks.TypeName(spec.Equals), "value", checks.TOMLValue(spec.Equals)), near: "equals"})
 		}
 		if spec.Matches != "" {
 			re, err := regexp.Compile(spec.Matches)
 			if err != nil {
-				errs = append(errs, msgf("labkit.bad_regexp", "re", spec.Matches, "err", err))
+				problem("labkit.bad_regexp", "re", spec.Matches, "err", err)
 			}
 			d.pattern = re
 		}
@@ -189,40 +202,40 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 		case "toml":
 			segs, err := tomlKeyPath(spec.Key)
 			if err != nil {
-				errs = append(errs, msgf("labkit.bad_key", "key", spec.Key))
+				problem("labkit.bad_key", "key", spec.Key)
 			}
 			d.keyPath = segs
 		case "yaml":
 			d.keyPath = checks.SplitFieldPath(spec.Key)
 		default:
-			errs = append(errs, msgf("labkit.bad_format", "format", spec.Format))
+			problem("labkit.bad_format", "format", spec.Format)
 		}
 	case "manifest":
 		gv, err := schema.ParseGroupVersion(spec.APIVersion)
 		d.gvk = gv.WithKind(spec.Kind)
 		if err != nil || !scheme.Scheme.Recognizes(d.gvk) {
-			errs = append(errs, msgf("labkit.unknown_kind", "api_version", spec.APIVersion, "kind", spec.Kind))
+			problem("labkit.unknown_kind", "api_version", spec.APIVersion, "kind", spec.Kind)
 		}
 	case "object", "witness":
 		if !slices.Contains(watchedKinds, spec.Kind) {
-			errs = append(errs, msgf("labkit.unwatched_kind", "kind", spec.Kind, "kinds", strings.Join(watchedKinds, ", ")))
+			problem("labkit.unwatched_kind", "kind", spec.Kind, "kinds", strings.Join(watchedKinds, ", "))
 		}
 		if spec.Type == "witness" {
 			if spec.Held == "" && spec.Event == "" || spec.Held != "" && spec.Event != "" {
-				errs = append(errs, msgf("labkit.field_one_of", "a", "held", "b", "event"))
+				problem("labkit.field_one_of", "a", "held", "b", "event")
 			}
 			if spec.Held != "" {
 				d.held = compile(spec.Held, "bool")
 			}
 			if spec.Event != "" && !slices.Contains(eventReasons(text), spec.Event) {
-				errs = append(errs, msgf("labkit.unwatched_event", "reason", spec.Event))
+				problem("labkit.unwatched_event", "reason", spec.Event)
 			}
 		}
 	case "report":
 		d.values = map[string]*expr{}
 		for key, src := range spec.Values {
 			if !slices.Contains(spec.Keys, key) {
-				errs = append(errs, msgf("labkit.value_not_key", "key", key))
+				problem("labkit.value_not_key", "key", key)
 			}
 			d.values[key] = compile(src, "value")
 		}
@@ -234,11 +247,11 @@ func compileCheck(text *content.Lab, ts content.Step, spec content.Check) (*decl
 		}
 		for _, key := range []string{r.Fail, r.Expect} {
 			if key != "" && !text.HasMsg(key) {
-				errs = append(errs, msgf("labkit.no_message", "key", key))
+				problem("labkit.no_message", "key", key)
 			}
 		}
 		if r.Fail == "" {
-			errs = append(errs, msgf("labkit.rule_needs_fail"))
+			problem("labkit.rule_needs_fail")
 		}
 		d.rules = append(d.rules, cr)
 	}
@@ -250,7 +263,7 @@ func eventReasons(text *content.Lab) []string {
 	if len(text.Cluster.EventReasons) > 0 {
 		return text.Cluster.EventReasons
 	}
-	return []string{"FailedScheduling"}
+	return []string{observe.FailedSchedulingReason}
 }
 
 // tomlKeyPath splits a TOML key the way a TOML parser does (quoted
@@ -321,7 +334,7 @@ func evalStep(in checks.Input, stepID string, decls []*decl, bad map[string]*con
 		ev.Observed = append(ev.Observed, gate.Observed...)
 		ev.Checks = append(ev.Checks, gate.Checks...)
 	}
-	cv := newClusterView(in.Snap)
+	cv := newView(in.Snap)
 	status := map[string]checks.Status{}
 	for _, d := range decls {
 		if d.live() && !liveOK {
@@ -365,12 +378,12 @@ func text(in checks.Input, key, def string, kv ...any) string {
 	return in.Msg(def, kv...)
 }
 
-func (d *decl) eval(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) eval(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	switch d.spec.Type {
 	case "file":
 		return d.evalFile(in)
 	case "field":
-		return d.evalField(in)
+		return d.evalField(in, cv)
 	case "manifest":
 		return d.evalManifest(in, cv)
 	case "object":
@@ -406,14 +419,10 @@ func (d *decl) evalFile(in checks.Input) (checks.Result, *checks.Fact) {
 	return r, &checks.Fact{Label: label, Value: seen}
 }
 
-func (d *decl) evalManifest(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) evalManifest(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	rel, p := d.spec.Path, checks.Shown(in, d.spec.Path)
 	label := in.Msg("labkit.fact.file", "path", rel)
-	obj, err := scheme.Scheme.New(d.gvk)
-	if err != nil {
-		return checks.Result{ID: d.id, Status: checks.Error, Message: err.Error()}, nil
-	}
-	m, r := checks.DecodeManifestInto(in, d.id, rel, d.spec.APIVersion, d.spec.Kind, obj)
+	obj, m, r := cv.manifest(in, d.id, rel, d.spec.APIVersion, d.spec.Kind)
 	if m == nil {
 		return r, &checks.Fact{Label: label, Value: r.Observed}
 	}
@@ -463,7 +472,7 @@ func (d *decl) applyRules(in checks.Input, fc *checks.FieldCheck, v vars, at fun
 	}
 }
 
-func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) evalObject(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	ref := d.objectRef()
 	label := in.Msg("labkit.fact.object", "object", ref)
 	o := in.Snap.Object(d.spec.Kind, d.spec.Namespace, d.spec.Name)
@@ -474,9 +483,13 @@ func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *che
 	}
 	v := vars{object: cv.toCEL(d.spec.Kind, o), cluster: cv}
 	if d.spec.File != "" {
-		fobj, ferr := decodeAny(in, d.id, d.spec.File, cv.toCEL(d.spec.Kind, o))
-		if ferr != nil {
-			return checks.Wait(d.id, in.Msg("labkit.object.wait_file", "path", checks.Shown(in, d.spec.File))), &checks.Fact{Label: label, Value: in.Msg("labkit.object.present")}
+		fobj, bad := decodeAny(in, cv, d.id, d.spec.File, cv.toCEL(d.spec.Kind, o))
+		if bad != nil {
+			if bad.Status == checks.Failed { // the learner's file: wait for it, saying why
+				bad.Status = checks.Waiting
+				bad.Message = in.Msg("labkit.object.wait_file", "path", checks.Shown(in, d.spec.File), "why", bad.Message)
+			}
+			return *bad, &checks.Fact{Label: label, Value: in.Msg("labkit.object.present")}
 		}
 		v.file = fobj
 	}
@@ -497,25 +510,20 @@ func (d *decl) evalObject(in checks.Input, cv *clusterView) (checks.Result, *che
 }
 
 // decodeAny decodes a learner's manifest for an object check's `file`: as
-// the live object's own type, strictly.
-func decodeAny(in checks.Input, id, rel string, live map[string]any) (map[string]any, error) {
+// the live object's own type, strictly. When it does not decode, bad says
+// why (failed for the file, an error when the live object's type is not
+// one labmate can decode).
+func decodeAny(in checks.Input, cv *view, id, rel string, live map[string]any) (obj map[string]any, bad *checks.Result) {
 	apiVersion, _ := live["apiVersion"].(string)
 	kind, _ := live["kind"].(string)
-	gv, err := schema.ParseGroupVersion(apiVersion)
-	if err != nil {
-		return nil, err
+	typed, m, r := cv.manifest(in, id, rel, apiVersion, kind)
+	if m == nil {
+		return nil, &r
 	}
-	obj, err := scheme.Scheme.New(gv.WithKind(kind))
-	if err != nil {
-		return nil, err
-	}
-	if m, r := checks.DecodeManifestInto(in, id, rel, apiVersion, kind, obj); m == nil {
-		return nil, fmt.Errorf("%s", r.Message)
-	}
-	return runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	return cv.toCEL(kind, typed), nil
 }
 
-func (d *decl) evalReport(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) evalReport(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	rel := d.spec.Path
 	label := in.Msg("labkit.fact.file", "path", rel)
 	rf := checks.ReportFile{Rel: rel, Keys: d.spec.Keys, NoSpaces: d.spec.NoSpaces}
@@ -533,12 +541,12 @@ func (d *decl) evalReport(in checks.Input, cv *clusterView) (checks.Result, *che
 			continue
 		}
 		want, absent, err := e.evalText(vars{cluster: cv})
-		if err != nil || absent {
-			why := in.Msg("labkit.report.absent")
-			if err != nil {
-				why = err.Error()
-			}
-			return checks.Wait(d.id, in.Msg("labkit.report.value_unknown", "key", key, "err", why)), &checks.Fact{Label: label, Value: reportSummary(byKey, d.spec.Keys)}
+		fact := &checks.Fact{Label: label, Value: reportSummary(byKey, d.spec.Keys)}
+		if err != nil { // not an absence: the expression is wrong
+			return checks.Result{ID: d.id, Status: checks.Error, Message: in.Msg("labkit.report.value_error", "key", key, "expr", d.spec.Values[key], "err", err)}, fact
+		}
+		if absent {
+			return checks.Wait(d.id, in.Msg("labkit.report.value_unknown", "key", key)), fact
 		}
 		rv := checks.ReportValue{Key: key, Want: want, Why: in.Msg("labkit.report.why_live")}
 		if k := d.spec.Why[key]; k != "" {
@@ -566,7 +574,7 @@ func (d *decl) witnessKey() string { return d.step + "/" + d.spec.ID }
 // rememberStep records what the witness checks of a step saw now.
 func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad map[string]*content.Problem) bool {
 	changed := false
-	cv := newClusterView(snap)
+	cv := newView(snap)
 	for _, d := range decls {
 		if d.spec.Type != "witness" || bad[d.id] != nil {
 			continue
@@ -575,14 +583,12 @@ func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad 
 		if o == nil {
 			continue
 		}
-		acc, err := metaOf(o)
+		acc, err := meta.Accessor(o)
 		if err != nil {
 			continue
 		}
-		if _, known := w.Get(d.witnessKey()); known {
-			if f, _ := w.Get(d.witnessKey()); f.UID == string(acc.GetUID()) {
-				continue // the first sighting is the evidence
-			}
+		if f, known := w.Get(d.witnessKey()); known && f.UID == string(acc.GetUID()) {
+			continue // the first sighting is the evidence
 		}
 		value := ""
 		switch {
@@ -592,7 +598,7 @@ func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad 
 				continue
 			}
 		default:
-			value = eventFor(snap, d, string(acc.GetUID()))
+			value = eventFor(snap, d, acc.GetUID())
 			if value == "" {
 				continue
 			}
@@ -604,21 +610,27 @@ func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad 
 	return changed
 }
 
-func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *checks.Fact) {
+func (d *decl) evalWitness(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	ref := d.objectRef()
 	label := in.Msg("labkit.fact.witness", "object", ref)
 	o := in.Snap.Object(d.spec.Kind, d.spec.Namespace, d.spec.Name)
 	f, seen := in.Witness.Get(d.witnessKey())
 	uid := ""
 	if o != nil {
-		if acc, err := metaOf(o); err == nil {
+		if acc, err := meta.Accessor(o); err == nil {
 			uid = string(acc.GetUID())
 		}
 	}
-	if seen && uid != "" && f.UID != uid {
+	if d.spec.Remain && seen && uid != "" && f.UID != uid {
 		seen = false // another object of that name: the evidence was not about it
 	}
-	expect := text(in, d.spec.Expect, "labkit.witness.expect", "object", ref)
+	// The shared texts name what was to be seen: the condition or the event.
+	kv := []any{"object", ref, "held", d.spec.Held, "reason", d.spec.Event}
+	expectKey, notYetKey := "labkit.witness.expect_held", "labkit.witness.not_yet_held"
+	if d.spec.Event != "" {
+		expectKey, notYetKey = "labkit.witness.expect_event", "labkit.witness.not_yet_event"
+	}
+	expect := text(in, d.spec.Expect, expectKey, kv...)
 	switch {
 	case d.spec.Remain && o == nil:
 		key := "labkit.witness.absent"
@@ -633,37 +645,28 @@ func (d *decl) evalWitness(in checks.Input, cv *clusterView) (checks.Result, *ch
 		r.Observed = in.Msg("labkit.witness.seen", "when", when)
 		return r, &checks.Fact{Label: label, Value: r.Observed}
 	}
-	r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.witness.not_yet", "object", ref), expect, in.Msg("labkit.witness.unseen"), ref)
+	if o != nil && d.held != nil {
+		// rememberStep cannot report; an error there would leave the
+		// witness unseen for ever without a word.
+		if _, err := d.held.evalBool(vars{object: cv.toCEL(d.spec.Kind, o), cluster: cv}); err != nil {
+			r := checks.Result{ID: d.id, Status: checks.Error, Message: in.Msg("labkit.rule_error", "expr", d.spec.Held, "err", err), Where: ref}
+			return r, &checks.Fact{Label: label, Value: in.Msg("labkit.witness.unseen")}
+		}
+	}
+	r := checks.Fail(d.id, text(in, d.spec.Fail, notYetKey, kv...), expect, in.Msg("labkit.witness.unseen"), ref)
 	return r, &checks.Fact{Label: label, Value: in.Msg("labkit.witness.unseen")}
 }
 
-// eventFor returns the message of an event with the check's reason
-// recorded for the object with uid, or "".
-func eventFor(snap *observe.Snapshot, d *decl, uid string) string {
-	for _, o := range snap.ObjectsOf("Event") {
-		m := newClusterView(snap).toCEL("Event", o)
-		if m["reason"] != d.spec.Event {
-			continue
-		}
-		io, _ := m["involvedObject"].(map[string]any)
-		if io["kind"] != d.spec.Kind || io["name"] != d.spec.Name || (d.spec.Namespace != "" && io["namespace"] != d.spec.Namespace) {
-			continue
-		}
-		if u, _ := io["uid"].(string); u != "" && u != uid {
-			continue
-		}
-		if msg, _ := m["message"].(string); msg != "" {
-			return msg
-		}
+// eventFor returns the message of the oldest event with the check's
+// reason recorded for the object with uid (its reason when it has no
+// message), or "".
+func eventFor(snap *observe.Snapshot, d *decl, uid types.UID) string {
+	msgs := checks.EventMessages(snap, d.spec.Event, d.spec.Kind, d.spec.Namespace, d.spec.Name, uid)
+	switch {
+	case len(msgs) == 0:
+		return ""
+	case msgs[0] == "":
 		return d.spec.Event
 	}
-	return ""
-}
-
-func metaOf(o runtime.Object) (metav1.Object, error) {
-	mo, ok := o.(metav1.Object)
-	if !ok {
-		return nil, fmt.Errorf("no metadata")
-	}
-	return mo, nil
+	return msgs[0]
 }

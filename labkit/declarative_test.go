@@ -1,9 +1,12 @@
 package labkit
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -22,14 +26,14 @@ import (
 // way the engine observes: files and live objects folded into a store,
 // memory of the past kept across evaluations.
 type demo struct {
-	t       *testing.T
+	t       testing.TB
 	lab     *Lab
 	store   *observe.Store
 	witness checks.Witness
 	now     time.Time
 }
 
-func newDemo(t *testing.T) *demo {
+func newDemo(t testing.TB) *demo {
 	t.Helper()
 	lab, err := OpenDir("testdata/kit-demo")
 	if err != nil {
@@ -136,6 +140,34 @@ func TestYAMLFieldCheck(t *testing.T) {
 	expect(t, d.eval(1), "files.replicas", checks.Passed)
 }
 
+// A YAML value of the wrong type reads as the TOML check's does: the
+// value seen with its type (a string quoted), the value wanted typed.
+func TestYAMLFieldTypes(t *testing.T) {
+	d := newDemo(t)
+	for body, words := range map[string][]string{
+		// equals = 3 (an integer)
+		"spec:\n  replicas: \"3\"\n":   {`"3" 은(는) 따옴표로 감싼 문자열입니다(2번째 줄)`, "따옴표 없는 정수 3", "spec.replicas: 3"},
+		"spec:\n  replicas: !!str 3\n": {`"3" 은(는) 따옴표로 감싼 문자열입니다(2번째 줄)`, "etc/values.yaml:2:13"},
+		"spec:\n  replicas: 3.5\n":     {"값이 실수 3.5 입니다(2번째 줄)", "정수 3 이어야"},
+		"spec:\n  replicas: 4\n":       {"값이 4 입니다(2번째 줄)", "기대값은 3 입니다"},
+		"spec:\n  replicas: true\n":    {"값이 불리언 true 입니다(2번째 줄)", "정수 3 이어야"},
+		"spec:\n  replicas:\n":         {"null(비어 있는 값)", ": 3 이어야"},
+	} {
+		d.file("etc/values.yaml", body, 0o644)
+		expect(t, d.eval(1), "files.replicas", checks.Failed, words...)
+	}
+	d.file("etc/values.yaml", "spec:\n  replicas: 3.0\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Passed)
+
+	// equals = "550" (a string), the value an integer.
+	lab := openEdited(t, func(s string) string { return strings.Replace(s, "equals = 3", `equals = "550"`, 1) })
+	d = &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.file("etc/values.yaml", "spec:\n  replicas: 550\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Failed, "값이 정수 550 입니다(2번째 줄)", `문자열 "550" 이어야`, `spec.replicas: "550"`)
+	d.file("etc/values.yaml", "spec:\n  replicas: \"550\"\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Passed, `"550"`)
+}
+
 const podYAML = `apiVersion: v1
 kind: Pod
 metadata:
@@ -236,24 +268,13 @@ func TestReportCheckComputesFromLive(t *testing.T) {
 // An author's mistakes are errors with their place in lab.toml, never a
 // crash: the check concerned shows the error, the rest still run.
 func TestAuthoringErrors(t *testing.T) {
-	dir := t.TempDir()
-	copyDir(t, "testdata/kit-demo", dir)
-	raw, err := os.ReadFile(filepath.Join(dir, "lab.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	bad := strings.Replace(string(raw), "object.status.allocatable['example.com/widget'] == '2'", "objet.status.allocatable['example.com/widget'] == '2'", 1)
-	bad = strings.Replace(bad, "object.spec.nodeSelector == file.spec.nodeSelector", "object.spec.nodeSelector == file.spec.nodeSelektor +", 1)
-	bad = strings.Replace(bad, `matches = '^demo-[0-9]+$'`, `matches = '^demo-[0-9+$'`, 1)
-	bad = strings.Replace(bad, `fail = "demo.pod.not_run"`, `fail = "demo.pod.no_such_key"`, 1)
-	bad = strings.Replace(bad, "executable = true", "executable = true\nkeys = [\"A\"]", 1)
-	if err := os.WriteFile(filepath.Join(dir, "lab.toml"), []byte(bad), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	lab, err := OpenDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lab := openEdited(t, func(bad string) string {
+		bad = strings.Replace(bad, "object.status.allocatable['example.com/widget'] == '2'", "objet.status.allocatable['example.com/widget'] == '2'", 1)
+		bad = strings.Replace(bad, "object.spec.nodeSelector == file.spec.nodeSelector", "object.spec.nodeSelector == file.spec.nodeSelektor +", 1)
+		bad = strings.Replace(bad, `matches = '^demo-[0-9]+$'`, `matches = '^demo-[0-9+$'`, 1)
+		bad = strings.Replace(bad, `fail = "demo.pod.not_run"`, `fail = "demo.pod.no_such_key"`, 1)
+		return strings.Replace(bad, "executable = true", "executable = true\nkeys = [\"A\"]", 1)
+	})
 	var all []string
 	for _, p := range lab.Problems {
 		all = append(all, p.Error())
@@ -318,11 +339,11 @@ func copyDir(t *testing.T, from, to string) {
 // list.sum() adds integers (a report's counting); an empty list is 0.
 func TestCELSum(t *testing.T) {
 	for src, want := range map[string]string{"[1, 2, 5].sum()": "8", "[].map(x, int(x)).sum()": "0"} {
-		e, err := compileExpr(src, "value")
+		e, err := compileExpr("report", src, "value")
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		got, _, err := e.evalText(vars{cluster: newClusterView(&observe.Snapshot{})})
+		got, _, err := e.evalText(vars{cluster: newView(&observe.Snapshot{})})
 		if err != nil || got != want {
 			t.Errorf("%s = %q, %v; want %s", src, got, err, want)
 		}
@@ -345,5 +366,323 @@ func TestEveryCheckFieldIsDocumented(t *testing.T) {
 		if !documented[name] {
 			t.Errorf("content.Check field %q is in no check type's documentation", name)
 		}
+	}
+}
+
+// An element, key or field that is not there is an absence (a report
+// waits for it, a rule is false); any other runtime error is an error,
+// even one whose words look alike (the strings extension's "index out
+// of range" for charAt and substring).
+func TestCELAbsence(t *testing.T) {
+	v := vars{object: map[string]any{"spec": map[string]any{"list": []any{}}}, cluster: newView(&observe.Snapshot{})}
+	for src, absent := range map[string]bool{
+		"[][0]":                    true,
+		"[1].filter(x, x > 1)[0]":  true,
+		"object.spec.list[0].name": true,
+		"cluster.list('Pod', 'demo').filter(p, p.status.phase == 'Pending')[0].metadata.name": true,
+		"object.status.phase":                       true,
+		"cluster.get('Pod', 'demo', 'widget').spec": true,
+		"'abc'.charAt(10)":                          false,
+		"'abc'.substring(5)":                        false,
+		"1 / 0":                                     false,
+	} {
+		e, err := compileExpr("object", src, "value")
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		_, gotAbsent, err := e.evalText(v)
+		if gotAbsent != absent || (err != nil) == absent {
+			t.Errorf("%s: absent %v, err %v; want absent %v", src, gotAbsent, err, absent)
+		}
+	}
+	// A list's own words for it (common/types/list.go), where the
+	// interpreter does not qualify the index itself.
+	if !isAbsence(errors.New("index '0' out of range in list size '0'")) {
+		t.Error("a list's index error is not an absence")
+	}
+}
+
+// openEdited opens a copy of the demo lab with lab.toml edited by edit.
+func openEdited(t *testing.T, edit func(string) string) *Lab {
+	t.Helper()
+	dir := t.TempDir()
+	copyDir(t, "testdata/kit-demo", dir)
+	p := filepath.Join(dir, "lab.toml")
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(edit(string(raw))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lab, err := OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return lab
+}
+
+// problemOf returns the one problem whose text says what, or fails.
+func problemOf(t *testing.T, lab *Lab, what string) *content.Problem {
+	t.Helper()
+	var found []*content.Problem
+	for _, p := range lab.Problems {
+		if strings.Contains(p.Msg, what) {
+			found = append(found, p)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d problems say %q: %v", len(found), what, lab.Problems)
+	}
+	return found[0]
+}
+
+// Check IDs are the step's own (driver-reboot has `file` in three steps):
+// a problem in a later step is placed at that step's check, and an
+// expression at its own copy, not at an earlier step's.
+func TestProblemIsPlacedInItsOwnStep(t *testing.T) {
+	const step3 = `
+[[steps]]
+number = 3
+id = "again"
+title = "다시"
+body = "steps/02.md"
+
+[[steps.checks]]
+id = "script"
+type = "file"
+path = "bin/run.sh"
+hint = "demo.no_such_hint"
+
+[[steps.checks]]
+id = "node"
+type = "object"
+kind = "Node"
+name = "demo-node-0"
+
+[[steps.checks.rules]]
+expr = "objet.status.allocatable['example.com/widget'] == '2'"
+fail = "demo.node.widgets"
+`
+	lab := openEdited(t, func(s string) string {
+		s = strings.Replace(s, "expr = \"object.status.allocatable['example.com/widget'] == '2'\"", "expr = \"objet.status.allocatable['example.com/widget'] == '2'\"", 1)
+		return s + step3
+	})
+	lines := strings.Split(func() string { b, _ := lab.Text.ReadFile("lab.toml"); return string(b) }(), "\n")
+	lineOf := func(text string, nth int) int {
+		for i, l := range lines {
+			if strings.Contains(l, text) {
+				if nth--; nth == 0 {
+					return i + 1
+				}
+			}
+		}
+		t.Fatalf("no %d. %q in lab.toml", nth, text)
+		return 0
+	}
+	if p := problemOf(t, lab, "demo.no_such_hint"); p.Line != lineOf(`id = "script"`, 2) || p.Col != 1 {
+		t.Errorf("problem at %d:%d, want the second step's check at %d:1: %v", p.Line, p.Col, lineOf(`id = "script"`, 2), p)
+	}
+	for step, nth := range map[string]int{"2단계": 1, "3단계": 2} {
+		p := problemOf(t, lab, step+" 검사 node")
+		if want := lineOf("expr = \"objet", nth); p.Line != want || p.Col != 9 {
+			t.Errorf("%s: problem at %d:%d, want its own expression at %d:9: %v", step, p.Line, p.Col, want, p)
+		}
+	}
+}
+
+// A manifest is judged from its file alone, also while the cluster is off
+// or stale: its rules cannot read `cluster` (nor `file`). Such a rule is
+// an authoring error at its expression, and the check never runs on live
+// data.
+func TestManifestRuleCannotReadCluster(t *testing.T) {
+	const rule = "cluster.get('Pod', 'demo', 'widget') != null"
+	lab := openEdited(t, func(s string) string {
+		return strings.Replace(s, `fail = "demo.pod.selector"`, `fail = "demo.pod.selector"
+
+[[steps.checks.rules]]
+expr = "`+rule+`"
+fail = "demo.pod.selector"`, 1)
+	})
+	p := problemOf(t, lab, "검사 pod-file")
+	raw, _ := lab.Text.ReadFile("lab.toml")
+	want := slices.IndexFunc(strings.Split(string(raw), "\n"), func(l string) bool { return strings.Contains(l, rule) }) + 1
+	if p.Line != want || p.Col != 9 || !strings.Contains(p.Msg, "undeclared reference to 'cluster'") || !strings.Contains(p.Msg, "manifest 검사의 식은 cluster 를 볼 수 없습니다") {
+		t.Errorf("problem %v, want it at %d:9 saying the manifest cannot see cluster", p, want)
+	}
+	d := &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterOff}})
+	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "a", 1), 0o644)
+	expect(t, d.eval(2), "cluster.pod-file", checks.Error, "실습 정의에 오류가 있어")
+}
+
+// Without remain a witness stands: a later step may delete the object or
+// make another of its name, and what was seen was still seen. Only remain
+// asks for the same object (TestWitnessCheck).
+func TestWitnessWithoutRemainStands(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		return strings.Replace(s, "held = \"object.status.phase == 'Running'\"\nremain = true\n", "held = \"object.status.phase == 'Running'\"\n", 1)
+	})
+	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
+	d.del("Pod", "demo", "widget")
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
+	d.put("Pod", pod("a", corev1.PodPending, "u2"))
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
+}
+
+// equals compares one value: an array or a table there is an authoring
+// error at its line, and the check shows it instead of panicking when the
+// file has a value of that type too.
+func TestEqualsMustBeAScalar(t *testing.T) {
+	lab := openEdited(t, func(s string) string { return strings.Replace(s, "equals = true", "equals = [1, 2]", 1) })
+	p := problemOf(t, lab, "검사 mode")
+	raw, _ := lab.Text.ReadFile("lab.toml")
+	want := slices.Index(strings.Split(string(raw), "\n"), "equals = [1, 2]") + 1
+	if p.Line != want || p.Col != 1 || !strings.Contains(p.Msg, "배열 [1, 2]") {
+		t.Errorf("problem %v, want it at %d:1 naming the array", p, want)
+	}
+	d := &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.file("etc/app.toml", "[server]\nname = \"demo-1\"\n[server.\"listen.tcp\"]\nenabled = [1, 2]\n", 0o644)
+	expect(t, d.eval(1), "files.mode", checks.Error, "실습 정의에 오류가 있어")
+}
+
+// An object check waits for its file to decode, saying why it does not
+// (what the manifest check would say) and what was seen where.
+func TestObjectWaitsForFileSayingWhy(t *testing.T) {
+	d := newDemo(t)
+	d.put("Pod", pod("a", corev1.PodPending, "u1"))
+	d.file("k8s/pod.yaml", strings.Replace(podYAML, "%s", "a", 1)+"  bogus: 1\n", 0o644)
+	expect(t, d.eval(2), "cluster.pod-live", checks.Waiting, "읽을 수 있게 되면 클러스터와 비교합니다", "Pod 에 없는 필드가 있습니다", "spec.bogus", "모르는 필드 spec.bogus", "k8s/pod.yaml:12")
+	d.store.Apply(observe.Observation{Time: d.tick(), File: &observe.FileObs{Path: "k8s/pod.yaml", State: observe.FileMissing}})
+	expect(t, d.eval(2), "cluster.pod-live", checks.Waiting, "파일이 없습니다: /lab/k8s/pod.yaml", "파일 없음")
+}
+
+// A report value that cannot be computed yet (an object, a field or a
+// list element not there) waits; one whose expression fails otherwise is
+// the author's error, shown as such and not as a wait.
+func TestReportValueErrors(t *testing.T) {
+	const phase = "\"cluster.get('Pod', 'demo', 'widget').status.phase\""
+	for value, want := range map[string]checks.Status{
+		"cluster.list('Pod', 'demo').filter(p, p.status.phase == 'Failed')[0].status.phase": checks.Waiting,
+		"cluster.get('Pod', 'demo', 'widget').status.phase.substring(99)":                   checks.Error,
+	} {
+		lab := openEdited(t, func(s string) string {
+			return strings.Replace(s, phase, strconv.Quote(value), 1)
+		})
+		d := &demo{t: t, lab: lab, store: observe.NewStore()}
+		d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+		d.put("Node", node("2"))
+		d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+		d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=2\nPHASE=Running\n", 0o644)
+		words := []string{"PHASE 의 기대값을 클러스터에서 아직 구하지 못했습니다"}
+		if want == checks.Error {
+			words = []string{"PHASE 의 기대값을 구하는 식", "substring(99)", "index out of range: 99", "실습을 만든 사람에게"}
+		}
+		expect(t, d.eval(2), "cluster.report", want, words...)
+	}
+}
+
+// failedScheduling is a FailedScheduling event recorded for the widget pod.
+func failedScheduling(name, uid, message string, at time.Time) *corev1.Event {
+	return &corev1.Event{
+		ObjectMeta:     metav1.ObjectMeta{Name: name, Namespace: "demo"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: "demo", Name: "widget", UID: types.UID(uid)},
+		Reason:         "FailedScheduling", Message: message, LastTimestamp: metav1.NewTime(at),
+	}
+}
+
+// Without the lab's own texts a witness says what it waits to see: the
+// held condition, or the event's reason. An event witness is kept from
+// the oldest such event recorded for that very pod.
+func TestWitnessDefaultsNameTheCondition(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		s = strings.Replace(s, "remain = true\nfail = \"demo.pod.not_run\"\n", "remain = true\n", 1)
+		return s + `
+[[steps.checks]]
+id = "unschedulable"
+type = "witness"
+kind = "Pod"
+namespace = "demo"
+name = "widget"
+event = "FailedScheduling"
+`
+	})
+	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Pod", pod("a", corev1.PodPending, "u1"))
+	rs := d.eval(2)
+	expect(t, rs, "cluster.ran", checks.Failed, "Pod demo/widget 에서 `object.status.phase == 'Running'` 이(가) 참인 것을 아직 보지 못했습니다")
+	if e := rs["cluster.ran"].Expected; !strings.Contains(e, "`object.status.phase == 'Running'` 이(가) 참인 것") {
+		t.Errorf("expected %q names no condition", e)
+	}
+	expect(t, rs, "cluster.unschedulable", checks.Failed, "reason 이 FailedScheduling 인 이벤트가 기록된 것을 아직 보지 못했습니다")
+	if e := rs["cluster.unschedulable"].Expected; !strings.Contains(e, "reason 이 FailedScheduling 인 이벤트") {
+		t.Errorf("expected %q names no event", e)
+	}
+	d.put("Event", failedScheduling("b", "u0", "an older pod's", d.now.Add(-time.Hour)))
+	d.put("Event", failedScheduling("c", "u1", "0/1 nodes are available: later", d.now.Add(time.Minute)))
+	d.put("Event", failedScheduling("d", "u1", "0/1 nodes are available: first", d.now))
+	expect(t, d.eval(2), "cluster.unschedulable", checks.Passed)
+	if f, _ := d.witness.Get("cluster/unschedulable"); f.Value != "0/1 nodes are available: first" || f.UID != "u1" {
+		t.Errorf("witnessed %+v, want the oldest event of pod u1", f)
+	}
+}
+
+// A held condition that fails to evaluate (not an absent field) is the
+// author's error, shown on the check, not an event that never happens.
+func TestWitnessHeldErrorIsShown(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		return strings.Replace(s, "held = \"object.status.phase == 'Running'\"", "held = \"object.status.phase.substring(99) == 'Running'\"", 1)
+	})
+	d := &demo{t: t, lab: lab, store: observe.NewStore()}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	expect(t, d.eval(2), "cluster.ran", checks.Error, "substring(99)", "index out of range: 99", "실습을 만든 사람에게")
+}
+
+// A YAML field's file that is not YAML reads as a manifest's does: the
+// line when the parser names one, and without one no "0번째 줄".
+func TestYAMLFieldSyntax(t *testing.T) {
+	d := newDemo(t)
+	d.file("etc/values.yaml", "spec:\n  replicas: [3\n", 0o644)
+	expect(t, d.eval(1), "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml 의 2번째 줄", "etc/values.yaml:2")
+	d.file("etc/values.yaml", "spec: replicas: 3\n", 0o644) // the parser names no line 1
+	rs := d.eval(1)
+	expect(t, rs, "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml — mapping values are not allowed", "YAML 문법 오류")
+	if r := rs["files.replicas"]; strings.Contains(r.Message, "0번째 줄") || r.Where != "etc/values.yaml" {
+		t.Errorf("a syntax error without a line: %q at %q", r.Message, r.Where)
+	}
+}
+
+// cluster.list is in the snapshot's order: by namespace, then name.
+func TestClusterListIsSorted(t *testing.T) {
+	store := observe.NewStore()
+	for _, k := range [][2]string{{"demo", "b"}, {"a-b", "x"}, {"demo", "a"}, {"a", "z"}} {
+		p := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: k[0], Name: k[1]}}
+		store.Apply(observe.Observation{Object: &observe.ObjectObs{Op: observe.OpUpsert, Kind: "Pod", Namespace: k[0], Name: k[1], Object: p}})
+	}
+	e, err := compileExpr("report", "cluster.list('Pod', '').map(p, p.metadata.namespace + '/' + p.metadata.name)", "value")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, err := e.evalText(vars{cluster: newView(store.Snapshot())})
+	if want := "a/z, a-b/x, demo/a, demo/b"; err != nil || got != want {
+		t.Errorf("cluster.list = %q, %v; want %s", got, err, want)
+	}
+}
+
+// A step with no checks is a problem naming the step, in Korean from
+// content, and evaluates to an error result.
+func TestStepWithoutChecks(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		return s + "\n[[steps]]\nnumber = 3\nid = \"empty\"\ntitle = \"빈 단계\"\nbody = \"steps/02.md\"\n"
+	})
+	p := problemOf(t, lab, "3단계(empty): 검사가 없습니다")
+	ev := lab.Steps[2].Eval(checks.Input{Lab: lab.Text, Snap: &observe.Snapshot{}})
+	if len(ev.Checks) != 1 || ev.Checks[0].Status != checks.Error || !strings.Contains(ev.Checks[0].Message, p.Msg) {
+		t.Errorf("the empty step evaluates to %+v", ev.Checks)
 	}
 }

@@ -2,7 +2,6 @@ package labkit
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	yamlv3 "go.yaml.in/yaml/v3"
@@ -11,13 +10,13 @@ import (
 )
 
 // evalField judges a TOML or YAML field.
-func (d *decl) evalField(in checks.Input) (checks.Result, *checks.Fact) {
+func (d *decl) evalField(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	if d.format() == "yaml" {
-		return d.evalYAMLField(in)
+		return d.evalYAMLField(in, cv)
 	}
 	rel := d.spec.Path
 	label := d.spec.Key
-	tf := checks.OpenTOML(in, d.id, rel)
+	tf := cv.toml(in, d.id, rel)
 	if tf.Doc == nil {
 		r := tf.File
 		if r.Status == checks.Passed {
@@ -79,40 +78,36 @@ func (d *decl) matchTOML(in checks.Input, doc *checks.TOMLDoc) checks.Result {
 }
 
 // evalYAMLField judges a field of a YAML file, naming its line and column.
-func (d *decl) evalYAMLField(in checks.Input) (checks.Result, *checks.Fact) {
+func (d *decl) evalYAMLField(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	rel, p := d.spec.Path, checks.Shown(in, d.spec.Path)
 	label := d.spec.Key
-	body, bad := checks.ReadText(in, d.id, rel)
+	doc, bad := cv.yaml(in, d.id, rel)
 	if bad != nil {
 		return *bad, &checks.Fact{Label: label, Value: bad.Observed}
 	}
-	var doc yamlv3.Node
-	if err := yamlv3.Unmarshal([]byte(body), &doc); err != nil {
-		var tm struct{}
-		prob := checks.DecodeYAMLStrict(body, nil, &tm)
-		line := 0
-		msg := err.Error()
-		if prob != nil {
-			line, msg = prob.Line, prob.Err
-		}
-		r := checks.Fail(d.id, in.Msg("cluster.yaml.syntax", "path", p, "line", line, "err", msg, "excerpt", checks.LineAt(body, line)),
-			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), checks.Where(rel, line))
-		return r, &checks.Fact{Label: label, Value: r.Observed}
-	}
-	want := fmt.Sprint(d.spec.Equals)
+	want := checks.TOMLValue(tomlWant(d.spec.Equals))
 	if d.pattern != nil {
 		want = d.spec.Matches
 	}
-	n, found := yamlAt(&doc, d.keyPath)
+	n, depth, _ := checks.YAMLWalk(doc, d.keyPath)
 	if n == nil {
+		found := strings.Join(d.keyPath[:depth], ".")
 		r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.field.yaml_missing", "path", p, "key", d.spec.Key, "found", found, "want", want),
 			d.spec.Key+": "+want, in.Msg("files.seen.absent"), rel)
 		return r, &checks.Fact{Label: label, Value: in.Msg("files.seen.absent")}
 	}
+	if n.Kind == yamlv3.AliasNode && n.Alias != nil {
+		n = n.Alias
+	}
 	at := fmt.Sprintf("%s:%d:%d", rel, n.Line, n.Column)
-	got := n.Value
-	if n.Kind != yamlv3.ScalarNode {
-		got = in.Msg("labkit.field.yaml_not_scalar")
+	var v any
+	got := in.Msg("labkit.field.yaml_not_scalar")
+	if n.Kind == yamlv3.ScalarNode {
+		v = yamlValue(n)
+		got = checks.TOMLValue(v)
+		if v == nil {
+			got = in.Msg("labkit.field.yaml_null")
+		}
 	}
 	kv := []any{"path", p, "key", d.spec.Key, "got", got, "want", want, "line", n.Line, "where", at}
 	ok := false
@@ -120,86 +115,69 @@ func (d *decl) evalYAMLField(in checks.Input) (checks.Result, *checks.Fact) {
 		if d.pattern != nil {
 			ok = d.pattern.MatchString(n.Value)
 		} else {
-			ok = yamlEquals(n, d.spec.Equals)
+			ok = yamlEquals(v, tomlWant(d.spec.Equals))
 		}
 	}
-	if ok {
-		r := checks.Pass(d.id, text(in, d.spec.Pass, "labkit.field.yaml_ok", kv...))
+	var r checks.Result
+	switch {
+	case ok:
+		r = checks.Pass(d.id, text(in, d.spec.Pass, "labkit.field.yaml_ok", kv...))
 		r.Observed = got
 		return r, &checks.Fact{Label: label, Value: got}
+	case d.spec.Fail != "":
+		r = checks.Fail(d.id, in.Msg(d.spec.Fail, kv...), "", got, at)
+	case d.pattern != nil:
+		r = checks.Fail(d.id, in.Msg("labkit.field.yaml_no_match", kv...), "", got, at)
+	case n.Kind != yamlv3.ScalarNode || v == nil:
+		r = checks.Fail(d.id, in.Msg("labkit.field.yaml_wrong", kv...), "", got, at)
+	default:
+		// The TOML check's words: the type and the value seen, typed.
+		r = checks.KeySpec{ID: d.id, Want: tomlWant(d.spec.Equals)}.Judge(in, d.spec.Key, v, n.Line, at)
 	}
-	def := "labkit.field.yaml_wrong"
-	if d.pattern != nil {
-		def = "labkit.field.yaml_no_match"
-	}
-	r := checks.Fail(d.id, text(in, d.spec.Fail, def, kv...), d.spec.Key+": "+want, got, at)
+	r.Expected = d.spec.Key + ": " + want
 	return r, &checks.Fact{Label: label, Value: got}
 }
 
-// yamlAt walks a YAML tree along a path; found is how much of it exists.
-func yamlAt(doc *yamlv3.Node, segs []string) (*yamlv3.Node, string) {
-	n := doc
-	if n.Kind == yamlv3.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
+// yamlValue is a YAML scalar typed as a TOML value (string, bool, int64,
+// float64), as its tag resolves it: `3` an integer, `"3"` and `!!str 3`
+// strings. A null is nil.
+func yamlValue(n *yamlv3.Node) any {
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return n.Value
 	}
-	var found []string
-	for _, seg := range segs {
-		if n.Kind == yamlv3.AliasNode && n.Alias != nil {
-			n = n.Alias
-		}
-		var next *yamlv3.Node
-		if i, err := strconv.Atoi(seg); err == nil && n.Kind == yamlv3.SequenceNode {
-			if i >= 0 && i < len(n.Content) {
-				next = n.Content[i]
-			}
-		} else if n.Kind == yamlv3.MappingNode {
-			for k := 0; k+1 < len(n.Content); k += 2 {
-				if n.Content[k].Value == seg {
-					next = n.Content[k+1]
-					break
-				}
-			}
-		}
-		if next == nil {
-			return nil, strings.Join(found, ".")
-		}
-		found = append(found, seg)
-		n = next
+	switch t := v.(type) {
+	case int:
+		return int64(t)
+	case uint64:
+		return float64(t) // past int64: as TOML would not have it
 	}
-	return n, strings.Join(found, ".")
+	return v
 }
 
-// yamlEquals compares a YAML scalar with a TOML-typed value: a boolean
-// wants a YAML boolean, a number a number, a string the exact text of a
-// string (so `"true"` does not equal true).
-func yamlEquals(n *yamlv3.Node, want any) bool {
-	var got any
-	if err := n.Decode(&got); err != nil {
-		return false
-	}
+// yamlEquals compares a typed YAML scalar with a TOML-typed value: a
+// boolean wants a YAML boolean, a number a number (3 and 3.0 agree), a
+// string the exact text of a string (so `"true"` does not equal true).
+func yamlEquals(got, want any) bool {
 	switch w := want.(type) {
-	case bool:
-		b, ok := got.(bool)
-		return ok && b == w
 	case int64:
 		switch g := got.(type) {
-		case int:
-			return int64(g) == w
+		case int64:
+			return g == w
 		case float64:
 			return g == float64(w)
 		}
 		return false
 	case float64:
 		switch g := got.(type) {
-		case int:
+		case int64:
 			return float64(g) == w
 		case float64:
 			return g == w
 		}
 		return false
-	case string:
-		s, ok := got.(string)
-		return ok && s == w
+	case bool, string:
+		return got == want
 	}
 	return false
 }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/labhub/labmate/content"
 )
@@ -75,7 +76,7 @@ var Kinds = []Kind{
 		{"values", false, "Key → CEL expression over `cluster` giving the expected value (a string, number or boolean); a key without one is only checked for shape."},
 		{"why", false, "Key → message key saying where the expected value comes from (shown with a wrong value)."},
 	}},
-	{"witness", "Something was true in the past: the object met the `held` condition, or an event with reason `event` was recorded for it, at some point while labmate watched (remembered in the state file, tied to the object's UID). A later step's change does not turn it red; with `remain`, deleting or recreating the object does.", []Field{
+	{"witness", "Something was true in the past: the object met the `held` condition, or an event with reason `event` was recorded for it, at some point while labmate watched (remembered in the state file, tied to the object's UID). A later step's change does not turn it red, not even deleting the object or making another of its name; with `remain`, deleting or recreating the object does.", []Field{
 		{"kind", true, "The object's kind (as for `object`)."},
 		{"namespace", false, "Its namespace."},
 		{"name", true, "Its name."},
@@ -94,8 +95,9 @@ var ruleFields = []Field{
 	{"fail", true, "Message key for the failing text (placeholders `{got}`, `{field}`, `{line}`, `{path}`, `{object}`)."},
 }
 
-// checkFields maps a TOML key of content.Check to its struct field.
-var checkFields = func() map[string]int {
+// checkFields maps a TOML key of content.Check to its struct field,
+// found by reflection once.
+var checkFields = sync.OnceValue(func() map[string]int {
 	m := map[string]int{}
 	t := reflect.TypeOf(content.Check{})
 	for i := 0; i < t.NumField(); i++ {
@@ -104,7 +106,7 @@ var checkFields = func() map[string]int {
 		}
 	}
 	return m
-}
+})
 
 // validateFields returns the problems of a check's fields for its type:
 // an unknown type, a required field missing, a field the type does not read.

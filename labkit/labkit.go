@@ -6,7 +6,6 @@
 package labkit
 
 import (
-	"fmt"
 	"slices"
 	"sync"
 
@@ -88,14 +87,14 @@ func Compile(text *content.Lab, code *checks.Code) *Lab {
 			goSteps[s.ID] = s
 		}
 	}
-	for _, ts := range text.Steps {
+	for si, ts := range text.Steps {
 		gs, hasGo := goSteps[ts.ID]
 		switch {
 		case len(ts.Checks) > 0 && hasGo:
 			l.problem(text, ts, content.Msg("labkit.both", "step", ts.Number))
 			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
 		case len(ts.Checks) > 0:
-			s, probs := compileStep(text, ts)
+			s, probs := compileStep(text, si, ts)
 			l.Problems = append(l.Problems, probs...)
 			l.Steps = append(l.Steps, s)
 		case hasGo:
@@ -110,7 +109,8 @@ func Compile(text *content.Lab, code *checks.Code) *Lab {
 }
 
 func (l *Lab) problem(text *content.Lab, ts content.Step, msg string) {
-	l.Problems = append(l.Problems, &content.Problem{File: text.Where + "/lab.toml", Msg: fmt.Sprintf("%d단계(%s): %s", ts.Number, ts.ID, msg)})
+	l.Problems = append(l.Problems, &content.Problem{File: text.Where + "/lab.toml",
+		Msg: content.Msg("labkit.step_problem", "step", ts.Number, "id", ts.ID, "problem", msg)})
 }
 
 // brokenStep stands in for a step that could not be built: it says why,

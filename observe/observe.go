@@ -158,6 +158,11 @@ const (
 	ClusterError ClusterState = "error"
 )
 
+// FailedSchedulingReason is the event reason the cluster source watches
+// when the lab names none ([cluster] event_reasons): the scheduler's
+// account of why a pod did not fit.
+const FailedSchedulingReason = "FailedScheduling"
+
 // ClusterDisabled is ClusterObs.Err with State ClusterOff when the user
 // turned the cluster off (--no-cluster), as opposed to no kubeconfig.
 const ClusterDisabled = "disabled"

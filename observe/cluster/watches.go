@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/labhub/labmate/observe"
 )
 
 // watchSpec is one informer: a kind, the list/watch calls that scope it,
@@ -26,10 +28,6 @@ type watchSpec struct {
 	watch     func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error)
 	keep      func(obj any) bool
 }
-
-// FailedSchedulingReason is the event reason the source watches when the
-// caller names none: the scheduler's account of why a pod did not fit.
-const FailedSchedulingReason = "FailedScheduling"
 
 // listWatcher is what every typed client-go resource interface offers.
 type listWatcher[L runtime.Object] interface {
@@ -63,7 +61,7 @@ func spec[L runtime.Object](kind, desc string, rs resourceScope, example runtime
 // every RuntimeClass (cluster-scoped and few).
 func watchSpecs(c kubernetes.Interface, namespaces, nodes, reasons []string) []watchSpec {
 	if len(reasons) == 0 {
-		reasons = []string{FailedSchedulingReason}
+		reasons = []string{observe.FailedSchedulingReason}
 	}
 	var specs []watchSpec
 	for _, ns := range namespaces {

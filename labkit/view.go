@@ -1,0 +1,94 @@
+package labkit
+
+import (
+	yamlv3 "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/observe"
+)
+
+// view is what one evaluation of a step sees: the snapshot, and each
+// thing it reads converted or parsed at most once, however many checks
+// read it (two field checks of one TOML file, a manifest check and an
+// object check of one manifest). A step is evaluated on every file or
+// watch event; a view lives for one evaluation, so nothing in it is stale.
+type view struct {
+	snap      *observe.Snapshot
+	converted map[runtime.Object]map[string]any
+	tomls     map[string]checks.TOMLFile
+	yamls     map[string]parsedYAML
+	manifests map[manifestKey]decodedManifest
+}
+
+type parsedYAML struct {
+	doc *yamlv3.Node
+	bad *checks.Result // the file is not YAML text
+}
+
+type manifestKey struct{ rel, apiVersion, kind string }
+
+type decodedManifest struct {
+	obj runtime.Object
+	m   *checks.Manifest // nil when it did not decode
+	r   checks.Result
+}
+
+func newView(snap *observe.Snapshot) *view {
+	return &view{snap: snap, converted: map[runtime.Object]map[string]any{}, tomls: map[string]checks.TOMLFile{},
+		yamls: map[string]parsedYAML{}, manifests: map[manifestKey]decodedManifest{}}
+}
+
+// toml is checks.OpenTOML of rel, its results named for id.
+func (c *view) toml(in checks.Input, id, rel string) checks.TOMLFile {
+	tf, ok := c.tomls[rel]
+	if !ok {
+		tf = checks.OpenTOML(in, id, rel)
+		c.tomls[rel] = tf
+	}
+	tf.File.ID, tf.Parse.ID = id+".file", id+".toml"
+	return tf
+}
+
+// yaml is rel read and parsed as YAML, or why it could not be, named
+// for id.
+func (c *view) yaml(in checks.Input, id, rel string) (*yamlv3.Node, *checks.Result) {
+	p, ok := c.yamls[rel]
+	if !ok {
+		var body string
+		if body, p.bad = checks.ReadText(in, id, rel); p.bad == nil {
+			p.doc, p.bad = checks.ParseYAML(in, id, rel, body)
+		}
+		c.yamls[rel] = p
+	}
+	if p.bad != nil {
+		bad := *p.bad
+		bad.ID = id
+		return nil, &bad
+	}
+	return p.doc, nil
+}
+
+// manifest is rel decoded strictly as apiVersion kind (checks.DecodeManifestInto):
+// the typed object and its manifest, or nil and the result saying why
+// not, named for id.
+func (c *view) manifest(in checks.Input, id, rel, apiVersion, kind string) (runtime.Object, *checks.Manifest, checks.Result) {
+	key := manifestKey{rel, apiVersion, kind}
+	dm, ok := c.manifests[key]
+	if !ok {
+		gv, err := schema.ParseGroupVersion(apiVersion)
+		if err == nil {
+			dm.obj, err = scheme.Scheme.New(gv.WithKind(kind))
+		}
+		if err != nil {
+			dm = decodedManifest{r: checks.Result{Status: checks.Error, Message: err.Error()}}
+		} else if dm.m, dm.r = checks.DecodeManifestInto(in, id, rel, apiVersion, kind, dm.obj); dm.m == nil {
+			dm.obj = nil
+		}
+		c.manifests[key] = dm
+	}
+	dm.r.ID = id
+	return dm.obj, dm.m, dm.r
+}
