@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -35,6 +36,9 @@ const Name = "files"
 type Options struct {
 	Root  string   // absolute lab root
 	Paths []string // lab-relative, slash-separated files to observe
+	// Tree observes every regular file under Root instead of Paths,
+	// those made later included (an author's lab directory).
+	Tree bool
 	// Debounce is how long a burst of events must be quiet before every
 	// file is read again (default 40ms). MaxDelay caps the wait under a
 	// constant stream of events (default 250ms).
@@ -114,7 +118,7 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 
 	watched := map[string]bool{}
 	s.arm(w, watched)
-	s.scan(ctx, out, s.opts.Paths, true)
+	s.scan(ctx, out, s.paths(), true)
 	if !s.emit(ctx, out, observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: Name}}) {
 		return nil
 	}
@@ -177,17 +181,17 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 			// Overflow or a watch vanished: re-arm and re-read everything.
 			_ = werr
 			s.arm(w, watched)
-			s.scan(ctx, out, s.opts.Paths, false)
+			s.scan(ctx, out, s.paths(), false)
 			trigger()
 		case <-s.rescan:
 			s.arm(w, watched)
-			s.scan(ctx, out, s.opts.Paths, false)
+			s.scan(ctx, out, s.paths(), false)
 		case <-timerC:
 			// Quiet: read everything again (a file created in a folder
 			// made in the same burst, before its watch was armed).
 			timer, timerC = nil, nil
 			s.arm(w, watched)
-			s.scan(ctx, out, s.opts.Paths, false)
+			s.scan(ctx, out, s.paths(), false)
 		}
 	}
 }
@@ -196,7 +200,7 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 // every file under a directory it names) and says whether watches must be
 // re-armed (something was created, removed or renamed).
 func (s *Source) touched(ev fsnotify.Event, into map[string]bool) (rearm bool) {
-	for _, p := range s.opts.Paths {
+	for _, p := range s.paths() {
 		abs := s.abs(p)
 		if abs == ev.Name || strings.HasPrefix(abs, ev.Name+string(filepath.Separator)) {
 			into[p] = true
@@ -213,6 +217,30 @@ func keys(m map[string]bool) []string {
 	return out
 }
 
+// paths are the files observed: Options.Paths, or in Tree mode every
+// regular file under the root now and every one seen before (so its
+// removal is seen too).
+func (s *Source) paths() []string {
+	if !s.opts.Tree {
+		return s.opts.Paths
+	}
+	s.mu.Lock()
+	seen := map[string]bool{}
+	for p := range s.last {
+		seen[p] = true
+	}
+	s.mu.Unlock()
+	_ = filepath.WalkDir(s.opts.Root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if rel, err := filepath.Rel(s.opts.Root, p); err == nil {
+				seen[filepath.ToSlash(rel)] = true
+			}
+		}
+		return nil
+	})
+	return keys(seen)
+}
+
 func (s *Source) abs(p string) string { return filepath.Join(s.opts.Root, filepath.FromSlash(p)) }
 
 // arm makes sure every directory on the way to every observed file is
@@ -220,6 +248,14 @@ func (s *Source) abs(p string) string { return filepath.Join(s.opts.Root, filepa
 // ancestor is watched so its creation is seen.
 func (s *Source) arm(w *fsnotify.Watcher, watched map[string]bool) {
 	want := map[string]bool{}
+	if s.opts.Tree {
+		_ = filepath.WalkDir(s.opts.Root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() {
+				want[p] = true
+			}
+			return nil
+		})
+	}
 	for _, p := range s.opts.Paths {
 		dir := filepath.Dir(filepath.Join(s.opts.Root, filepath.FromSlash(p)))
 		for {

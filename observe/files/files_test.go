@@ -2,6 +2,7 @@ package files
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -15,10 +16,15 @@ import (
 // observation of path matching want.
 func watch(t *testing.T, root string, paths ...string) func(path string, want func(observe.FileObs) bool) observe.FileObs {
 	t.Helper()
+	return watchOpts(t, Options{Root: root, Paths: paths, Debounce: 10 * time.Millisecond})
+}
+
+func watchOpts(t *testing.T, opts Options) func(path string, want func(observe.FileObs) bool) observe.FileObs {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	out := make(chan observe.Observation, 64)
-	src := New(Options{Root: root, Paths: paths, Debounce: 10 * time.Millisecond})
+	src := New(opts)
 	errc := make(chan error, 1)
 	go func() { errc <- src.Run(ctx, out) }()
 	t.Cleanup(func() {
@@ -207,5 +213,30 @@ func TestNoObservationWhenNothingChanged(t *testing.T) {
 	case o := <-out:
 		t.Fatalf("unexpected observation %+v", o)
 	case <-time.After(300 * time.Millisecond):
+	}
+}
+
+// Tree mode sees every file under the root: one there at the start, one
+// made later in a folder made later, and a removal.
+func TestTreeSeesFilesMadeLater(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "lab.toml"), []byte("a"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, poll := range []bool{false, true} {
+		next := watchOpts(t, Options{Root: root, Tree: true, Poll: poll, Debounce: 10 * time.Millisecond, PollInterval: 20 * time.Millisecond})
+		dir := filepath.Join(root, fmt.Sprintf("steps-%v", poll))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		rel := filepath.Base(dir) + "/01.md"
+		if err := os.WriteFile(filepath.Join(root, rel), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		next(rel, state(observe.FilePresent))
+		if err := os.Remove(filepath.Join(root, rel)); err != nil {
+			t.Fatal(err)
+		}
+		next(rel, state(observe.FileMissing))
 	}
 }

@@ -42,11 +42,12 @@ func (s *Source) look(p string) statKey {
 
 // poll is Run without file events.
 func (s *Source) poll(ctx context.Context, out chan<- observe.Observation) error {
-	looks := make(map[string]statKey, len(s.opts.Paths))
-	for _, p := range s.opts.Paths {
+	paths := s.paths()
+	looks := make(map[string]statKey, len(paths))
+	for _, p := range paths {
 		looks[p] = s.look(p)
 	}
-	s.scan(ctx, out, s.opts.Paths, true)
+	s.scan(ctx, out, paths, true)
 	if !s.emit(ctx, out, observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: Name}}) {
 		return nil
 	}
@@ -57,12 +58,15 @@ func (s *Source) poll(ctx context.Context, out chan<- observe.Observation) error
 		case <-ctx.Done():
 			return nil
 		case <-s.rescan:
-			s.scan(ctx, out, s.opts.Paths, false)
+			s.scan(ctx, out, paths, false)
 			continue
 		case <-tick.C:
 		}
+		if s.opts.Tree {
+			paths = s.paths() // files made since
+		}
 		var moved []string
-		for _, p := range s.opts.Paths {
+		for _, p := range paths {
 			if k := s.look(p); k != looks[p] {
 				looks[p] = k
 				moved = append(moved, p)
@@ -72,7 +76,7 @@ func (s *Source) poll(ctx context.Context, out chan<- observe.Observation) error
 			// The content changed without its size or mtime moving:
 			// treated like any change, it must hold still before it is
 			// emitted (it may be read in the middle of a write).
-			for _, p := range s.opts.Paths {
+			for _, p := range paths {
 				if s.differs(p) {
 					moved = append(moved, p)
 				}
