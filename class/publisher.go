@@ -15,6 +15,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+
+	"github.com/labhub/labmate/internal/latest"
 )
 
 // State is the class connection as the learner's indicator shows it.
@@ -234,11 +236,7 @@ func (p *Publisher) setStatus(st Status) {
 	if old.State == st.State && old.Pending == st.Pending && errors.Is(old.Err, st.Err) {
 		return
 	}
-	select {
-	case <-p.statusCh:
-	default:
-	}
-	p.statusCh <- st
+	latest.Offer(p.statusCh, st)
 }
 
 // refused says the class cluster answered and said no: the learner's

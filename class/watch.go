@@ -12,6 +12,8 @@ import (
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
+
+	"github.com/labhub/labmate/internal/latest"
 )
 
 // Class is the board's view of a class at one moment.
@@ -55,13 +57,7 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 	}
 	var lastErr error
 	errCh := make(chan error, 1)
-	_ = inf.Informer().SetWatchErrorHandler(func(_ *cache.Reflector, err error) {
-		select {
-		case <-errCh:
-		default:
-		}
-		errCh <- err
-	})
+	_ = inf.Informer().SetWatchErrorHandler(func(_ *cache.Reflector, err error) { latest.Offer(errCh, err) })
 	_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { poke() },
 		UpdateFunc: func(any, any) { poke() },
@@ -96,7 +92,7 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 			}
 			if !synced {
 				if lastErr != nil {
-					send(ctx, out, Class{Err: lastErr, At: time.Now()})
+					latest.Send(ctx, out, Class{Err: lastErr, At: time.Now()})
 				}
 				continue
 			}
@@ -107,21 +103,10 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 			}
 			c := memo.collect(objs)
 			c.Synced, c.Err, c.At = true, lastErr, time.Now()
-			send(ctx, out, c)
+			latest.Send(ctx, out, c)
 		}
 	}()
 	return out
-}
-
-func send(ctx context.Context, out chan Class, c Class) {
-	select {
-	case <-out:
-	default:
-	}
-	select {
-	case out <- c:
-	case <-ctx.Done():
-	}
 }
 
 // recordMemo keeps each object's decoded record by resource version, so
