@@ -16,6 +16,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/latest"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -273,8 +274,7 @@ type Reactor interface {
 // learner sees, only the newest kept when the reader is slow. stop ends
 // the engine (as does ctx) and returns once its goroutine is gone, so a
 // caller may close what the sources and the tap write to. It is the one
-// way to run an engine: the TUI, `check`, `check --watch` and replay all
-// use it.
+// way to run an engine, and package labrun the one caller.
 func (e *Engine) Start(ctx context.Context, sources []observe.Source) (reports <-chan Report, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	out := make(chan Report, 1)
@@ -334,7 +334,7 @@ func (e *Engine) run(ctx context.Context, sources []observe.Source, out chan Rep
 			return
 		}
 		gate.shown(rep)
-		SendLatest(ctx, out, rep)
+		latest.Send(ctx, out, rep)
 	}
 	defer func() { stopWake() }()
 	publish()
@@ -382,25 +382,6 @@ func (e *Engine) stepFiles() map[int][]string {
 	return out
 }
 
-// SendLatest hands rep to a reader through a one-slot channel without
-// ever queueing stale reports: when the reader is behind, the report it has
-// not taken yet is replaced by rep.
-func SendLatest(ctx context.Context, out chan Report, rep Report) {
-	select {
-	case out <- rep:
-		return
-	default:
-	}
-	select {
-	case <-out:
-	default:
-	}
-	select {
-	case out <- rep:
-	case <-ctx.Done():
-	}
-}
-
 func (e *Engine) apply(o observe.Observation, reactors []Reactor, gate *settleGate, clk clock) {
 	defer e.recoverInto("apply")
 	e.Apply(o)
@@ -441,28 +422,6 @@ func runSource(ctx context.Context, src observe.Source, out chan<- observe.Obser
 func sameResults(a, b *Report) bool {
 	return a.Ready == b.Ready && reflect.DeepEqual(a.Cluster, b.Cluster) &&
 		reflect.DeepEqual(a.Steps, b.Steps) && reflect.DeepEqual(a.Problems, b.Problems)
-}
-
-// Once runs the sources until every one has delivered its initial state
-// (or timeout passes) and returns that report. It is `labmate check`.
-func (e *Engine) Once(ctx context.Context, sources []observe.Source, timeout time.Duration) Report {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	reports, stop := e.Start(ctx, sources)
-	defer stop()
-	var last Report
-	for {
-		select {
-		case rep := <-reports:
-			last = rep
-			if rep.Ready {
-				return rep
-			}
-		case <-ctx.Done():
-			last.Problems = append(last.Problems, content.Msg("engine.not_ready", "timeout", timeout))
-			return last
-		}
-	}
 }
 
 // AbsRoot cleans a lab root for display and for sources.

@@ -164,9 +164,17 @@ func TestFailedSourceIsAProblemAndDoesNotBlockReadiness(t *testing.T) {
 	lab, steps := testLab()
 	e := New(Config{Lab: lab, Steps: steps})
 	src := &chanSource{name: "broken", err: errors.New("no inotify")}
-	rep := e.Once(context.Background(), []observe.Source{src}, 3*time.Second)
-	if !rep.Ready {
-		t.Fatal("Once did not finish ready")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	out, stop := e.Start(ctx, []observe.Source{src})
+	defer stop()
+	var rep Report
+	for !rep.Ready {
+		select {
+		case rep = <-out:
+		case <-ctx.Done():
+			t.Fatal("never ready: the failed source kept it waiting")
+		}
 	}
 	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "no inotify") {
 		t.Fatalf("problems = %v", rep.Problems)

@@ -18,6 +18,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/trace"
@@ -319,7 +320,7 @@ func dash(s string) string {
 // and the report is written as of the trace's last record. A trace holds
 // observations only, so no hints or solutions are counted.
 func FromTrace(ctx context.Context, lab *content.Lab, steps []checks.Step, tr *trace.Trace) (Report, error) {
-	rep, changes, err := trace.FinalReport(ctx, lab, steps, tr)
+	rep, changes, err := labrun.Exact(ctx, lab, steps, tr)
 	if err != nil {
 		return Report{}, err
 	}

@@ -150,7 +150,7 @@ bench_save_to_result
 bench_poll_idle
 
 echo "== reference trace, exact evaluation"
-go test ./trace -run '^$' -bench Reference -benchmem -count 3
+go test ./labrun -run '^$' -bench ExactReference -benchmem -count 3
 
 if [ "${LABMATE_E2E:-}" = "1" ]; then
   echo "== node status patch -> updated report (sandbox)"

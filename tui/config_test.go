@@ -33,7 +33,7 @@ func TestConfigReachesTheTUI(t *testing.T) {
 		t.Errorf("theme %q", m.th.Name)
 	}
 	m = send(t, m, sizeMsg(80, 24))
-	m = send(t, m, reportMsg{fixture.Report(fixture.Lab())})
+	m = send(t, m, reportOf(m, fixture.Report(fixture.Lab())))
 	for _, cmd := range runCmd(m.Init()) {
 		m = send(t, m, cmd)
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/charmbracelet/x/exp/teatest"
 
-	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
 
@@ -33,9 +33,9 @@ func TestGolden(t *testing.T) {
 			name := fmt.Sprintf("%dx%d-%s", sz[0], sz[1], page.name)
 			t.Run(name, func(t *testing.T) {
 				lab := fixture.Lab()
-				reports := make(chan engine.Report, 1)
-				reports <- fixture.Report(lab)
-				m := New(Options{Lab: lab, Root: fixture.Root, Reports: reports, Theme: "dark", Colors: ColorsNone})
+				reports := make(chan labrun.Update, 1)
+				reports <- labrun.Next(nil, fixture.Report(lab))
+				m := New(Options{Lab: lab, Root: fixture.Root, Updates: reports, Theme: "dark", Colors: ColorsNone})
 				tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(sz[0], sz[1]))
 				if page.keys != "" {
 					teatest.WaitFor(t, tm.Output(), func(b []byte) bool {

@@ -16,6 +16,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
 
@@ -50,7 +51,7 @@ func testModel(t *testing.T, w, h int, opts ...func(*Options)) Model {
 	}
 	m := New(o)
 	m = send(t, m, tea.WindowSizeMsg{Width: w, Height: h})
-	m = send(t, m, reportMsg{fixture.Report(o.Lab)})
+	m = send(t, m, reportOf(m, fixture.Report(o.Lab)))
 	return m
 }
 
@@ -162,3 +163,9 @@ func withReport(rep engine.Report, n int, st checks.Status) engine.Report {
 }
 
 func msg(key string, kv ...any) string { return content.Msg(key, kv...) }
+
+// reportOf is the message of rep arriving after what m shows, as the
+// run's stream would hand it over.
+func reportOf(m Model, rep engine.Report) reportMsg {
+	return reportMsg{labrun.Next(m.report, rep)}
+}

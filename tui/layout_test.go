@@ -57,7 +57,7 @@ func TestWrappedTextIsWhole(t *testing.T) {
 		m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone,
 			Progress: map[int]HintProgress{1: {Seen: len(lab.Steps[0].Hints)}}})
 		m = send(t, m, sizeMsg(w, 400))
-		m = send(t, m, reportMsg{rep})
+		m = send(t, m, reportOf(m, rep))
 		m = press(t, m, "1")
 		checkFits(t, m)
 		page := squeeze(m.View())

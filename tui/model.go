@@ -20,6 +20,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -83,7 +84,7 @@ type viewKey struct {
 
 func (m Model) viewKey() viewKey { return viewKey{m.page, m.showHelp, m.observed} }
 
-type reportMsg struct{ rep engine.Report }
+type reportMsg struct{ upd labrun.Update }
 type reportsClosedMsg struct{}
 
 // replayMsg carries the replay's status, and whether it has ended, read
@@ -141,7 +142,7 @@ func New(opts Options) Model {
 // Init starts reading reports (and, in a replay, its progress) and shows
 // start-up notices.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitReport(m.opts.Reports), readReplay(m.opts.Replay), waitClass(m.opts.Class)}
+	cmds := []tea.Cmd{waitReport(m.opts.Updates), readReplay(m.opts.Replay), waitClass(m.opts.Class)}
 	if len(m.opts.Notices) > 0 {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg{} })
 	}
@@ -150,17 +151,17 @@ func (m Model) Init() tea.Cmd {
 
 type noticesMsg struct{}
 
-// waitReport reads the next report; Update re-arms it after each one.
-func waitReport(ch <-chan engine.Report) tea.Cmd {
+// waitReport reads the next update; Update re-arms it after each one.
+func waitReport(ch <-chan labrun.Update) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
 	return func() tea.Msg {
-		rep, ok := <-ch
+		u, ok := <-ch
 		if !ok {
 			return reportsClosedMsg{}
 		}
-		return reportMsg{rep}
+		return reportMsg{u}
 	}
 }
 
@@ -226,7 +227,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			cmds = append(cmds, c)
 		}
 	case reportMsg:
-		cmds = append(cmds, m.applyReport(msg.rep), waitReport(m.opts.Reports))
+		cmds = append(cmds, m.applyReport(msg.upd), waitReport(m.opts.Updates))
 	case classMsg:
 		m.class = msg.st
 		cmds = append(cmds, waitClass(m.opts.Class))
@@ -507,8 +508,8 @@ func (m Model) status(s *content.Step) checks.Status {
 // alert for steps that were green and turned red. Transitions count only
 // from a report taken after every source had synced, so start-up does not
 // flood the learner with toasts for work done earlier.
-func (m *Model) applyReport(rep engine.Report) tea.Cmd {
-	prev := m.report
+func (m *Model) applyReport(u labrun.Update) tea.Cmd {
+	rep := u.Report
 	m.report = &rep
 	// Steps that are no longer red leave the alert first, so a pass
 	// toast for them can offer enter.
@@ -516,18 +517,14 @@ func (m *Model) applyReport(rep engine.Report) tea.Cmd {
 		m.foot.alert = m.stillRed(m.foot.alert)
 	}
 	var cmd tea.Cmd
-	if prev != nil && prev.Ready {
+	if u.SinceReady {
 		var passed, regressed []int
-		for _, s := range rep.Steps {
-			old := prev.Step(s.Number)
-			if old == nil {
-				continue
-			}
+		for _, c := range u.Changes {
 			switch {
-			case old.Status != checks.Passed && s.Status == checks.Passed:
-				passed = append(passed, s.Number)
-			case old.Status == checks.Passed && (s.Status == checks.Failed || s.Status == checks.Error):
-				regressed = append(regressed, s.Number)
+			case c.Passed():
+				passed = append(passed, c.Step)
+			case c.Regressed():
+				regressed = append(regressed, c.Step)
 			}
 		}
 		if len(regressed) > 0 {

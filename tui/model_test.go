@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
 
@@ -214,12 +215,12 @@ func TestToastOnPass(t *testing.T) {
 	m := testModel(t, 80, 24)
 	lab := fixture.Lab()
 	base := withReport(fixture.Report(lab), 1, checks.Failed)
-	m = send(t, m, reportMsg{base})
+	m = send(t, m, reportOf(m, base))
 	m = press(t, m, "1")
 	if m.foot.toast != nil {
 		t.Fatalf("toast without a change: %q", m.foot.toast.text)
 	}
-	m, cmd := update(m, reportMsg{withReport(base, 1, checks.Passed)})
+	m, cmd := update(m, reportOf(m, withReport(base, 1, checks.Passed)))
 	if m.foot.toast == nil || !strings.Contains(m.foot.toast.text, msg("tui.toast.passed", "steps", 1)) {
 		t.Fatalf("no pass toast: %+v", m.foot.toast)
 	}
@@ -237,8 +238,8 @@ func TestToastOnPass(t *testing.T) {
 		t.Errorf("enter on the toast: page %d toast %v", m.page, m.foot.toast)
 	}
 	// The toast goes away by itself: only its own timer clears it.
-	m, _ = update(m, reportMsg{withReport(base, 1, checks.Failed)})
-	m, _ = update(m, reportMsg{withReport(base, 1, checks.Passed)})
+	m, _ = update(m, reportOf(m, withReport(base, 1, checks.Failed)))
+	m, _ = update(m, reportOf(m, withReport(base, 1, checks.Passed)))
 	id := m.foot.toast.id
 	m, _ = update(m, toastExpiredMsg{id: id - 1})
 	if m.foot.toast == nil {
@@ -255,8 +256,8 @@ func TestNoToastsBeforeReady(t *testing.T) {
 	m = send(t, m, tea.WindowSizeMsg{Width: 80, Height: 24})
 	rep := withReport(fixture.Report(fixture.Lab()), 1, checks.Waiting)
 	rep.Ready = false
-	m = send(t, m, reportMsg{rep})
-	m = send(t, m, reportMsg{withReport(rep, 1, checks.Passed)})
+	m = send(t, m, reportOf(m, rep))
+	m = send(t, m, reportOf(m, withReport(rep, 1, checks.Passed)))
 	if m.foot.toast != nil {
 		t.Fatalf("toast from start-up settling: %q", m.foot.toast.text)
 	}
@@ -269,15 +270,15 @@ func TestRegressionAlert(t *testing.T) {
 	m := testModel(t, 80, 24)
 	lab := fixture.Lab()
 	base := fixture.Report(lab) // step 1 passed
-	m = send(t, m, reportMsg{base})
+	m = send(t, m, reportOf(m, base))
 	m = press(t, m, "2")
 	// Waiting or unknown is not red: no alert.
-	m = send(t, m, reportMsg{withReport(base, 1, checks.Unknown)})
+	m = send(t, m, reportOf(m, withReport(base, 1, checks.Unknown)))
 	if m.foot.alert != nil {
 		t.Fatal("alert for a step that became unknown")
 	}
-	m = send(t, m, reportMsg{base})
-	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
+	m = send(t, m, reportOf(m, base))
+	m = send(t, m, reportOf(m, withReport(base, 1, checks.Failed)))
 	if m.foot.alert == nil || m.foot.alert.steps[0] != 1 {
 		t.Fatalf("no alert: %+v", m.foot.alert)
 	}
@@ -293,9 +294,9 @@ func TestRegressionAlert(t *testing.T) {
 		t.Fatalf("enter: page %d alert %+v", m.page, m.foot.alert)
 	}
 	// Passing again clears an alert by itself.
-	m = send(t, m, reportMsg{base})
-	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
-	m = send(t, m, reportMsg{base})
+	m = send(t, m, reportOf(m, base))
+	m = send(t, m, reportOf(m, withReport(base, 1, checks.Failed)))
+	m = send(t, m, reportOf(m, base))
 	if m.foot.alert != nil {
 		t.Fatal("alert stayed after the step passed again")
 	}
@@ -409,7 +410,7 @@ func TestOutsideTextIsSanitized(t *testing.T) {
 	rep := fixture.Report(fixture.Lab())
 	rep.Steps[1].Checks[1].Observed = "\x1b[31mred\x1b[0m\rcarriage\x07bell\ttab \xff"
 	rep.Steps[1].Observed = append(rep.Steps[1].Observed, checks.Fact{Label: "출력", Value: "a\x1b]52;c;ZXZpbA==\x07b"})
-	m = send(t, m, reportMsg{rep})
+	m = send(t, m, reportOf(m, rep))
 	m = press(t, m, "2", "o")
 	v := m.View()
 	for _, bad := range []string{"\x1b[31m", "\r", "\x07", "\x1b]52"} {
@@ -522,9 +523,10 @@ func TestHelpToggle(t *testing.T) {
 
 func TestReportsChannel(t *testing.T) {
 	lab := fixture.Lab()
-	reports := make(chan engine.Report, 1)
-	reports <- fixture.Report(lab)
-	m := New(Options{Lab: lab, Reports: reports, Colors: ColorsNone})
+	reports := make(chan labrun.Update, 1)
+	first := fixture.Report(lab)
+	reports <- labrun.Next(nil, first)
+	m := New(Options{Lab: lab, Updates: reports, Colors: ColorsNone})
 	msgs := runCmd(m.Init())
 	if len(msgs) != 1 {
 		t.Fatalf("Init gave %v", msgs)
@@ -533,7 +535,7 @@ func TestReportsChannel(t *testing.T) {
 	if m.report == nil || m.report.Seq != 1 {
 		t.Fatalf("report not taken: %+v", m.report)
 	}
-	reports <- withReport(fixture.Report(lab), 2, checks.Passed)
+	reports <- labrun.Next(&first, withReport(fixture.Report(lab), 2, checks.Passed))
 	next := runCmd(again)
 	if len(next) != 1 {
 		t.Fatalf("the read was not re-armed: %v", next)
@@ -570,7 +572,7 @@ func TestOddInputs(t *testing.T) {
 	rep.Problems = []string{"관측원 files 이(가) 멈췄습니다: inotify 한도"}
 	rep.Cluster.State = "unreachable"
 	rep.Cluster.Server = "https://127.0.0.1:6443"
-	m = send(t, m, reportMsg{rep})
+	m = send(t, m, reportOf(m, rep))
 	for _, k := range []string{"0", "G", "1", "2", "o"} {
 		m = press(t, m, k)
 		checkFits(t, m)
@@ -612,7 +614,7 @@ func TestResizeRoundTripsKeepTheMiddle(t *testing.T) {
 	lab := realLab(t)
 	m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
 	m = send(t, m, sizeMsg(60, 30))
-	m = send(t, m, reportMsg{fixture.Report(lab)})
+	m = send(t, m, reportOf(m, fixture.Report(lab)))
 	m = press(t, m, "3")
 	// The longest block of the page that leaves a screenful below it.
 	best, bestLen := -1, 0
@@ -718,9 +720,9 @@ func TestRegressionAlertOnItsOwnPage(t *testing.T) {
 	lab := fixture.Lab()
 	base := withReport(fixture.Report(lab), 2, checks.Passed)
 	m := testModel(t, 80, 24)
-	m = send(t, m, reportMsg{base})
+	m = send(t, m, reportOf(m, base))
 	m = press(t, m, "1")
-	m = send(t, m, reportMsg{withReport(base, 1, checks.Failed)})
+	m = send(t, m, reportOf(m, withReport(base, 1, checks.Failed)))
 	if m.foot.alert == nil {
 		t.Fatal("no alert")
 	}
@@ -734,7 +736,7 @@ func TestRegressionAlertOnItsOwnPage(t *testing.T) {
 	if m.page != 1 || m.foot.alert == nil {
 		t.Errorf("enter on the own page: page %d, alert %v", m.page, m.foot.alert)
 	}
-	m = send(t, m, reportMsg{withReport(withReport(base, 1, checks.Failed), 2, checks.Failed)})
+	m = send(t, m, reportOf(m, withReport(withReport(base, 1, checks.Failed), 2, checks.Failed)))
 	if !m.keys.Go.Enabled() || m.keys.Go.Help().Desc != msg("tui.short.go_step", "step", 2) {
 		t.Errorf("with steps 1 and 2 red, on step 1: enter %v %q", m.keys.Go.Enabled(), m.keys.Go.Help().Desc)
 	}
@@ -743,8 +745,8 @@ func TestRegressionAlertOnItsOwnPage(t *testing.T) {
 		t.Errorf("enter went to page %d, want 2", m.page)
 	}
 	// From the help page, enter shows the step's text again: offered.
-	m = send(t, m, reportMsg{base})
-	m = send(t, m, reportMsg{withReport(base, 2, checks.Failed)})
+	m = send(t, m, reportOf(m, base))
+	m = send(t, m, reportOf(m, withReport(base, 2, checks.Failed)))
 	m = press(t, m, "?")
 	if !m.keys.Go.Enabled() {
 		t.Error("enter not offered from the help page of the regressed step")
@@ -758,15 +760,15 @@ func TestRegressionReplacesPassToast(t *testing.T) {
 	m := testModel(t, 60, 20)
 	lab := fixture.Lab()
 	base := withReport(fixture.Report(lab), 1, checks.Failed)
-	m = send(t, m, reportMsg{base})
+	m = send(t, m, reportOf(m, base))
 	m = press(t, m, "1")
-	m, _ = update(m, reportMsg{withReport(base, 1, checks.Passed)})
+	m, _ = update(m, reportOf(m, withReport(base, 1, checks.Passed)))
 	s := screen(m)
 	goKey := msg("tui.toast.passed_go", "key", "enter", "next", 2)
 	if !strings.Contains(squeeze(s), squeeze(goKey)) || !strings.Contains(s, "enter "+msg("tui.short.go_step", "step", 2)) {
 		t.Fatalf("pass toast and help line do not both offer enter to step 2:\n%s", s)
 	}
-	m, _ = update(m, reportMsg{base})
+	m, _ = update(m, reportOf(m, base))
 	s = screen(m)
 	if m.foot.toast != nil || strings.Contains(s, msg("tui.toast.passed", "steps", 1)) {
 		t.Errorf("the pass toast stayed under the regression alert:\n%s", s)
@@ -778,9 +780,9 @@ func TestRegressionReplacesPassToast(t *testing.T) {
 	// A toast about another step stays, but no longer promises enter,
 	// which now goes to the red step.
 	two := withReport(withReport(base, 1, checks.Passed), 2, checks.Failed)
-	m = send(t, m, reportMsg{two})
-	m, _ = update(m, reportMsg{withReport(two, 1, checks.Failed)})
-	m, _ = update(m, reportMsg{withReport(withReport(two, 1, checks.Failed), 2, checks.Passed)})
+	m = send(t, m, reportOf(m, two))
+	m, _ = update(m, reportOf(m, withReport(two, 1, checks.Failed)))
+	m, _ = update(m, reportOf(m, withReport(withReport(two, 1, checks.Failed), 2, checks.Passed)))
 	if m.foot.toast == nil || m.foot.alert == nil {
 		t.Fatalf("want a toast for step 2 and the alert for step 1: toast %+v alert %+v", m.foot.toast, m.foot.alert)
 	}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 )
 
 // Options is everything the TUI needs from the rest of labmate. Every
@@ -13,7 +13,7 @@ import (
 type Options struct {
 	Lab     *content.Lab
 	Root    string               // absolute lab root, fills {{ROOT}} in the text
-	Reports <-chan engine.Report // a new Report after every change; nil: none will come
+	Updates <-chan labrun.Update // a new report after every change; nil: none will come
 	Rescan  func()               // "check again now"; nil disables the key
 	// Theme is "dark" or "light". Run also accepts "auto" (or empty) and
 	// asks the terminal before the program starts; New treats anything

@@ -16,6 +16,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
 	"github.com/labhub/labmate/tui/keys"
@@ -53,7 +54,7 @@ func TestScreens(t *testing.T) {
 			m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
 			m.clip.out = io.Discard // as under Run: the copy key is offered
 			m = send(t, m, sizeMsg(sz[0], sz[1]))
-			m = send(t, m, reportMsg{rep})
+			m = send(t, m, reportOf(m, rep))
 			m = press(t, m, s.keys...)
 			checkFits(t, m)
 			files[fmt.Sprintf("%dx%d-%s.txt", sz[0], sz[1], s.name)] = screenText(m)
@@ -62,9 +63,9 @@ func TestScreens(t *testing.T) {
 	// The regression alert and the solution question, at the narrowest.
 	m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
 	m = send(t, m, sizeMsg(60, 20))
-	m = send(t, m, reportMsg{rep})
+	m = send(t, m, reportOf(m, rep))
 	m = press(t, m, "2")
-	m = send(t, m, reportMsg{fixture.With(rep, lab, 1, checks.Failed)})
+	m = send(t, m, reportOf(m, fixture.With(rep, lab, 1, checks.Failed)))
 	checkFits(t, m)
 	files["60x20-regression.txt"] = screenText(m)
 	m = press(t, m, "esc", "1")
@@ -82,7 +83,7 @@ func TestScreens(t *testing.T) {
 	m = New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
 	m.clip.out = io.Discard
 	m = send(t, m, sizeMsg(60, 20))
-	m = send(t, m, reportMsg{rep})
+	m = send(t, m, reportOf(m, rep))
 	m = press(t, m, "2")
 	m, _ = update(m, copiedMsg{text: copyTargets(lab.Steps[1].Body, fixture.Root)[0], osc52: true, tmux: true})
 	checkFits(t, m)
@@ -200,7 +201,7 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 		t.Fatal(err)
 	}
 	steps := labtest.GPUSteps(t)
-	_, changes, err := trace.FinalReport(context.Background(), lab, steps, tr)
+	_, changes, err := labrun.Exact(context.Background(), lab, steps, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +217,7 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 	}
 	part := *tr
 	part.Records = tr.Records[:pos]
-	rep, _, err := trace.FinalReport(context.Background(), lab, steps, &part)
+	rep, _, err := labrun.Exact(context.Background(), lab, steps, &part)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +232,7 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 		m.clip.out = io.Discard
 		m = send(t, m, sizeMsg(sz[0], sz[1]))
 		m, _ = update(m, replayMsg{status: status})
-		m = send(t, m, reportMsg{rep})
+		m = send(t, m, reportOf(m, rep))
 		m = press(t, m, "5")
 		checkFits(t, m)
 		s := screenText(m)

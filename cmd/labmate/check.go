@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -75,26 +75,15 @@ func (o *checkOptions) Run(ctx context.Context) int {
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", o.step, "max", len(s.lab.Steps)))
 		return exitUsage
 	}
-	if o.record != "" {
-		stop, err := s.startRecording(o.record)
-		if err != nil {
-			fmt.Fprintln(stderr, content.Msg("cli.record_open", "path", o.record, "err", err))
-			return exitUsage
-		}
-		defer func() {
-			if err := stop(); err != nil {
-				fmt.Fprintln(stderr, content.Msg("cli.record_failed", "path", o.record, "err", err))
-			}
-		}()
+	if code, ok := s.record(o.record, stderr); !ok {
+		return code
 	}
+	defer s.stop(o.record, stderr)
 	if o.watch {
-		wo := watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}
-		if pub := s.startClass(ctx, o.class, false); pub != nil {
-			wo.OnReport = func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) }
-		}
-		return wo.run(ctx, s, stdout, stderr)
+		s.startClass(ctx, o.class, false)
+		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
 	}
-	rep := s.engine.Once(ctx, s.sources, o.timeout)
+	rep := s.run.Once(ctx, o.timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)
 	return printReport(rep, o.step, o.json, stdout, stderr)
 }
@@ -118,7 +107,7 @@ func (o *checkOptions) checkReplay(ctx context.Context, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", step, "max", len(lab.Steps)))
 		return exitUsage
 	}
-	rep, _, err := trace.FinalReport(ctx, lab, kit.Steps, t)
+	rep, _, err := labrun.Exact(ctx, lab, kit.Steps, t)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage

@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui/board"
@@ -315,7 +316,7 @@ func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 			}
 			learner = l.ID
 		}
-		rep := s.engine.Once(cmd.Context(), s.sources, o.Timeout)
+		rep := s.run.Once(cmd.Context(), o.Timeout)
 		rep.Ready = true // what the learner sees now, settled or not
 		t := class.NewTracker(s.classIdentity(learner, o.Name), nil)
 		seedTracker(t.Apply, s.state.Progress, false)
@@ -372,6 +373,7 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 	}
 	pub := class.NewPublisher(class.PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: s.classIdentity(l.ID, f.Name)})
 	seedTracker(func(u class.Update) bool { pub.Publish(u); return true }, s.state.Progress, page)
+	s.run.Tap(func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) })
 	go pub.Run(ctx)
 	return pub
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/labtest"
 )
 
@@ -87,9 +86,7 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			if pub == nil {
 				t.Fatalf("class not started: %v", s.warnings)
 			}
-			wo := watchOptions{JSON: true, ReadyTimeout: 10 * time.Second,
-				OnReport: func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) }}
-			out, stop := startWatch(t, s, wo)
+			out, stop := startWatch(t, s, watchOptions{JSON: true, ReadyTimeout: 10 * time.Second})
 			first := decode(t, out.waitLines(t, 1, 15*time.Second)[0])
 			if st := first.Step(1); st == nil || st.Status != checks.Passed {
 				t.Fatalf("step 1 with the reference config: %+v", st)

@@ -11,24 +11,22 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labkit"
-	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/config"
 )
 
-// replaySession is a trace wired to a fresh engine through the replay
+// replaySession is a trace wired to a run of its lab through the replay
 // source: nothing of it touches the learner's files, state or cluster.
 type replaySession struct {
-	trace  *trace.Trace
-	kit    *labkit.Lab
-	lab    *content.Lab
-	engine *engine.Engine
-	replay *trace.Replay
+	trace *trace.Trace
+	kit   *labkit.Lab
+	lab   *content.Lab
+	run   *labrun.Run
 }
 
 // replayOptions are `labmate replay`'s flags and argument.
@@ -105,13 +103,7 @@ func (o *replayOptions) openReplay(name string, opts trace.ReplayOptions) (*repl
 	if err != nil {
 		return nil, err
 	}
-	return &replaySession{
-		trace:  tr,
-		kit:    kit,
-		lab:    kit.Text,
-		engine: engine.New(engine.Config{Lab: kit.Text, Steps: kit.Steps, Root: tr.Header.Root}),
-		replay: trace.ReplaySource(tr, opts),
-	}, nil
+	return &replaySession{trace: tr, kit: kit, lab: kit.Text, run: labrun.Replay(kit.Text, kit.Steps, tr, opts)}, nil
 }
 
 // parseSpeed reads --speed: a positive number ("10", "10x") or "instant".
@@ -127,60 +119,41 @@ func parseSpeed(s string) (float64, error) {
 	return v, nil
 }
 
-// run starts the engine over the replay source and returns its reports.
-// stop cancels it and waits for the engine goroutine.
-func (rs *replaySession) run(ctx context.Context) (reports <-chan engine.Report, stop func()) {
-	return rs.engine.Start(ctx, []observe.Source{rs.replay})
-}
-
 // printChanges is --no-tui: one line per step status change, stamped with
 // the recorded time, then the final results like `labmate check`. The
 // exit code is check's: 0 when every step passed at the end.
 func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
-	p := rs.replay.Progress()
+	replay := rs.run.Trace()
+	p := replay.Progress()
 	fmt.Fprintln(w, content.Msg("trace.cli.start", "name", trace.DisplayName(rs.trace.Name), "lab", rs.lab.Title,
 		"records", p.Total, "length", trace.Clock(p.Length), "speed", trace.SpeedLabel(p.Speed)))
-	reports, stop := rs.run(ctx)
-	defer stop()
+	st := rs.run.Start(ctx)
+	defer rs.run.Stop()
 
-	var (
-		last    engine.Report
-		printed map[int]checks.Status
-	)
+	printed := false
 	quiet := time.NewTimer(time.Hour)
 	defer quiet.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return exitOK
-		case rep := <-reports:
-			last = rep
-			if !rep.Ready {
-				continue
-			}
-			at := trace.Clock(rep.Time.Sub(rs.trace.Header.Started))
-			if printed == nil {
-				printed = map[int]checks.Status{}
-				var parts []string
-				for _, st := range rep.Steps {
-					printed[st.Number] = st.Status
-					parts = append(parts, fmt.Sprintf("%d %s", st.Number, content.Msg("status."+string(st.Status))))
-				}
-				fmt.Fprintln(w, content.Msg("trace.cli.ready", "at", at, "steps", strings.Join(parts, content.Msg("trace.cli.ready_sep"))))
-			}
-			for _, st := range rep.Steps {
-				if printed[st.Number] != st.Status {
-					fmt.Fprintln(w, content.Msg("trace.cli.change", "at", at, "step", st.Number, "title", st.Title,
-						"from", content.Msg("status."+string(printed[st.Number])), "to", content.Msg("status."+string(st.Status))))
-					printed[st.Number] = st.Status
+		case u := <-st.Updates():
+			st.Take(u)
+			if u.Ready {
+				at := trace.Clock(u.Time.Sub(rs.trace.Header.Started))
+				if !printed {
+					printed = true
+					rs.printStart(w, at, u.Report)
+				} else {
+					rs.printSteps(w, at, u)
 				}
 			}
-			if rs.replay.Progress().Done {
+			if replay.Progress().Done {
 				quiet.Reset(300 * time.Millisecond)
 			}
 			continue
-		case <-rs.replay.Updates():
-			if rs.replay.Progress().Done {
+		case <-replay.Updates():
+			if replay.Progress().Done {
 				// The engine may still be folding the last records in:
 				// end once it has been quiet for a moment.
 				quiet.Reset(300 * time.Millisecond)
@@ -188,9 +161,10 @@ func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
 			continue
 		case <-quiet.C:
 		}
-		if !rs.replay.Progress().Done {
+		if !replay.Progress().Done {
 			continue
 		}
+		last := st.Last()
 		fmt.Fprintln(w)
 		writeTable(w, &last)
 		if last.AllPassed() {
@@ -200,17 +174,39 @@ func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
 	}
 }
 
+// printStart is the line of every step's status once the replay's
+// sources are ready.
+func (rs *replaySession) printStart(w io.Writer, at string, rep engine.Report) {
+	var parts []string
+	for _, st := range rep.Steps {
+		parts = append(parts, fmt.Sprintf("%d %s", st.Number, content.Msg("status."+string(st.Status))))
+	}
+	fmt.Fprintln(w, content.Msg("trace.cli.ready", "at", at, "steps", strings.Join(parts, content.Msg("trace.cli.ready_sep"))))
+}
+
+// printSteps is a line per step the update changed.
+func (rs *replaySession) printSteps(w io.Writer, at string, u labrun.Update) {
+	for _, c := range u.Changes {
+		title := ""
+		if sr := u.Step(c.Step); sr != nil {
+			title = sr.Title
+		}
+		fmt.Fprintln(w, content.Msg("trace.cli.change", "at", at, "step", c.Step, "title", title,
+			"from", content.Msg("status."+string(c.From)), "to", content.Msg("status."+string(c.To))))
+	}
+}
+
 // runTUI shows the replay in the TUI, marked as a replay, with the
 // status changes precomputed so "jump to the next change" stops at each.
 // The learner's TUI config (theme, keys) applies; their progress does not
 // move.
 func (rs *replaySession) runTUI(ctx context.Context, theme string, stderr io.Writer) int {
-	_, changes, err := trace.FinalReport(ctx, rs.lab, rs.kit.Steps, rs.trace)
+	_, changes, err := labrun.Exact(ctx, rs.lab, rs.kit.Steps, rs.trace)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return exitUsage
 	}
-	rs.replay.SetMarks(trace.Marks(changes))
+	rs.run.Trace().SetMarks(labrun.Marks(changes))
 	cfg, warnings := config.Load(config.DefaultPath())
 	if theme != "" {
 		cfg.Theme = theme
@@ -219,11 +215,10 @@ func (rs *replaySession) runTUI(ctx context.Context, theme string, stderr io.Wri
 		Lab:    rs.lab,
 		Root:   rs.trace.Header.Root,
 		Banner: content.Msg("trace.banner_static", "name", trace.DisplayName(rs.trace.Name)),
-		Replay: rs.replay,
+		Replay: rs.run.Trace(),
 	}, cfg, warnings)
-	reports, stop := rs.run(ctx)
-	defer stop()
-	opts.Reports = reports
+	opts.Updates = rs.run.Start(ctx).Updates()
+	defer rs.run.Stop()
 	if err := tui.Run(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
 		return exitFail

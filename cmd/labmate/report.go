@@ -63,10 +63,9 @@ func (o *reportOptions) Run(ctx context.Context) int {
 		return exitFor(err, stderr)
 	}
 	defer s.closeLog()
-	rep := s.engine.Once(ctx, s.sources, *timeout)
+	rep := s.run.Once(ctx, *timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)
 	now := reportNow()
-	recordPasses(s, rep, now, stderr)
 	progress := s.state.Progress
 	if s.store != nil {
 		if f, err := s.store.Load(); err == nil {

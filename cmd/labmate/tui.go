@@ -4,19 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/state"
-	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/config"
 )
@@ -63,23 +59,15 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	}
 	defer s.closeLog()
 	c.rememberLab(s.kit)
-	if *record != "" {
-		stopRec, err := s.startRecording(*record)
-		if err != nil {
-			fmt.Fprintln(stderr, content.Msg("cli.record_open", "path", *record, "err", err))
-			return exitUsage
-		}
-		defer func() {
-			if err := stopRec(); err != nil {
-				fmt.Fprintln(stderr, content.Msg("cli.record_failed", "path", *record, "err", err))
-			}
-		}()
+	if code, ok := s.record(*record, stderr); !ok {
+		return code
 	}
+	defer s.stop(*record, stderr)
 
 	opts := tui.Options{
 		Lab:       s.lab,
 		Root:      s.root,
-		Rescan:    s.files.Rescan,
+		Rescan:    s.run.Rescan(),
 		Theme:     *themeFlag,
 		Notices:   s.warnings,
 		StartPage: s.state.Progress.CurrentStep,
@@ -105,9 +93,7 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	nWarn := len(s.warnings)
 	pub := s.startClass(ctx, o.class, true)
 	opts.Notices = append(opts.Notices, s.warnings[nWarn:]...)
-	var taps []func(engine.Report)
 	if pub != nil {
-		taps = append(taps, func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) })
 		opts.Class = pub.Statuses()
 		onProgress, onPage := opts.OnProgress, opts.OnPage
 		opts.OnProgress = func(step, hints int, solution bool) {
@@ -123,9 +109,7 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 			}
 		}
 	}
-	reports, stop := s.publish(ctx, taps...)
-	defer stop()
-	opts.Reports = reports
+	opts.Updates = s.run.Start(ctx).Updates()
 	restoreStderr := s.quietStderr()
 	if restoreStderr != nil {
 		defer restoreStderr()
@@ -141,47 +125,6 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 		return exitFail
 	}
 	return exitOK
-}
-
-// publish starts the engine and hands its reports to the TUI, recording
-// the first time each step passed on the way, and handing each report to
-// the taps (the class publisher; a tap must not block). stop ends the
-// engine and waits for it.
-func (s *setup) publish(ctx context.Context, taps ...func(engine.Report)) (<-chan engine.Report, func()) {
-	raw, stop := s.engine.Start(ctx, s.sources)
-	if s.store == nil && len(taps) == 0 {
-		return raw, stop
-	}
-	out := make(chan engine.Report, 1)
-	go func() {
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case rep := <-raw:
-				for _, tap := range taps {
-					tap(rep)
-				}
-				if rep.Ready {
-					s.recordPassesQuietly(rep)
-				}
-				engine.SendLatest(ctx, out, rep)
-			}
-		}
-	}()
-	return out, stop
-}
-
-// recordPassesQuietly records first passes without writing to the
-// terminal (the TUI owns it); a failure or even a panic there costs the
-// progress record, never the flow of reports to the screen.
-func (s *setup) recordPassesQuietly(rep engine.Report) {
-	defer func() {
-		if r := recover(); r != nil {
-			slog.Error("recording progress panicked", "panic", r)
-		}
-	}()
-	recordPasses(s, rep, time.Now(), io.Discard)
 }
 
 // quietStderr sends whatever writes to stderr behind the TUI's back to the
@@ -226,19 +169,23 @@ func hintProgress(p state.Progress) map[int]tui.HintProgress {
 	return out
 }
 
-// startRecording writes every observation the engine applies to a trace.
-// The returned stop closes it and reports the first write error, if any.
-func (s *setup) startRecording(path string) (func() error, error) {
-	rec, err := trace.Create(path, trace.Header{Lab: s.lab.ID, Root: s.root, Labmate: version})
-	if err != nil {
-		return nil, err
+// record starts recording the run to path ("" records nothing); on
+// failure it says so and returns the exit code.
+func (s *setup) record(path string, stderr io.Writer) (int, bool) {
+	if path == "" {
+		return 0, true
 	}
-	s.engine.SetTap(rec.Record)
-	return func() error {
-		werr := rec.Err()
-		if cerr := rec.Close(); werr == nil {
-			werr = cerr
-		}
-		return werr
-	}, nil
+	if err := s.run.Record(path, version); err != nil {
+		fmt.Fprintln(stderr, err)
+		return exitUsage, false
+	}
+	return 0, true
+}
+
+// stop ends the run and says when the trace it recorded to path could
+// not be written whole.
+func (s *setup) stop(path string, stderr io.Writer) {
+	if err := s.run.Stop(); err != nil {
+		fmt.Fprintln(stderr, content.Msg("cli.record_failed", "path", path, "err", err))
+	}
 }

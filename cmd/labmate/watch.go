@@ -13,7 +13,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/labrun"
 )
 
 // watchOptions configure `labmate check --watch`.
@@ -27,9 +27,6 @@ type watchOptions struct {
 	ReadyTimeout time.Duration
 	// Now stamps lines (time.Now when nil).
 	Now func() time.Time
-	// OnReport, if set, sees every report (the class publisher; it must
-	// not block).
-	OnReport func(engine.Report)
 }
 
 // watchRecord is one --json line.
@@ -59,61 +56,52 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 20 * time.Second
 	}
-	// stop waits for the engine goroutine: it must be gone before the
-	// caller closes the log or reuses the setup.
-	reports, stop := s.engine.Start(ctx, s.sources)
-	defer stop()
-
+	// The caller's stop waits for the run's goroutines: they must be gone
+	// before it closes the log or reuses the setup.
+	st := s.run.Start(ctx)
 	notReady := time.NewTimer(o.ReadyTimeout)
 	defer notReady.Stop()
 	var (
 		pending *engine.Report // newest report before the first print
-		printed map[int]checks.Status
+		printed bool
 	)
-	emit := func(rep engine.Report, first bool) bool {
-		rep = o.filter(rep)
-		var changed []stepChange
-		if !first {
-			changed = statusChanges(printed, rep)
-			if len(changed) == 0 {
-				return true
-			}
-		}
-		printed = statuses(rep)
-		recordPasses(s, rep, o.Now(), stderr)
-		if err := o.write(stdout, rep, changed, first); err != nil {
+	emit := func(rep engine.Report, changed []stepChange) bool {
+		if err := o.write(stdout, o.filter(rep), changed, !printed); err != nil {
 			fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
 			return false
 		}
+		printed = true
 		return true
+	}
+	first := func(rep engine.Report) bool {
+		rep.Problems = append(append([]string(nil), s.warnings...), rep.Problems...)
+		return emit(rep, nil)
 	}
 	for {
 		select {
 		case <-ctx.Done():
 			return exitOK
-		case rep := <-reports:
-			if o.OnReport != nil {
-				o.OnReport(rep)
-			}
+		case u := <-st.Updates():
+			st.Take(u)
+			ok := true
 			switch {
-			case printed != nil:
-				if !emit(rep, false) {
-					return exitUsage
+			case printed:
+				if changed := o.changes(u); len(changed) > 0 {
+					ok = emit(u.Report, changed)
 				}
-			case rep.Ready:
-				rep.Problems = append(append([]string(nil), s.warnings...), rep.Problems...)
-				if !emit(rep, true) {
-					return exitUsage
-				}
+			case u.Ready:
+				ok = first(u.Report)
 			default:
-				pending = &rep
+				pending = &u.Report
+			}
+			if !ok {
+				return exitUsage
 			}
 		case <-notReady.C:
-			if printed == nil && pending != nil {
+			if !printed && pending != nil {
 				rep := *pending
-				rep.Problems = append(append([]string(nil), s.warnings...), rep.Problems...)
 				rep.Problems = append(rep.Problems, content.Msg("engine.not_ready", "timeout", o.ReadyTimeout))
-				if !emit(rep, true) {
+				if !first(rep) {
 					return exitUsage
 				}
 			}
@@ -130,45 +118,16 @@ func (o watchOptions) filter(rep engine.Report) engine.Report {
 	return rep
 }
 
-func statuses(rep engine.Report) map[int]checks.Status {
-	m := make(map[int]checks.Status, len(rep.Steps))
-	for _, st := range rep.Steps {
-		m[st.Number] = st.Status
-	}
-	return m
-}
-
-func statusChanges(before map[int]checks.Status, rep engine.Report) []stepChange {
+// changes are the update's changes of the steps watched.
+func (o watchOptions) changes(u labrun.Update) []stepChange {
 	var out []stepChange
-	for _, st := range rep.Steps {
-		if from := before[st.Number]; from != st.Status {
-			out = append(out, stepChange{Number: st.Number, From: from, To: st.Status})
+	for _, c := range u.Changes {
+		if o.Step == 0 || c.Step == o.Step {
+			out = append(out, stepChange{Number: c.Step, From: c.From, To: c.To})
 		}
 	}
 	return out
 }
-
-// recordPasses keeps the first time each step was seen passing, as the
-// TUI does, so a learner who only uses the command line has a timeline
-// in `labmate report` too.
-func recordPasses(s *setup, rep engine.Report, now time.Time, stderr io.Writer) {
-	if s.store == nil {
-		return
-	}
-	var evs []state.Event
-	for _, st := range rep.Steps {
-		if st.Status == checks.Passed {
-			evs = append(evs, state.Event{Kind: state.StepPassed, Step: st.Number, At: now})
-		}
-	}
-	if len(evs) == 0 {
-		return
-	}
-	if err := s.store.Record(evs...); err != nil {
-		fmt.Fprintln(stderr, content.Msg("ops.watch.progress_failed", "err", err))
-	}
-}
-
 func (o watchOptions) write(w io.Writer, rep engine.Report, changed []stepChange, first bool) error {
 	at := o.Now()
 	if o.JSON {

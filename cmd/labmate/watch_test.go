@@ -16,10 +16,9 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe"
-	"github.com/labhub/labmate/observe/files"
 	"github.com/labhub/labmate/state"
 )
 
@@ -73,7 +72,7 @@ func (l *lines) quiet(t *testing.T, have int, window time.Duration) {
 // "ok". A failing check's message quotes the content, so a content
 // change that keeps the status still changes the engine's report: watch
 // must print on status changes only.
-func fileLab(t *testing.T, root string) *setup {
+func fileLab(t *testing.T, root string, extra ...observe.Source) *setup {
 	t.Helper()
 	lab := &content.Lab{ID: "watch-test", Title: "watch test", Steps: []content.Step{
 		{Number: 1, ID: "one", Title: "one"}, {Number: 2, ID: "two", Title: "two"},
@@ -96,9 +95,21 @@ func fileLab(t *testing.T, root string) *setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := engine.New(engine.Config{Lab: lab, Steps: steps, Root: root})
-	src := files.New(files.Options{Root: root, Paths: e.Files()})
-	return &setup{lab: lab, root: root, engine: e, files: src, sources: []observe.Source{src}, store: store, closeLog: func() {}}
+	return fileSetup(t, lab, steps, root, store, extra...)
+}
+
+// fileSetup wires a run of the steps over root with no cluster, plus any
+// extra sources.
+func fileSetup(t *testing.T, lab *content.Lab, steps []checks.Step, root string, store *state.Store, extra ...observe.Source) *setup {
+	t.Helper()
+	run, err := labrun.New(labrun.Options{Lab: lab, Steps: steps, Root: root, Progress: store,
+		Cluster: labrun.Cluster{Mode: labrun.ClusterNone}, Sources: extra})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &setup{lab: lab, root: root, run: run, store: store, closeLog: func() {}}
+	t.Cleanup(func() { _ = run.Stop() })
+	return s
 }
 
 func write(t *testing.T, path, text string) {
@@ -267,8 +278,7 @@ func (stuckSource) Run(ctx context.Context, out chan<- observe.Observation) erro
 
 func TestWatchPrintsAfterReadyTimeout(t *testing.T) {
 	root := t.TempDir()
-	s := fileLab(t, root)
-	s.sources = append(s.sources, stuckSource{})
+	s := fileLab(t, root, stuckSource{})
 	start := time.Now()
 	out, stop := startWatch(t, s, watchOptions{JSON: true, ReadyTimeout: 400 * time.Millisecond})
 	rec := decode(t, out.waitLines(t, 1, 3*time.Second)[0])

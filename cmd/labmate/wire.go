@@ -10,12 +10,10 @@ import (
 
 	"k8s.io/klog/v2"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labkit"
-	"github.com/labhub/labmate/observe"
-	"github.com/labhub/labmate/observe/files"
+	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/state"
 )
 
@@ -51,16 +49,15 @@ type common struct {
 	resolved *labkit.Lab
 }
 
-// setup is the wired-up program for one lab root.
+// setup is the wired-up program for one lab root: its run (sources,
+// engine, report stream) and the learner's state.
 type setup struct {
-	lab     *content.Lab
-	kit     *labkit.Lab
-	root    string
-	engine  *engine.Engine
-	files   *files.Source
-	sources []observe.Source
-	store   *state.Store
-	state   state.File
+	lab   *content.Lab
+	kit   *labkit.Lab
+	root  string
+	run   *labrun.Run
+	store *state.Store
+	state state.File
 	// warnings are Korean messages to show but not fail on.
 	warnings []string
 	closeLog func()
@@ -112,22 +109,20 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 		s.warnings = append(s.warnings, content.Msg("cli.state_unavailable", "err", err))
 	}
 
-	cfg := engine.Config{Lab: lab, Steps: steps, Root: root, Witness: s.state.Witness}
-	if s.store != nil {
-		store := s.store
-		cfg.SaveWitness = func(w checks.Witness) error {
-			return store.Update(func(f *state.File) { f.Witness = w })
-		}
+	mode := labrun.ClusterAuto
+	if c.noCluster {
+		mode = labrun.ClusterOff
 	}
-	s.engine = engine.New(cfg)
-	s.files = files.New(files.Options{Root: root, Paths: s.engine.Files(), Poll: c.poll})
-	if fs := s.files.Polling(); fs != "" && !c.poll {
-		s.warnings = append(s.warnings, content.Msg("cli.polling", "fs", fs))
+	s.run, err = labrun.New(labrun.Options{
+		Lab: lab, Steps: steps, Root: root, Poll: c.poll,
+		Cluster: labrun.Cluster{Mode: mode, Kubeconfig: c.kubeconfig, Context: c.kubeCtx,
+			Fallback: sandboxKubeconfig(), Lenient: c.lenient},
+		Progress: s.store, Witness: s.state.Witness, Notices: s.warnings,
+	})
+	if err != nil {
+		return nil, envError{err.Error()}
 	}
-	s.sources = append(s.sources, s.files)
-	if err := s.addSources(c, !c.lenient); err != nil {
-		return nil, err
-	}
+	s.warnings = s.run.Warnings()
 	return s, nil
 }
 
@@ -146,6 +141,12 @@ func (s *setup) openLog(path string) error {
 	s.closeLog = func() { f.Close() }
 	return nil
 }
+
+// sandboxKubeconfig is the kubeconfig of a `labmate sandbox` cluster: the
+// kube loader falls back to it only when kubectl's rules (--kubeconfig,
+// $KUBECONFIG, ~/.kube/config) name no file, the useful default for a
+// learner who started the sandbox and nothing else.
+func sandboxKubeconfig() string { return sandbox.Kubeconfig(sandbox.Options{}) }
 
 func exitFor(err error, stderr io.Writer) int {
 	var ee envError

@@ -28,16 +28,14 @@ import (
 
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/kubeconfig"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe"
-	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/observe/files"
-	"github.com/labhub/labmate/observe/scriptprobe"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
@@ -155,6 +153,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	_ = p.run.Stop()
 	res.Rows = append(res.Rows, p.textRows()...)
 	return res, nil
 }
@@ -231,11 +230,8 @@ type prover struct {
 	clusterOK                     bool // the proof may touch the sandbox
 	tmp                           string
 
-	eng     *engine.Engine
-	reports <-chan engine.Report
-	stop    func()
-	last    engine.Report
-	rec     *trace.Recorder
+	run     *labrun.Run
+	st      *labrun.Stream
 	recPath string
 
 	messages map[string]bool // every message seen, for the placeholder check
@@ -332,51 +328,40 @@ func (p *prover) connect(ctx context.Context) error {
 }
 
 func (p *prover) startEngine(ctx context.Context) error {
-	root := p.root
-	engineRoot := root
+	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Root: p.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
+	switch {
+	case p.clusterOK:
+		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Kubeconfig: p.kubeconfigFile}
+	case len(p.text.ClusterSteps()) > 0:
+		o.Cluster.Mode = labrun.ClusterOff
+	}
 	if p.o.Record != "" {
 		// The trace names the lab's default root, the path a newcomer
 		// sees in the step texts; the files really are under root.
-		engineRoot = p.text.DefaultRoot
+		o.Shown = p.text.DefaultRoot
+	}
+	run, err := labrun.New(o)
+	if err != nil {
+		return &EnvError{msg("verify.no_sandbox", "err", err)}
+	}
+	p.run = run
+	if p.o.Record != "" {
 		p.recPath = p.o.Record + ".partial"
-		rec, err := trace.Create(p.recPath, trace.Header{Lab: p.text.ID, Root: p.text.DefaultRoot, Labmate: p.o.Labmate})
-		if err != nil {
+		if err := run.Record(p.recPath, p.o.Labmate); err != nil {
 			return &EnvError{msg("verify.record_failed", "path", p.o.Record, "err", err)}
 		}
-		p.rec = rec
-	}
-	cfg := engine.Config{Lab: p.text, Steps: p.kit.Steps, Root: engineRoot}
-	if p.rec != nil {
-		cfg.Tap = p.rec.Record
-	}
-	p.eng = engine.New(cfg)
-	sources := []observe.Source{files.New(files.Options{Root: root, Paths: p.eng.Files()})}
-	if probes := p.eng.Probes(); len(probes) > 0 {
-		sources = append(sources, scriptprobe.New(root, probes, scriptprobe.Options{}))
-	}
-	switch {
-	case p.clusterOK:
-		src, err := cluster.New(cluster.Options{Kubeconfig: p.kubeconfigFile,
-			Namespaces: p.text.Cluster.Namespaces, Nodes: p.text.WatchedNodes(), EventReasons: p.text.Cluster.EventReasons})
-		if err != nil {
-			return &EnvError{msg("verify.no_sandbox", "err", err)}
-		}
-		sources = append(sources, src)
-	case len(p.text.ClusterSteps()) > 0:
-		sources = append(sources, observe.Static{SourceName: cluster.SourceName, Obs: []observe.Observation{
-			{Cluster: &observe.ClusterObs{State: observe.ClusterOff, Err: observe.ClusterDisabled}}}})
 	}
 	p.messages = map[string]bool{}
-	p.reports, p.stop = p.eng.Start(ctx, sources)
+	run.Tap(p.note)
+	p.st = run.Start(ctx)
 	return nil
 }
 
 func (p *prover) cleanup() {
-	if p.stop != nil {
-		p.stop()
+	if p.run != nil {
+		_ = p.run.Stop()
 	}
-	if p.rec != nil {
-		_ = p.rec.Close()
+	if p.recPath != "" {
 		_ = os.Remove(p.recPath)
 	}
 	if p.tmp != "" {
@@ -412,7 +397,7 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 				Seen: msg("verify.seen.skipped"), Skipped: true}))
 			continue
 		}
-		if p.rec == nil {
+		if p.recPath == "" {
 			for _, w := range vs.Wrong {
 				if !w.After {
 					rows = append(rows, p.wrong(ctx, st.Number, w))
@@ -420,7 +405,7 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 			}
 		}
 		rows = append(rows, p.solve(ctx, st.Number, vs.Solve, msg("verify.case.solve")))
-		if p.rec != nil {
+		if p.recPath != "" {
 			select { // the recording's pace between steps
 			case <-ctx.Done():
 				return rows, nil
@@ -437,7 +422,7 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 			}
 		}
 	}
-	if p.rec != nil {
+	if p.recPath != "" {
 		rows = append(rows, p.finishRecording(ctx))
 	}
 	return rows, nil
@@ -561,35 +546,11 @@ func (p *prover) wrong(ctx context.Context, n int, w content.Wrong) Row {
 	return p.row(row)
 }
 
-// until waits for a report that meets cond, at most timeout. It first
-// lets what the last action caused arrive (reports stop for a moment),
-// so an old report that happens to meet cond does not count. It returns
-// the last report either way.
+// until waits, at most timeout, for a report that meets cond once what
+// the last action caused has arrived (the stream went quiet for a
+// moment), and returns the newest report either way.
 func (p *prover) until(ctx context.Context, timeout time.Duration, cond func(engine.Report) bool) (engine.Report, bool) {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
-	quiet := time.NewTimer(300 * time.Millisecond)
-	defer quiet.Stop()
-	settled := false
-	for {
-		if settled && cond(p.last) {
-			return p.last, true
-		}
-		select {
-		case <-ctx.Done():
-			return p.last, false
-		case <-deadline.C:
-			return p.last, cond(p.last)
-		case <-quiet.C:
-			settled = true
-		case rep := <-p.reports:
-			p.last = rep
-			p.note(rep)
-			if !settled {
-				quiet.Reset(300 * time.Millisecond)
-			}
-		}
-	}
+	return p.st.Until(ctx, timeout, 300*time.Millisecond, cond)
 }
 
 // note keeps every message a report carries, for the placeholder check.
@@ -609,6 +570,7 @@ func (p *prover) note(rep engine.Report) {
 
 // textRows are the lab-wide checks of what the run produced: every
 // message key a check asked for exists, no message left a placeholder.
+// The run has ended: its tap no longer writes the messages.
 func (p *prover) textRows() []Row {
 	missing := p.text.MissingKeys()
 	keys := Row{Case: msg("verify.case.keys"), Expected: msg("verify.expect.keys"), OK: len(missing) == 0, Seen: msg("verify.seen.keys")}
@@ -634,14 +596,7 @@ func (p *prover) textRows() []Row {
 // step passing in the lab's order.
 func (p *prover) finishRecording(ctx context.Context) Row {
 	row := Row{Case: msg("verify.case.record"), Expected: msg("verify.expect.record")}
-	p.stop()
-	p.stop = nil
-	err := p.rec.Close()
-	if err == nil {
-		err = p.rec.Err()
-	}
-	p.rec = nil
-	if err != nil {
+	if err := p.run.Stop(); err != nil {
 		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
 	}
@@ -650,7 +605,7 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
 	}
-	rep, changes, err := trace.FinalReport(ctx, p.text, p.kit.Steps, tr)
+	rep, changes, err := labrun.Exact(ctx, p.text, p.kit.Steps, tr)
 	if err != nil {
 		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
@@ -659,7 +614,7 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 	for _, s := range p.text.Steps {
 		want = append(want, s.Number)
 	}
-	if got := trace.FirstPassed(changes); !rep.AllPassed() || !slices.Equal(got, want) {
+	if got := labrun.FirstPassed(changes); !rep.AllPassed() || !slices.Equal(got, want) {
 		row.Seen = msg("verify.seen.record_order", "got", fmt.Sprint(got))
 		return p.row(row)
 	}
@@ -743,37 +698,32 @@ func tail(out string) string {
 
 // Watch calls run once, then again after every change to the lab
 // directory dir settles (an author's save), until ctx ends: the inner
-// loop of writing a lab. Errors starting the watch are returned.
+// loop of writing a lab. The lab's files are watched by the file source
+// labmate watches a learner's files with, over the whole tree. Errors
+// starting the watch are returned.
 func Watch(ctx context.Context, dir string, run func()) error {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	add := func() {
-		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && d.IsDir() {
-				_ = w.Add(p)
-			}
-			return nil
-		})
-	}
-	add()
-	run()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	src := files.New(files.Options{Root: dir, Tree: true})
+	obs := make(chan observe.Observation, 64)
+	failed := make(chan error, 1)
+	go func() { failed <- src.Run(ctx, obs) }()
+	synced := false
 	var settle <-chan time.Time
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-w.Events:
-			if !ok {
-				return nil
+		case err := <-failed:
+			return err
+		case o := <-obs:
+			switch {
+			case o.Synced != nil:
+				synced = true
+				run()
+			case synced && o.File != nil:
+				settle = time.After(300 * time.Millisecond)
 			}
-			if ev.Op&fsnotify.Create != 0 {
-				add() // a new subdirectory
-			}
-			settle = time.After(300 * time.Millisecond)
-		case <-w.Errors:
 		case <-settle:
 			settle = nil
 			run()

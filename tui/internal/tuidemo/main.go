@@ -19,7 +19,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
@@ -49,13 +49,14 @@ func main() {
 		lab = l
 	}
 	rep := fixture.Report(lab)
-	reports := make(chan engine.Report, 1)
-	reports <- rep
+	updates := make(chan labrun.Update, 1)
+	updates <- labrun.Next(nil, rep)
 
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
 	go func() {
 		for s := range sigs {
+			prev := rep
 			switch s {
 			case syscall.SIGUSR1:
 				for _, st := range rep.Steps {
@@ -67,7 +68,7 @@ func main() {
 			case syscall.SIGUSR2:
 				rep = fixture.With(rep, lab, 1, checks.Failed)
 			}
-			reports <- rep
+			updates <- labrun.Next(&prev, rep)
 		}
 	}()
 
@@ -79,7 +80,7 @@ func main() {
 	err := tui.Run(context.Background(), tui.Options{
 		Lab:       lab,
 		Root:      fixture.Root,
-		Reports:   reports,
+		Updates:   updates,
 		Rescan:    rescan,
 		Theme:     *themeName,
 		Banner:    *banner,

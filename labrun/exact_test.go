@@ -1,0 +1,146 @@
+package labrun
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/trace"
+)
+
+// echoLab is the GPU incident lab plus a ninth step that passes while the
+// main config is present.
+func echoLab(t testing.TB) (*content.Lab, []checks.Step) {
+	t.Helper()
+	lab, err := content.Load("gpu-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := *lab
+	l.Steps = append(append([]content.Step(nil), lab.Steps...), content.Step{Number: 9, ID: "echo", Title: "echo"})
+	steps := append(append([]checks.Step(nil), labtest.GPUSteps(t)...), checks.Step{
+		Number: 9, ID: "echo",
+		Files: []string{"etc/containerd/config.toml"},
+		Eval: func(in checks.Input) checks.StepEval {
+			st := checks.Failed
+			if in.Snap.File("etc/containerd/config.toml").State == observe.FilePresent {
+				st = checks.Passed
+			}
+			return checks.StepEval{Checks: []checks.Result{{ID: "echo", Status: st, Message: "echo"}}}
+		},
+	})
+	return &l, steps
+}
+
+func TestExactRejectsAnotherLab(t *testing.T) {
+	lab, steps := echoLab(t)
+	tr := memTrace()
+	tr.Header.Lab = "another-lab"
+	_, _, err := Exact(context.Background(), lab, steps, tr)
+	if err == nil || !strings.Contains(err.Error(), "another-lab") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestExactCarriesWarnings(t *testing.T) {
+	lab, steps := echoLab(t)
+	tr, err := trace.Open("../trace/testdata/bad/truncated-last.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, changes, err := Exact(context.Background(), lab, steps, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "4번째 줄") {
+		t.Fatalf("problems %v", rep.Problems)
+	}
+	// The one file record makes the echo step pass.
+	if got := FirstPassed(changes); !reflect.DeepEqual(got, []int{9}) || Marks(changes)[0] != 1 {
+		t.Fatalf("first passed %v, marks %v", got, Marks(changes))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := Exact(ctx, lab, steps, tr); err == nil {
+		t.Fatal("a cancelled Exact returned no error")
+	}
+}
+
+// Every installed lab ships a reference run, and it, replayed headless,
+// ends with every step passed, the steps turned green in the lab's order
+// and none turned back.
+func TestReferenceRunsPassInOrder(t *testing.T) {
+	for _, kit := range labtest.Installed(t) {
+		t.Run(kit.ID(), func(t *testing.T) {
+			lab := kit.Text
+			tr, err := trace.ReferenceOf(lab)
+			if err != nil {
+				t.Fatalf("%v (record it with scripts/record-reference.sh %s)", err, lab.ID)
+			}
+			if len(tr.Warnings) != 0 {
+				t.Errorf("reference trace has warnings: %v", tr.Warnings)
+			}
+			start := time.Now()
+			rep, changes, err := Exact(context.Background(), lab, kit.Steps, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d records over %v replayed in %v", len(tr.Records), tr.Duration(), time.Since(start))
+			var want []int
+			for _, s := range lab.Steps {
+				want = append(want, s.Number)
+			}
+			for _, st := range rep.Steps {
+				if st.Status != checks.Passed {
+					t.Errorf("step %d %s: %s %+v", st.Number, st.ID, st.Status, st.Checks)
+				}
+			}
+			if len(rep.Steps) != len(want) {
+				t.Errorf("%d steps", len(rep.Steps))
+			}
+			if got := FirstPassed(changes); !reflect.DeepEqual(got, want) {
+				t.Errorf("steps first passed in the order %v", got)
+			}
+			for _, c := range changes {
+				if c.From == checks.Passed {
+					t.Errorf("step %d turned %s after passing (line %d)", c.Step, c.To, c.Line)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkExactReference: replaying the reference run instantly,
+// evaluating after every record.
+//
+//	go test -run '^$' -bench ExactReference -benchmem ./labrun
+func BenchmarkExactReference(b *testing.B) {
+	lab, err := content.Load("gpu-incident")
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := trace.ReferenceOf(lab)
+	if err != nil {
+		b.Fatal(err)
+	}
+	steps := labtest.GPUSteps(b)
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := Exact(context.Background(), lab, steps, tr); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// memTrace is a one-record trace of the GPU lab, in memory.
+func memTrace() *trace.Trace {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	return &trace.Trace{Name: "mem", Header: trace.Header{Format: trace.Format, Version: trace.Version, Lab: "gpu-incident", Started: t0},
+		Records: []trace.Record{{Line: 2, Obs: observe.Observation{Time: t0, File: &observe.FileObs{Path: "f0", State: observe.FileMissing}}}}}
+}

@@ -1,0 +1,280 @@
+// Package labrun is one run of a lab: the sources that observe it (the
+// learner's files, the scripts a step runs, the lab cluster, or a
+// recorded trace), the engine that judges what they saw, and the stream
+// of reports with each step's status changes, computed once. A run also
+// keeps the learner's progress (facts witnessed, first passes), records
+// a trace when asked, and hands every report to its taps (the class
+// publisher). `check`, `check --watch`, `replay`, the TUI and `lab
+// verify` consume runs; none of them folds reports or compares step
+// statuses itself.
+package labrun
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/observe/files"
+	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/trace"
+)
+
+// Options configure a live run.
+type Options struct {
+	Lab   *content.Lab
+	Steps []checks.Step
+	// Root is the absolute lab root the sources read. Shown is the root
+	// reports and a recorded trace name (Root when empty): a proof's
+	// recording names the lab's default root, the path the step texts
+	// show, while its files live in a temporary directory.
+	Root  string
+	Shown string
+	// Poll reads the lab's files on a timer instead of file events.
+	Poll bool
+	// Cluster says how the run reaches the lab cluster.
+	Cluster Cluster
+	// Progress, if set, keeps what the run witnessed and the first time
+	// each step passed; Witness is the memory to start from.
+	Progress *state.Store
+	Witness  checks.Witness
+	// Notices are Korean messages the caller found while setting up (a
+	// damaged state file, ...); Warnings returns them with the run's own.
+	Notices []string
+	// Sources are observed besides the lab's own (a test's).
+	Sources []observe.Source
+}
+
+// Run is one run of a lab. Start it once; Stop ends it.
+type Run struct {
+	lab      *content.Lab
+	shown    string
+	engine   *engine.Engine
+	sources  []observe.Source
+	files    *files.Source
+	replay   *trace.Replay
+	progress *state.Store
+	taps     []func(engine.Report)
+	warnings []string
+
+	rec *trace.Recorder
+
+	mu      sync.Mutex
+	started bool
+	stop    func()
+}
+
+// New wires a live run: the file source on the steps' files, the script
+// prober when a step runs a script, and the cluster source the lab's
+// scope asks for. An error is a kubeconfig that cannot be used when the
+// cluster is required (Cluster.Lenient unset), or a trace that cannot be
+// created; both are worded in Korean.
+func New(o Options) (*Run, error) {
+	shown := o.Shown
+	if shown == "" {
+		shown = o.Root
+	}
+	r := &Run{lab: o.Lab, shown: shown, progress: o.Progress, warnings: append([]string(nil), o.Notices...)}
+	cfg := engine.Config{Lab: o.Lab, Steps: o.Steps, Root: shown, Witness: o.Witness}
+	if o.Progress != nil {
+		store := o.Progress
+		cfg.SaveWitness = func(w checks.Witness) error {
+			return store.Update(func(f *state.File) { f.Witness = w })
+		}
+	}
+	r.engine = engine.New(cfg)
+	if err := r.addSources(o); err != nil {
+		return nil, err
+	}
+	r.sources = append(r.sources, o.Sources...)
+	return r, nil
+}
+
+// Record writes every observation of the run to a new trace file at
+// path, its header naming labmate's version; Stop closes it. Call it
+// before Start.
+func (r *Run) Record(path, labmate string) error {
+	rec, err := trace.Create(path, trace.Header{Lab: r.lab.ID, Root: r.shown, Labmate: labmate})
+	if err != nil {
+		return &RecordError{Path: path, Err: err}
+	}
+	r.rec = rec
+	r.engine.SetTap(rec.Record)
+	return nil
+}
+
+// Tap adds a function that sees every report the engine publishes, in
+// order, before the reader does (the class publisher, a proof noting
+// its messages). It runs on the run's goroutine and must not block; a
+// panic in it is dropped. Call it before Start.
+func (r *Run) Tap(fn func(engine.Report)) { r.taps = append(r.taps, fn) }
+
+// Replay wires a run over a recorded trace: nothing of it touches the
+// learner's files, state or cluster (its memory of the past is kept in
+// memory only).
+func Replay(lab *content.Lab, steps []checks.Step, t *trace.Trace, o trace.ReplayOptions) *Run {
+	rp := trace.ReplaySource(t, o)
+	return &Run{
+		lab:     lab,
+		shown:   t.Header.Root,
+		engine:  engine.New(engine.Config{Lab: lab, Steps: steps, Root: t.Header.Root}),
+		sources: []observe.Source{rp},
+		replay:  rp,
+	}
+}
+
+// RecordError is a trace that could not be created.
+type RecordError struct {
+	Path string
+	Err  error
+}
+
+func (e *RecordError) Error() string {
+	return content.Msg("cli.record_open", "path", e.Path, "err", e.Err)
+}
+
+func (e *RecordError) Unwrap() error { return e.Err }
+
+// Warnings are Korean messages to show but not fail on: the caller's
+// notices, then the run's own (files polled, a cluster that cannot be
+// reached as configured).
+func (r *Run) Warnings() []string { return append([]string(nil), r.warnings...) }
+
+// Rescan asks the file source to read every file again now (the TUI's
+// "check again" key); nil when the run has no file source.
+func (r *Run) Rescan() func() {
+	if r.files == nil {
+		return nil
+	}
+	return r.files.Rescan
+}
+
+// Trace is the replay a run over a trace plays (nil for a live run): the
+// TUI binds its pause, speed and jump keys to it.
+func (r *Run) Trace() *trace.Replay { return r.replay }
+
+// Start runs the engine over the sources and returns the stream of its
+// updates. A run starts once; a second Start panics (it is a bug).
+func (r *Run) Start(ctx context.Context) *Stream {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.started {
+		panic("labrun: a run started twice")
+	}
+	r.started = true
+	ctx, cancel := context.WithCancel(ctx)
+	reports, stopEngine := r.engine.Start(ctx, r.sources)
+	st := &Stream{ch: make(chan Update, 1)}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.forward(ctx, reports, &pump{out: st.ch})
+	}()
+	r.stop = sync.OnceFunc(func() { cancel(); stopEngine(); <-done })
+	return st
+}
+
+// forward runs the taps on every report, keeps the learner's progress
+// and hands the report on.
+func (r *Run) forward(ctx context.Context, reports <-chan engine.Report, p *pump) {
+	var saveErr string
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case rep := <-reports:
+			for _, tap := range r.taps {
+				safeTap(tap, rep)
+			}
+			if err := r.recordPasses(rep); err != nil {
+				saveErr = content.Msg("ops.watch.progress_failed", "err", err)
+			}
+			if saveErr != "" {
+				rep.Problems = append(rep.Problems, saveErr)
+			}
+			p.send(ctx, rep)
+		}
+	}
+}
+
+// safeTap keeps a panicking tap from stopping the reports.
+func safeTap(tap func(engine.Report), rep engine.Report) {
+	defer func() { _ = recover() }()
+	tap(rep)
+}
+
+// recordPasses keeps the first time each step was seen passing, once
+// every source delivered its initial state, so `labmate report` has a
+// timeline whichever command the learner used.
+func (r *Run) recordPasses(rep engine.Report) error {
+	if r.progress == nil || !rep.Ready {
+		return nil
+	}
+	var evs []state.Event
+	for _, st := range rep.Steps {
+		if st.Status == checks.Passed {
+			evs = append(evs, state.Event{Kind: state.StepPassed, Step: st.Number, At: rep.Time})
+		}
+	}
+	if len(evs) == 0 {
+		return nil
+	}
+	return r.progress.Record(evs...)
+}
+
+// Stop ends the run, waits for its goroutines, and closes the trace it
+// recorded, returning the first error writing it. It may be called more
+// than once (only the first call reports the trace's error) and before
+// Start.
+func (r *Run) Stop() error {
+	r.halt()
+	r.mu.Lock()
+	rec := r.rec
+	r.rec = nil
+	r.mu.Unlock()
+	if rec == nil {
+		return nil
+	}
+	werr := rec.Err()
+	if cerr := rec.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
+}
+
+// halt stops the engine and the run's goroutines and waits for them.
+func (r *Run) halt() {
+	r.mu.Lock()
+	stop := r.stop
+	r.mu.Unlock()
+	if stop != nil {
+		stop()
+	}
+}
+
+// Once starts the run, waits until every source delivered its initial
+// state (or timeout passes) and returns that report: `labmate check`.
+// On timeout the report says so among its problems. The run is halted
+// when Once returns; Stop still closes a trace it recorded.
+func (r *Run) Once(ctx context.Context, timeout time.Duration) engine.Report {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	st := r.Start(ctx)
+	defer r.halt()
+	for {
+		select {
+		case u := <-st.Updates():
+			st.Take(u)
+			if u.Ready {
+				return u.Report
+			}
+		case <-ctx.Done():
+			last := st.Last()
+			last.Problems = append(last.Problems, content.Msg("engine.not_ready", "timeout", timeout))
+			return last
+		}
+	}
+}

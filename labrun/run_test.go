@@ -1,0 +1,146 @@
+package labrun
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/trace"
+)
+
+// A live run on a temporary root: the first update is the start, saving
+// the step's reference file turns it green as a change the stream names,
+// the learner's progress keeps the first pass, the taps see every report
+// and the trace it records replays to the same verdicts.
+func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
+	lab, steps := echoLab(t)
+	root := t.TempDir()
+	store, err := state.Open(t.TempDir(), lab.ID, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tracePath := filepath.Join(t.TempDir(), "run.jsonl")
+	tapped := 0
+	r, err := New(Options{Lab: lab, Steps: steps, Root: root, Cluster: Cluster{Mode: ClusterNone}, Progress: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Record(tracePath, "test"); err != nil {
+		t.Fatal(err)
+	}
+	r.Tap(func(engine.Report) { tapped++ })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	st := r.Start(ctx)
+	rep, ok := st.Until(ctx, 10*time.Second, 50*time.Millisecond, func(r engine.Report) bool { return r.Ready })
+	if !ok || rep.Step(9).Status != checks.Failed {
+		t.Fatalf("start: ready %v, echo step %v", ok, rep.Step(9).Status)
+	}
+	body, err := os.ReadFile(filepath.Join("..", "content", "labs", lab.ID, "reference", "etc/containerd/config.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "etc/containerd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/containerd/config.toml"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var passed []int
+	for len(passed) < 2 {
+		select {
+		case u := <-st.Updates():
+			st.Take(u)
+			for _, c := range u.Changes {
+				if c.Passed() && u.SinceReady {
+					passed = append(passed, c.Step)
+				}
+			}
+		case <-ctx.Done():
+			t.Fatalf("steps 1 and 9 never turned passed (saw %v)", passed)
+		}
+	}
+	// Step 9 passes on the file being there, step 1 on its content: a
+	// write seen in two parts may turn them in either order.
+	slices.Sort(passed)
+	if !reflect.DeepEqual(passed, []int{1, 9}) {
+		t.Fatalf("passed %v, want [1 9]", passed)
+	}
+	if err := r.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if tapped == 0 {
+		t.Error("the tap saw no report")
+	}
+	f, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := f.Progress.PassedAt[1]; !ok {
+		t.Errorf("the first pass of step 1 was not kept: %+v", f.Progress.PassedAt)
+	}
+	tr, err := trace.Open(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final, changes, err := Exact(context.Background(), lab, steps, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := FirstPassed(changes)
+	slices.Sort(first)
+	if final.Step(1).Status != checks.Passed || !reflect.DeepEqual(first, []int{1, 9}) {
+		t.Fatalf("the recorded run replays to step 1 %v, first passed %v", final.Step(1).Status, FirstPassed(changes))
+	}
+}
+
+// Once is `labmate check`: the first report after every source synced.
+func TestOnceAnswersWhenReady(t *testing.T) {
+	lab, steps := echoLab(t)
+	r, err := New(Options{Lab: lab, Steps: steps, Root: t.TempDir(), Cluster: Cluster{Mode: ClusterOff}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := r.Once(context.Background(), 10*time.Second)
+	if !rep.Ready || rep.Cluster.State != "off" || len(rep.Steps) != 9 {
+		t.Fatalf("ready %v, cluster %+v, %d steps", rep.Ready, rep.Cluster, len(rep.Steps))
+	}
+}
+
+// A run over a recorded trace ends with the verdicts the exact
+// evaluation of the trace ends with. (Only the verdicts: the run folds
+// bursts of records into one evaluation, so a fact of the past may be
+// remembered a record later, with that record's time.)
+func TestReplayRunEndsLikeExact(t *testing.T) {
+	kit := labtest.Installed(t)[0]
+	tr, err := trace.ReferenceOf(kit.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := Exact(context.Background(), kit.Text, kit.Steps, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := Replay(kit.Text, kit.Steps, tr, trace.ReplayOptions{Speed: trace.Instant})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st := r.Start(ctx)
+	defer r.Stop()
+	got, ok := st.Until(ctx, 30*time.Second, 300*time.Millisecond, func(engine.Report) bool { return r.Trace().Done() })
+	if !ok || len(got.Steps) != len(want.Steps) {
+		t.Fatalf("the replay ended with %d steps (done %v)", len(got.Steps), ok)
+	}
+	for i, st := range want.Steps {
+		if got.Steps[i].Status != st.Status {
+			t.Errorf("step %d: replayed %s, exact %s", st.Number, got.Steps[i].Status, st.Status)
+		}
+	}
+}

@@ -1,0 +1,93 @@
+package labrun
+
+import (
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/observe/cluster"
+	"github.com/labhub/labmate/observe/files"
+	"github.com/labhub/labmate/observe/scriptprobe"
+)
+
+// ClusterMode is how a run reaches the lab cluster.
+type ClusterMode int
+
+const (
+	// ClusterAuto watches what the lab declares, through the kubeconfig
+	// found the way kubectl finds one (then the sandbox's); a lab that
+	// declares nothing gets no cluster source.
+	ClusterAuto ClusterMode = iota
+	// ClusterOff is the learner turning the cluster off (--no-cluster):
+	// the cluster steps say so instead of guessing why there is none.
+	ClusterOff
+	// ClusterNone is no cluster source at all (a proof of file steps).
+	ClusterNone
+)
+
+// Cluster says how a run reaches the lab cluster.
+type Cluster struct {
+	Mode ClusterMode
+	// Kubeconfig and Context choose the cluster as kubectl's flags do;
+	// Fallback is the kubeconfig used when kubectl's rules find none
+	// (the sandbox's).
+	Kubeconfig, Context, Fallback string
+	// Lenient turns a kubeconfig that cannot be used into a warning
+	// (the TUI, where the file steps keep working) instead of an error.
+	Lenient bool
+}
+
+// ClusterError is a kubeconfig that cannot be used for the lab cluster.
+type ClusterError struct{ Err error }
+
+func (e *ClusterError) Error() string { return content.Msg("cli.kubeconfig_bad", "err", e.Err) }
+func (e *ClusterError) Unwrap() error { return e.Err }
+
+// addSources wires the file source, the script prober and the cluster
+// source for a live run.
+func (r *Run) addSources(o Options) error {
+	r.files = files.New(files.Options{Root: o.Root, Paths: r.engine.Files(), Poll: o.Poll})
+	if fs := r.files.Polling(); fs != "" && !o.Poll {
+		r.warnings = append(r.warnings, content.Msg("cli.polling", "fs", fs))
+	}
+	r.sources = append(r.sources, r.files)
+	if probes := r.engine.Probes(); len(probes) > 0 {
+		r.sources = append(r.sources, scriptprobe.New(o.Root, probes, scriptprobe.Options{}))
+	}
+	src, err := clusterSource(o.Lab, o.Cluster)
+	switch {
+	case err != nil && o.Cluster.Lenient:
+		r.warnings = append(r.warnings, err.Error())
+	case err != nil:
+		return err
+	case src != nil:
+		r.sources = append(r.sources, src)
+	}
+	return nil
+}
+
+// clusterSource is the cluster source for the lab's scope, or nil.
+func clusterSource(lab *content.Lab, c Cluster) (observe.Source, error) {
+	switch c.Mode {
+	case ClusterNone:
+		return nil, nil
+	case ClusterOff:
+		return observe.Static{SourceName: cluster.SourceName, Obs: []observe.Observation{
+			{Cluster: &observe.ClusterObs{State: observe.ClusterOff, Err: observe.ClusterDisabled}},
+		}}, nil
+	}
+	namespaces, nodes := lab.Cluster.Namespaces, lab.WatchedNodes()
+	if len(namespaces) == 0 && len(nodes) == 0 {
+		return nil, nil
+	}
+	src, err := cluster.New(cluster.Options{
+		Kubeconfig:   c.Kubeconfig,
+		Context:      c.Context,
+		Fallback:     c.Fallback,
+		Namespaces:   namespaces,
+		Nodes:        nodes,
+		EventReasons: lab.Cluster.EventReasons,
+	})
+	if err != nil {
+		return nil, &ClusterError{Err: err}
+	}
+	return src, nil
+}
