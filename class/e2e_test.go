@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
@@ -76,7 +77,8 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 	pub := class.NewPublisher(class.PublisherConfig{Client: acs, Namespace: ns, Interval: 100 * time.Millisecond,
 		Identity: class.Identity{Learner: "ana", Name: "아나", Lab: "gpu-incident", Labmate: "test"}})
 	go pub.Run(ctx)
-	pub.Publish(class.Update{Report: &engine.Report{Ready: true, Steps: []engine.StepResult{{Number: 1, Status: checks.Passed}, {Number: 2, Status: checks.Failed}}}})
+	first := labrun.Next(nil, engine.Report{Ready: true, Steps: []engine.StepResult{{Number: 1, Status: checks.Passed}, {Number: 2, Status: checks.Failed}}})
+	pub.Publish(class.Update{Report: &first})
 	deadline := time.Now().Add(30 * time.Second)
 	for pub.Status().State != class.Connected {
 		if time.Now().After(deadline) {

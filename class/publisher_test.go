@@ -54,6 +54,7 @@ func fastRetry() wait.Backoff {
 // A burst of changes costs one request per interval, and the newest
 // record is the one that lands (latest wins), with labmate's field manager.
 func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
+	f := &feed{}
 	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
 	var sent atomic.Int64
 	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 300 * time.Millisecond,
@@ -66,7 +67,7 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 	sts := []checks.Status{checks.Failed, checks.Failed, checks.Failed}
 	for i := range 30 {
 		sts[i%3] = []checks.Status{checks.Failed, checks.Passed, checks.Waiting}[i%3]
-		p.Publish(Update{Report: report(sts...)})
+		p.Publish(Update{Report: f.report(sts...)})
 		hints := i
 		p.Publish(Update{Hints: &Hints{Step: 1, Seen: hints}})
 	}
@@ -112,6 +113,7 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 // A class cluster that is down keeps the newest record in memory and
 // says "retrying"; once it is back the newest record lands.
 func TestPublisherRetriesAndDeliversLatest(t *testing.T) {
+	f := &feed{}
 	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
 	var down atomic.Bool
 	down.Store(true)
@@ -126,9 +128,9 @@ func TestPublisherRetriesAndDeliversLatest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)
-	p.Publish(Update{Report: report(checks.Failed)})
+	p.Publish(Update{Report: f.report(checks.Failed)})
 	waitFor(t, "retrying", func() bool { return p.Status().State == Retrying && p.Status().Pending })
-	p.Publish(Update{Report: report(checks.Passed)})
+	p.Publish(Update{Report: f.report(checks.Passed)})
 	down.Store(false)
 	waitFor(t, "connected", func() bool { return p.Status().State == Connected })
 	if st := storedRecord(t, cs, "learner-01").Step(1).Status; st != checks.Passed {
@@ -138,6 +140,7 @@ func TestPublisherRetriesAndDeliversLatest(t *testing.T) {
 
 // Refusals (403, 401, a removed record) say "refused".
 func TestPublisherRefused(t *testing.T) {
+	f := &feed{}
 	for name, err := range map[string]error{
 		"forbidden":    apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "x", nil),
 		"unauthorized": apierrors.NewUnauthorized("token expired"),
@@ -151,7 +154,7 @@ func TestPublisherRefused(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go p.Run(ctx)
-			p.Publish(Update{Report: report(checks.Failed)})
+			p.Publish(Update{Report: f.report(checks.Failed)})
 			select {
 			case st := <-p.Statuses():
 				if st.State != Refused || st.Err == nil {
@@ -166,6 +169,7 @@ func TestPublisherRefused(t *testing.T) {
 
 // Publish never blocks, even with the sender stuck on a slow cluster.
 func TestPublishNeverBlocks(t *testing.T) {
+	f := &feed{}
 	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
 	release := make(chan struct{})
 	cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -182,7 +186,7 @@ func TestPublishNeverBlocks(t *testing.T) {
 	go func() {
 		for i := range 1000 {
 			p.Publish(Update{Hints: &Hints{Step: 1, Seen: i}})
-			p.Publish(Update{Report: report(checks.Failed)})
+			p.Publish(Update{Report: f.report(checks.Failed)})
 		}
 		close(done)
 	}()

@@ -6,16 +6,17 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 )
 
 // Update is one learner-side fact, from the TUI or from `check --watch`;
 // any field may be unset. Both feed the same Publisher with it.
 type Update struct {
-	// Report is a new evaluation. Reports before every source delivered
-	// its first state (Ready false) are ignored: their statuses are not
-	// the learner's yet.
-	Report *engine.Report
+	// Report is a new evaluation, with the steps whose status changed
+	// since the one before. Reports before every source delivered its
+	// first state (Ready false) are ignored: their statuses are not the
+	// learner's yet.
+	Report *labrun.Update
 	// Page is the page the learner opened in the TUI.
 	Page *int
 	// Hints is a step's place on the hint ladder.
@@ -99,21 +100,23 @@ func (t *Tracker) Apply(u Update) bool {
 	return true
 }
 
-func (t *Tracker) applyReport(rep *engine.Report, now time.Time) {
-	old := map[int]StepRecord{}
+func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
+	since := map[int]time.Time{}
 	for _, s := range t.rec.Steps {
-		old[s.Number] = s
+		since[s.Number] = s.Since
 	}
-	steps := make([]StepRecord, 0, len(rep.Steps))
+	for _, c := range u.Changes {
+		delete(since, c.Step) // a new status: since now
+		if c.Regressed() && u.SinceReady {
+			t.rec.Regression = &Regression{Step: c.Step, From: c.From, To: c.To, At: now}
+		}
+	}
+	steps := make([]StepRecord, 0, len(u.Steps))
 	current := 0
-	for _, sr := range rep.Steps {
+	for _, sr := range u.Steps {
 		s := StepRecord{Number: sr.Number, Status: sr.Status, Since: now}
-		if prev, ok := old[sr.Number]; ok {
-			if prev.Status == sr.Status {
-				s.Since = prev.Since
-			} else if prev.Status == checks.Passed && sr.Status == checks.Failed {
-				t.rec.Regression = &Regression{Step: sr.Number, From: prev.Status, To: sr.Status, At: now}
-			}
+		if at, ok := since[sr.Number]; ok {
+			s.Since = at
 		}
 		for _, c := range sr.Checks {
 			if c.Status != checks.Passed {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 )
 
 // secretExcerpt stands for what a check message may quote from the
@@ -16,7 +17,17 @@ const secretExcerpt = "default_runtime_name = \"my-secret-value\""
 
 // report builds a ready report with the given step statuses; a step that
 // is not passed has one failing check whose message quotes a file.
-func report(sts ...checks.Status) *engine.Report {
+// feed hands a tracker reports in order, as a run's tap does: each with
+// the changes since the one before.
+type feed struct{ prev *engine.Report }
+
+func (f *feed) report(sts ...checks.Status) *labrun.Update {
+	u := labrun.Next(f.prev, *stepsReport(sts...))
+	f.prev = &u.Report
+	return &u
+}
+
+func stepsReport(sts ...checks.Status) *engine.Report {
 	rep := &engine.Report{Lab: "gpu-incident", Root: "/home/learner/secret-root", Ready: true}
 	for i, st := range sts {
 		sr := engine.StepResult{Number: i + 1, ID: "s", Status: st}
@@ -35,15 +46,16 @@ type clock struct{ t time.Time }
 func (c *clock) now() time.Time { return c.t }
 
 func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
+	f := &feed{}
 	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	tr := NewTracker(Identity{Learner: "learner-01", Name: "지민", Lab: "gpu-incident", Labmate: "v1"}, c.now)
 
-	notReady := report(checks.Passed, checks.Passed)
+	notReady := f.report(checks.Passed, checks.Passed)
 	notReady.Ready = false
 	if tr.Apply(Update{Report: notReady}) {
 		t.Fatal("a report before the sources are ready changed the record")
 	}
-	if !tr.Apply(Update{Report: report(checks.Passed, checks.Failed, checks.Waiting)}) {
+	if !tr.Apply(Update{Report: f.report(checks.Passed, checks.Failed, checks.Waiting)}) {
 		t.Fatal("first ready report did not change the record")
 	}
 	r := tr.Record()
@@ -55,7 +67,7 @@ func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
 	}
 
 	c.t = c.t.Add(time.Minute)
-	if tr.Apply(Update{Report: report(checks.Passed, checks.Failed, checks.Waiting)}) {
+	if tr.Apply(Update{Report: f.report(checks.Passed, checks.Failed, checks.Waiting)}) {
 		t.Fatal("the same statuses again changed the record (would send per evaluation)")
 	}
 	if tr.Record().Updated != c.t.Add(-time.Minute) {
@@ -64,7 +76,7 @@ func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
 
 	// Step 2 passes: the frontier moves, the step's Since moves.
 	c.t = c.t.Add(time.Minute)
-	if !tr.Apply(Update{Report: report(checks.Passed, checks.Passed, checks.Failed)}) {
+	if !tr.Apply(Update{Report: f.report(checks.Passed, checks.Passed, checks.Failed)}) {
 		t.Fatal("a step passing did not change the record")
 	}
 	r = tr.Record()
@@ -77,7 +89,7 @@ func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
 
 	// Step 1 goes back to failed: a regression.
 	c.t = c.t.Add(time.Minute)
-	tr.Apply(Update{Report: report(checks.Failed, checks.Passed, checks.Failed)})
+	tr.Apply(Update{Report: f.report(checks.Failed, checks.Passed, checks.Failed)})
 	r = tr.Record()
 	if g := r.Regression; g == nil || g.Step != 1 || g.From != checks.Passed || g.To != checks.Failed || !g.At.Equal(c.t) {
 		t.Fatalf("regression: %+v", r.Regression)
@@ -103,8 +115,9 @@ func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
 }
 
 func TestRecordCarriesNoFileContentOrPaths(t *testing.T) {
+	f := &feed{}
 	tr := NewTracker(Identity{Learner: "learner-01", Lab: "gpu-incident"}, nil)
-	tr.Apply(Update{Report: report(checks.Failed, checks.Failed)})
+	tr.Apply(Update{Report: f.report(checks.Failed, checks.Failed)})
 	raw, err := Marshal(tr.Record())
 	if err != nil {
 		t.Fatal(err)

@@ -57,7 +57,7 @@ type Run struct {
 	files    *files.Source
 	replay   *trace.Replay
 	progress *state.Store
-	taps     []func(engine.Report)
+	taps     []func(Update)
 	warnings []string
 
 	rec *trace.Recorder
@@ -107,10 +107,11 @@ func (r *Run) Record(path, labmate string) error {
 }
 
 // Tap adds a function that sees every report the engine publishes, in
-// order, before the reader does (the class publisher, a proof noting
-// its messages). It runs on the run's goroutine and must not block; a
-// panic in it is dropped. Call it before Start.
-func (r *Run) Tap(fn func(engine.Report)) { r.taps = append(r.taps, fn) }
+// order, before the reader does, with the changes since the report
+// before (the class publisher, a proof noting its messages). It runs on
+// the run's goroutine and must not block; a panic in it is dropped.
+// Call it before Start.
+func (r *Run) Tap(fn func(Update)) { r.taps = append(r.taps, fn) }
 
 // Replay wires a run over a recorded trace: nothing of it touches the
 // learner's files, state or cluster (its memory of the past is kept in
@@ -180,30 +181,35 @@ func (r *Run) Start(ctx context.Context) *Stream {
 // forward runs the taps on every report, keeps the learner's progress
 // and hands the report on.
 func (r *Run) forward(ctx context.Context, reports <-chan engine.Report, p *pump) {
-	var saveErr string
+	var (
+		saveErr string
+		tapped  *engine.Report
+	)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case rep := <-reports:
-			for _, tap := range r.taps {
-				safeTap(tap, rep)
-			}
 			if err := r.recordPasses(rep); err != nil {
 				saveErr = content.Msg("ops.watch.progress_failed", "err", err)
 			}
 			if saveErr != "" {
 				rep.Problems = append(rep.Problems, saveErr)
 			}
+			u := Next(tapped, rep)
+			for _, tap := range r.taps {
+				safeTap(tap, u)
+			}
+			tapped = &u.Report
 			p.send(ctx, rep)
 		}
 	}
 }
 
 // safeTap keeps a panicking tap from stopping the reports.
-func safeTap(tap func(engine.Report), rep engine.Report) {
+func safeTap(tap func(Update), u Update) {
 	defer func() { _ = recover() }()
-	tap(rep)
+	tap(u)
 }
 
 // recordPasses keeps the first time each step was seen passing, once

@@ -36,7 +36,7 @@ func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
 	if err := r.Record(tracePath, "test"); err != nil {
 		t.Fatal(err)
 	}
-	r.Tap(func(engine.Report) { tapped++ })
+	r.Tap(func(Update) { tapped++ })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	st := r.Start(ctx)

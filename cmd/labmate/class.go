@@ -17,7 +17,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
-	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui/board"
@@ -320,7 +320,8 @@ func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 		rep.Ready = true // what the learner sees now, settled or not
 		t := class.NewTracker(s.classIdentity(learner, o.Name), nil)
 		seedTracker(t.Apply, s.state.Progress, false)
-		t.Apply(class.Update{Report: &rep})
+		u := labrun.Next(nil, rep)
+		t.Apply(class.Update{Report: &u})
 		raw, err := class.Marshal(t.Record())
 		if err != nil {
 			return exitError{exitFail, err.Error()}
@@ -373,7 +374,7 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 	}
 	pub := class.NewPublisher(class.PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: s.classIdentity(l.ID, f.Name)})
 	seedTracker(func(u class.Update) bool { pub.Publish(u); return true }, s.state.Progress, page)
-	s.run.Tap(func(rep engine.Report) { pub.Publish(class.Update{Report: &rep}) })
+	s.run.Tap(func(u labrun.Update) { pub.Publish(class.Update{Report: &u}) })
 	go pub.Run(ctx)
 	return pub
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -140,6 +141,7 @@ func TestClassScaleE2E(t *testing.T) {
 		go func(learner string, p *class.Publisher, seed uint64) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, 1))
+			var prev *engine.Report
 			time.Sleep(time.Duration(rng.IntN(4000)) * time.Millisecond)
 			walk := append([]int{1, 2, 3, 4, 5, 6, 7, 8}, 7) // the last: step 8 regresses
 			for k, passed := range walk {
@@ -156,7 +158,9 @@ func TestClassScaleE2E(t *testing.T) {
 				}
 				changed[learner][passed] = time.Now()
 				mu.Unlock()
-				p.Publish(class.Update{Report: walkReport(passed)})
+				u := labrun.Next(prev, *walkReport(passed))
+				prev = &u.Report
+				p.Publish(class.Update{Report: &u})
 			}
 		}(l.ID, p, uint64(i))
 	}
