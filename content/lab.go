@@ -9,12 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
-	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // Lab is one lab as data: its text, what it watches, the sandbox it needs
@@ -54,8 +52,8 @@ type Lab struct {
 	msgs    map[string]string
 	missing *keySet // shared by copies of the Lab
 	// spans are where lab.toml declares each step and each of its
-	// checks, from the TOML parser (index: step, then 1 + check).
-	spans [][]Span
+	// checks, and where each check sets its keys (the TOML parser's).
+	spans labSpans
 }
 
 // keySet is a set of message keys, safe for concurrent use.
@@ -357,106 +355,6 @@ func decodeStrict(file string, raw []byte, into any) error {
 		return &Problem{File: file, Line: line, Col: col, Msg: Msg("content.bad_toml", "err", de.Error())}
 	}
 	return &Problem{File: file, Msg: Msg("content.bad_toml", "err", err)}
-}
-
-// Span is where lab.toml declares a step or a check: the lines from its
-// [[...]] header to the last line before the next header that is not one
-// of its own sub-tables, and the position of its id key (of the header
-// when it has none). Lines and columns are 1-based; a zero Span is
-// unknown (a check written as an inline table, say).
-type Span struct {
-	Line, Col   int
-	First, Last int
-}
-
-// StepSpan is where lab.toml declares Steps[i].
-func (l *Lab) StepSpan(i int) Span {
-	if l == nil || i < 0 || i >= len(l.spans) {
-		return Span{}
-	}
-	return l.spans[i][0]
-}
-
-// CheckSpan is where lab.toml declares Steps[i].Checks[j].
-func (l *Lab) CheckSpan(i, j int) Span {
-	if l == nil || i < 0 || i >= len(l.spans) || j < 0 || j+1 >= len(l.spans[i]) {
-		return Span{}
-	}
-	return l.spans[i][j+1]
-}
-
-// stepSpans finds the [[steps]] and [[steps.checks]] tables of a valid
-// lab.toml with the TOML parser, so a problem in a check is placed at
-// that check even when another step has a check of the same ID.
-func stepSpans(raw []byte) (spans [][]Span) {
-	defer func() {
-		// Positions only make messages better; never let the parser's
-		// unstable API take a lab down.
-		if recover() != nil {
-			spans = nil
-		}
-	}()
-	starts := []int{0}
-	for i, c := range raw {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	pos := func(off uint32) (int, int) {
-		line := sort.Search(len(starts), func(i int) bool { return starts[i] > int(off) })
-		return line, int(off) - starts[line-1] + 1
-	}
-	var open []*Span // the step and the check whose tables are being read
-	closeTo := func(n, line int) {
-		for len(open) > n {
-			open[len(open)-1].Last = line
-			open = open[:len(open)-1]
-		}
-	}
-	var table []string
-	var p unstable.Parser
-	p.Reset(raw)
-	for p.NextExpression() {
-		e := p.Expression()
-		var key []string
-		line, col := 0, 0
-		for it := e.Key(); it.Next(); {
-			if key == nil {
-				line, col = pos(it.Node().Raw.Offset)
-			}
-			key = append(key, string(it.Node().Data))
-		}
-		switch e.Kind {
-		case unstable.Table, unstable.ArrayTable:
-			table = key
-			switch {
-			case e.Kind == unstable.ArrayTable && slices.Equal(key, []string{"steps"}):
-				closeTo(0, line-1)
-				spans = append(spans, []Span{{Line: line, Col: col, First: line}})
-				open = append(open, &spans[len(spans)-1][0])
-			case e.Kind == unstable.ArrayTable && slices.Equal(key, []string{"steps", "checks"}) && len(spans) > 0:
-				closeTo(1, line-1)
-				last := len(spans) - 1
-				spans[last] = append(spans[last], Span{Line: line, Col: col, First: line})
-				// Appending may move the step's spans: point at them anew.
-				open = []*Span{&spans[last][0], &spans[last][len(spans[last])-1]}
-			case len(key) > 2 && slices.Equal(key[:2], []string{"steps", "checks"}):
-				// rules, values, why: still the check's
-			case len(key) > 1 && key[0] == "steps":
-				closeTo(1, line-1)
-			default:
-				closeTo(0, line-1)
-			}
-		case unstable.KeyValue:
-			inStep := len(open) == 1 && slices.Equal(table, []string{"steps"})
-			inCheck := len(open) == 2 && slices.Equal(table, []string{"steps", "checks"})
-			if len(key) == 1 && key[0] == "id" && (inStep || inCheck) {
-				open[len(open)-1].Line, open[len(open)-1].Col = line, col
-			}
-		}
-	}
-	closeTo(0, len(starts))
-	return spans
 }
 
 // decodeTree decodes TOML into a generic tree.
