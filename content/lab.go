@@ -34,7 +34,8 @@ type Lab struct {
 	Start   string  `toml:"start"`
 	Cluster Cluster `toml:"cluster"`
 	Sandbox Sandbox `toml:"sandbox"`
-	Steps   []Step  `toml:"steps"`
+	// Steps are decoded with their checks (decodeLab).
+	Steps []Step `toml:"-"`
 
 	Intro string `toml:"-"` // markdown, with {{ROOT}} placeholders
 	// FS is the lab's directory; Dir is where it is on disk for a lab
@@ -108,60 +109,12 @@ type Step struct {
 	Hints        []string `toml:"hints"`
 	// Cluster says the step reads live cluster objects. Declarative
 	// checks say so themselves; a Go step declares it here.
-	Cluster bool    `toml:"cluster"`
-	Checks  []Check `toml:"checks"`
+	Cluster bool `toml:"cluster"`
+	// Checks are decoded with their tables (decodeLab).
+	Checks []Check `toml:"-"`
 
 	Body     string `toml:"-"`
 	Solution string `toml:"-"`
-}
-
-// Check is one declarative check. Which fields apply depends on Type; the
-// reference (generated from labkit) is in docs/AUTHORING.md. Text fields
-// name message keys of the lab's messages*.toml.
-type Check struct {
-	ID    string   `toml:"id"`
-	Type  string   `toml:"type"`
-	Needs []string `toml:"needs"`
-
-	Path       string `toml:"path"`
-	Format     string `toml:"format"`
-	Key        string `toml:"key"`
-	Equals     any    `toml:"equals"`
-	Matches    string `toml:"matches"`
-	Executable bool   `toml:"executable"`
-
-	APIVersion string `toml:"api_version"`
-	Kind       string `toml:"kind"`
-	Namespace  string `toml:"namespace"`
-	Name       string `toml:"name"`
-	File       string `toml:"file"`
-	Rules      []Rule `toml:"rules"`
-
-	Keys     []string          `toml:"keys"`
-	Values   map[string]string `toml:"values"`
-	Why      map[string]string `toml:"why"`
-	NoSpaces bool              `toml:"no_spaces"`
-
-	Held   string `toml:"held"`
-	Event  string `toml:"event"`
-	Remain bool   `toml:"remain"`
-
-	Pass    string `toml:"pass"`
-	Fail    string `toml:"fail"`
-	Expect  string `toml:"expect"`
-	Hint    string `toml:"hint"`
-	Missing string `toml:"missing"`
-}
-
-// Rule is one condition of a manifest or live-object check: a CEL
-// expression over `object` (and `file`, `cluster`), the field it is about,
-// and the lab's text for it.
-type Rule struct {
-	Expr   string `toml:"expr"`
-	Field  string `toml:"field"`
-	Show   string `toml:"show"`
-	Expect string `toml:"expect"`
-	Fail   string `toml:"fail"`
 }
 
 // Verify is verify.toml: the reference solution of each step and the
@@ -279,7 +232,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 		return nil, &Problem{File: path.Join(where, "lab.toml"), Msg: Msg("content.no_lab_toml")}
 	}
 	l := &Lab{FS: fsys, Where: where, msgs: map[string]string{}, missing: &keySet{m: map[string]bool{}}}
-	if err := decodeStrict(path.Join(where, "lab.toml"), raw, l); err != nil {
+	if err := decodeLab(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
 	}
 	l.spans = stepSpans(raw)
@@ -321,7 +274,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	}
 	if raw, err := fs.ReadFile(fsys, "verify.toml"); err == nil {
 		l.Verify = &Verify{}
-		if err := decodeStrict(path.Join(where, "verify.toml"), raw, l.Verify); err != nil {
+		if err := decodeTOML(path.Join(where, "verify.toml"), raw, l.Verify, true); err != nil {
 			return nil, err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -330,12 +283,14 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	return l, nil
 }
 
-// decodeStrict decodes TOML refusing keys the schema does not know, so an
-// author's typo is an error with its position, not a silently ignored
-// setting.
-func decodeStrict(file string, raw []byte, into any) error {
+// decodeTOML decodes TOML; strict, it refuses keys the schema does not
+// know, so an author's typo is an error with its position, not a
+// silently ignored setting.
+func decodeTOML(file string, raw []byte, into any, strictly bool) error {
 	dec := toml.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
+	if strictly {
+		dec.DisallowUnknownFields()
+	}
 	err := dec.Decode(into)
 	if err == nil {
 		return nil
@@ -448,43 +403,6 @@ func (l *Lab) WatchedNodes() []string {
 		return slices.Clone(l.Cluster.Nodes)
 	}
 	return l.NodeNames()
-}
-
-// ClusterSteps are the numbers of the steps that read the cluster, in
-// order.
-func (l *Lab) ClusterSteps() []int {
-	var out []int
-	for _, s := range l.Steps {
-		if s.ReadsCluster() {
-			out = append(out, s.Number)
-		}
-	}
-	return out
-}
-
-// ReadsCluster says whether the step reads live cluster objects: declared
-// for a Go step, implied by its declarative checks.
-func (s Step) ReadsCluster() bool {
-	if s.Cluster {
-		return true
-	}
-	for _, c := range s.Checks {
-		if c.ReadsCluster() {
-			return true
-		}
-	}
-	return false
-}
-
-// ReadsCluster says whether the check reads live cluster objects.
-func (c Check) ReadsCluster() bool {
-	switch c.Type {
-	case "object", "witness":
-		return true
-	case "report":
-		return len(c.Values) > 0
-	}
-	return false
 }
 
 // StepRange words a list of step numbers for a message: "5~8", "2, 4".

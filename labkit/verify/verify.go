@@ -261,7 +261,7 @@ func (p *prover) prepare(ctx context.Context) error {
 			return &EnvError{msg("verify.answers", "dir", p.text.Start, "err", err)}
 		}
 	}
-	needCluster := len(p.text.ClusterSteps()) > 0
+	needCluster := len(p.kit.ClusterSteps()) > 0
 	if needCluster && !p.o.NoCluster {
 		if err := p.connect(ctx); err != nil {
 			return err
@@ -362,7 +362,7 @@ func (p *prover) startEngine(ctx context.Context) error {
 			return &EnvError{msg("verify.no_sandbox", "err", err)}
 		}
 		sources = append(sources, src)
-	case len(p.text.ClusterSteps()) > 0:
+	case len(p.kit.ClusterSteps()) > 0:
 		sources = append(sources, observe.Static{SourceName: cluster.SourceName, Obs: []observe.Observation{
 			{Cluster: &observe.ClusterObs{State: observe.ClusterOff, Err: observe.ClusterDisabled}}}})
 	}
@@ -407,7 +407,7 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 			rows = append(rows, p.row(Row{Step: st.Number, Case: msg("verify.case.solve"), Expected: msg("verify.expect.data"), Seen: msg("verify.seen.no_data")}))
 			continue
 		}
-		if st.ReadsCluster() && !p.clusterOK {
+		if p.kit.ReadsCluster(st.Number) && !p.clusterOK {
 			rows = append(rows, p.row(Row{Step: st.Number, Case: msg("verify.case.solve"), Expected: msg("verify.expect.passed"),
 				Seen: msg("verify.seen.skipped"), Skipped: true}))
 			continue
@@ -514,7 +514,7 @@ func (p *prover) wrong(ctx context.Context, n int, w content.Wrong) Row {
 	var got checks.Result
 	// A file-only step that passes the wrong answer has accepted it; a
 	// cluster step may pass for a moment while the cluster converges.
-	fileOnly := !p.text.Step(n).ReadsCluster()
+	fileOnly := !p.kit.ReadsCluster(n)
 	rep, ok := p.until(ctx, p.o.Timeout, func(r engine.Report) bool {
 		st := r.Step(n)
 		if st != nil && st.Status == checks.Passed && fileOnly {
