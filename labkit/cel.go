@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	celcommon "github.com/google/cel-go/common"
+	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -141,7 +142,7 @@ func compileExpr(typ, src, want string) (*expr, error) {
 	ast, iss := env.Compile(src)
 	if iss != nil && iss.Err() != nil {
 		ce := &celError{msg: iss.Err().Error()}
-		for _, v := range undeclared(vars, iss) {
+		for _, v := range undeclared(env, src, iss) {
 			ce.msg += msgf("labkit.cel.not_here", "var", v, "type", typ, "vars", strings.Join(vars, ", "))
 			if v == "cluster" {
 				ce.msg += msgf("labkit.cel.not_here_cluster")
@@ -163,12 +164,21 @@ func compileExpr(typ, src, want string) (*expr, error) {
 	return &expr{src: src, prg: prg}, nil
 }
 
-// undeclared are the variables of celVarNames that src uses and the
-// type's environment does not declare, as the checker's errors say.
-func undeclared(vars []string, iss *cel.Issues) []string {
+// undeclared are the variables of celVarNames that src uses and env does
+// not declare: the checker's errors whose expression is such a name (an
+// identifier is an error only when nothing declares it).
+func undeclared(env *cel.Env, src string, iss *cel.Issues) []string {
+	parsed, piss := env.Parse(src)
+	if piss != nil && piss.Err() != nil {
+		return nil
+	}
+	idents := map[int64]string{}
+	for _, n := range celast.MatchDescendants(celast.NavigateAST(parsed.NativeRep()), celast.KindMatcher(celast.IdentKind)) {
+		idents[n.ID()] = n.AsIdent()
+	}
 	var out []string
 	for _, v := range celVarNames {
-		if strings.Contains(iss.Err().Error(), "undeclared reference to '"+v+"'") && !slices.Contains(vars, v) {
+		if slices.ContainsFunc(iss.Errors(), func(e *celcommon.Error) bool { return idents[e.ExprID] == v }) {
 			out = append(out, v)
 		}
 	}
@@ -214,18 +224,42 @@ func (e *expr) eval(v vars) (val ref.Val, absent bool, err error) {
 }
 
 // isAbsence reports whether a CEL evaluation error only says a field, key
-// or list element was not there. cel-go exports no typed check for these,
-// so its messages are matched whole: the interpreter's "no such key: k",
-// "no such attribute(s): a" and "index out of bounds: i", and a list's own
-// "index 'i' out of range in list size 'n'". Errors that merely look alike
-// are real errors, among them the strings extension's "index out of
-// range: i" (charAt, substring past the end of a string).
+// or list element was not there: the interpreter's error for an
+// attribute that did not resolve ("no such key: k", "no such
+// attribute(s): a", "index out of bounds: i"). Errors that merely look
+// alike are real errors, among them the strings extension's "index out
+// of range: i" (charAt, substring past the end of a string).
 func isAbsence(err error) bool {
-	return absenceRE().MatchString(err.Error())
+	var e *types.Err
+	if !errors.As(err, &e) {
+		return false
+	}
+	t := absenceType()
+	return t != nil && reflect.TypeOf(e.Unwrap()) == t
 }
 
-var absenceRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(no such key: .*|no such attribute\(s\): .*|index out of bounds: -?\d+|index '-?\d+' out of range in list size '\d+')$`)
+// absenceType is the type of the error cel-go's interpreter gives for an
+// attribute that did not resolve. cel-go exports neither it nor a test
+// for it, so it is learnt once by asking for a key a map does not have;
+// TestCELAbsence fails if that stops telling absences from errors.
+var absenceType = sync.OnceValue(func() reflect.Type {
+	env, err := cel.NewEnv()
+	if err != nil {
+		return nil
+	}
+	ast, iss := env.Compile("{'present': 1}['absent']")
+	if iss != nil && iss.Err() != nil {
+		return nil
+	}
+	prg, err := env.Program(ast)
+	if err != nil {
+		return nil
+	}
+	var e *types.Err
+	if _, _, err := prg.Eval(cel.NoVars()); errors.As(err, &e) {
+		return reflect.TypeOf(e.Unwrap())
+	}
+	return nil
 })
 
 // evalBool is a rule's verdict: absent fields make it false.
