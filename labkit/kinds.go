@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"path"
 	"reflect"
 	"slices"
 	"strings"
@@ -155,7 +156,7 @@ func (c *compiler) keySpan(key string) content.Span {
 // fail keeps the first error that keeps the lab from loading.
 func (c *compiler) fail(p *content.Problem) {
 	if c.fatal == nil {
-		p.File = c.text.Where + "/lab.toml"
+		p.File = path.Join(c.text.Where, "lab.toml")
 		c.fatal = p
 	}
 }
