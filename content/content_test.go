@@ -766,15 +766,24 @@ func TestSpansPlaceStepsAndChecks(t *testing.T) {
 				if !idAt(cs, c.ID) || cs.First < ss.First || cs.Last > ss.Last {
 					t.Errorf("%s step %d check %s: span %+v (step %+v)", id, st.Number, c.ID, cs, ss)
 				}
-				for _, r := range c.Rules {
-					head := strings.Split(r.Expr, "\n")[0]
+				rules, _ := c.Fields["rules"].([]any)
+				for _, r := range rules {
+					head := strings.Split(r.(map[string]any)["expr"].(string), "\n")[0]
 					if !slices.ContainsFunc(lines[cs.First-1:cs.Last], func(l string) bool { return strings.Contains(l, head) }) {
 						t.Errorf("%s step %d check %s: rule %q outside its span %+v", id, st.Number, c.ID, head, cs)
 					}
 				}
-				for _, v := range c.Values {
-					if !slices.ContainsFunc(lines[cs.First-1:cs.Last], func(l string) bool { return strings.Contains(l, v) }) {
+				values, _ := c.Fields["values"].(map[string]any)
+				for _, v := range values {
+					if !slices.ContainsFunc(lines[cs.First-1:cs.Last], func(l string) bool { return strings.Contains(l, v.(string)) }) {
 						t.Errorf("%s step %d check %s: value %q outside its span %+v", id, st.Number, c.ID, v, cs)
+					}
+				}
+				// Each key of the check's type is placed on its line.
+				for k := range c.Fields {
+					ks := l.CheckKeySpan(i, j, k)
+					if ks.Line < cs.First || ks.Line > cs.Last || !strings.HasPrefix(lines[ks.Line-1][ks.Col-1:], k) {
+						t.Errorf("%s step %d check %s: key %s placed at %+v", id, st.Number, c.ID, k, ks)
 					}
 				}
 			}

@@ -9,12 +9,10 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
-	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // Lab is one lab as data: its text, what it watches, the sandbox it needs
@@ -36,7 +34,8 @@ type Lab struct {
 	Start   string  `toml:"start"`
 	Cluster Cluster `toml:"cluster"`
 	Sandbox Sandbox `toml:"sandbox"`
-	Steps   []Step  `toml:"steps"`
+	// Steps are decoded with their checks (decodeLab).
+	Steps []Step `toml:"-"`
 
 	Intro string `toml:"-"` // markdown, with {{ROOT}} placeholders
 	// FS is the lab's directory; Dir is where it is on disk for a lab
@@ -54,8 +53,8 @@ type Lab struct {
 	msgs    map[string]string
 	missing *keySet // shared by copies of the Lab
 	// spans are where lab.toml declares each step and each of its
-	// checks, from the TOML parser (index: step, then 1 + check).
-	spans [][]Span
+	// checks, and where each check sets its keys (the TOML parser's).
+	spans labSpans
 }
 
 // keySet is a set of message keys, safe for concurrent use.
@@ -110,60 +109,12 @@ type Step struct {
 	Hints        []string `toml:"hints"`
 	// Cluster says the step reads live cluster objects. Declarative
 	// checks say so themselves; a Go step declares it here.
-	Cluster bool    `toml:"cluster"`
-	Checks  []Check `toml:"checks"`
+	Cluster bool `toml:"cluster"`
+	// Checks are decoded with their tables (decodeLab).
+	Checks []Check `toml:"-"`
 
 	Body     string `toml:"-"`
 	Solution string `toml:"-"`
-}
-
-// Check is one declarative check. Which fields apply depends on Type; the
-// reference (generated from labkit) is in docs/AUTHORING.md. Text fields
-// name message keys of the lab's messages*.toml.
-type Check struct {
-	ID    string   `toml:"id"`
-	Type  string   `toml:"type"`
-	Needs []string `toml:"needs"`
-
-	Path       string `toml:"path"`
-	Format     string `toml:"format"`
-	Key        string `toml:"key"`
-	Equals     any    `toml:"equals"`
-	Matches    string `toml:"matches"`
-	Executable bool   `toml:"executable"`
-
-	APIVersion string `toml:"api_version"`
-	Kind       string `toml:"kind"`
-	Namespace  string `toml:"namespace"`
-	Name       string `toml:"name"`
-	File       string `toml:"file"`
-	Rules      []Rule `toml:"rules"`
-
-	Keys     []string          `toml:"keys"`
-	Values   map[string]string `toml:"values"`
-	Why      map[string]string `toml:"why"`
-	NoSpaces bool              `toml:"no_spaces"`
-
-	Held   string `toml:"held"`
-	Event  string `toml:"event"`
-	Remain bool   `toml:"remain"`
-
-	Pass    string `toml:"pass"`
-	Fail    string `toml:"fail"`
-	Expect  string `toml:"expect"`
-	Hint    string `toml:"hint"`
-	Missing string `toml:"missing"`
-}
-
-// Rule is one condition of a manifest or live-object check: a CEL
-// expression over `object` (and `file`, `cluster`), the field it is about,
-// and the lab's text for it.
-type Rule struct {
-	Expr   string `toml:"expr"`
-	Field  string `toml:"field"`
-	Show   string `toml:"show"`
-	Expect string `toml:"expect"`
-	Fail   string `toml:"fail"`
 }
 
 // Verify is verify.toml: the reference solution of each step and the
@@ -281,7 +232,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 		return nil, &Problem{File: path.Join(where, "lab.toml"), Msg: Msg("content.no_lab_toml")}
 	}
 	l := &Lab{FS: fsys, Where: where, msgs: map[string]string{}, missing: &keySet{m: map[string]bool{}}}
-	if err := decodeStrict(path.Join(where, "lab.toml"), raw, l); err != nil {
+	if err := decodeLab(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
 	}
 	l.spans = stepSpans(raw)
@@ -323,7 +274,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	}
 	if raw, err := fs.ReadFile(fsys, "verify.toml"); err == nil {
 		l.Verify = &Verify{}
-		if err := decodeStrict(path.Join(where, "verify.toml"), raw, l.Verify); err != nil {
+		if err := decodeTOML(path.Join(where, "verify.toml"), raw, l.Verify, true); err != nil {
 			return nil, err
 		}
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -332,12 +283,14 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	return l, nil
 }
 
-// decodeStrict decodes TOML refusing keys the schema does not know, so an
-// author's typo is an error with its position, not a silently ignored
-// setting.
-func decodeStrict(file string, raw []byte, into any) error {
+// decodeTOML decodes TOML; strict, it refuses keys the schema does not
+// know, so an author's typo is an error with its position, not a
+// silently ignored setting.
+func decodeTOML(file string, raw []byte, into any, strictly bool) error {
 	dec := toml.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
+	if strictly {
+		dec.DisallowUnknownFields()
+	}
 	err := dec.Decode(into)
 	if err == nil {
 		return nil
@@ -357,106 +310,6 @@ func decodeStrict(file string, raw []byte, into any) error {
 		return &Problem{File: file, Line: line, Col: col, Msg: Msg("content.bad_toml", "err", de.Error())}
 	}
 	return &Problem{File: file, Msg: Msg("content.bad_toml", "err", err)}
-}
-
-// Span is where lab.toml declares a step or a check: the lines from its
-// [[...]] header to the last line before the next header that is not one
-// of its own sub-tables, and the position of its id key (of the header
-// when it has none). Lines and columns are 1-based; a zero Span is
-// unknown (a check written as an inline table, say).
-type Span struct {
-	Line, Col   int
-	First, Last int
-}
-
-// StepSpan is where lab.toml declares Steps[i].
-func (l *Lab) StepSpan(i int) Span {
-	if l == nil || i < 0 || i >= len(l.spans) {
-		return Span{}
-	}
-	return l.spans[i][0]
-}
-
-// CheckSpan is where lab.toml declares Steps[i].Checks[j].
-func (l *Lab) CheckSpan(i, j int) Span {
-	if l == nil || i < 0 || i >= len(l.spans) || j < 0 || j+1 >= len(l.spans[i]) {
-		return Span{}
-	}
-	return l.spans[i][j+1]
-}
-
-// stepSpans finds the [[steps]] and [[steps.checks]] tables of a valid
-// lab.toml with the TOML parser, so a problem in a check is placed at
-// that check even when another step has a check of the same ID.
-func stepSpans(raw []byte) (spans [][]Span) {
-	defer func() {
-		// Positions only make messages better; never let the parser's
-		// unstable API take a lab down.
-		if recover() != nil {
-			spans = nil
-		}
-	}()
-	starts := []int{0}
-	for i, c := range raw {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	pos := func(off uint32) (int, int) {
-		line := sort.Search(len(starts), func(i int) bool { return starts[i] > int(off) })
-		return line, int(off) - starts[line-1] + 1
-	}
-	var open []*Span // the step and the check whose tables are being read
-	closeTo := func(n, line int) {
-		for len(open) > n {
-			open[len(open)-1].Last = line
-			open = open[:len(open)-1]
-		}
-	}
-	var table []string
-	var p unstable.Parser
-	p.Reset(raw)
-	for p.NextExpression() {
-		e := p.Expression()
-		var key []string
-		line, col := 0, 0
-		for it := e.Key(); it.Next(); {
-			if key == nil {
-				line, col = pos(it.Node().Raw.Offset)
-			}
-			key = append(key, string(it.Node().Data))
-		}
-		switch e.Kind {
-		case unstable.Table, unstable.ArrayTable:
-			table = key
-			switch {
-			case e.Kind == unstable.ArrayTable && slices.Equal(key, []string{"steps"}):
-				closeTo(0, line-1)
-				spans = append(spans, []Span{{Line: line, Col: col, First: line}})
-				open = append(open, &spans[len(spans)-1][0])
-			case e.Kind == unstable.ArrayTable && slices.Equal(key, []string{"steps", "checks"}) && len(spans) > 0:
-				closeTo(1, line-1)
-				last := len(spans) - 1
-				spans[last] = append(spans[last], Span{Line: line, Col: col, First: line})
-				// Appending may move the step's spans: point at them anew.
-				open = []*Span{&spans[last][0], &spans[last][len(spans[last])-1]}
-			case len(key) > 2 && slices.Equal(key[:2], []string{"steps", "checks"}):
-				// rules, values, why: still the check's
-			case len(key) > 1 && key[0] == "steps":
-				closeTo(1, line-1)
-			default:
-				closeTo(0, line-1)
-			}
-		case unstable.KeyValue:
-			inStep := len(open) == 1 && slices.Equal(table, []string{"steps"})
-			inCheck := len(open) == 2 && slices.Equal(table, []string{"steps", "checks"})
-			if len(key) == 1 && key[0] == "id" && (inStep || inCheck) {
-				open[len(open)-1].Line, open[len(open)-1].Col = line, col
-			}
-		}
-	}
-	closeTo(0, len(starts))
-	return spans
 }
 
 // decodeTree decodes TOML into a generic tree.
@@ -550,43 +403,6 @@ func (l *Lab) WatchedNodes() []string {
 		return slices.Clone(l.Cluster.Nodes)
 	}
 	return l.NodeNames()
-}
-
-// ClusterSteps are the numbers of the steps that read the cluster, in
-// order.
-func (l *Lab) ClusterSteps() []int {
-	var out []int
-	for _, s := range l.Steps {
-		if s.ReadsCluster() {
-			out = append(out, s.Number)
-		}
-	}
-	return out
-}
-
-// ReadsCluster says whether the step reads live cluster objects: declared
-// for a Go step, implied by its declarative checks.
-func (s Step) ReadsCluster() bool {
-	if s.Cluster {
-		return true
-	}
-	for _, c := range s.Checks {
-		if c.ReadsCluster() {
-			return true
-		}
-	}
-	return false
-}
-
-// ReadsCluster says whether the check reads live cluster objects.
-func (c Check) ReadsCluster() bool {
-	switch c.Type {
-	case "object", "witness":
-		return true
-	case "report":
-		return len(c.Values) > 0
-	}
-	return false
 }
 
 // StepRange words a list of step numbers for a message: "5~8", "2, 4".

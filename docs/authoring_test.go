@@ -41,5 +41,5 @@ func TestAuthoringReferenceIsGenerated(t *testing.T) {
 		}
 		return
 	}
-	t.Errorf("AUTHORING.md's check reference drifted from labkit.Kinds; run go test ./docs -run Authoring -update")
+	t.Errorf("AUTHORING.md's check reference drifted from the check types (labkit.Kinds()); run go test ./docs -run Authoring -update")
 }

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
 
 	"github.com/google/cel-go/cel"
+	celcommon "github.com/google/cel-go/common"
+	celast "github.com/google/cel-go/common/ast"
 	"github.com/google/cel-go/common/types"
 	"github.com/google/cel-go/common/types/ref"
 	"github.com/google/cel-go/common/types/traits"
@@ -24,7 +25,7 @@ import (
 // Conditions on objects are CEL (the expression language of Kubernetes'
 // CRD validation rules and ValidatingAdmissionPolicy), compiled once when
 // the lab loads, with a cost limit so no expression can run away. An
-// expression sees, as celVars says for its check's type:
+// expression sees, as its check type's Vars say:
 //
 //	object   the object under check (a manifest decoded from its file, or
 //	         a live object), as Kubernetes JSON: object.spec.nodeName
@@ -36,16 +37,9 @@ import (
 // plus CEL's standard library, its strings extension, optional values
 // (m[?'key'].orValue('')) and list.sum() for integers.
 
-// celVars are the variables the expressions of each check type see. Only
-// the types that read the cluster (content.Check.ReadsCluster), and so
-// run only while it is synced, see `cluster`: a manifest rule that read it
-// would judge a file by live data that may be stale or absent.
-var celVars = map[string][]string{
-	"manifest": {"object"},
-	"object":   {"object", "file", "cluster"},
-	"witness":  {"object", "cluster"},
-	"report":   {"cluster"},
-}
+// celVarNames are the variables an expression may see, in the order an
+// error names the ones its type does not.
+var celVarNames = []string{"object", "file", "cluster"}
 
 // celCostLimit bounds one evaluation (CEL's cost units; a rule over a
 // few objects costs hundreds).
@@ -54,26 +48,34 @@ const celCostLimit = 1_000_000
 // clusterType is the type of the `cluster` variable.
 var clusterType = cel.OpaqueType("labmate.Cluster")
 
-// celEnvs are the CEL environments of the check types, by type.
-var celEnvs = sync.OnceValues(func() (map[string]*cel.Env, error) {
-	envs := map[string]*cel.Env{}
-	for typ, names := range celVars {
-		var opts []cel.EnvOption
-		for _, n := range names {
-			t := cel.DynType
-			if n == "cluster" {
-				t = clusterType
-			}
-			opts = append(opts, cel.Variable(n, t))
-		}
-		env, err := cel.NewEnv(append(opts, celLibrary()...)...)
-		if err != nil {
-			return nil, err
-		}
-		envs[typ] = env
+var (
+	celEnvsMu sync.Mutex
+	celEnvs   = map[string]*cel.Env{} // by their variables, joined
+)
+
+// celEnv is the CEL environment with the variables vars, made once.
+func celEnv(vars []string) (*cel.Env, error) {
+	celEnvsMu.Lock()
+	defer celEnvsMu.Unlock()
+	key := strings.Join(vars, ",")
+	if env, ok := celEnvs[key]; ok {
+		return env, nil
 	}
-	return envs, nil
-})
+	var opts []cel.EnvOption
+	for _, n := range vars {
+		t := cel.DynType
+		if n == "cluster" {
+			t = clusterType
+		}
+		opts = append(opts, cel.Variable(n, t))
+	}
+	env, err := cel.NewEnv(append(opts, celLibrary()...)...)
+	if err != nil {
+		return nil, err
+	}
+	celEnvs[key] = env
+	return env, nil
+}
 
 // celLibrary is what every environment has besides its variables.
 func celLibrary() []cel.EnvOption {
@@ -126,23 +128,24 @@ type expr struct {
 // compileExpr compiles src for a check of type typ; want is the kind of
 // result it must have ("bool", or "value" for anything a report can print).
 func compileExpr(typ, src, want string) (*expr, error) {
-	envs, err := celEnvs()
+	var vars []string
+	if t := typeNamed(typ); t != nil {
+		vars = t.Vars()
+	}
+	if len(vars) == 0 {
+		return nil, fmt.Errorf("%s", msgf("labkit.cel.no_expressions", "type", typ))
+	}
+	env, err := celEnv(vars)
 	if err != nil {
 		return nil, err
-	}
-	env, ok := envs[typ]
-	if !ok {
-		return nil, fmt.Errorf("%s", msgf("labkit.cel.no_expressions", "type", typ))
 	}
 	ast, iss := env.Compile(src)
 	if iss != nil && iss.Err() != nil {
 		ce := &celError{msg: iss.Err().Error()}
-		for _, v := range []string{"object", "file", "cluster"} {
-			if strings.Contains(ce.msg, "undeclared reference to '"+v+"'") && !slices.Contains(celVars[typ], v) {
-				ce.msg += msgf("labkit.cel.not_here", "var", v, "type", typ, "vars", strings.Join(celVars[typ], ", "))
-				if v == "cluster" {
-					ce.msg += msgf("labkit.cel.not_here_cluster")
-				}
+		for _, v := range undeclared(env, src, iss) {
+			ce.msg += msgf("labkit.cel.not_here", "var", v, "type", typ, "vars", strings.Join(vars, ", "))
+			if v == "cluster" {
+				ce.msg += msgf("labkit.cel.not_here_cluster")
 			}
 		}
 		if errs := iss.Errors(); len(errs) > 0 {
@@ -159,6 +162,27 @@ func compileExpr(typ, src, want string) (*expr, error) {
 		return nil, err
 	}
 	return &expr{src: src, prg: prg}, nil
+}
+
+// undeclared are the variables of celVarNames that src uses and env does
+// not declare: the checker's errors whose expression is such a name (an
+// identifier is an error only when nothing declares it).
+func undeclared(env *cel.Env, src string, iss *cel.Issues) []string {
+	parsed, piss := env.Parse(src)
+	if piss != nil && piss.Err() != nil {
+		return nil
+	}
+	idents := map[int64]string{}
+	for _, n := range celast.MatchDescendants(celast.NavigateAST(parsed.NativeRep()), celast.KindMatcher(celast.IdentKind)) {
+		idents[n.ID()] = n.AsIdent()
+	}
+	var out []string
+	for _, v := range celVarNames {
+		if slices.ContainsFunc(iss.Errors(), func(e *celcommon.Error) bool { return idents[e.ExprID] == v }) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // celError is a compile error with its place in the expression (1-based).
@@ -200,18 +224,42 @@ func (e *expr) eval(v vars) (val ref.Val, absent bool, err error) {
 }
 
 // isAbsence reports whether a CEL evaluation error only says a field, key
-// or list element was not there. cel-go exports no typed check for these,
-// so its messages are matched whole: the interpreter's "no such key: k",
-// "no such attribute(s): a" and "index out of bounds: i", and a list's own
-// "index 'i' out of range in list size 'n'". Errors that merely look alike
-// are real errors, among them the strings extension's "index out of
-// range: i" (charAt, substring past the end of a string).
+// or list element was not there: the interpreter's error for an
+// attribute that did not resolve ("no such key: k", "no such
+// attribute(s): a", "index out of bounds: i"). Errors that merely look
+// alike are real errors, among them the strings extension's "index out
+// of range: i" (charAt, substring past the end of a string).
 func isAbsence(err error) bool {
-	return absenceRE().MatchString(err.Error())
+	var e *types.Err
+	if !errors.As(err, &e) {
+		return false
+	}
+	t := absenceType()
+	return t != nil && reflect.TypeOf(e.Unwrap()) == t
 }
 
-var absenceRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(no such key: .*|no such attribute\(s\): .*|index out of bounds: -?\d+|index '-?\d+' out of range in list size '\d+')$`)
+// absenceType is the type of the error cel-go's interpreter gives for an
+// attribute that did not resolve. cel-go exports neither it nor a test
+// for it, so it is learnt once by asking for a key a map does not have;
+// TestCELAbsence fails if that stops telling absences from errors.
+var absenceType = sync.OnceValue(func() reflect.Type {
+	env, err := cel.NewEnv()
+	if err != nil {
+		return nil
+	}
+	ast, iss := env.Compile("{'present': 1}['absent']")
+	if iss != nil && iss.Err() != nil {
+		return nil
+	}
+	prg, err := env.Program(ast)
+	if err != nil {
+		return nil
+	}
+	var e *types.Err
+	if _, _, err := prg.Eval(cel.NoVars()); errors.As(err, &e) {
+		return reflect.TypeOf(e.Unwrap())
+	}
+	return nil
 })
 
 // evalBool is a rule's verdict: absent fields make it false.

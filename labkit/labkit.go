@@ -22,6 +22,8 @@ type Lab struct {
 	Text     *content.Lab
 	Steps    []checks.Step
 	Problems []*content.Problem
+	// cluster are the numbers of the steps that read the cluster.
+	cluster []int
 }
 
 // ID is the lab's ID.
@@ -43,7 +45,10 @@ func Open(id string) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := Compile(text, code(id))
+	l, err := Compile(text, code(id))
+	if err != nil {
+		return nil, err
+	}
 	cache[id] = l
 	return l, nil
 }
@@ -55,7 +60,7 @@ func OpenDir(dir string) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Compile(text, nil), nil
+	return Compile(text, nil)
 }
 
 // Installed lists the installed labs that load, sorted by ID.
@@ -78,8 +83,9 @@ func code(id string) *checks.Code {
 }
 
 // Compile builds a lab's steps from its text and, when it has any, its
-// Go code.
-func Compile(text *content.Lab, code *checks.Code) *Lab {
+// Go code. The error is a key of a check no check type reads, which
+// keeps the lab from loading as any key lab.toml does not know does.
+func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 	l := &Lab{Text: text}
 	goSteps := map[string]checks.Step{}
 	if code != nil && code.Steps != nil {
@@ -89,14 +95,19 @@ func Compile(text *content.Lab, code *checks.Code) *Lab {
 	}
 	for si, ts := range text.Steps {
 		gs, hasGo := goSteps[ts.ID]
+		live := ts.Cluster
 		switch {
 		case len(ts.Checks) > 0 && hasGo:
 			l.problem(text, ts, content.Msg("labkit.both", "step", ts.Number))
 			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
 		case len(ts.Checks) > 0:
-			s, probs := compileStep(text, si, ts)
-			l.Problems = append(l.Problems, probs...)
-			l.Steps = append(l.Steps, s)
+			cs := compileStep(text, si, ts)
+			if cs.fatal != nil {
+				return nil, cs.fatal
+			}
+			l.Problems = append(l.Problems, cs.probs...)
+			l.Steps = append(l.Steps, cs.step)
+			live = live || cs.live
 		case hasGo:
 			gs.Number = ts.Number
 			l.Steps = append(l.Steps, gs)
@@ -104,9 +115,20 @@ func Compile(text *content.Lab, code *checks.Code) *Lab {
 			l.problem(text, ts, content.Msg("labkit.no_checks", "step", ts.Number))
 			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
 		}
+		if live {
+			l.cluster = append(l.cluster, ts.Number)
+		}
 	}
-	return l
+	return l, nil
 }
+
+// ClusterSteps are the numbers of the steps that read live cluster
+// objects, in order: a Go step that declares it (`cluster = true`), a
+// declarative step one of whose checks is of a type that does.
+func (l *Lab) ClusterSteps() []int { return slices.Clone(l.cluster) }
+
+// ReadsCluster says whether step n reads live cluster objects.
+func (l *Lab) ReadsCluster(n int) bool { return slices.Contains(l.cluster, n) }
 
 func (l *Lab) problem(text *content.Lab, ts content.Step, msg string) {
 	l.Problems = append(l.Problems, &content.Problem{File: text.Where + "/lab.toml",

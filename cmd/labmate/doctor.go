@@ -49,7 +49,7 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 	nodes := lab.WatchedNodes()
 	opts := doctor.Options{
 		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Fallback: sandboxKubeconfig(), NoCluster: c.noCluster,
-		Nodes: nodes, ClusterSteps: content.StepRange(lab.ClusterSteps()), Root: root, TTY: isTerminal(stdout),
+		Nodes: nodes, ClusterSteps: content.StepRange(kit.ClusterSteps()), Root: root, TTY: isTerminal(stdout),
 	}
 	if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
 		opts.StatePath = st.Path

@@ -257,7 +257,7 @@ func (p *prover) prepare(ctx context.Context) error {
 			return &EnvError{msg("verify.answers", "dir", p.text.Start, "err", err)}
 		}
 	}
-	needCluster := len(p.text.ClusterSteps()) > 0
+	needCluster := len(p.kit.ClusterSteps()) > 0
 	if needCluster && !p.o.NoCluster {
 		if err := p.connect(ctx); err != nil {
 			return err
@@ -332,7 +332,7 @@ func (p *prover) startEngine(ctx context.Context) error {
 	switch {
 	case p.clusterOK:
 		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Kubeconfig: p.kubeconfigFile}
-	case len(p.text.ClusterSteps()) > 0:
+	case len(p.kit.ClusterSteps()) > 0:
 		o.Cluster.Mode = labrun.ClusterOff
 	}
 	if p.o.Record != "" {
@@ -392,7 +392,7 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 			rows = append(rows, p.row(Row{Step: st.Number, Case: msg("verify.case.solve"), Expected: msg("verify.expect.data"), Seen: msg("verify.seen.no_data")}))
 			continue
 		}
-		if st.ReadsCluster() && !p.clusterOK {
+		if p.kit.ReadsCluster(st.Number) && !p.clusterOK {
 			rows = append(rows, p.row(Row{Step: st.Number, Case: msg("verify.case.solve"), Expected: msg("verify.expect.passed"),
 				Seen: msg("verify.seen.skipped"), Skipped: true}))
 			continue
@@ -499,7 +499,7 @@ func (p *prover) wrong(ctx context.Context, n int, w content.Wrong) Row {
 	var got checks.Result
 	// A file-only step that passes the wrong answer has accepted it; a
 	// cluster step may pass for a moment while the cluster converges.
-	fileOnly := !p.text.Step(n).ReadsCluster()
+	fileOnly := !p.kit.ReadsCluster(n)
 	rep, ok := p.until(ctx, p.o.Timeout, func(r engine.Report) bool {
 		st := r.Step(n)
 		if st != nil && st.Status == checks.Passed && fileOnly {

@@ -1,0 +1,245 @@
+package labkit
+
+import (
+	"fmt"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/observe"
+)
+
+var checkID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`) })
+
+// entry is one check of a compiled step: its common fields and result
+// ID, the compiled check, and the problem that keeps it from running.
+type entry struct {
+	base
+	check check
+	bad   *content.Problem
+}
+
+// base is what every compiled check has: the fields of every check, its
+// result ID and its step's ID.
+type base struct {
+	spec content.Check
+	id   string // <step-id>.<check-id>
+	step string
+}
+
+// compiledStep is a step built from its declarative checks.
+type compiledStep struct {
+	step  checks.Step
+	live  bool // a check of it reads the cluster
+	probs []*content.Problem
+	fatal error // the lab does not load (a key no check type knows)
+}
+
+// compileStep builds a step from its declarative checks. Problems are
+// authoring errors; a check with one evaluates to an error result.
+func compileStep(text *content.Lab, si int, ts content.Step) compiledStep {
+	var (
+		out     compiledStep
+		entries []entry
+	)
+	raw, _ := text.ReadFile("lab.toml")
+	for i, spec := range ts.Checks {
+		c := &compiler{text: text, step: ts, si: si, ci: i, spec: spec}
+		e := entry{base: c.base(), check: compileCheck(c)}
+		if c.fatal != nil && out.fatal == nil {
+			out.fatal = c.fatal
+		}
+		if errs := append(c.fields, c.errs...); len(errs) > 0 {
+			at := text.CheckSpan(si, i)
+			if at.Line == 0 {
+				at = text.StepSpan(si)
+			}
+			e.bad = checkProblem(text, raw, at, ts, spec, i, errs)
+			out.probs = append(out.probs, e.bad)
+		}
+		entries = append(entries, e)
+	}
+	s := checks.Step{Number: ts.Number, ID: ts.ID}
+	for _, e := range entries {
+		for _, f := range e.check.Files() {
+			if !slices.Contains(s.Files, f) {
+				s.Files = append(s.Files, f)
+			}
+		}
+		out.live = out.live || e.check.Live()
+	}
+	s.Eval = func(in checks.Input) checks.StepEval { return evalStep(in, ts.ID, entries) }
+	if slices.ContainsFunc(entries, func(e entry) bool { _, ok := e.check.(rememberer); return ok }) {
+		s.Remember = func(snap *observe.Snapshot, w *checks.Witness) bool { return rememberStep(snap, w, entries) }
+	}
+	out.step = s
+	return out
+}
+
+// checkProblem words a check's authoring errors with where in lab.toml
+// the check is (at) or, within it, the offending expression.
+func checkProblem(text *content.Lab, raw []byte, at content.Span, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
+	line, col := at.Line, at.Col
+	var msgs []string
+	for _, e := range errs {
+		msgs = append(msgs, e.msg)
+		if l, c := locate(raw, e.near, at.First, at.Last); l > 0 {
+			line, col = l, c
+			if e.col > 0 {
+				col += e.col - 1
+			}
+		}
+	}
+	who := spec.ID
+	if who == "" {
+		who = fmt.Sprint(i + 1)
+	}
+	return &content.Problem{File: path.Join(text.Where, "lab.toml"), Line: line, Col: col,
+		Msg: msgf("labkit.check_problem", "step", ts.Number, "check", who, "problems", strings.Join(msgs, " "))}
+}
+
+// locate finds the first line of needle in raw between lines first and
+// last (1-based, inclusive), returning its line and column, or 0, 0.
+func locate(raw []byte, needle string, first, last int) (int, int) {
+	if needle == "" || first <= 0 {
+		return 0, 0
+	}
+	lines := strings.Split(string(raw), "\n")
+	head := strings.Split(needle, "\n")[0]
+	for i := first - 1; i < min(last, len(lines)); i++ {
+		if j := strings.Index(lines[i], head); j >= 0 {
+			return i + 1, j + 1
+		}
+	}
+	return 0, 0
+}
+
+// checkErr is one authoring error of a check: a Korean sentence and,
+// to place it in lab.toml, the text of the check it is about (a CEL
+// expression's source) and the 1-based column in that text (0 when
+// unknown).
+type checkErr struct {
+	msg  string
+	near string
+	col  int
+}
+
+// compiler compiles one check of a step for its type, collecting what
+// is wrong with it.
+type compiler struct {
+	text   *content.Lab
+	step   content.Step
+	si, ci int // the step's and the check's index in the lab
+	spec   content.Check
+	typ    checkType // nil for a type there is not
+	// fields are the problems of its fields (told first, sorted), errs
+	// the others in the order found.
+	fields, errs []checkErr
+	// fatal keeps the lab from loading: a key no type reads.
+	fatal *content.Problem
+	// decoded is what decode filled, for the tests that hold a type's
+	// fields to its documentation.
+	decoded any
+}
+
+func (c *compiler) base() base {
+	return base{spec: c.spec, id: c.step.ID + "." + c.spec.ID, step: c.step.ID}
+}
+
+// problem records an authoring error worded by the shared text key.
+func (c *compiler) problem(key string, kv ...any) {
+	c.errs = append(c.errs, checkErr{msg: msgf(key, kv...)})
+}
+
+// problemNear records an authoring error placed at the first line of the
+// check that holds near.
+func (c *compiler) problemNear(near, key string, kv ...any) {
+	c.errs = append(c.errs, checkErr{msg: msgf(key, kv...), near: near})
+}
+
+// message requires a message key the check names to exist.
+func (c *compiler) message(key string) {
+	if key != "" && !c.text.HasMsg(key) {
+		c.problem("labkit.no_message", "key", key)
+	}
+}
+
+// expr compiles a CEL expression of the check; want is "bool" or
+// "value". A compile error is placed at the expression.
+func (c *compiler) expr(src, want string) *expr {
+	e, err := compileExpr(c.spec.Type, src, want)
+	if err != nil {
+		ce := checkErr{msg: msgf("labkit.cel_error", "expr", src, "err", err), near: src}
+		if cerr, ok := err.(*celError); ok && cerr.line == 1 {
+			ce.col = cerr.col
+		}
+		c.errs = append(c.errs, ce)
+		return nil
+	}
+	return e
+}
+
+// compileCheck validates what every check has, then compiles it for
+// its type.
+func compileCheck(c *compiler) check {
+	c.refuseUnknown()
+	c.typ = typeNamed(c.spec.Type)
+	if c.typ == nil {
+		types := make([]string, len(checkTypes))
+		for j, t := range checkTypes {
+			types[j] = t.Kind().Type
+		}
+		c.fields = append(c.fields, checkErr{msg: msgf("labkit.bad_type", "type", c.spec.Type, "types", strings.Join(types, ", "))})
+		c.common()
+		return noCheck{}
+	}
+	if c.spec.ID == "" {
+		c.fields = append(c.fields, checkErr{msg: msgf("labkit.field_required", "field", "id", "type", c.spec.Type)})
+	}
+	c.common()
+	chk := c.typ.Compile(c)
+	slices.SortFunc(c.fields, func(a, b checkErr) int { return strings.Compare(a.msg, b.msg) })
+	return chk
+}
+
+// common validates the fields every check has.
+func (c *compiler) common() {
+	spec, ts := c.spec, c.step
+	if spec.ID != "" && !checkID().MatchString(spec.ID) {
+		c.problem("labkit.bad_id", "id", spec.ID)
+	}
+	seen := map[string]bool{}
+	for _, other := range ts.Checks {
+		if other.ID == spec.ID {
+			if seen[spec.ID] {
+				c.problem("labkit.dup_id", "id", spec.ID)
+				break
+			}
+			seen[spec.ID] = true
+		}
+	}
+	for _, n := range spec.Needs {
+		j := slices.IndexFunc(ts.Checks, func(o content.Check) bool { return o.ID == n })
+		k := slices.IndexFunc(ts.Checks, func(o content.Check) bool { return o.ID == spec.ID })
+		if j < 0 || j >= k {
+			c.problem("labkit.bad_needs", "need", n)
+		}
+	}
+	for _, key := range []string{spec.Pass, spec.Fail, spec.Expect, spec.Hint} {
+		c.message(key)
+	}
+}
+
+// noCheck stands for a check of a type there is not (an authoring
+// error): it reads nothing and never runs.
+type noCheck struct{}
+
+func (noCheck) Files() []string { return nil }
+func (noCheck) Live() bool      { return false }
+func (noCheck) Eval(checks.Input, *view) (checks.Result, *checks.Fact) {
+	return checks.Result{Status: checks.Error}, nil
+}
