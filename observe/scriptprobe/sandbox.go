@@ -154,6 +154,21 @@ func sandboxCapped(capMode SandboxMode) (SandboxMode, map[SandboxMode]string) {
 	return d.mode, d.why
 }
 
+// Seccomp is the system-call filter runs get here: the strongest the
+// kernel offers, capped by SeccompVar; none in a binary without the
+// helper entry, which cannot load one.
+func Seccomp() string {
+	if !hasHook() {
+		return observe.SeccompOff
+	}
+	got := filterAvailable()
+	rank := map[string]int{observe.SeccompOff: 0, observe.SeccompErrno: 1, observe.SeccompNotify: 2}
+	if c, ok := rank[os.Getenv(SeccompVar)]; ok && c < rank[got] {
+		return os.Getenv(SeccompVar)
+	}
+	return got
+}
+
 // detect tries the modes from the strongest down to cap.
 func detect(capMode SandboxMode) (SandboxMode, map[SandboxMode]string) {
 	why := map[SandboxMode]string{}

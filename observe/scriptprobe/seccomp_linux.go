@@ -251,3 +251,20 @@ func ioctl(fd int32, req uint, arg unsafe.Pointer) error {
 	}
 	return nil
 }
+
+// filterAvailable is the strongest filter the kernel offers this
+// process, asked without loading one (SECCOMP_GET_ACTION_AVAIL): a
+// kernel or a container policy that refuses seccomp(2) offers none.
+func filterAvailable() string {
+	avail := func(action uint32) bool {
+		_, _, e := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_GET_ACTION_AVAIL, 0, uintptr(unsafe.Pointer(&action)))
+		return e == 0
+	}
+	switch {
+	case avail(unix.SECCOMP_RET_USER_NOTIF):
+		return observe.SeccompNotify
+	case avail(unix.SECCOMP_RET_ERRNO):
+		return observe.SeccompErrno
+	}
+	return observe.SeccompOff
+}
