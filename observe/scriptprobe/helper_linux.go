@@ -209,22 +209,20 @@ func nsInit(c initConfig) int {
 }
 
 // reap waits for every process of the run; when the main one (pid) ends
-// it kills the rest. It keeps the main one's exit and the largest peak
-// resident size among all.
+// it kills the rest. It keeps the main one's exit. (Waiting for them all
+// also gives the parent their peak memory, in the helper's rusage.)
 func reap(pid int) initStatus {
 	st := initStatus{Started: true, Exit: -1}
 	mainDone := false
 	for {
 		var ws unix.WaitStatus
-		var ru unix.Rusage
-		got, err := unix.Wait4(-1, &ws, 0, &ru)
+		got, err := unix.Wait4(-1, &ws, 0, nil)
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			return st // ECHILD: every process of the run is gone
 		}
-		st.PeakRSS = max(st.PeakRSS, ru.Maxrss<<10) // kilobytes on Linux
 		if got == pid {
 			mainDone = true
 			if ws.Exited() {

@@ -115,9 +115,6 @@ type initStatus struct {
 	StartErr string `json:"start_err,omitempty"`
 	Errno    int    `json:"errno,omitempty"`
 	Setup    string `json:"setup,omitempty"` // a failed setup step, for the probe
-	// PeakRSS is the largest resident size a process of the run reached
-	// (bytes), from the rusage of every process the helper reaped.
-	PeakRSS int64 `json:"peak_rss,omitempty"`
 }
 
 // InsideRunDir is where the run directory appears inside the namespaces

@@ -8,6 +8,12 @@
 // A run never touches the lab root: the script is copied into the run's
 // temporary directory from the bytes the file source observed, so a later
 // edit cannot race it, and the directory is removed afterwards.
+//
+// The prober is mechanism; the lab brings the policy. The spec's sandbox
+// part (observe.SandboxSpec) says what the run's root shows and holds,
+// what is watched, the environment and the limits; the prober applies it
+// in the strongest mode the machine allows (sandbox.go), and in every
+// mode with rlimits and a system-call filter (seccomp_linux.go).
 package scriptprobe
 
 import (
