@@ -3,6 +3,7 @@ package gpuincident
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -133,7 +134,7 @@ func TestCheckScriptWaitsForRunsOfTheCurrentContent(t *testing.T) {
 	ref := readFixture(t, reference+"/"+checkScriptPath)
 	dump := []string{"config", "dump"}
 	notExec := scriptObs(ref, scenarioNvidia, -1)
-	notExec.Script.StartErr = scriptprobe.NotExecutable
+	notExec.Script.StartErr, notExec.Script.Start = scriptprobe.NotExecutable, &observe.StartFailure{NoExecBit: true}
 	for _, tc := range []struct {
 		name string
 		runs []observe.Observation
@@ -199,8 +200,12 @@ func TestCheckScriptProbeSpec(t *testing.T) {
 			t.Errorf("unknown scenario %s", sc.Name)
 		}
 	}
-	if scriptprobe.NotExecutable != startErrNotExecutable {
-		t.Errorf("the prober says %q for a non-executable script, the check looks for %q", scriptprobe.NotExecutable, startErrNotExecutable)
+	sb := p.Sandbox
+	if len(sb.Files) != 1 || sb.Files[0].Path != mainConfigOnNode || !sb.Files[0].Watch || !strings.Contains(sb.Files[0].Content, "runtimes.nvidia") {
+		t.Errorf("the config trap: %+v", sb.Files)
+	}
+	if len(sb.Commands) != len(containerdDirs) || !slices.Contains(sb.Commands, "/usr/bin/containerd") || !slices.Contains(sb.Commands, "/opt/containerd/bin/containerd") {
+		t.Errorf("the trap commands: %v", sb.Commands)
 	}
 }
 

@@ -127,9 +127,9 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "elsewhere"}},
 		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "e1"}, Reason: "FailedScheduling", Message: "0/3 nodes are available"},
 		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "e2"}, Reason: "Scheduled"},
-		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "nvidia"}, Handler: "nvidia"},
+		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu-runtime"}, Handler: "gpu-runtime"},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "time-slicing-config"}},
-		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "nvidia-container-toolkit"}},
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "container-toolkit"}},
 	)
 	c := start(t, NewForClient(client, okProbe, labScope))
 	c.until("connecting first", time.Second, func(o observe.Observation) bool { return o.Cluster != nil })
@@ -145,9 +145,9 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 		isObject(observe.OpUpsert, "Node", "", "lab-node-1"),
 		isObject(observe.OpUpsert, "Pod", "gpu-lab", "cuda-probe"),
 		isObject(observe.OpUpsert, "Event", "gpu-lab", "e1"),
-		isObject(observe.OpUpsert, "RuntimeClass", "", "nvidia"),
+		isObject(observe.OpUpsert, "RuntimeClass", "", "gpu-runtime"),
 		isObject(observe.OpUpsert, "ConfigMap", "gpu-operator", "time-slicing-config"),
-		isObject(observe.OpUpsert, "DaemonSet", "gpu-operator", "nvidia-container-toolkit"),
+		isObject(observe.OpUpsert, "DaemonSet", "gpu-operator", "container-toolkit"),
 	}
 	syncedAt := -1
 	for i, o := range c.seen {
@@ -183,7 +183,7 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 	// Changes flow through as upserts and deletes of typed objects.
 	ctx := context.Background()
 	n := node("lab-node-0")
-	n.Status.Allocatable = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("4")}
+	n.Status.Allocatable = corev1.ResourceList{"example.com/gpu": resource.MustParse("4")}
 	if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 		if !isObject(observe.OpUpsert, "Node", "", "lab-node-0")(o) {
 			return false
 		}
-		got := o.Object.Object.(*corev1.Node).Status.Allocatable["nvidia.com/gpu"]
+		got := o.Object.Object.(*corev1.Node).Status.Allocatable["example.com/gpu"]
 		return got.String() == "4"
 	})
 	if len(o.Object.Object.(*corev1.Node).ManagedFields) != 0 {
