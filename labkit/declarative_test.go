@@ -146,8 +146,8 @@ func TestYAMLFieldTypes(t *testing.T) {
 	d := newDemo(t)
 	for body, words := range map[string][]string{
 		// equals = 3 (an integer)
-		"spec:\n  replicas: \"3\"\n":   {`"3" 은(는) 따옴표로 감싼 문자열입니다(2번째 줄)`, "따옴표 없는 정수 3", "spec.replicas: 3"},
-		"spec:\n  replicas: !!str 3\n": {`"3" 은(는) 따옴표로 감싼 문자열입니다(2번째 줄)`, "etc/values.yaml:2:13"},
+		"spec:\n  replicas: \"3\"\n":   {`"3" 은 따옴표로 감싼 문자열입니다(2번째 줄)`, "따옴표 없는 정수 3", "spec.replicas: 3"},
+		"spec:\n  replicas: !!str 3\n": {`"3" 은 따옴표로 감싼 문자열입니다(2번째 줄)`, "etc/values.yaml:2:13"},
 		"spec:\n  replicas: 3.5\n":     {"값이 실수 3.5 입니다(2번째 줄)", "정수 3 이어야"},
 		"spec:\n  replicas: 4\n":       {"값이 4 입니다(2번째 줄)", "기대값은 3 입니다"},
 		"spec:\n  replicas: true\n":    {"값이 불리언 true 입니다(2번째 줄)", "정수 3 이어야"},
@@ -614,8 +614,8 @@ event = "FailedScheduling"
 	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
 	d.put("Pod", pod("a", corev1.PodPending, "u1"))
 	rs := d.eval(2)
-	expect(t, rs, "cluster.ran", checks.Failed, "Pod demo/widget 에서 `object.status.phase == 'Running'` 이(가) 참인 것을 아직 보지 못했습니다")
-	if e := rs["cluster.ran"].Expected; !strings.Contains(e, "`object.status.phase == 'Running'` 이(가) 참인 것") {
+	expect(t, rs, "cluster.ran", checks.Failed, "Pod demo/widget 에서 `object.status.phase == 'Running'` 이 참인 것을 아직 보지 못했습니다")
+	if e := rs["cluster.ran"].Expected; !strings.Contains(e, "`object.status.phase == 'Running'` 이 참인 것") {
 		t.Errorf("expected %q names no condition", e)
 	}
 	expect(t, rs, "cluster.unschedulable", checks.Failed, "reason 이 FailedScheduling 인 이벤트가 기록된 것을 아직 보지 못했습니다")
