@@ -600,6 +600,7 @@ func TestReferenceCheckScript(t *testing.T) {
 	}{
 		{"nvidia", "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n", 0},
 		{"runc-only", "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n", 1},
+		{"nvidia-default-only", "default_runtime_name = \"nvidia\"\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  BinaryName = \"/usr/bin/nvidia-container-runtime\"\n", 1},
 	} {
 		fake := fakeContainerd(t, sc.dump)
 		out, code := runSh(t, []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH")}, script)
@@ -653,7 +654,7 @@ func TestFileSolutionsRun(t *testing.T) {
 	for n, want := range map[int][]string{
 		1: {"'SystemdCgroup': True", "'version': 2"},
 		2: {"'BinaryName': '/usr/bin/nvidia-container-runtime'"},
-		4: {"nvidia: 0", "runc: 1"},
+		4: {"nvidia: 0", "runc: 1", "nvidia-default: 1"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(outputs[n], w) {
