@@ -90,8 +90,21 @@ func wordFinal(r []rune) (int, bool) {
 			return w.final, true
 		}
 	}
+	// A short vowel before p, t or ck closes the syllable: Map 맵,
+	// DaemonSet 셋, kubelet 릿, rack 랙 (but root 루트, script 트).
+	short := len(r) < 3 || !isVowel(r[len(r)-3])
+	switch {
+	case tail == "ck":
+		return finalG, true
+	case isVowel(r[len(r)-2]) && short && r[len(r)-1] == 'p':
+		return finalB, true
+	case isVowel(r[len(r)-2]) && short && r[len(r)-1] == 't':
+		return finalS, true
+	}
 	return 0, false
 }
+
+func isVowel(r rune) bool { return strings.ContainsRune("aeiou", unicode.ToLower(r)) }
 
 func isLower(r rune) bool { return r >= 'a' && r <= 'z' }
 
@@ -103,6 +116,7 @@ const (
 	finalL  = 8  // ㄹ: 일, 칠, 팔, 엘, 알
 	finalM  = 16 // ㅁ: 삼, 엠
 	finalB  = 17 // ㅂ: 십
+	finalS  = 19 // ㅅ: 셋
 	finalNG = 21 // ㅇ: 영
 )
 
