@@ -651,7 +651,7 @@ func TestYAMLFieldSyntax(t *testing.T) {
 	expect(t, d.eval(1), "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml 의 2번째 줄", "etc/values.yaml:2")
 	d.file("etc/values.yaml", "spec: replicas: 3\n", 0o644) // the parser names no line 1
 	rs := d.eval(1)
-	expect(t, rs, "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml — mapping values are not allowed", "YAML 문법 오류")
+	expect(t, rs, "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml. 값이 올 자리에 또 '키: 값' 이 왔습니다", "mapping values are not allowed")
 	if r := rs["files.replicas"]; strings.Contains(r.Message, "0번째 줄") || r.Where != "etc/values.yaml" {
 		t.Errorf("a syntax error without a line: %q at %q", r.Message, r.Where)
 	}

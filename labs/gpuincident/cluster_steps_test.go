@@ -207,13 +207,13 @@ func TestRuntimeClassPendingWrongTurns(t *testing.T) {
 		}, "runtimeclass-pending.pod-file", []string{"spec.runtimeClass", "7번째 줄"}},
 		{"bad quantity", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/gpu-pod-bad-quantity.yaml")
-		}, "runtimeclass-pending.pod-file", []string{"quantities must match"}},
+		}, "runtimeclass-pending.pod-file", []string{"limits[nvidia.com/gpu] (14번째 줄)", "수량이 아닙니다", "128Mi"}},
 		{"wrong kind", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/gpu-pod-wrong-kind.yaml")
 		}, "runtimeclass-pending.pod-file", []string{"v1 Pod", "v1 Deployment", "2번째 줄"}},
 		{"broken YAML", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/broken.yaml")
-		}, "runtimeclass-pending.pod-file", []string{"YAML 로 읽을 수 없습니다", "9번째 줄", "did not find expected"}},
+		}, "runtimeclass-pending.pod-file", []string{"YAML 로 읽을 수 없습니다", "9번째 줄", "같은 칸에서 시작"}},
 		{"two documents", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/multi-doc.yaml")
 		}, "runtimeclass-pending.pod-file", []string{"문서가 2개"}},
