@@ -143,6 +143,7 @@ type Check struct {
 	Values   map[string]string `toml:"values"`
 	Why      map[string]string `toml:"why"`
 	NoSpaces bool              `toml:"no_spaces"`
+	Remember bool              `toml:"remember"`
 
 	Held   string `toml:"held"`
 	Event  string `toml:"event"`

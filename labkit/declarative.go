@@ -77,7 +77,7 @@ func compileStep(text *content.Lab, si int, ts content.Step) (checks.Step, []*co
 		}
 	}
 	s.Eval = func(in checks.Input) checks.StepEval { return evalStep(in, ts.ID, decls, bad) }
-	if slices.ContainsFunc(decls, func(d *decl) bool { return d.spec.Type == "witness" }) {
+	if slices.ContainsFunc(decls, func(d *decl) bool { return d.spec.Type == "witness" || d.spec.Remember }) {
 		s.Remember = func(snap *observe.Snapshot, w *checks.Witness) bool { return rememberStep(snap, w, decls, bad) }
 	}
 	return s, probs
@@ -523,7 +523,7 @@ func decodeAny(in checks.Input, cv *view, id, rel string, live map[string]any) (
 	return cv.toCEL(kind, typed), nil
 }
 
-func (d *decl) evalReport(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
+func (d *decl) evalReportLive(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	rel := d.spec.Path
 	label := in.Msg("labkit.fact.file", "path", rel)
 	rf := checks.ReportFile{Rel: rel, Keys: d.spec.Keys, NoSpaces: d.spec.NoSpaces}
@@ -576,6 +576,10 @@ func rememberStep(snap *observe.Snapshot, w *checks.Witness, decls []*decl, bad 
 	changed := false
 	cv := newView(snap)
 	for _, d := range decls {
+		if d.spec.Type == "report" && d.spec.Remember && bad[d.id] == nil {
+			changed = rememberReport(snap, w, d, cv) || changed
+			continue
+		}
 		if d.spec.Type != "witness" || bad[d.id] != nil {
 			continue
 		}

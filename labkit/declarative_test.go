@@ -265,6 +265,34 @@ func TestReportCheckComputesFromLive(t *testing.T) {
 	expect(t, d.eval(2), "cluster.report", checks.Failed, "순서")
 }
 
+// A report with remember keeps what it proved: the cluster changing after
+// the values matched (the incident fixed) leaves this content right; a
+// content that never matched, or an edit, is judged live again.
+func TestReportRemembersWhatItProved(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		return strings.Replace(s, `why = { WIDGETS = "demo.why.widgets" }`, "why = { WIDGETS = \"demo.why.widgets\" }\nremember = true", 1)
+	})
+	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Node", node("3"))
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=2\nPHASE=Running\n", 0o644)
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "WIDGETS=2") // never matched: nothing to keep
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=3\nPHASE=Running\n", 0o644)
+	expect(t, d.eval(2), "cluster.report", checks.Passed)
+	d.put("Node", node("2")) // fixed afterwards
+	expect(t, d.eval(2), "cluster.report", checks.Passed, "같았습니다", "다시 비교합니다")
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=03\nPHASE=Running\n", 0o644) // edited: live again
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "WIDGETS=03")
+	// Without the cluster synced nothing is remembered: stale data proves nothing.
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterUnreachable}})
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=2\nPHASE=Running\n", 0o644)
+	d.eval(2)
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Node", node("4"))
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "WIDGETS=2")
+}
+
 // An author's mistakes are errors with their place in lab.toml, never a
 // crash: the check concerned shows the error, the rest still run.
 func TestAuthoringErrors(t *testing.T) {

@@ -75,6 +75,7 @@ var Kinds = []Kind{
 		{"no_spaces", false, "`true`: spaces around `=` are a mistake (otherwise read past)."},
 		{"values", false, "Key → CEL expression over `cluster` giving the expected value (a string, number or boolean); a key without one is only checked for shape."},
 		{"why", false, "Key → message key saying where the expected value comes from (shown with a wrong value)."},
+		{"remember", false, "`true`: once the file's values equalled the live ones while labmate watched, that content stays right (remembered by its hash in the state file), so fixing the incident afterwards does not turn the report red; editing the file asks again."},
 	}},
 	{"witness", "Something was true in the past: the object met the `held` condition, or an event with reason `event` was recorded for it, at some point while labmate watched (remembered in the state file, tied to the object's UID). A later step's change does not turn it red, not even deleting the object or making another of its name; with `remain`, deleting or recreating the object does.", []Field{
 		{"kind", true, "The object's kind (as for `object`)."},
