@@ -74,4 +74,3 @@ func tokenSet(s string) map[string]bool {
 	delete(out, "")
 	return out
 }
-
