@@ -73,7 +73,7 @@ func compileStep(text *content.Lab, si int, ts content.Step) compiledStep {
 		out.live = out.live || e.check.Live()
 	}
 	s.Eval = func(in checks.Input) checks.StepEval { return evalStep(in, ts.ID, entries) }
-	if slices.ContainsFunc(entries, func(e entry) bool { _, ok := e.check.(rememberer); return ok }) {
+	if slices.ContainsFunc(entries, func(e entry) bool { r, ok := e.check.(rememberer); return ok && r.Remembers() }) {
 		s.Remember = func(snap *observe.Snapshot, w *checks.Witness) bool { return rememberStep(snap, w, entries) }
 	}
 	out.step = s

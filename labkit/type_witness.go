@@ -65,6 +65,7 @@ type witnessCheck struct {
 }
 
 func (d *witnessCheck) Files() []string { return nil }
+func (d *witnessCheck) Remembers() bool { return true }
 func (d *witnessCheck) Live() bool      { return true }
 
 // key is where the check's fact is remembered.

@@ -173,6 +173,9 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 	if topoErr != nil {
 		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: topoErr.Error()})
 	}
+	if _, err := sandbox.ManifestsOf(kit.Text); err != nil {
+		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: err.Error()})
+	}
 	if len(kit.Problems) == 0 && topoErr == nil {
 		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: msg("verify.seen.compiles"), OK: true})
 	}
@@ -315,8 +318,12 @@ func (p *prover) connect(ctx context.Context) error {
 	if err != nil {
 		return &EnvError{err.Error()}
 	}
+	manifests, err := sandbox.ManifestsOf(p.text)
+	if err != nil {
+		return &EnvError{err.Error()}
+	}
 	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
-	if err := sandbox.Reset(ctx, cs, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes}); err != nil {
+	if err := sandbox.Reset(ctx, cs, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Manifests: manifests}); err != nil {
 		return &EnvError{msg("verify.reset_failed", "err", err)}
 	}
 	if p.text.Verify.Reset != "" {

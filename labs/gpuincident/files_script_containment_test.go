@@ -56,16 +56,16 @@ func TestCheckScriptEscapesAreRefusedAndSaid(t *testing.T) {
 			runs := probeSpec(t, root, escapeProbe(t, mode), scriptprobe.Options{Sandbox: mode})
 			ev := evalStep(t, stepCheckScript, root, observeRoot(t, root, runs...))
 			r := result(t, ev, sRunc)
-			for _, w := range []string{"종료 코드가 1 이어야 하는데 0", "허용되지 않은 시스템 호출(unshare, mount, umount2 외 ", "ptrace 를 쓸 수 없습니다", "메모리 한도(256MiB)를 넘는 할당이 거부되었습니다"} {
+			for _, w := range []string{"종료 코드가 1 이어야 하는데 0", "허용되지 않은 시스템 호출을 거부했습니다(unshare, mount, umount2 외 ", "ptrace 를 쓸 수 없습니다", "메모리 한도를 넘는 할당이 거부되었습니다 (한도 256MiB)"} {
 				if r.Status != checks.Failed || !strings.Contains(r.Message, w) {
 					t.Errorf("%s: %s, message lacks %q: %s", sRunc, r.Status, w, r.Message)
 				}
 			}
 			label := scenarioLabel(scenarioRuncOnly)
-			if got := fact(ev, msg("files.fact.denied", "scenario", label)); !strings.Contains(got, "허용되지 않은 시스템 호출(unshare, mount, umount2, ptrace") || !strings.Contains(got, "kexec_load") {
+			if got := fact(ev, msg("files.fact.denied", "scenario", label)); !strings.Contains(got, "허용되지 않은 시스템 호출이 거부되었습니다: unshare, mount, umount2, ptrace") || !strings.Contains(got, "kexec_load") {
 				t.Errorf("denied fact %q", got)
 			}
-			if got := fact(ev, msg("files.fact.memory", "scenario", label)); got != "메모리 한도(256MiB)를 넘는 할당이 거부되었습니다" {
+			if got := fact(ev, msg("files.fact.memory", "scenario", label)); got != "메모리 한도를 넘는 할당이 거부되었습니다 (한도 256MiB)" {
 				t.Errorf("memory fact %q", got)
 			}
 			if got := fact(ev, msg("files.fact.seccomp")); got != msg("files.fact.seccomp_notify") {

@@ -15,8 +15,9 @@ const (
 	scenarioNvidia   = "nvidia"
 	scenarioRuncOnly = "runc-only"
 	// scenarioNvidiaDefault: runc only, although the word nvidia appears
-	// (default_runtime_name, a runc BinaryName): the incident node as its
-	// dump really looked, where a grep for the bare word lies.
+	// (default_runtime_name, a runc BinaryName): the common trap where a
+	// grep for the bare word lies. Not the incident node's dump (neither
+	// seed shows it; its default runtime was runc).
 	scenarioNvidiaDefault = "nvidia-default-only"
 	fakeCommand           = "containerd"
 	// mainConfigOnNode is what the lab's grader forbids the script to
@@ -104,7 +105,7 @@ const (
 // handler loaded; with runc only, never saying "nvidia"; or with runc
 // only while the word nvidia appears elsewhere (the default runtime's
 // name set by a drop-in whose table was not loaded, and runc pointed at
-// the nvidia binary), as on the incident's node.
+// the nvidia binary): the trap a grep for the bare word falls into.
 func configDump(kind dumpKind) string {
 	defaultRuntime, runcBinary := "runc", ""
 	if kind == dumpNvidiaDefaultOnly {

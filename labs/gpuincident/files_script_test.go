@@ -91,7 +91,7 @@ func TestCheckScriptWrong(t *testing.T) {
 			fail: map[string][]string{sRunc: {"종료 코드가 1 이어야 하는데 2", "no nvidia", "정확히 1"}, sNvDef: {"종료 코드가 1 이어야 하는데 2"}}},
 		{name: "looks for the table name without quotes", fixture: "check-script/wrong-pattern.sh", probe: probe,
 			fail: map[string][]string{sNvidia: {"nvidia 핸들러 로드됨", "종료 코드가 0 이어야 하는데 1", `[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]`}}},
-		// The incident's node: the word is there, the handler is not.
+		// The common trap: the word is there, the handler is not.
 		{name: "greps the bare word nvidia", fixture: "check-script/bare-word.sh", probe: probe,
 			fail: map[string][]string{sNvDef: {"기본 런타임 이름만 nvidia", "종료 코드가 1 이어야 하는데 0", "default_runtime_name", "containerd.runtimes.nvidia 를 찾으세요"}}},
 		{name: "calls containerd with other arguments", fixture: "check-script/wrong-args.sh", probe: probe,
