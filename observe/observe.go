@@ -71,9 +71,10 @@ const (
 )
 
 // ObjectObs is one cluster object as an informer delivered it. Kind is the
-// API kind ("Node", "Pod", "Event", "Namespace", "RuntimeClass",
-// "ConfigMap", "DaemonSet"). Object is the typed client-go object
-// (*corev1.Node, ...); it is treated as immutable once observed.
+// API kind ("Node", "Pod", a custom resource's kind). Object is the typed
+// client-go object (*corev1.Node, ...) for Kubernetes' own kinds, an
+// *unstructured.Unstructured for custom resources; it is treated as
+// immutable once observed.
 type ObjectObs struct {
 	Op        Op             `json:"op"`
 	Kind      string         `json:"kind"`
@@ -129,6 +130,15 @@ type ClusterObs struct {
 	// Refusals, with State ClusterError, are the refusals Err words,
 	// sorted as Err lists them.
 	Refusals []Refusal `json:"refusals,omitempty"`
+	// Missing are resources the lab watches that the server does not
+	// serve (a CRD not installed): not watched, in any state.
+	Missing []Missing `json:"missing,omitempty"`
+}
+
+// Missing is a resource a lab watches that the cluster does not serve.
+type Missing struct {
+	Resource string `json:"resource"` // kubectl's spelling: "widgets.example.com"
+	Kind     string `json:"kind"`
 }
 
 // SyncedObs says a source has delivered its initial state.

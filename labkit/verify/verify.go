@@ -335,7 +335,7 @@ func (p *prover) connect(ctx context.Context) error {
 }
 
 func (p *prover) startEngine(ctx context.Context) error {
-	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Root: p.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
+	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: p.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
 	switch {
 	case p.clusterOK:
 		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Kubeconfig: p.kubeconfigFile}
