@@ -29,12 +29,14 @@ func TestLabsVerify(t *testing.T) {
 	// The sandbox as the other e2e tests expect it: the GPU lab's nodes,
 	// no lab's namespaces, the marker naming no lab (verify refuses a
 	// sandbox another lab claimed, and each proof claims it).
-	var namespaces []string
+	var start sandbox.Start
 	for _, l := range labs {
-		namespaces = append(namespaces, l.Text.Cluster.Namespaces...)
+		start.Namespaces = append(start.Namespaces, l.Text.Cluster.Namespaces...)
+		start.Wipe = append(start.Wipe, l.Wipe()...)
 	}
+	start.Nodes = sandboxtest.Options().Nodes
 	reset := func(t *testing.T) {
-		if err := sandbox.Reset(context.Background(), cs, sandbox.Start{Namespaces: namespaces, Nodes: sandboxtest.Options().Nodes}); err != nil {
+		if err := sandbox.Reset(context.Background(), cs, start); err != nil {
 			t.Error(err)
 		}
 	}

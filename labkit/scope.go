@@ -10,6 +10,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
@@ -155,5 +156,18 @@ func sortedKeys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	sort.Strings(out)
+	return out
+}
+
+// Wipe are the cluster-scoped resources the lab watches whose objects a
+// learner creates (not its nodes, not namespaces): resetting a sandbox to
+// the lab's start deletes every object of them.
+func (l *Lab) Wipe() []schema.GroupVersionResource {
+	var out []schema.GroupVersionResource
+	for _, w := range l.Scope.Watches {
+		if r := w.Resource; !r.Namespaced && r.String() != "nodes" && r.String() != "namespaces" {
+			out = append(out, r.GVR())
+		}
+	}
 	return out
 }

@@ -31,8 +31,13 @@ import (
 // Ready), so a later file may change what an earlier one made: a file is a
 // moment in the cluster's history.
 
-// ManifestDir is where a lab's sandbox objects live, in its directory.
-const ManifestDir = "sandbox"
+// ManifestDir is where a lab's sandbox objects live, in its directory;
+// CRDDir holds the CustomResourceDefinitions of the custom resources it
+// watches, applied (and waited for until established) before them.
+const (
+	ManifestDir = "sandbox"
+	CRDDir      = "crds"
+)
 
 // FieldManager is who labmate's server-side applies are from.
 const FieldManager = "labmate-sandbox"
@@ -43,15 +48,18 @@ type Manifest struct {
 	Objects []*unstructured.Unstructured
 }
 
-// ManifestsOf reads a lab's sandbox/*.yaml, sorted by name. A file that
-// is not YAML objects (each with apiVersion, kind and a name) is an error
-// naming it: the lab's author fixes it.
+// ManifestsOf reads a lab's crds/*.yaml, then its sandbox/*.yaml, each
+// sorted by name. A file that is not YAML objects (each with apiVersion,
+// kind and a name) is an error naming it: the lab's author fixes it.
 func ManifestsOf(lab *content.Lab) ([]Manifest, error) {
 	if lab == nil || lab.FS == nil {
 		return nil, nil
 	}
-	names, _ := fs.Glob(lab.FS, ManifestDir+"/*.yaml")
-	slices.Sort(names)
+	crds, _ := fs.Glob(lab.FS, CRDDir+"/*.yaml")
+	starts, _ := fs.Glob(lab.FS, ManifestDir+"/*.yaml")
+	slices.Sort(crds)
+	slices.Sort(starts)
+	names := append(crds, starts...)
 	var out []Manifest
 	for _, name := range names {
 		raw, err := fs.ReadFile(lab.FS, name)
@@ -87,27 +95,68 @@ func manifestErr(lab *content.Lab, file string, err error) error {
 
 // applyManifests applies each file's objects (server-side apply, labmate
 // owning the fields it sets, forced), then waits for the file's
-// DaemonSets before the next file.
+// CustomResourceDefinitions to be established (and learns what they
+// serve) and its DaemonSets to be ready before the next file.
 func applyManifests(ctx context.Context, cs kubernetes.Interface, ms []Manifest) error {
-	if len(ms) == 0 {
-		return nil
-	}
-	groups, err := restmapper.GetAPIGroupResources(cs.Discovery())
-	if err != nil {
-		return wrapMsg(err, "sandbox.err.apply", "file", ms[0].File)
-	}
-	mapper := restmapper.NewDiscoveryRESTMapper(groups)
+	var mapper meta.RESTMapper
 	for _, m := range ms {
+		if mapper == nil {
+			groups, err := restmapper.GetAPIGroupResources(cs.Discovery())
+			if err != nil {
+				return wrapMsg(err, "sandbox.err.apply", "file", m.File)
+			}
+			mapper = restmapper.NewDiscoveryRESTMapper(groups)
+		}
 		for _, u := range m.Objects {
 			if err := applyOne(ctx, cs, mapper, u); err != nil {
 				return wrapMsg(err, "sandbox.err.apply", "file", m.File)
 			}
+		}
+		if crds := m.crds(); len(crds) > 0 {
+			if err := waitEstablished(ctx, cs, m.File, crds); err != nil {
+				return err
+			}
+			mapper = nil // the next file may be of the kinds they serve
 		}
 		if err := waitDaemonSets(ctx, cs, m); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// crds are the names of the file's CustomResourceDefinitions.
+func (m Manifest) crds() []string {
+	var out []string
+	for _, u := range m.Objects {
+		if u.GetKind() == "CustomResourceDefinition" && strings.HasPrefix(u.GetAPIVersion(), "apiextensions.k8s.io/") {
+			out = append(out, u.GetName())
+		}
+	}
+	return out
+}
+
+// waitEstablished waits until the API server serves each CRD: its
+// Established condition is True.
+func waitEstablished(ctx context.Context, cs kubernetes.Interface, file string, names []string) error {
+	var pending []string
+	return poll(ctx, func(ctx context.Context) (bool, error) {
+		pending = pending[:0]
+		for _, name := range names {
+			raw, err := cs.Discovery().RESTClient().Get().AbsPath("/apis/apiextensions.k8s.io/v1/customresourcedefinitions/" + name).Do(ctx).Raw()
+			var crd struct {
+				Status struct {
+					Conditions []metav1.Condition `json:"conditions"`
+				} `json:"status"`
+			}
+			if err != nil || json.Unmarshal(raw, &crd) != nil || !meta.IsStatusConditionTrue(crd.Status.Conditions, "Established") {
+				pending = append(pending, name)
+			}
+		}
+		return len(pending) == 0, nil
+	}, func() error {
+		return errors.New(content.Msg("sandbox.fail.crd_wait", "file", file, "objects", strings.Join(pending, ", ")))
+	})
 }
 
 // applyOne server-side applies one object through the API path its kind

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -198,6 +199,11 @@ type Start struct {
 	// with them), missing ones created, labels, taints, capacity and
 	// allocatable of the others restored, all waited for until Ready.
 	Nodes []NodeSpec
+	// Wipe are cluster-scoped resources every object of which is deleted
+	// (the cluster-wide objects a lab's learner creates: RuntimeClasses,
+	// PriorityClasses, a custom resource's objects), as "group/version/
+	// resource" paths of the API.
+	Wipe []schema.GroupVersionResource
 	// Manifests are applied last, once the namespaces are gone and the
 	// nodes Ready (ManifestsOf).
 	Manifests []Manifest
@@ -205,9 +211,9 @@ type Start struct {
 
 // Reset brings a sandbox back to a lab's start, for a lab's proof
 // (`labmate lab verify`) and the e2e tests: the start's namespaces gone,
-// every RuntimeClass deleted (the cluster-wide objects labs create), the
-// nodes exactly the topology, the marker naming the lab. Call it only on
-// a cluster Identify accepted. It gives up after ResetTimeout.
+// every object of the Wipe resources deleted, the nodes exactly the
+// topology, the marker naming the lab, the start objects applied. Call it
+// only on a cluster Identify accepted. It gives up after ResetTimeout.
 func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
 	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
 	defer cancel()
@@ -220,13 +226,12 @@ func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
 			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
 		}
 	}
-	rcs, err := cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return wrapMsg(err, "sandbox.err.runtimeclasses")
-	}
-	for _, rc := range rcs.Items {
-		if err := cs.NodeV1().RuntimeClasses().Delete(ctx, rc.Name, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return wrapMsg(err, "sandbox.err.runtimeclasses")
+	for _, gvr := range st.Wipe {
+		// A resource the cluster does not serve (a CRD not installed
+		// yet) has nothing to delete.
+		err := cs.Discovery().RESTClient().Delete().AbsPath(apiPath(gvr)).Do(ctx).Error()
+		if err != nil && !apierrors.IsNotFound(err) {
+			return wrapMsg(err, "sandbox.err.wipe", "resource", gvr.Resource+"."+gvr.Group)
 		}
 	}
 	if err := resetNodes(ctx, cs, st.Nodes); err != nil {
@@ -243,7 +248,7 @@ func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
 		return err
 	}
 	var left []string
-	err = poll(ctx, func(ctx context.Context) (bool, error) {
+	err := poll(ctx, func(ctx context.Context) (bool, error) {
 		left = left[:0]
 		for _, ns := range st.Namespaces {
 			if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -258,6 +263,14 @@ func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
 		return err
 	}
 	return applyManifests(ctx, cs, st.Manifests)
+}
+
+// apiPath is the API path of a cluster-scoped resource's collection.
+func apiPath(gvr schema.GroupVersionResource) string {
+	if gvr.Group == "" {
+		return "/api/" + gvr.Version + "/" + gvr.Resource
+	}
+	return "/apis/" + gvr.Group + "/" + gvr.Version + "/" + gvr.Resource
 }
 
 // resetNodes makes the fake nodes exactly the topology.

@@ -323,7 +323,7 @@ func (p *prover) connect(ctx context.Context) error {
 		return &EnvError{err.Error()}
 	}
 	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
-	if err := sandbox.Reset(ctx, cs, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Manifests: manifests}); err != nil {
+	if err := sandbox.Reset(ctx, cs, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
 		return &EnvError{msg("verify.reset_failed", "err", err)}
 	}
 	if p.text.Verify.Reset != "" {
