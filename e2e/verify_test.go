@@ -6,6 +6,8 @@ package e2e
 // second lab, written only with the authoring kit, is proven the same way.
 
 import (
+	"k8s.io/client-go/dynamic"
+
 	"bytes"
 	"context"
 	"os/exec"
@@ -23,6 +25,10 @@ import (
 func TestLabsVerify(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	cs := sandboxtest.Client(t)
+	dyn, err := dynamic.NewForConfig(sandboxtest.RESTConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	sandboxtest.LockLab(t)
 	bin := buildLabmate(t)
 	labs := labtest.Installed(t)
@@ -36,7 +42,7 @@ func TestLabsVerify(t *testing.T) {
 	}
 	start.Nodes = sandboxtest.Options().Nodes
 	reset := func(t *testing.T) {
-		if err := sandbox.Reset(context.Background(), cs, start); err != nil {
+		if err := sandbox.Reset(context.Background(), cs, dyn, start); err != nil {
 			t.Error(err)
 		}
 	}

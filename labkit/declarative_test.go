@@ -310,8 +310,8 @@ func TestAuthoringErrors(t *testing.T) {
 	}
 	joined := strings.Join(all, "\n")
 	for _, want := range []string{
-		"undeclared reference to 'objet'", "lab.toml:80:9:", // the CEL expression's line and column
-		"lab.toml:95:61:", // a syntax error inside the expression: its column
+		"undeclared reference to 'objet'", "lab.toml:81:9:", // the CEL expression's line and column
+		"lab.toml:96:61:", // a syntax error inside the expression: its column
 		"정규식 `^demo-[0-9+$`",
 		"demo.pod.no_such_key",
 		"keys 는 file 검사가 읽지 않는 필드입니다",
@@ -338,7 +338,7 @@ func TestUnknownKeyIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := OpenDir(dir)
-	if err == nil || !strings.Contains(err.Error(), "executabel") || !strings.Contains(err.Error(), "lab.toml:26") {
+	if err == nil || !strings.Contains(err.Error(), "executabel") || !strings.Contains(err.Error(), "lab.toml:27") {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -9,7 +9,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/client-go/kubernetes/scheme"
 )
 
 func readyNode(spec NodeSpec) *corev1.Node {
@@ -32,10 +35,11 @@ func TestResetRestoresALabsStart(t *testing.T) {
 	cs := fake.NewClientset(changed, extra,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lab"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "lab", Name: "p"}},
-		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "nvidia"}, Handler: "nvidia"},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: MarkerNamespace, Name: MarkerName}, Data: map[string]string{"lab": ""}})
+	dyn := dynamicfake.NewSimpleDynamicClient(scheme.Scheme, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Handler: "gpu"})
+	rcs := schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}
 	ctx := context.Background()
-	if err := Reset(ctx, cs, Start{Lab: "demo", Namespaces: []string{"lab"}, Nodes: []NodeSpec{gpu}}); err != nil {
+	if err := Reset(ctx, cs, dyn, Start{Lab: "demo", Namespaces: []string{"lab"}, Nodes: []NodeSpec{gpu}, Wipe: []schema.GroupVersionResource{rcs}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(ctx, "lab", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -44,8 +48,8 @@ func TestResetRestoresALabsStart(t *testing.T) {
 	if pods, _ := cs.CoreV1().Pods("lab").List(ctx, metav1.ListOptions{}); len(pods.Items) != 0 {
 		t.Errorf("%d pods left in lab", len(pods.Items))
 	}
-	if rcs, _ := cs.NodeV1().RuntimeClasses().List(ctx, metav1.ListOptions{}); len(rcs.Items) != 0 {
-		t.Errorf("%d RuntimeClasses left", len(rcs.Items))
+	if left, _ := dyn.Resource(rcs).List(ctx, metav1.ListOptions{}); len(left.Items) != 0 {
+		t.Errorf("%d RuntimeClasses left", len(left.Items))
 	}
 	if _, err := cs.CoreV1().Nodes().Get(ctx, "left-over", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("node left-over: %v, want it gone", err)

@@ -14,6 +14,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/util/retry"
@@ -214,7 +215,7 @@ type Start struct {
 // every object of the Wipe resources deleted, the nodes exactly the
 // topology, the marker naming the lab, the start objects applied. Call it
 // only on a cluster Identify accepted. It gives up after ResetTimeout.
-func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
+func Reset(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, st Start) error {
 	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
 	defer cancel()
 	now := metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
@@ -226,13 +227,8 @@ func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
 			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
 		}
 	}
-	for _, gvr := range st.Wipe {
-		// A resource the cluster does not serve (a CRD not installed
-		// yet) has nothing to delete.
-		err := cs.Discovery().RESTClient().Delete().AbsPath(apiPath(gvr)).Do(ctx).Error()
-		if err != nil && !apierrors.IsNotFound(err) {
-			return wrapMsg(err, "sandbox.err.wipe", "resource", gvr.Resource+"."+gvr.Group)
-		}
+	if err := wipe(ctx, dyn, st.Wipe); err != nil {
+		return err
 	}
 	if err := resetNodes(ctx, cs, st.Nodes); err != nil {
 		return err
@@ -265,12 +261,25 @@ func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
 	return applyManifests(ctx, cs, st.Manifests)
 }
 
-// apiPath is the API path of a cluster-scoped resource's collection.
-func apiPath(gvr schema.GroupVersionResource) string {
-	if gvr.Group == "" {
-		return "/api/" + gvr.Version + "/" + gvr.Resource
+// wipe deletes every object of each cluster-scoped resource. A resource
+// the cluster does not serve (a CRD not installed yet) has none.
+func wipe(ctx context.Context, dyn dynamic.Interface, gvrs []schema.GroupVersionResource) error {
+	for _, gvr := range gvrs {
+		list, err := dyn.Resource(gvr).List(ctx, metav1.ListOptions{})
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		for i := 0; err == nil && i < len(list.Items); i++ {
+			err = dyn.Resource(gvr).Delete(ctx, list.Items[i].GetName(), metav1.DeleteOptions{})
+			if apierrors.IsNotFound(err) {
+				err = nil
+			}
+		}
+		if err != nil {
+			return wrapMsg(err, "sandbox.err.wipe", "resource", gvr.Resource+"."+gvr.Group)
+		}
 	}
-	return "/apis/" + gvr.Group + "/" + gvr.Version + "/" + gvr.Resource
+	return nil
 }
 
 // resetNodes makes the fake nodes exactly the topology.

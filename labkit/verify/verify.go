@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/labhub/labmate/checks"
@@ -323,7 +324,11 @@ func (p *prover) connect(ctx context.Context) error {
 		return &EnvError{err.Error()}
 	}
 	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
-	if err := sandbox.Reset(ctx, cs, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
+	dyn, err := dynamic.NewForConfig(loaded.Config)
+	if err != nil {
+		return &EnvError{msg("verify.no_sandbox", "err", err)}
+	}
+	if err := sandbox.Reset(ctx, cs, dyn, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
 		return &EnvError{msg("verify.reset_failed", "err", err)}
 	}
 	if p.text.Verify.Reset != "" {
