@@ -258,8 +258,11 @@ func newClassExportCmd(streams ioStreams) *cobra.Command {
 		if err != nil {
 			return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", err)}
 		}
-		for _, b := range c.Broken {
-			fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.broken_record", "name", b))
+		for _, r := range c.Records {
+			if r.Flag != "" {
+				fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.flagged_record", "name", class.ObjectName(r.Learner, r.Lab),
+					"flag", content.Msg("class.board.mark."+string(r.Flag))))
+			}
 		}
 		if o.Format == "csv" {
 			return class.WriteCSV(o.streams.Out, c)
