@@ -90,7 +90,7 @@ func newClassInitCmd(streams ioStreams) *cobra.Command {
 	o := &classInitOptions{streams: streams}
 	cmd := newCommand("class.init", flagsUse(), noArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := o.Complete(cmd.Context()); err != nil {
+		if err := o.Complete(); err != nil {
 			return err
 		}
 		if err := o.Validate(); err != nil {
@@ -107,14 +107,10 @@ func newClassInitCmd(streams ioStreams) *cobra.Command {
 	return cmd
 }
 
-// Complete resolves the learners, the sandbox and the connection.
-func (o *classInitOptions) Complete(ctx context.Context) error {
+// Complete fills the defaults and reads the learners; it starts nothing
+// and connects nowhere, so a bad flag is refused before a cluster starts.
+func (o *classInitOptions) Complete() error {
 	if o.Sandbox {
-		opts := sandbox.Options{Progress: o.streams.ErrOut}
-		if err := sandbox.Up(ctx, opts); err != nil {
-			return exitError{exitFail, err.Error()}
-		}
-		o.Kubeconfig, o.Context = sandbox.Kubeconfig(opts), sandbox.Context(opts)
 		if o.Learners == "" {
 			o.Learners = "3"
 		}
@@ -148,9 +144,7 @@ func (o *classInitOptions) Complete(ctx context.Context) error {
 		}
 		o.names = names
 	}
-	var err error
-	o.cfg, o.cs, o.Namespace, err = o.load(30 * time.Second)
-	return err
+	return nil
 }
 
 // Validate checks what Complete cannot fix.
@@ -172,8 +166,20 @@ func (o *classInitOptions) Validate() error {
 	return nil
 }
 
-// Run creates the class and writes the learners' kubeconfigs.
+// Run starts the sandbox (--sandbox), connects, creates the class and
+// writes the learners' kubeconfigs.
 func (o *classInitOptions) Run(ctx context.Context) error {
+	if o.Sandbox {
+		opts := sandbox.Options{Progress: o.streams.ErrOut}
+		if err := sandbox.Up(ctx, opts); err != nil {
+			return exitError{exitFail, err.Error()}
+		}
+		o.Kubeconfig, o.Context = sandbox.Kubeconfig(opts), sandbox.Context(opts)
+	}
+	var err error
+	if o.cfg, o.cs, o.Namespace, err = o.load(30 * time.Second); err != nil {
+		return err
+	}
 	files, err := class.Init(ctx, class.InitConfig{
 		Client: o.cs, Server: o.cfg, Namespace: o.Namespace, Learners: o.names, Labs: o.Labs,
 		OutDir: o.Out, TokenTTL: o.TokenTTL,

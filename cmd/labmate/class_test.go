@@ -15,6 +15,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/sandbox"
 )
 
 // classKubeconfig writes a class kubeconfig (as init writes them) for a
@@ -146,5 +147,25 @@ func TestDoctorClassFinding(t *testing.T) {
 	}
 	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), "gpu-incident"); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
 		t.Fatalf("class down: %+v", f)
+	}
+}
+
+// class init checks its flags before it starts anything: a lab that does
+// not exist is refused (exit 2) before --sandbox would start a cluster.
+// With an empty bin dir a started sandbox would fail with exit 1 instead.
+func TestClassInitValidatesBeforeTheSandbox(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KWOK_WORKDIR", filepath.Join(home, "kwok"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	t.Setenv(sandbox.EnvBinDir, t.TempDir())
+	code, out, errOut := runCmd(t, "class", "init", "--sandbox", "--lab", "no-such-lab", "--out", filepath.Join(home, "out"))
+	if code != exitUsage || !strings.Contains(errOut, "no-such-lab") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, dir := range []string{"kwok", "cache", "out"} {
+		if _, err := os.Stat(filepath.Join(home, dir)); !os.IsNotExist(err) {
+			t.Errorf("%s was made before the flags were checked (%v)", dir, err)
+		}
 	}
 }

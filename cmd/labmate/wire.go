@@ -147,16 +147,10 @@ func (s *setup) openLog(path string) error {
 	return nil
 }
 
+// exitFor prints an error that ends a command before it ran (a usage or
+// environment problem, a lab to choose: each carries its Korean text)
+// and returns its exit code.
 func exitFor(err error, stderr io.Writer) int {
-	var ee envError
-	if _, ok := isChooseLab(err); ok {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	if errors.As(err, &ee) {
-		fmt.Fprintln(stderr, ee.msg)
-		return exitUsage
-	}
 	fmt.Fprintln(stderr, err)
 	return exitUsage
 }
