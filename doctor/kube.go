@@ -29,31 +29,57 @@ const (
 	nodesTimeout   = 1500 * time.Millisecond
 )
 
-// kubeProbe reports the kubeconfig, the API server and the lab nodes. Each
-// later finding is skipped when an earlier one failed.
+// kubeProbe reports the kubeconfig, the API server and each lab's nodes.
+// Each later finding is skipped when an earlier one failed.
 func kubeProbe(ctx context.Context, o Options) []Finding {
+	many := len(o.Labs) > 1
+	nodes := func(v Verdict, detail string) []Finding {
+		out := make([]Finding, len(o.Labs))
+		for i, l := range o.Labs {
+			out[i] = forLab(finding("nodes", v, detail), l, many)
+		}
+		return out
+	}
 	if o.NoCluster {
 		skip := content.Msg("ops.doctor.kube.no_cluster")
-		return []Finding{finding("kubeconfig", Skip, skip), finding("apiserver", Skip, skip), finding("nodes", Skip, skip)}
+		return append([]Finding{finding("kubeconfig", Skip, skip), finding("apiserver", Skip, skip)}, nodes(Skip, skip)...)
 	}
 	cfg, kc := loadKubeconfig(o)
 	out := []Finding{kc}
 	if cfg == nil {
 		skip := content.Msg("ops.doctor.kube.skipped_no_config")
-		return append(out, finding("apiserver", Skip, skip), finding("nodes", Skip, skip))
+		return append(append(out, finding("apiserver", Skip, skip)), nodes(Skip, skip)...)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
 		out[0] = finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.client_error", "err", err), fix("kubeconfig"))
 		skip := content.Msg("ops.doctor.kube.skipped_no_config")
-		return append(out, finding("apiserver", Skip, skip), finding("nodes", Skip, skip))
+		return append(append(out, finding("apiserver", Skip, skip)), nodes(Skip, skip)...)
 	}
 	api, ok := versionProbe(ctx, cs, cfg.Host)
 	out = append(out, api)
 	if !ok {
-		return append(out, finding("nodes", Skip, content.Msg("ops.doctor.kube.skipped_unreachable")))
+		return append(out, nodes(Skip, content.Msg("ops.doctor.kube.skipped_unreachable"))...)
 	}
-	return append(out, nodesProbe(ctx, cs, o.Nodes))
+	for _, l := range o.Labs {
+		out = append(out, forLab(nodesProbe(ctx, cs, l.Nodes), l, many))
+	}
+	return out
+}
+
+// clusterSteps names the steps that need a cluster, of each lab when
+// there are several ("gpu-incident 5~8, driver-reboot 3~5").
+func clusterSteps(labs []Lab) string {
+	if len(labs) == 1 {
+		return labs[0].ClusterSteps
+	}
+	var parts []string
+	for _, l := range labs {
+		if l.ClusterSteps != "" {
+			parts = append(parts, l.ID+" "+l.ClusterSteps)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // loadKubeconfig loads through labmate's one loader (kubectl's rules,
@@ -67,7 +93,7 @@ func loadKubeconfig(o Options) (*rest.Config, Finding) {
 		case kubeconfig.Unreadable:
 			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.unreadable", "path", where, "err", ke.Err), fix("kubeconfig"))
 		case kubeconfig.Missing:
-			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where, "steps", o.ClusterSteps), fix("kubeconfig"))
+			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where, "steps", clusterSteps(o.Labs)), fix("kubeconfig"))
 		case kubeconfig.NoContext:
 			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.no_context", "context", ke.Context, "path", where,
 				"contexts", orDash(strings.Join(ke.Contexts, ", "))), fix("context"))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -386,10 +387,23 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 }
 
 // classFinding is doctor's word on a --class kubeconfig: can this learner
-// reach the class and their own record.
-func classFinding(ctx context.Context, path, lab string) doctor.Finding {
+// reach the class and their own record of one of the labs (the chosen
+// one, or any installed one when none is chosen; asked at once).
+func classFinding(ctx context.Context, path string, labs []string) doctor.Finding {
 	f := doctor.Finding{ID: "class", Title: content.Msg("class.doctor.title")}
-	r := class.Probe(ctx, path, lab, 5*time.Second)
+	results := make([]class.ProbeResult, len(labs))
+	var wg sync.WaitGroup
+	for i, lab := range labs {
+		wg.Go(func() { results[i] = class.Probe(ctx, path, lab, 5*time.Second) })
+	}
+	wg.Wait()
+	r := results[0]
+	for _, res := range results {
+		if res.Err == nil {
+			r = res
+			break
+		}
+	}
 	switch {
 	case r.Learner.Config == nil:
 		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", r.Err), content.Msg("class.doctor.fix_file")

@@ -142,10 +142,10 @@ func TestBadClassFileIsAWarning(t *testing.T) {
 func TestDoctorClassFinding(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
-	if f := classFinding(context.Background(), bad, "gpu-incident"); f.Verdict != "fail" || f.Fix == "" {
+	if f := classFinding(context.Background(), bad, []string{"gpu-incident"}); f.Verdict != "fail" || f.Fix == "" {
 		t.Fatalf("bad file: %+v", f)
 	}
-	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), "gpu-incident"); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
+	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), []string{"gpu-incident", "driver-reboot"}); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
 		t.Fatalf("class down: %+v", f)
 	}
 }

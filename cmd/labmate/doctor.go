@@ -34,29 +34,36 @@ func newDoctorCmd(c *common, streams ioStreams) *cobra.Command {
 	return cmd
 }
 
-// Run probes the environment and returns the exit code.
+// Run probes the environment and returns the exit code. With no lab
+// chosen it is not refused: it checks the environment for every
+// installed lab.
 func (o *doctorOptions) Run(ctx context.Context) int {
 	c, stdout, stderr := o.common, o.streams.Out, o.streams.ErrOut
 	asJSON, classFile := &o.json, &o.class
-	kit, err := c.resolveLab()
+	labs, err := o.labs()
 	if err != nil {
 		return exitFor(err, stderr)
 	}
-	lab := kit.Text
-	// Unlike build(), a root that is a file is a finding here, not an
-	// error: doctor is where the learner finds out.
-	root, _ := c.rootFor(lab)
-	nodes := lab.WatchedNodes()
 	opts := doctor.Options{
-		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Fallback: sandboxKubeconfig(), NoCluster: c.noCluster,
-		Nodes: nodes, ClusterSteps: content.StepRange(lab.ClusterSteps()), Root: root, TTY: isTerminal(stdout),
+		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Fallback: sandboxKubeconfig(), NoCluster: c.noCluster, TTY: isTerminal(stdout),
 	}
-	if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
-		opts.StatePath = st.Path
+	for _, lab := range labs {
+		// Unlike build(), a root that is a file is a finding here, not
+		// an error: doctor is where the learner finds out.
+		root, _ := c.rootFor(lab)
+		l := doctor.Lab{ID: lab.ID, Root: root, Nodes: lab.WatchedNodes(), ClusterSteps: content.StepRange(lab.ClusterSteps())}
+		if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
+			l.StatePath = st.Path
+		}
+		opts.Labs = append(opts.Labs, l)
 	}
 	res := doctor.Run(ctx, opts)
 	if *classFile != "" {
-		res.Findings = append(res.Findings, classFinding(ctx, *classFile, lab.ID))
+		ids := make([]string, len(labs))
+		for i, l := range labs {
+			ids[i] = l.ID
+		}
+		res.Findings = append(res.Findings, classFinding(ctx, *classFile, ids))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -76,6 +83,19 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// labs are the labs doctor looks at: the chosen one, or with several
+// installed and none chosen, every one of them.
+func (o *doctorOptions) labs() ([]*content.Lab, error) {
+	kit, err := o.resolveLab()
+	if ch, ok := isChooseLab(err); ok {
+		return ch.labs, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []*content.Lab{kit.Text}, nil
 }
 
 // isTerminal reports whether v is a terminal (x/term: a character device

@@ -95,6 +95,8 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	c.bindPersistent(root)
+	c.cmdPath = "labmate"
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { c.cmdPath = cmd.CommandPath() }
 
 	root.AddCommand(
 		newCheckCmd(c, streams),

@@ -46,6 +46,9 @@ type common struct {
 	// lenient turns an unusable kubeconfig into a warning (the TUI)
 	// instead of an environment error (scripts).
 	lenient bool
+	// cmdPath is the command being run ("labmate check"), for messages
+	// that suggest a command line.
+	cmdPath string
 	// resolved is the lab resolveLab found, so a command that asks twice
 	// (the TUI: the picker, then the wiring) compiles it once.
 	resolved *labkit.Lab
