@@ -44,12 +44,11 @@ type Finding struct {
 
 // Options say what to look at.
 type Options struct {
-	Kubeconfig string // --kubeconfig; empty: kubectl's loading rules
+	// Kubeconfig is --kubeconfig; empty: kubectl's loading rules, then
+	// the sandbox's (internal/kubeconfig).
+	Kubeconfig string
 	Context    string // --context
-	// Fallback is a kubeconfig used only when kubectl's rules find none
-	// (the sandbox's).
-	Fallback  string
-	NoCluster bool // skip the cluster probes
+	NoCluster  bool   // skip the cluster probes
 	// Labs are the labs to check the environment for: the chosen one,
 	// or every installed lab when none is chosen.
 	Labs []Lab

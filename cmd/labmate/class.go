@@ -18,6 +18,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui/board"
@@ -61,11 +62,11 @@ func (a *adminFlags) bind(cmd *cobra.Command) {
 func (a *adminFlags) load(timeout time.Duration) (*rest.Config, kubernetes.Interface, string, error) {
 	cfg, ns, err := class.LoadAdmin(a.Kubeconfig, a.Context, a.Namespace, timeout)
 	if err != nil {
-		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", err)
+		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", classErr(err))
 	}
 	cs, err := class.Clientset(cfg)
 	if err != nil {
-		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", err)
+		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", classErr(err))
 	}
 	return cfg, cs, ns, nil
 }
@@ -175,7 +176,8 @@ func (o *classInitOptions) Run(ctx context.Context) error {
 		if err := sandbox.Up(ctx, opts); err != nil {
 			return exitError{exitFail, err.Error()}
 		}
-		o.Kubeconfig, o.Context = sandbox.Kubeconfig(opts), sandbox.Context(opts)
+		// Its own current context: the one kwokctl wrote.
+		o.Kubeconfig, o.Context = sandbox.Kubeconfig(opts), ""
 	}
 	var err error
 	if o.cfg, o.cs, o.Namespace, err = o.load(30 * time.Second); err != nil {
@@ -186,7 +188,7 @@ func (o *classInitOptions) Run(ctx context.Context) error {
 		OutDir: o.Out, TokenTTL: o.TokenTTL,
 	})
 	if err != nil {
-		return exitError{exitFail, content.Msg("class.cli.init_failed", "ns", o.Namespace, "err", err)}
+		return exitError{exitFail, content.Msg("class.cli.init_failed", "ns", o.Namespace, "err", classErr(err))}
 	}
 	legacy := false
 	for _, f := range files {
@@ -263,7 +265,7 @@ func newClassExportCmd(streams ioStreams) *cobra.Command {
 		}
 		c, err := class.List(cmd.Context(), cs, ns, o.Lab)
 		if err != nil {
-			return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", err)}
+			return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err))}
 		}
 		for _, r := range c.Records {
 			if r.Flag != "" {
@@ -321,7 +323,7 @@ func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 		if o.File != "" {
 			l, err := class.LoadLearner(o.File)
 			if err != nil {
-				return usageErr("class.cli.class_file", "path", o.File, "err", err)
+				return usageErr("class.cli.class_file", "path", o.File, "err", classErr(err))
 			}
 			learner = l.ID
 		}
@@ -372,12 +374,12 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 	}
 	l, err := class.LoadLearner(f.File)
 	if err != nil {
-		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", err))
+		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", classErr(err)))
 		return nil
 	}
 	cs, err := class.Clientset(l.Config)
 	if err != nil {
-		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", err))
+		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", classErr(err)))
 		return nil
 	}
 	pub := class.NewPublisher(class.PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: s.classIdentity(l.ID, f.Name)})
@@ -406,13 +408,22 @@ func classFinding(ctx context.Context, path string, labs []string) doctor.Findin
 	}
 	switch {
 	case r.Learner.Config == nil:
-		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", r.Err), content.Msg("class.doctor.fix_file")
+		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", classErr(r.Err)), content.Msg("class.doctor.fix_file")
 	case r.Err == nil:
 		f.Verdict, f.Detail = doctor.OK, content.Msg("class.doctor.ok", "learner", r.Learner.ID, "ns", r.Learner.Namespace, "server", r.Learner.Config.Host)
 	case r.Refused:
-		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.refused", "server", r.Learner.Config.Host, "err", r.Err), content.Msg("class.doctor.fix_refused")
+		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.refused", "server", r.Learner.Config.Host, "err", classErr(r.Err)), content.Msg("class.doctor.fix_refused")
 	default:
-		f.Verdict, f.Detail, f.Fix = doctor.Warn, content.Msg("class.doctor.unreachable", "server", r.Learner.Config.Host, "err", r.Err), content.Msg("class.doctor.fix_unreachable")
+		f.Verdict, f.Detail, f.Fix = doctor.Warn, content.Msg("class.doctor.unreachable", "server", r.Learner.Config.Host, "err", classErr(r.Err)), content.Msg("class.doctor.fix_unreachable")
 	}
 	return f
+}
+
+// classErr words an error of the class cluster or a class kubeconfig in
+// Korean (kubeerr: the loader's errors, refused, x509, 401, 403, ...).
+func classErr(err error) string {
+	if errors.Is(err, class.ErrNotClassKubeconfig) {
+		return content.Msg("class.cli.not_class_file")
+	}
+	return kubeerr.Explain(err)
 }

@@ -45,7 +45,7 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		return exitFor(err, stderr)
 	}
 	opts := doctor.Options{
-		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Fallback: sandboxKubeconfig(), NoCluster: c.noCluster, TTY: isTerminal(stdout),
+		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, NoCluster: c.noCluster, TTY: isTerminal(stdout),
 	}
 	for _, lab := range labs {
 		// Unlike build(), a root that is a file is a finding here, not

@@ -2,10 +2,10 @@ package main
 
 import (
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/observe/scriptprobe"
-	"github.com/labhub/labmate/sandbox"
 )
 
 // addSources adds the script prober and the cluster source next to the
@@ -31,13 +31,12 @@ func (s *setup) addSources(c *common, strict bool) error {
 	src, err := cluster.New(cluster.Options{
 		Kubeconfig:   c.kubeconfig,
 		Context:      c.kubeCtx,
-		Fallback:     sandboxKubeconfig(),
 		Namespaces:   namespaces,
 		Nodes:        nodes,
 		EventReasons: s.lab.Cluster.EventReasons,
 	})
 	if err != nil {
-		msg := content.Msg("cli.kubeconfig_bad", "err", err)
+		msg := content.Msg("cli.kubeconfig_bad", "err", kubeerr.Explain(err))
 		if strict {
 			return envError{msg}
 		}
@@ -47,9 +46,3 @@ func (s *setup) addSources(c *common, strict bool) error {
 	s.sources = append(s.sources, src)
 	return nil
 }
-
-// sandboxKubeconfig is the kubeconfig of a `labmate sandbox` cluster: the
-// kube loader falls back to it only when kubectl's rules (--kubeconfig,
-// $KUBECONFIG, ~/.kube/config) name no file, the useful default for a
-// learner who started the sandbox and nothing else.
-func sandboxKubeconfig() string { return sandbox.Kubeconfig(sandbox.Options{}) }
