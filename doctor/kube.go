@@ -129,6 +129,7 @@ func versionProbe(ctx context.Context, cs kubernetes.Interface, host string) (Fi
 // explainAPIError turns a failed request into what the learner should
 // understand and do, by the error's type (kubeconfig.CauseOf).
 func explainAPIError(err error, host string, took time.Duration) (string, string) {
+	kubeerr.Log(err)
 	switch kubeconfig.CauseOf(err) {
 	case kubeconfig.Refused:
 		return content.Msg("ops.doctor.api.refused", "server", host), fix("api_refused")

@@ -111,3 +111,29 @@ func TestNoClientEnglishReachesTheLearner(t *testing.T) {
 		}
 	}
 }
+
+// The client's own words are kept, only in the --log file, for every
+// command (doctor and lab verify open it too, not only the lab wiring).
+func TestClientEnglishGoesToTheLog(t *testing.T) {
+	goodTerminal(t)
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBECONFIG", "")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	kc := faultKubeconfig(t, "https://"+l.Addr().String())
+	l.Close()
+	for _, args := range [][]string{
+		{"doctor", "--lab", "gpu-incident", "--root", t.TempDir()},
+		{"lab", "verify", "gpu-incident"},
+		{"class", "export", "-n", "class"},
+	} {
+		logFile := filepath.Join(t.TempDir(), "labmate.log")
+		_, out, errOut := runStreams(append(args, "--kubeconfig", kc, "--log", logFile)...)
+		raw, _ := os.ReadFile(logFile)
+		if !strings.Contains(string(raw), "connection refused") || strings.Contains(out+errOut, "connection refused") {
+			t.Errorf("%v: log %q\nscreen: %s%s", args, raw, out, errOut)
+		}
+	}
+}

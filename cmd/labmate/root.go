@@ -96,7 +96,13 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 	root.SetErr(streams.ErrOut)
 	c.bindPersistent(root)
 	c.cmdPath = "labmate"
-	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { c.cmdPath = cmd.CommandPath() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		c.cmdPath = cmd.CommandPath()
+		if err := c.openLog(); err != nil {
+			return exitError{exitUsage, err.Error()}
+		}
+		return nil
+	}
 
 	root.AddCommand(
 		newCheckCmd(c, streams),

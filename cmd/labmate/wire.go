@@ -49,6 +49,10 @@ type common struct {
 	// cmdPath is the command being run ("labmate check"), for messages
 	// that suggest a command line.
 	cmdPath string
+	// log is the open --log file (nil without one), logOpened whether
+	// openLog ran.
+	log       *os.File
+	logOpened bool
 	// resolved is the lab resolveLab found, so a command that asks twice
 	// (the TUI: the picker, then the wiring) compiles it once.
 	resolved *labkit.Lab
@@ -77,8 +81,11 @@ func (e envError) Error() string { return e.msg }
 
 func (c *common) build() (*setup, error) {
 	s := &setup{closeLog: func() {}}
-	if err := s.openLog(c.logFile); err != nil {
-		return nil, envError{content.Msg("cli.log_open", "path", c.logFile, "err", err)}
+	if err := c.openLog(); err != nil {
+		return nil, err
+	}
+	if f := c.log; f != nil {
+		s.logFile, s.closeLog = f, func() { f.Close() }
 	}
 	kit, err := c.resolveLab()
 	if err != nil {
@@ -134,19 +141,26 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 	return s, nil
 }
 
-func (s *setup) openLog(path string) error {
-	if path == "" {
-		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+// openLog opens the --log file, once per command line (every command
+// does, before it runs): slog and klog write there, and so the client's
+// own words behind a Korean message (kubeerr) are kept; without --log,
+// nowhere.
+func (c *common) openLog() error {
+	if c.logOpened {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if c.logFile == "" {
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		c.logOpened = true
+		return nil
+	}
+	f, err := os.OpenFile(c.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return err
+		return envError{content.Msg("cli.log_open", "path", c.logFile, "err", err)}
 	}
 	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	klog.SetOutput(f)
-	s.logFile = f
-	s.closeLog = func() { f.Close() }
+	c.log, c.logOpened = f, true
 	return nil
 }
 

@@ -26,7 +26,7 @@ func Explain(err error) string {
 	if err == nil {
 		return ""
 	}
-	slog.Debug("kubernetes client error", "err", err.Error())
+	Log(err)
 	var ke *kubeconfig.Error
 	if errors.As(err, &ke) {
 		return loadError(ke)
@@ -43,6 +43,10 @@ func Explain(err error) string {
 	}
 	return oneLine(err.Error())
 }
+
+// Log keeps err's own words in the --log file (slog at debug level; the
+// default logger drops it), for a caller that words err itself.
+func Log(err error) { slog.Debug("kubernetes client error", "err", err.Error()) }
 
 func loadError(ke *kubeconfig.Error) string {
 	paths := strings.Join(ke.Paths, ", ")
