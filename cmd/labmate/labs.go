@@ -30,12 +30,20 @@ type chooseLab struct {
 	cmd  string // the command that asked ("labmate check"), for the commands to suggest
 }
 
+// suggested is the command to suggest: the one that asked, else labmate.
+func (e *chooseLab) suggested() string {
+	if e.cmd == "" {
+		return "labmate"
+	}
+	return e.cmd
+}
+
 func (e *chooseLab) Error() string {
 	ids := make([]string, len(e.labs))
 	var commands []string
 	for i, l := range e.labs {
 		ids[i] = l.ID
-		commands = append(commands, content.Msg("cli.choose_lab_command", "cmd", e.cmd, "lab", l.ID, "title", l.Title, "root", l.DefaultRoot))
+		commands = append(commands, content.Msg("cli.choose_lab_command", "cmd", e.suggested(), "lab", l.ID, "title", l.Title, "root", l.DefaultRoot))
 	}
 	return content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "), "commands", strings.Join(commands, "\n"), "env", EnvLab)
 }

@@ -95,14 +95,7 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	c.bindPersistent(root)
-	c.cmdPath = "labmate"
-	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
-		c.cmdPath = cmd.CommandPath()
-		if err := c.openLog(); err != nil {
-			return exitError{exitUsage, err.Error()}
-		}
-		return nil
-	}
+	root.PersistentPreRunE = c.preRun
 
 	root.AddCommand(
 		newCheckCmd(c, streams),

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
 	"github.com/labhub/labmate/checks"
@@ -139,6 +140,16 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// preRun runs before every command: it notes the command line's command
+// and opens the --log file.
+func (c *common) preRun(cmd *cobra.Command, _ []string) error {
+	c.cmdPath = cmd.CommandPath()
+	if err := c.openLog(); err != nil {
+		return exitError{exitUsage, err.Error()}
+	}
+	return nil
 }
 
 // openLog opens the --log file, once per command line (every command
