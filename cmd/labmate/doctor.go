@@ -58,7 +58,7 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		opts.Labs = append(opts.Labs, l)
 	}
 	res := doctor.Run(ctx, opts)
-	if *classFile != "" {
+	if *classFile != "" && len(labs) > 0 {
 		ids := make([]string, len(labs))
 		for i, l := range labs {
 			ids[i] = l.ID

@@ -139,6 +139,11 @@ func TestFailuresAreTyped(t *testing.T) {
 		len(e.Contexts) != 2 || e.Contexts[0] != "ctx" {
 		t.Errorf("unknown context: %+v", err)
 	}
+	dangling := filepath.Join(t.TempDir(), "dangling")
+	os.WriteFile(dangling, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"https://x:1\"}}]\ncurrent-context: gone\n"), 0o600)
+	if _, err := Load(Options{Path: dangling}); !errors.As(err, &e) || e.Kind != NoContext || e.Context != "gone" {
+		t.Errorf("current-context names no context: %+v", err)
+	}
 	if _, err := Load(Options{Path: filepath.Join(t.TempDir(), "absent")}); !errors.As(err, &e) || e.Kind != Unreadable {
 		t.Errorf("absent --kubeconfig: %+v", err)
 	}
