@@ -31,10 +31,10 @@ func ClusterGate(in Input, id string) *Result {
 	case observe.ClusterConnecting:
 		r = Result{ID: id, Status: Waiting, Message: in.Msg("cluster.gate.connecting", "server", server)}
 		if c.Err != "" {
-			r.Message += in.Msg("cluster.gate.last_err", "err", c.Err)
+			r.Message += in.Msg("cluster.gate.last_err", "err", ClusterErr(in.Msg, c))
 		}
 	case observe.ClusterUnreachable:
-		r = Result{ID: id, Status: Unknown, Message: in.Msg("cluster.gate.unreachable", "server", server, "err", c.Err)}
+		r = Result{ID: id, Status: Unknown, Message: in.Msg("cluster.gate.unreachable", "server", server, "err", ClusterErr(in.Msg, c))}
 	case observe.ClusterError:
 		r = Result{ID: id, Status: Error, Message: refusalMessage(in, server, c.Refusals, c.Err)}
 	case observe.ClusterOff:
@@ -46,15 +46,40 @@ func ClusterGate(in Input, id string) *Result {
 	default:
 		r = Result{ID: id, Status: Unknown, Message: in.Msg("cluster.gate.off")}
 		if c.Err != "" {
-			r.Message += in.Msg("cluster.gate.last_err", "err", c.Err)
+			r.Message += in.Msg("cluster.gate.last_err", "err", ClusterErr(in.Msg, c))
 		}
 	}
 	r.Expected = in.Msg("cluster.gate.expect")
 	r.Observed = string(c.State)
 	if c.State == observe.ClusterError {
-		r.Observed += ": " + Clip(c.Err, 300)
+		r.Observed += ": " + Clip(ClusterErr(in.Msg, c), 300)
 	}
 	return &r
+}
+
+// ClusterErr words why the cluster cannot be read: the refused calls
+// ("pods list (gpu-lab) 403"), the cause in Korean when it is a common
+// one (kube.cause.*), else the client's own words, which are all there is.
+// "" when there is nothing to say (no error, or the cluster turned off on
+// purpose). msg is the caller's message lookup (Input.Msg, content.Msg).
+func ClusterErr(msg func(string, ...any) string, c observe.ClusterObs) string {
+	switch {
+	case c.Err == observe.ClusterDisabled:
+		return ""
+	case len(c.Refusals) > 0:
+		parts := make([]string, len(c.Refusals))
+		for i, r := range c.Refusals {
+			parts[i] = r.Resource + " " + r.Verb
+			if r.Namespace != "" {
+				parts[i] += " (" + r.Namespace + ")"
+			}
+			parts[i] += " " + strconv.Itoa(int(r.Code))
+		}
+		return strings.Join(parts, "; ")
+	case c.Cause != "":
+		return msg("kube.cause." + string(c.Cause))
+	}
+	return c.Err
 }
 
 // refusalMessage words the server's refusals for a learner: which
@@ -80,8 +105,12 @@ func refusalMessage(in Input, server string, refusals []observe.Refusal, err str
 			g.namespaces = append(g.namespaces, r.Namespace)
 		}
 	}
+	lab := "<실습>"
+	if in.Lab != nil {
+		lab = in.Lab.ID
+	}
 	if len(groups) == 0 {
-		return msg("cluster.gate.refused_raw", "server", server, "err", err)
+		return msg("cluster.gate.refused_raw", "server", server, "err", err, "lab", lab)
 	}
 	var p ProblemList
 	for _, g := range groups {
@@ -102,7 +131,7 @@ func refusalMessage(in Input, server string, refusals []observe.Refusal, err str
 	if in.Lab != nil && len(in.Lab.Cluster.Namespaces) > 0 {
 		canI += " -n " + in.Lab.Cluster.Namespaces[0]
 	}
-	return in.Msg("cluster.gate.refused", "server", server, "refusals", p.String(), "can_i", canI)
+	return in.Msg("cluster.gate.refused", "server", server, "refusals", p.String(), "can_i", canI, "lab", lab)
 }
 
 // LiveChecksMayRun adds the connection line to a step's observed view and,
@@ -125,7 +154,7 @@ func ClusterFact(in Input) Fact {
 	}
 	v := in.Msg("cluster.state."+string(c.State), "server", c.Server, "version", c.Version)
 	if c.Err != "" {
-		v += " — " + c.Err
+		v += " — " + ClusterErr(in.Msg, c)
 	}
 	return Fact{Label: in.Msg("cluster.fact.cluster"), Value: v}
 }

@@ -1,10 +1,13 @@
 package class_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,7 +26,7 @@ import (
 
 // initClass runs class.Init on the e2e sandbox into a fresh namespace,
 // deleted when the test ends.
-func initClass(t testing.TB, learners []string) (kubernetes.Interface, string, []class.LearnerFile) {
+func initClass(t testing.TB, learners []string, labs ...string) (kubernetes.Interface, string, []class.LearnerFile) {
 	t.Helper()
 	kubeconfig := sandboxtest.Start(t)
 	cfg, _, err := class.LoadAdmin(kubeconfig, "", "", 30*time.Second)
@@ -40,8 +43,11 @@ func initClass(t testing.TB, learners []string) (kubernetes.Interface, string, [
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
+	if len(labs) == 0 {
+		labs = []string{"gpu-incident"}
+	}
 	files, err := class.Init(ctx, class.InitConfig{Client: cs, Server: cfg, Namespace: ns, Learners: learners,
-		Labs: []string{"gpu-incident"}, OutDir: t.TempDir(), TokenTTL: time.Hour})
+		Labs: labs, OutDir: t.TempDir(), TokenTTL: time.Hour})
 	if err != nil {
 		t.Fatalf("init: %v", err)
 	}
@@ -127,4 +133,82 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 		t.Fatal("a second init reset ana's record")
 	}
 	_ = fmt.Sprint
+}
+
+// The forged-record case, with a learner's own generated kubeconfig: RBAC
+// lets learner-01 patch only their own record objects, and through one of
+// them they claim to be learner-02, on a made-up lab of 300 characters,
+// with step 1 passed, and patch the object's labels too. The export still
+// lists every learner once per lab under the object's name, and the forged
+// entry is flagged with no step at all.
+func TestForgedRecordIsFlaggedE2E(t *testing.T) {
+	learners, labs := []string{"learner-01", "learner-02"}, []string{"gpu-incident", "driver-reboot"}
+	cs, ns, files := initClass(t, learners, labs...)
+	l01, err := class.LoadLearner(files[0].Path)
+	if err != nil || l01.ID != "learner-01" {
+		t.Fatalf("learner-01's kubeconfig: %+v, %v", l01, err)
+	}
+	lcs, err := class.Clientset(l01.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+
+	forged, err := class.Marshal(class.Record{Schema: class.Schema, Learner: "learner-02", Name: "learner-02",
+		Lab: strings.Repeat("x", 300), Labmate: "v1.0.0", Updated: time.Now().UTC(),
+		Steps: []class.StepRecord{{Number: 1, Status: checks.Passed}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := class.ObjectName("learner-01", "driver-reboot")
+	obj := corev1ac.ConfigMap(own, ns).WithData(map[string]string{class.DataKey: string(forged)}).
+		WithLabels(map[string]string{class.LabelLearner: "learner-02", class.LabelLab: "gpu-incident"})
+	if _, err := lcs.CoreV1().ConfigMaps(ns).Apply(ctx, obj, metav1.ApplyOptions{FieldManager: class.FieldManager, Force: true}); err != nil {
+		t.Fatalf("learner-01 writing their own record: %v", err)
+	}
+	// The same into learner-02's object is refused: the name is what RBAC binds.
+	other := corev1ac.ConfigMap(class.ObjectName("learner-02", "driver-reboot"), ns).WithData(map[string]string{class.DataKey: string(forged)})
+	if _, err := lcs.CoreV1().ConfigMaps(ns).Apply(ctx, other, metav1.ApplyOptions{FieldManager: class.FieldManager, Force: true}); !apierrors.IsForbidden(err) {
+		t.Fatalf("learner-01 writing learner-02's record: %v, want 403", err)
+	}
+
+	c, err := class.List(ctx, cs, ns, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := class.WriteJSON(&out, c); err != nil {
+		t.Fatal(err)
+	}
+	var exp class.Export
+	if err := json.Unmarshal(out.Bytes(), &exp); err != nil {
+		t.Fatalf("export JSON: %v\n%s", err, out.String())
+	}
+	seen := map[string]int{}
+	for _, l := range exp.Learners {
+		seen[l.Learner+"/"+l.Lab]++
+		forgedEntry := l.Learner == "learner-01" && l.Lab == "driver-reboot"
+		if forgedEntry != (l.Flag == class.Forged) {
+			t.Errorf("%s/%s: flag %q", l.Learner, l.Lab, l.Flag)
+		}
+		for _, s := range l.Steps {
+			if s.Status == checks.Passed {
+				t.Errorf("%s/%s: step %d passed in the export", l.Learner, l.Lab, s.Number)
+			}
+		}
+		if forgedEntry && (len(l.Steps) != 0 || l.Name != "learner-01") {
+			t.Errorf("the forged entry keeps content: %+v", l)
+		}
+	}
+	for _, learner := range learners {
+		for _, lab := range labs {
+			if n := seen[learner+"/"+lab]; n != 1 {
+				t.Errorf("%s/%s is listed %d times, want once:\n%s", learner, lab, n, out.String())
+			}
+		}
+	}
+	if len(exp.Learners) != len(learners)*len(labs) {
+		t.Errorf("%d entries, want %d:\n%s", len(exp.Learners), len(learners)*len(labs), out.String())
+	}
 }

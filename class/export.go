@@ -18,7 +18,7 @@ import (
 
 // List reads every record of a lab ("" for all) in the class namespace once.
 func List(ctx context.Context, cs kubernetes.Interface, ns, lab string) (Class, error) {
-	l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{LabelSelector: Selector(lab).String()})
+	l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return Class{}, err
 	}
@@ -26,7 +26,7 @@ func List(ctx context.Context, cs kubernetes.Interface, ns, lab string) (Class, 
 	for i := range l.Items {
 		objs = append(objs, &l.Items[i])
 	}
-	c := Collect(objs)
+	c := Collect(objs, lab)
 	c.Synced, c.At = true, time.Now()
 	return c, nil
 }
@@ -36,12 +36,15 @@ type Export struct {
 	Learners []ExportLearner `json:"learners"`
 }
 
-// ExportLearner is one learner's record for grading.
+// ExportLearner is one learner's record for grading: Learner and Lab
+// from the record object's name, Flag (and no steps) when its content
+// is not believed.
 type ExportLearner struct {
 	Name    string       `json:"name"`
 	Learner string       `json:"learner"`
 	Lab     string       `json:"lab"`
 	Updated time.Time    `json:"updated"`
+	Flag    Flag         `json:"flag,omitempty"`
 	Steps   []ExportStep `json:"steps"`
 }
 
@@ -56,7 +59,7 @@ type ExportStep struct {
 func ToExport(c Class) Export {
 	e := Export{Learners: []ExportLearner{}}
 	for _, r := range c.Records {
-		l := ExportLearner{Name: r.Name, Learner: r.Learner, Lab: r.Lab, Updated: r.Updated, Steps: []ExportStep{}}
+		l := ExportLearner{Name: r.Name, Learner: r.Learner, Lab: r.Lab, Updated: r.Updated, Flag: r.Flag, Steps: []ExportStep{}}
 		for _, s := range r.Steps {
 			l.Steps = append(l.Steps, ExportStep{Number: s.Number, Status: s.Status, Hints: s.Hints})
 		}
@@ -73,22 +76,23 @@ func WriteJSON(w io.Writer, c Class) error {
 }
 
 // WriteCSV writes one row per learner and step (a long table a
-// spreadsheet pivots as it likes): name, learner, lab, updated, step,
-// status, hints. A learner with no steps yet gets one row with empty step
-// columns, so nobody vanishes from the grade sheet.
+// spreadsheet pivots as it likes): name, learner, lab, updated, flag,
+// step, status, hints. A learner with no steps (none yet, or a flagged
+// record) gets one row with empty step columns, so nobody vanishes from
+// the grade sheet.
 func WriteCSV(w io.Writer, c Class) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"name", "learner", "lab", "updated", "step", "status", "hints"})
+	_ = cw.Write([]string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints"})
 	for _, l := range ToExport(c).Learners {
 		updated := ""
 		if !l.Updated.IsZero() {
 			updated = l.Updated.UTC().Format(time.RFC3339)
 		}
 		if len(l.Steps) == 0 {
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, "", "", ""})
+			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, string(l.Flag), "", "", ""})
 		}
 		for _, s := range l.Steps {
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, strconv.Itoa(s.Number), string(s.Status), strconv.Itoa(s.Hints)})
+			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, string(l.Flag), strconv.Itoa(s.Number), string(s.Status), strconv.Itoa(s.Hints)})
 		}
 	}
 	cw.Flush()

@@ -70,6 +70,9 @@ type Record struct {
 	Steps []StepRecord `json:"steps"`
 	// Regression is the newest step that went from passed to failed.
 	Regression *Regression `json:"regression,omitempty"`
+	// Flag is set by the board's and the export's reading of a record
+	// object (never sent): why its content is not believed (trust.go).
+	Flag Flag `json:"-"`
 }
 
 // StepRecord is one step as the learner sees it.

@@ -54,7 +54,7 @@ func NewTracker(id Identity, now func() time.Time) *Tracker {
 	if now == nil {
 		now = time.Now
 	}
-	name := id.Name
+	name := displayName(id.Name)
 	if name == "" {
 		name = id.Learner
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
@@ -18,9 +17,10 @@ import (
 
 // Class is the board's view of a class at one moment.
 type Class struct {
+	// Records has one record per record object, its learner and lab
+	// from the object's name; those whose content is not believed carry
+	// a Flag and no steps.
 	Records []Record
-	// Broken are record objects whose data could not be read, by name.
-	Broken []string
 	// Synced is true once the informer's first list arrived.
 	Synced bool
 	// Err is the newest watch error (nil once the watch works again).
@@ -28,25 +28,15 @@ type Class struct {
 	At  time.Time
 }
 
-// Selector selects the record objects of a lab ("" for every lab).
-func Selector(lab string) labels.Selector {
-	set := labels.Set{LabelRecord: "true"}
-	if lab != "" {
-		set[LabelLab] = lab
-	}
-	return labels.SelectorFromSet(set)
-}
-
-// Watch runs an informer on the record objects of the class namespace and
+// Watch runs an informer on the ConfigMaps of the class namespace and
 // delivers the whole class after every change (latest wins: a slow reader
 // gets the newest Class, never a backlog). It is event-driven: with no
 // change in the class it does nothing. The channel closes when ctx ends.
 func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan Class {
 	out := make(chan Class, 1)
-	sel := Selector(lab).String()
-	f := informers.NewSharedInformerFactoryWithOptions(cs, 0,
-		informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = sel }))
+	// Every ConfigMap of the namespace, not a label selector: a learner
+	// may patch their record's labels away (isRecord).
+	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
 	inf := f.Core().V1().ConfigMaps()
 	changed := make(chan struct{}, 1)
 	poke := func() {
@@ -101,7 +91,7 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 				// The informer relisted after the error: it works again.
 				lastErr = nil
 			}
-			c := memo.collect(objs)
+			c := memo.collect(objs, lab)
 			c.Synced, c.Err, c.At = true, lastErr, time.Now()
 			latest.Send(ctx, out, c)
 		}
@@ -116,21 +106,21 @@ type recordMemo map[string]memoEntry
 type memoEntry struct {
 	rv  string
 	rec Record
-	err error
+	ok  bool
 }
 
-func (m recordMemo) collect(objs []*corev1.ConfigMap) Class {
+func (m recordMemo) collect(objs []*corev1.ConfigMap, lab string) Class {
 	live := make(map[string]bool, len(objs))
-	decode := func(o *corev1.ConfigMap) (Record, error) {
+	read := func(o *corev1.ConfigMap) (Record, bool) {
 		live[o.Name] = true
 		if e, ok := m[o.Name]; ok && e.rv == o.ResourceVersion && o.ResourceVersion != "" {
-			return e.rec, e.err
+			return e.rec, e.ok
 		}
-		r, err := Unmarshal([]byte(o.Data[DataKey]))
-		m[o.Name] = memoEntry{rv: o.ResourceVersion, rec: r, err: err}
-		return r, err
+		r, ok := readObject(o)
+		m[o.Name] = memoEntry{rv: o.ResourceVersion, rec: r, ok: ok}
+		return r, ok
 	}
-	c := collect(objs, decode)
+	c := collect(objs, lab, read)
 	for name := range m {
 		if !live[name] {
 			delete(m, name)
@@ -139,23 +129,21 @@ func (m recordMemo) collect(objs []*corev1.ConfigMap) Class {
 	return c
 }
 
-// Collect reads record objects into a Class, sorted by learner then lab.
-func Collect(objs []*corev1.ConfigMap) Class {
-	return collect(objs, func(o *corev1.ConfigMap) (Record, error) { return Unmarshal([]byte(o.Data[DataKey])) })
+// Collect reads the record objects of a lab ("" for every lab) into a
+// Class, sorted by learner then lab.
+func Collect(objs []*corev1.ConfigMap, lab string) Class {
+	return collect(objs, lab, readObject)
 }
 
-func collect(objs []*corev1.ConfigMap, decode func(*corev1.ConfigMap) (Record, error)) Class {
+func collect(objs []*corev1.ConfigMap, lab string, read func(*corev1.ConfigMap) (Record, bool)) Class {
 	var c Class
 	for _, o := range objs {
-		r, err := decode(o)
-		if err != nil {
-			c.Broken = append(c.Broken, o.Name)
+		if l, ok := isRecord(o); !ok || lab != "" && l != lab {
 			continue
 		}
-		if r.Learner == "" {
-			r.Learner = o.Labels[LabelLearner]
+		if r, ok := read(o); ok {
+			c.Records = append(c.Records, r)
 		}
-		c.Records = append(c.Records, r)
 	}
 	sort.Slice(c.Records, func(i, j int) bool {
 		a, b := c.Records[i], c.Records[j]
@@ -164,6 +152,5 @@ func collect(objs []*corev1.ConfigMap, decode func(*corev1.ConfigMap) (Record, e
 		}
 		return a.Lab < b.Lab
 	})
-	sort.Strings(c.Broken)
 	return c
 }

@@ -32,7 +32,10 @@ const (
 
 // Finding is one line of the doctor's screen.
 type Finding struct {
-	ID      string  `json:"id"`
+	ID string `json:"id"`
+	// Lab is the lab a finding is about, when doctor looked at several
+	// (no lab chosen): its root, its nodes, its progress.
+	Lab     string  `json:"lab,omitempty"`
 	Verdict Verdict `json:"verdict"`
 	Title   string  `json:"title"`         // what was looked at (Korean)
 	Detail  string  `json:"detail"`        // what was seen (Korean)
@@ -41,20 +44,14 @@ type Finding struct {
 
 // Options say what to look at.
 type Options struct {
-	Kubeconfig string // --kubeconfig; empty: kubectl's loading rules
+	// Kubeconfig is --kubeconfig; empty: kubectl's loading rules, then
+	// the sandbox's (internal/kubeconfig).
+	Kubeconfig string
 	Context    string // --context
-	// Fallback is a kubeconfig used only when kubectl's rules find none
-	// (the sandbox's).
-	Fallback  string
-	NoCluster bool // skip the cluster probes
-	// Nodes are the lab's node names that must exist.
-	Nodes []string
-	// ClusterSteps names the lab's steps that need a cluster ("5~8").
-	ClusterSteps string
-	// Root is the absolute lab root.
-	Root string
-	// StatePath is the progress file; empty skips that probe.
-	StatePath string
+	NoCluster  bool   // skip the cluster probes
+	// Labs are the labs to check the environment for: the chosen one,
+	// or every installed lab when none is chosen.
+	Labs []Lab
 	// Getenv reads the environment (os.Getenv when nil); tests pass
 	// their own so TERM, TMUX and NO_COLOR can be set per case.
 	Getenv func(string) string
@@ -67,6 +64,20 @@ type Options struct {
 	Tmux string
 	// Deadline bounds the whole run (4.5s when zero).
 	Deadline time.Duration
+}
+
+// Lab is what one lab needs of the environment.
+type Lab struct {
+	// ID names the lab on its findings when there are several.
+	ID string
+	// Root is the absolute lab root.
+	Root string
+	// Nodes are the lab's node names that must exist.
+	Nodes []string
+	// ClusterSteps names the lab's steps that need a cluster ("5~8").
+	ClusterSteps string
+	// StatePath is the progress file; empty skips that probe.
+	StatePath string
 }
 
 func (o *Options) defaults() {
@@ -115,8 +126,51 @@ func (r Result) Count(v Verdict) int {
 // probe is one independent group of findings. It must honour ctx; its
 // placeholders are what the screen shows if it does not finish in time.
 type probe struct {
-	ids []string
-	run func(ctx context.Context) []Finding
+	placeholders []Finding
+	run          func(ctx context.Context) []Finding
+}
+
+// probes are every probe of a run: the cluster, then each lab's root,
+// the file watcher, each lab's change detection and progress, then the
+// terminal, tmux and the script sandbox.
+func probes(opts Options) []probe {
+	many := len(opts.Labs) > 1
+	kubeIDs := []Finding{placeholder("kubeconfig", ""), placeholder("apiserver", "")}
+	for _, l := range opts.Labs {
+		kubeIDs = append(kubeIDs, forLab(placeholder("nodes", ""), l, many))
+	}
+	ps := []probe{{kubeIDs, func(ctx context.Context) []Finding { return kubeProbe(ctx, opts) }}}
+	perLab := func(id string, run func(Lab) Finding) {
+		for _, l := range opts.Labs {
+			ps = append(ps, probe{[]Finding{forLab(placeholder(id, ""), l, many)},
+				func(context.Context) []Finding { return []Finding{forLab(run(l), l, many)} }})
+		}
+	}
+	perLab("root", rootProbe)
+	watchRoot := ""
+	if len(opts.Labs) > 0 {
+		watchRoot = opts.Labs[0].Root
+	}
+	ps = append(ps, probe{[]Finding{placeholder("watcher", ""), placeholder("inotify", "")},
+		func(ctx context.Context) []Finding { return watcherProbe(ctx, watchRoot, opts) }})
+	perLab("polling", pollingProbe)
+	perLab("state", stateProbe)
+	return append(ps,
+		probe{[]Finding{placeholder("terminal", ""), placeholder("locale", "")}, func(context.Context) []Finding { return terminalProbe(opts) }},
+		probe{[]Finding{placeholder("tmux", "")}, func(ctx context.Context) []Finding { return tmuxProbe(ctx, opts) }},
+		probe{[]Finding{placeholder("sandbox", "")}, func(context.Context) []Finding { return []Finding{sandboxProbe()} }},
+	)
+}
+
+// placeholder is a finding with only its place: ID and title.
+func placeholder(id, lab string) Finding { return Finding{ID: id, Lab: lab, Title: title(id)} }
+
+// forLab names the lab on a finding about it when there are several.
+func forLab(f Finding, l Lab, many bool) Finding {
+	if many {
+		f.Lab, f.Title = l.ID, content.Msg("ops.doctor.title_lab", "title", f.Title, "lab", l.ID)
+	}
+	return f
 }
 
 // Run looks at everything at once and returns within opts.Deadline, plus
@@ -128,16 +182,7 @@ func Run(ctx context.Context, opts Options) Result {
 	ctx, cancel := context.WithTimeout(ctx, opts.Deadline)
 	defer cancel()
 
-	probes := []probe{
-		{[]string{"kubeconfig", "apiserver", "nodes"}, func(ctx context.Context) []Finding { return kubeProbe(ctx, opts) }},
-		{[]string{"root"}, func(ctx context.Context) []Finding { return []Finding{rootProbe(opts)} }},
-		{[]string{"watcher", "inotify"}, func(ctx context.Context) []Finding { return watcherProbe(ctx, opts) }},
-		{[]string{"polling"}, func(ctx context.Context) []Finding { return []Finding{pollingProbe(opts)} }},
-		{[]string{"state"}, func(ctx context.Context) []Finding { return []Finding{stateProbe(opts)} }},
-		{[]string{"terminal", "locale"}, func(ctx context.Context) []Finding { return terminalProbe(opts) }},
-		{[]string{"tmux"}, func(ctx context.Context) []Finding { return tmuxProbe(ctx, opts) }},
-		{[]string{"sandbox"}, func(ctx context.Context) []Finding { return []Finding{sandboxProbe()} }},
-	}
+	probes := probes(opts)
 	results := make([]chan []Finding, len(probes))
 	for i, p := range probes {
 		ch := make(chan []Finding, 1)
@@ -145,8 +190,9 @@ func Run(ctx context.Context, opts Options) Result {
 		go func() {
 			defer func() {
 				if r := recover(); r != nil {
-					ch <- []Finding{{ID: p.ids[0], Verdict: Fail, Title: title(p.ids[0]),
-						Detail: content.Msg("ops.doctor.panic", "err", fmt.Sprint(r))}}
+					f := p.placeholders[0]
+					f.Verdict, f.Detail = Fail, content.Msg("ops.doctor.panic", "err", fmt.Sprint(r))
+					ch <- []Finding{f}
 				}
 			}()
 			ch <- p.run(ctx)
@@ -163,9 +209,9 @@ func Run(ctx context.Context, opts Options) Result {
 			case fs := <-ch:
 				res.Findings = append(res.Findings, fs...)
 			default:
-				for _, id := range probes[i].ids {
-					res.Findings = append(res.Findings, Finding{ID: id, Verdict: Fail, Title: title(id),
-						Detail: content.Msg("ops.doctor.timed_out", "timeout", opts.Deadline.Round(100*time.Millisecond))})
+				for _, f := range probes[i].placeholders {
+					f.Verdict, f.Detail = Fail, content.Msg("ops.doctor.timed_out", "timeout", opts.Deadline.Round(100*time.Millisecond))
+					res.Findings = append(res.Findings, f)
 				}
 			}
 		}

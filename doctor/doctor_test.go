@@ -41,8 +41,8 @@ func opts(t *testing.T) Options {
 	os.WriteFile(filepath.Join(inotify, "max_user_watches"), []byte("65536\n"), 0o600)
 	os.WriteFile(filepath.Join(inotify, "max_user_instances"), []byte("128\n"), 0o600)
 	return Options{
-		Root: root, Nodes: labNodes, Getenv: goodTerm, TTY: true, InotifyDir: inotify,
-		StatePath: filepath.Join(t.TempDir(), "state.json"),
+		Labs:   []Lab{{ID: "gpu-incident", Root: root, Nodes: labNodes, StatePath: filepath.Join(t.TempDir(), "state.json")}},
+		Getenv: goodTerm, TTY: true, InotifyDir: inotify,
 	}
 }
 
@@ -260,7 +260,7 @@ func TestRoot(t *testing.T) {
 	os.WriteFile(file, nil, 0o600)
 	cases := map[string]Verdict{dir: OK, filepath.Join(dir, "missing"): Fail, file: Fail}
 	for root, want := range cases {
-		f := rootProbe(Options{Root: root})
+		f := rootProbe(Lab{Root: root})
 		if f.Verdict != want {
 			t.Errorf("%s: %s, want %s (%s)", root, f.Verdict, want, f.Detail)
 		}
@@ -269,7 +269,7 @@ func TestRoot(t *testing.T) {
 		}
 	}
 	// The watcher still works on a missing root: it watches the parent.
-	ws := watcherProbe(context.Background(), Options{Root: filepath.Join(dir, "missing", "deeper"), InotifyDir: dir})
+	ws := watcherProbe(context.Background(), filepath.Join(dir, "missing", "deeper"), Options{InotifyDir: dir})
 	if ws[0].Verdict != OK || !strings.Contains(ws[0].Detail, dir) {
 		t.Errorf("watcher on a missing root: %+v", ws[0])
 	}
@@ -435,5 +435,37 @@ func TestWriteShowsFixesAndSummary(t *testing.T) {
 			t.Errorf("details not aligned:\n%s", out)
 		}
 		col = w
+	}
+}
+
+// With several labs (none chosen) each lab's root, nodes, change detection
+// and progress are findings of their own, named by the lab; the
+// environment's findings appear once.
+func TestSeveralLabs(t *testing.T) {
+	o := opts(t)
+	o.NoCluster = true
+	o.Labs = append(o.Labs, Lab{ID: "driver-reboot", Root: filepath.Join(t.TempDir(), "missing"), Nodes: []string{"gpu-node-1"}})
+	r := within(t, o)
+	count := map[string]int{}
+	for _, f := range r.Findings {
+		count[f.ID]++
+		perLab := f.ID == "root" || f.ID == "nodes" || f.ID == "polling" || f.ID == "state"
+		if perLab != (f.Lab != "") || perLab && !strings.Contains(f.Title, "("+f.Lab+")") {
+			t.Errorf("%s: lab %q, title %q", f.ID, f.Lab, f.Title)
+		}
+		if f.ID == "root" && f.Lab == "driver-reboot" && f.Verdict != Fail {
+			t.Errorf("driver-reboot's missing root: %+v", f)
+		}
+	}
+	for id, n := range map[string]int{"kubeconfig": 1, "apiserver": 1, "watcher": 1, "tmux": 1, "root": 2, "nodes": 2, "polling": 2, "state": 2} {
+		if count[id] != n {
+			t.Errorf("%d %s findings, want %d", count[id], id, n)
+		}
+	}
+	// One lab: no lab named on its findings, as before.
+	for _, f := range within(t, opts(t)).Findings {
+		if f.Lab != "" || strings.Contains(f.Title, "gpu-incident") {
+			t.Errorf("one lab: %+v", f)
+		}
 	}
 }

@@ -2,12 +2,9 @@ package doctor
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
-	"net"
 	"strings"
-	"syscall"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +16,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/kubeconfig"
+	"github.com/labhub/labmate/internal/kubeerr"
 )
 
 // Budgets inside the doctor's deadline: the API server gets most of it,
@@ -29,55 +27,80 @@ const (
 	nodesTimeout   = 1500 * time.Millisecond
 )
 
-// kubeProbe reports the kubeconfig, the API server and the lab nodes. Each
-// later finding is skipped when an earlier one failed.
+// kubeProbe reports the kubeconfig, the API server and each lab's nodes.
+// Each later finding is skipped when an earlier one failed.
 func kubeProbe(ctx context.Context, o Options) []Finding {
+	many := len(o.Labs) > 1
+	nodes := func(v Verdict, detail string) []Finding {
+		out := make([]Finding, len(o.Labs))
+		for i, l := range o.Labs {
+			out[i] = forLab(finding("nodes", v, detail), l, many)
+		}
+		return out
+	}
 	if o.NoCluster {
 		skip := content.Msg("ops.doctor.kube.no_cluster")
-		return []Finding{finding("kubeconfig", Skip, skip), finding("apiserver", Skip, skip), finding("nodes", Skip, skip)}
+		return append([]Finding{finding("kubeconfig", Skip, skip), finding("apiserver", Skip, skip)}, nodes(Skip, skip)...)
 	}
 	cfg, kc := loadKubeconfig(o)
 	out := []Finding{kc}
 	if cfg == nil {
 		skip := content.Msg("ops.doctor.kube.skipped_no_config")
-		return append(out, finding("apiserver", Skip, skip), finding("nodes", Skip, skip))
+		return append(append(out, finding("apiserver", Skip, skip)), nodes(Skip, skip)...)
 	}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
-		out[0] = finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.client_error", "err", err), fix("kubeconfig"))
+		out[0] = finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.client_error", "err", kubeerr.Explain(err)), fix("kubeconfig"))
 		skip := content.Msg("ops.doctor.kube.skipped_no_config")
-		return append(out, finding("apiserver", Skip, skip), finding("nodes", Skip, skip))
+		return append(append(out, finding("apiserver", Skip, skip)), nodes(Skip, skip)...)
 	}
 	api, ok := versionProbe(ctx, cs, cfg.Host)
 	out = append(out, api)
 	if !ok {
-		return append(out, finding("nodes", Skip, content.Msg("ops.doctor.kube.skipped_unreachable")))
+		return append(out, nodes(Skip, content.Msg("ops.doctor.kube.skipped_unreachable"))...)
 	}
-	return append(out, nodesProbe(ctx, cs, o.Nodes))
+	for _, l := range o.Labs {
+		out = append(out, forLab(nodesProbe(ctx, cs, l.Nodes), l, many))
+	}
+	return out
+}
+
+// clusterSteps names the steps that need a cluster, of each lab when
+// there are several ("gpu-incident 5~8, driver-reboot 3~5").
+func clusterSteps(labs []Lab) string {
+	if len(labs) == 1 {
+		return labs[0].ClusterSteps
+	}
+	var parts []string
+	for _, l := range labs {
+		if l.ClusterSteps != "" {
+			parts = append(parts, l.ID+" "+l.ClusterSteps)
+		}
+	}
+	return strings.Join(parts, ", ")
 }
 
 // loadKubeconfig loads through labmate's one loader (kubectl's rules,
 // never prompting) and words each way it can fail.
 func loadKubeconfig(o Options) (*rest.Config, Finding) {
-	l, err := kubeconfig.Load(kubeconfig.Options{Path: o.Kubeconfig, Context: o.Context, Fallback: o.Fallback, DialTimeout: dialTimeout})
+	l, err := kubeconfig.Load(kubeconfig.Options{Path: o.Kubeconfig, Context: o.Context, DialTimeout: dialTimeout})
 	var ke *kubeconfig.Error
 	if err != nil && errors.As(err, &ke) {
 		where := strings.Join(ke.Paths, ", ")
 		switch ke.Kind {
 		case kubeconfig.Unreadable:
-			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.unreadable", "path", where, "err", ke.Err), fix("kubeconfig"))
+			return nil, finding("kubeconfig", Fail, kubeerr.Explain(err), fix("kubeconfig"))
 		case kubeconfig.Missing:
-			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where, "steps", o.ClusterSteps), fix("kubeconfig"))
+			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where, "steps", clusterSteps(o.Labs)), fix("kubeconfig"))
 		case kubeconfig.NoContext:
 			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.no_context", "context", ke.Context, "path", where,
 				"contexts", orDash(strings.Join(ke.Contexts, ", "))), fix("context"))
 		default:
-			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.invalid", "path", where, "context", ke.Context, "err", ke.Err),
-				fix("kubeconfig_invalid"))
+			return nil, finding("kubeconfig", Fail, kubeerr.Explain(err), fix("kubeconfig_invalid"))
 		}
 	}
 	if err != nil {
-		return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.unreadable", "path", o.Kubeconfig, "err", err), fix("kubeconfig"))
+		return nil, finding("kubeconfig", Fail, kubeerr.Explain(err), fix("kubeconfig"))
 	}
 	cfg := l.Config
 	cfg.Timeout = versionTimeout
@@ -104,29 +127,20 @@ func versionProbe(ctx context.Context, cs kubernetes.Interface, host string) (Fi
 }
 
 // explainAPIError turns a failed request into what the learner should
-// understand and do.
+// understand and do, by the error's type (kubeconfig.CauseOf).
 func explainAPIError(err error, host string, took time.Duration) (string, string) {
-	var ua x509.UnknownAuthorityError
-	var hn x509.HostnameError
-	var ci x509.CertificateInvalidError
-	var ne net.Error
-	switch {
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return content.Msg("ops.doctor.api.refused", "server", host),
-			fix("api_refused")
-	case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()) ||
-		strings.Contains(err.Error(), "Client.Timeout") || strings.Contains(err.Error(), "i/o timeout"):
-		return content.Msg("ops.doctor.api.timeout", "server", host, "took", took),
-			fix("api_timeout")
-	case errors.As(err, &ua) || errors.As(err, &hn) || errors.As(err, &ci) || strings.Contains(err.Error(), "x509:"):
-		return content.Msg("ops.doctor.api.tls", "server", host, "err", shortErr(err)),
-			fix("api_tls")
-	case apierrors.IsUnauthorized(err) || apierrors.IsForbidden(err):
-		return content.Msg("ops.doctor.api.auth", "server", host, "err", shortErr(err)),
-			fix("api_auth")
+	kubeerr.Log(err)
+	switch kubeconfig.CauseOf(err) {
+	case kubeconfig.Refused:
+		return content.Msg("ops.doctor.api.refused", "server", host), fix("api_refused")
+	case kubeconfig.Timeout:
+		return content.Msg("ops.doctor.api.timeout", "server", host, "took", took), fix("api_timeout")
+	case kubeconfig.Untrusted:
+		return content.Msg("ops.doctor.api.tls", "server", host), fix("api_tls")
+	case kubeconfig.Unauthorized, kubeconfig.Forbidden:
+		return content.Msg("ops.doctor.api.auth", "server", host, "err", kubeerr.Explain(err)), fix("api_auth")
 	default:
-		return content.Msg("ops.doctor.api.other", "server", host, "err", shortErr(err)),
-			fix("api_other")
+		return content.Msg("ops.doctor.api.other", "server", host, "err", kubeerr.Explain(err)), fix("api_other")
 	}
 }
 
@@ -163,10 +177,9 @@ func nodesProbe(ctx context.Context, cs kubernetes.Interface, names []string) Fi
 		case apierrors.IsNotFound(a.err):
 			missing = append(missing, names[i])
 		case apierrors.IsForbidden(a.err):
-			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.forbidden", "err", shortErr(a.err)),
-				fix("nodes_forbidden"))
+			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.forbidden"), fix("nodes_forbidden"))
 		default:
-			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.error", "node", names[i], "err", shortErr(a.err)),
+			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.error", "node", names[i], "err", kubeerr.Explain(a.err)),
 				fix("api_other"))
 		}
 	}
@@ -195,10 +208,4 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// shortErr keeps the last, most specific part of a wrapped error on one
-// line of reasonable length.
-func shortErr(err error) string {
-	return clip(strings.ReplaceAll(err.Error(), "\n", " "), 160)
 }

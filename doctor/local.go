@@ -20,7 +20,7 @@ import (
 )
 
 // rootProbe: the lab root exists, is a directory and can be listed.
-func rootProbe(o Options) Finding {
+func rootProbe(o Lab) Finding {
 	fi, err := os.Stat(o.Root)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -41,14 +41,14 @@ func rootProbe(o Options) Finding {
 // its nearest existing parent, as the file source does) and checks that
 // an event arrives for a change in a private temp directory. It also
 // reports the inotify limits.
-func watcherProbe(ctx context.Context, o Options) []Finding {
+func watcherProbe(ctx context.Context, root string, o Options) []Finding {
 	limits := inotifyLimits(o.InotifyDir)
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return []Finding{finding("watcher", Fail, content.Msg("ops.doctor.watcher.create", "err", err), fix("inotify_instances")), limits}
 	}
 	defer w.Close()
-	dir := nearestDir(o.Root)
+	dir := nearestDir(root)
 	if err := w.Add(dir); err != nil {
 		how := fix("root_perm", "root", dir)
 		if errors.Is(err, syscall.ENOSPC) {
@@ -136,7 +136,7 @@ func readInt(path string) (int, error) {
 
 // stateProbe loads the progress file as labmate would (a damaged one is
 // set aside, as the TUI would do, and said so).
-func stateProbe(o Options) Finding {
+func stateProbe(o Lab) Finding {
 	if o.StatePath == "" {
 		return finding("state", Skip, content.Msg("ops.doctor.state.none"))
 	}

@@ -10,7 +10,7 @@ import (
 // filesystem (NFS, SMB, 9p, FUSE) where inotify misses changes made by
 // another machine or layer. It is the file source's own decision
 // (files.PollReason), not a second guess.
-func pollingProbe(o Options) Finding {
+func pollingProbe(o Lab) Finding {
 	if fs := files.PollReason(o.Root); fs != "" {
 		return finding("polling", Warn, content.Msg("ops.doctor.polling.poll", "fs", fs))
 	}

@@ -2,6 +2,7 @@ package labrun
 
 import (
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/observe/files"
@@ -26,10 +27,10 @@ const (
 // Cluster says how a run reaches the lab cluster.
 type Cluster struct {
 	Mode ClusterMode
-	// Kubeconfig and Context choose the cluster as kubectl's flags do;
-	// Fallback is the kubeconfig used when kubectl's rules find none
-	// (the sandbox's).
-	Kubeconfig, Context, Fallback string
+	// Kubeconfig and Context choose the cluster as kubectl's flags do
+	// (the one loader falls back to the sandbox's when kubectl's rules
+	// find none).
+	Kubeconfig, Context string
 	// Lenient turns a kubeconfig that cannot be used into a warning
 	// (the TUI, where the file steps keep working) instead of an error.
 	Lenient bool
@@ -38,7 +39,9 @@ type Cluster struct {
 // ClusterError is a kubeconfig that cannot be used for the lab cluster.
 type ClusterError struct{ Err error }
 
-func (e *ClusterError) Error() string { return content.Msg("cli.kubeconfig_bad", "err", e.Err) }
+func (e *ClusterError) Error() string {
+	return content.Msg("cli.kubeconfig_bad", "err", kubeerr.Explain(e.Err))
+}
 func (e *ClusterError) Unwrap() error { return e.Err }
 
 // addSources wires the file source, the script prober and the cluster
@@ -77,7 +80,7 @@ func clusterSource(scope cluster.Scope, c Cluster) (observe.Source, error) {
 	if scope.Empty() {
 		return nil, nil
 	}
-	src, err := cluster.New(cluster.Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Fallback: c.Fallback, Scope: scope})
+	src, err := cluster.New(cluster.Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Scope: scope})
 	if err != nil {
 		return nil, &ClusterError{Err: err}
 	}

@@ -127,6 +127,10 @@ type ClusterObs struct {
 	Context string       `json:"context,omitempty"`
 	Version string       `json:"version,omitempty"`
 	Err     string       `json:"err,omitempty"`
+	// Cause is why, by the error's type, when it is a common reason:
+	// a learner reads it in Korean, Err keeps the client's own words for
+	// logs and traces.
+	Cause ClusterCause `json:"cause,omitempty"`
 	// Refusals, with State ClusterError, are the refusals Err words,
 	// sorted as Err lists them.
 	Refusals []Refusal `json:"refusals,omitempty"`
@@ -140,6 +144,11 @@ type Missing struct {
 	Resource string `json:"resource"` // kubectl's spelling: "widgets.example.com"
 	Kind     string `json:"kind"`
 }
+
+// ClusterCause is why the cluster could not be reached or read, one of
+// internal/kubeconfig's Cause values: "refused", "timeout", "dns", "tls",
+// "unauthorized", "forbidden".
+type ClusterCause string
 
 // SyncedObs says a source has delivered its initial state.
 type SyncedObs struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeconfig"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -291,5 +292,20 @@ func TestNodesOfLabelsTaints(t *testing.T) {
 	lab.Sandbox.Nodes[0].Taints[0].Effect = "Never"
 	if _, err := NodesOf(lab); err == nil || !strings.Contains(err.Error(), "Never") || !strings.Contains(err.Error(), "demo") {
 		t.Errorf("bad effect: %v", err)
+	}
+}
+
+// The one kubeconfig loader falls back to the default sandbox's
+// kubeconfig: it names the same file as Kubeconfig, with $KWOK_WORKDIR
+// and without.
+func TestLoaderFallsBackToThisSandbox(t *testing.T) {
+	dir := isolate(t)
+	if got, want := kubeconfig.SandboxKubeconfig(), Kubeconfig(Options{}); got != want {
+		t.Errorf("with KWOK_WORKDIR: the loader falls back to %q, the sandbox is %q", got, want)
+	}
+	t.Setenv("KWOK_WORKDIR", "")
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	if got, want := kubeconfig.SandboxKubeconfig(), Kubeconfig(Options{}); got != want || !strings.HasPrefix(got, filepath.Join(dir, "home")) {
+		t.Errorf("without KWOK_WORKDIR: the loader falls back to %q, the sandbox is %q", got, want)
 	}
 }

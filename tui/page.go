@@ -251,8 +251,8 @@ func (m Model) clusterBlock() (block, bool) {
 	}
 	c := m.report.Cluster
 	line := content.Msg("tui.cluster."+string(c.State), "server", sanitize(c.Server), "version", sanitize(c.Version))
-	if c.Err != "" {
-		line += " " + sanitize(c.Err)
+	if why := checks.ClusterErr(content.Msg, c); why != "" {
+		line += " " + sanitize(why)
 	}
 	return block{lines: wrap(line, m.width-1, " ", " "), gap: true}, true
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/state"
@@ -61,11 +63,11 @@ func (a *adminFlags) bind(cmd *cobra.Command) {
 func (a *adminFlags) load(timeout time.Duration) (*rest.Config, kubernetes.Interface, string, error) {
 	cfg, ns, err := class.LoadAdmin(a.Kubeconfig, a.Context, a.Namespace, timeout)
 	if err != nil {
-		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", err)
+		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", classErr(err))
 	}
 	cs, err := class.Clientset(cfg)
 	if err != nil {
-		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", err)
+		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", classErr(err))
 	}
 	return cfg, cs, ns, nil
 }
@@ -91,7 +93,7 @@ func newClassInitCmd(streams ioStreams) *cobra.Command {
 	o := &classInitOptions{streams: streams}
 	cmd := newCommand("class.init", flagsUse(), noArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := o.Complete(cmd.Context()); err != nil {
+		if err := o.Complete(); err != nil {
 			return err
 		}
 		if err := o.Validate(); err != nil {
@@ -108,14 +110,10 @@ func newClassInitCmd(streams ioStreams) *cobra.Command {
 	return cmd
 }
 
-// Complete resolves the learners, the sandbox and the connection.
-func (o *classInitOptions) Complete(ctx context.Context) error {
+// Complete fills the defaults and reads the learners; it starts nothing
+// and connects nowhere, so a bad flag is refused before a cluster starts.
+func (o *classInitOptions) Complete() error {
 	if o.Sandbox {
-		opts := sandbox.Options{Progress: o.streams.ErrOut}
-		if err := sandbox.Up(ctx, opts); err != nil {
-			return exitError{exitFail, err.Error()}
-		}
-		o.Kubeconfig, o.Context = sandbox.Kubeconfig(opts), sandbox.Context(opts)
 		if o.Learners == "" {
 			o.Learners = "3"
 		}
@@ -149,9 +147,7 @@ func (o *classInitOptions) Complete(ctx context.Context) error {
 		}
 		o.names = names
 	}
-	var err error
-	o.cfg, o.cs, o.Namespace, err = o.load(30 * time.Second)
-	return err
+	return nil
 }
 
 // Validate checks what Complete cannot fix.
@@ -173,14 +169,27 @@ func (o *classInitOptions) Validate() error {
 	return nil
 }
 
-// Run creates the class and writes the learners' kubeconfigs.
+// Run starts the sandbox (--sandbox), connects, creates the class and
+// writes the learners' kubeconfigs.
 func (o *classInitOptions) Run(ctx context.Context) error {
+	if o.Sandbox {
+		opts := sandbox.Options{Progress: o.streams.ErrOut}
+		if err := sandbox.Up(ctx, opts); err != nil {
+			return exitError{exitFail, err.Error()}
+		}
+		// Its own current context: the one kwokctl wrote.
+		o.Kubeconfig, o.Context = sandbox.Kubeconfig(opts), ""
+	}
+	var err error
+	if o.cfg, o.cs, o.Namespace, err = o.load(30 * time.Second); err != nil {
+		return err
+	}
 	files, err := class.Init(ctx, class.InitConfig{
 		Client: o.cs, Server: o.cfg, Namespace: o.Namespace, Learners: o.names, Labs: o.Labs,
 		OutDir: o.Out, TokenTTL: o.TokenTTL,
 	})
 	if err != nil {
-		return exitError{exitFail, content.Msg("class.cli.init_failed", "ns", o.Namespace, "err", err)}
+		return exitError{exitFail, content.Msg("class.cli.init_failed", "ns", o.Namespace, "err", classErr(err))}
 	}
 	legacy := false
 	for _, f := range files {
@@ -257,10 +266,13 @@ func newClassExportCmd(streams ioStreams) *cobra.Command {
 		}
 		c, err := class.List(cmd.Context(), cs, ns, o.Lab)
 		if err != nil {
-			return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", err)}
+			return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err))}
 		}
-		for _, b := range c.Broken {
-			fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.broken_record", "name", b))
+		for _, r := range c.Records {
+			if r.Flag != "" {
+				fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.flagged_record", "name", class.ObjectName(r.Learner, r.Lab),
+					"flag", content.Msg("class.board.mark."+string(r.Flag))))
+			}
 		}
 		if o.Format == "csv" {
 			return class.WriteCSV(o.streams.Out, c)
@@ -312,7 +324,7 @@ func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 		if o.File != "" {
 			l, err := class.LoadLearner(o.File)
 			if err != nil {
-				return usageErr("class.cli.class_file", "path", o.File, "err", err)
+				return usageErr("class.cli.class_file", "path", o.File, "err", classErr(err))
 			}
 			learner = l.ID
 		}
@@ -364,12 +376,12 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 	}
 	l, err := class.LoadLearner(f.File)
 	if err != nil {
-		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", err))
+		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", classErr(err)))
 		return nil
 	}
 	cs, err := class.Clientset(l.Config)
 	if err != nil {
-		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", err))
+		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", classErr(err)))
 		return nil
 	}
 	pub := class.NewPublisher(class.PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: s.classIdentity(l.ID, f.Name)})
@@ -380,19 +392,41 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 }
 
 // classFinding is doctor's word on a --class kubeconfig: can this learner
-// reach the class and their own record.
-func classFinding(ctx context.Context, path, lab string) doctor.Finding {
+// reach the class and their own record of one of the labs (the chosen
+// one, or any installed one when none is chosen; asked at once).
+func classFinding(ctx context.Context, path string, labs []string) doctor.Finding {
 	f := doctor.Finding{ID: "class", Title: content.Msg("class.doctor.title")}
-	r := class.Probe(ctx, path, lab, 5*time.Second)
+	results := make([]class.ProbeResult, len(labs))
+	var wg sync.WaitGroup
+	for i, lab := range labs {
+		wg.Go(func() { results[i] = class.Probe(ctx, path, lab, 5*time.Second) })
+	}
+	wg.Wait()
+	r := results[0]
+	for _, res := range results {
+		if res.Err == nil {
+			r = res
+			break
+		}
+	}
 	switch {
 	case r.Learner.Config == nil:
-		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", r.Err), content.Msg("class.doctor.fix_file")
+		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", classErr(r.Err)), content.Msg("class.doctor.fix_file")
 	case r.Err == nil:
 		f.Verdict, f.Detail = doctor.OK, content.Msg("class.doctor.ok", "learner", r.Learner.ID, "ns", r.Learner.Namespace, "server", r.Learner.Config.Host)
 	case r.Refused:
-		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.refused", "server", r.Learner.Config.Host, "err", r.Err), content.Msg("class.doctor.fix_refused")
+		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.refused", "server", r.Learner.Config.Host, "err", classErr(r.Err)), content.Msg("class.doctor.fix_refused")
 	default:
-		f.Verdict, f.Detail, f.Fix = doctor.Warn, content.Msg("class.doctor.unreachable", "server", r.Learner.Config.Host, "err", r.Err), content.Msg("class.doctor.fix_unreachable")
+		f.Verdict, f.Detail, f.Fix = doctor.Warn, content.Msg("class.doctor.unreachable", "server", r.Learner.Config.Host, "err", classErr(r.Err)), content.Msg("class.doctor.fix_unreachable")
 	}
 	return f
+}
+
+// classErr words an error of the class cluster or a class kubeconfig in
+// Korean (kubeerr: the loader's errors, refused, x509, 401, 403, ...).
+func classErr(err error) string {
+	if errors.Is(err, class.ErrNotClassKubeconfig) {
+		return content.Msg("class.cli.not_class_file")
+	}
+	return kubeerr.Explain(err)
 }

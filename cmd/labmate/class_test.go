@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/sandbox"
 )
 
 // classKubeconfig writes a class kubeconfig (as init writes them) for a
@@ -138,10 +139,30 @@ func TestBadClassFileIsAWarning(t *testing.T) {
 func TestDoctorClassFinding(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
-	if f := classFinding(context.Background(), bad, "gpu-incident"); f.Verdict != "fail" || f.Fix == "" {
+	if f := classFinding(context.Background(), bad, []string{"gpu-incident"}); f.Verdict != "fail" || f.Fix == "" {
 		t.Fatalf("bad file: %+v", f)
 	}
-	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), "gpu-incident"); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
+	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), []string{"gpu-incident", "driver-reboot"}); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
 		t.Fatalf("class down: %+v", f)
+	}
+}
+
+// class init checks its flags before it starts anything: a lab that does
+// not exist is refused (exit 2) before --sandbox would start a cluster.
+// With an empty bin dir a started sandbox would fail with exit 1 instead.
+func TestClassInitValidatesBeforeTheSandbox(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KWOK_WORKDIR", filepath.Join(home, "kwok"))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
+	t.Setenv(sandbox.EnvBinDir, t.TempDir())
+	code, out, errOut := runCmd(t, "class", "init", "--sandbox", "--lab", "no-such-lab", "--out", filepath.Join(home, "out"))
+	if code != exitUsage || !strings.Contains(errOut, "no-such-lab") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, dir := range []string{"kwok", "cache", "out"} {
+		if _, err := os.Stat(filepath.Join(home, dir)); !os.IsNotExist(err) {
+			t.Errorf("%s was made before the flags were checked (%v)", dir, err)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/state"
 )
 
@@ -34,29 +35,37 @@ func newDoctorCmd(c *common, streams ioStreams) *cobra.Command {
 	return cmd
 }
 
-// Run probes the environment and returns the exit code.
+// Run probes the environment and returns the exit code. With no lab
+// chosen it is not refused: it checks the environment for every
+// installed lab.
 func (o *doctorOptions) Run(ctx context.Context) int {
 	c, stdout, stderr := o.common, o.streams.Out, o.streams.ErrOut
 	asJSON, classFile := &o.json, &o.class
-	kit, err := c.resolveLab()
+	labs, err := o.labs()
 	if err != nil {
 		return exitFor(err, stderr)
 	}
-	lab := kit.Text
-	// Unlike build(), a root that is a file is a finding here, not an
-	// error: doctor is where the learner finds out.
-	root, _ := c.rootFor(lab)
-	nodes := lab.WatchedNodes()
 	opts := doctor.Options{
-		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Fallback: sandboxKubeconfig(), NoCluster: c.noCluster,
-		Nodes: nodes, ClusterSteps: content.StepRange(kit.ClusterSteps()), Root: root, TTY: isTerminal(stdout),
+		Kubeconfig: c.kubeconfig, Context: c.kubeCtx, NoCluster: c.noCluster, TTY: isTerminal(stdout),
 	}
-	if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
-		opts.StatePath = st.Path
+	for _, kit := range labs {
+		lab := kit.Text
+		// Unlike build(), a root that is a file is a finding here, not
+		// an error: doctor is where the learner finds out.
+		root, _ := c.rootFor(lab)
+		l := doctor.Lab{ID: lab.ID, Root: root, Nodes: lab.WatchedNodes(), ClusterSteps: content.StepRange(kit.ClusterSteps())}
+		if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
+			l.StatePath = st.Path
+		}
+		opts.Labs = append(opts.Labs, l)
 	}
 	res := doctor.Run(ctx, opts)
-	if *classFile != "" {
-		res.Findings = append(res.Findings, classFinding(ctx, *classFile, lab.ID))
+	if *classFile != "" && len(labs) > 0 {
+		ids := make([]string, len(labs))
+		for i, l := range labs {
+			ids[i] = l.ID()
+		}
+		res.Findings = append(res.Findings, classFinding(ctx, *classFile, ids))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -76,6 +85,25 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// labs are the labs doctor looks at: the chosen one, or with several
+// installed and none chosen, every one of them.
+func (o *doctorOptions) labs() ([]*labkit.Lab, error) {
+	kit, err := o.resolveLab()
+	if ch, ok := isChooseLab(err); ok {
+		var out []*labkit.Lab
+		for _, l := range ch.labs {
+			if k, err := labkit.Open(l.ID); err == nil {
+				out = append(out, k)
+			}
+		}
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []*labkit.Lab{kit}, nil
 }
 
 // isTerminal reports whether v is a terminal (x/term: a character device

@@ -418,3 +418,73 @@ func TestVerifyScriptsReachNoClusterWithoutASandbox(t *testing.T) {
 		t.Errorf("%d writes", *writes)
 	}
 }
+
+// A named root chooses a lab when it is that lab's default root, or when
+// that lab was used with it before (labmate keeps its progress there);
+// when that does not single one out, the message lists the commands that
+// choose.
+func TestRootChoosesTheLab(t *testing.T) {
+	t.Setenv(EnvLab, "")
+	stateDir := t.TempDir()
+	lab := func(args ...string) (int, string, string) {
+		code, out, errOut := runStreams(append([]string{"check", "--no-cluster", "--json", "--state-dir", stateDir}, args...)...)
+		var rep struct {
+			Lab string `json:"lab"`
+		}
+		_ = json.Unmarshal([]byte(out), &rep)
+		return code, rep.Lab, errOut
+	}
+	for root, want := range map[string]string{"/root/gpuop": "gpu-incident", "/root/gpudrv/": "driver-reboot"} {
+		if code, got, errOut := lab("--root", root); got != want {
+			t.Errorf("--root %s: lab %q, want %s (exit %d, %s)", root, got, want, code, errOut)
+		}
+	}
+	root := t.TempDir()
+	code, got, errOut := lab("--root", root)
+	if code != exitUsage || got != "" {
+		t.Fatalf("a fresh root: exit %d, lab %q", code, got)
+	}
+	for _, want := range []string{"설치된 실습이 여러 개입니다", "labmate check --lab gpu-incident", "labmate check --lab driver-reboot",
+		"--root /root/gpuop", "LABMATE_LAB="} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("the choose-a-lab message lacks %q:\n%s", want, errOut)
+		}
+	}
+	used := func(id string) {
+		st, err := state.Open(stateDir, id, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Update(func(f *state.File) { f.Progress.CurrentStep = 2 }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	used("driver-reboot")
+	if _, got, errOut := lab("--root", root); got != "driver-reboot" {
+		t.Errorf("a root driver-reboot was used with: lab %q (%s)", got, errOut)
+	}
+	used("gpu-incident")
+	if code, got, _ := lab("--root", root); code != exitUsage || got != "" {
+		t.Errorf("a root both labs were used with: exit %d, lab %q", code, got)
+	}
+}
+
+// doctor never refuses for want of a lab: with several installed and none
+// chosen it checks the environment and every lab's needs.
+func TestDoctorWithNoLabChosen(t *testing.T) {
+	goodTerminal(t)
+	t.Setenv(EnvLab, "")
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("KUBECONFIG", "")
+	// A root no lab points to (with none named, a machine where
+	// /root/gpuop exists would choose gpu-incident).
+	code, out, errOut := timedRun(t, "doctor", "--root", t.TempDir(), "--state-dir", t.TempDir())
+	if code != exitOK && code != exitFail || strings.Contains(errOut+out, "설치된 실습이 여러 개입니다") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	for _, want := range []string{"[문제] kubeconfig", "실습 루트 (gpu-incident)", "실습 루트 (driver-reboot)", "실습 노드 (gpu-incident)", "파일 감시"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor lacks %q:\n%s", want, out)
+		}
+	}
+}

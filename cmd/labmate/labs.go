@@ -23,22 +23,35 @@ import (
 const EnvLab = "LABMATE_LAB"
 
 // chooseLab is the answer of resolveLab when nothing says which of
-// several installed labs to open: the TUI shows a picker, the other
-// commands say how to choose.
-type chooseLab struct{ labs []*content.Lab }
+// several installed labs to open: the TUI shows a picker, doctor looks at
+// every lab, the other commands say how to choose.
+type chooseLab struct {
+	labs []*content.Lab
+	cmd  string // the command that asked ("labmate check"), for the commands to suggest
+}
+
+// suggested is the command to suggest: the one that asked, else labmate.
+func (e *chooseLab) suggested() string {
+	if e.cmd == "" {
+		return "labmate"
+	}
+	return e.cmd
+}
 
 func (e *chooseLab) Error() string {
 	ids := make([]string, len(e.labs))
+	var commands []string
 	for i, l := range e.labs {
 		ids[i] = l.ID
+		commands = append(commands, content.Msg("cli.choose_lab_command", "cmd", e.suggested(), "lab", l.ID, "title", l.Title, "root", l.DefaultRoot))
 	}
-	return content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "))
+	return content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "), "commands", strings.Join(commands, "\n"), "env", EnvLab)
 }
 
 // resolveLab decides which lab a command works on: --lab-dir, --lab,
 // $LABMATE_LAB, the lab last chosen for this root (while it is still
-// installed), the only installed lab, or the only one whose default root
-// exists, in that order. Anything else is a *chooseLab.
+// installed), the only installed lab, then the lab the root points to
+// (labForRoot), in that order. Anything else is a *chooseLab.
 func (c *common) resolveLab() (*labkit.Lab, error) {
 	if c.resolved != nil {
 		return c.resolved, nil
@@ -80,25 +93,74 @@ func (c *common) findLab() (*labkit.Lab, error) {
 	if id == "" && len(installed) == 1 {
 		id = installed[0].ID
 	}
-	if id == "" && c.rootKey() == "" {
-		var present []*content.Lab
-		for _, l := range installed {
-			if fi, err := os.Stat(l.DefaultRoot); err == nil && fi.IsDir() {
-				present = append(present, l)
-			}
-		}
-		if len(present) == 1 {
-			id = present[0].ID
-		}
+	if id == "" {
+		id = c.labForRoot(installed)
 	}
 	if id == "" {
-		return nil, &chooseLab{labs: installed}
+		return nil, &chooseLab{labs: installed, cmd: c.cmdPath}
 	}
 	l, err := labkit.Open(id)
 	if err != nil {
 		return nil, envError{content.Msg("cli.lab_missing", "lab", id, "err", err)}
 	}
 	return l, nil
+}
+
+// labForRoot is the one installed lab the lab root points to, or "".
+// A named root chooses the lab whose default root it is, else the lab
+// used with it before (labmate keeps progress for that lab and root).
+// With no root named, each lab would use its default root: the one lab
+// whose default root exists chooses, else the one used there before.
+func (c *common) labForRoot(installed []*content.Lab) string {
+	only := func(match func(l *content.Lab) bool) string {
+		var ids []string
+		for _, l := range installed {
+			if match(l) {
+				ids = append(ids, l.ID)
+			}
+		}
+		if len(ids) == 1 {
+			return ids[0]
+		}
+		return ""
+	}
+	usedAt := func(l *content.Lab, root string) bool {
+		st, err := state.Open(c.stateDir, l.ID, root)
+		if err != nil {
+			return false
+		}
+		_, err = os.Stat(st.Path)
+		return err == nil
+	}
+	if key := c.rootKey(); key != "" {
+		if id := only(func(l *content.Lab) bool { return sameDir(l.DefaultRoot, key) }); id != "" {
+			return id
+		}
+		return only(func(l *content.Lab) bool { return usedAt(l, key) })
+	}
+	if id := only(func(l *content.Lab) bool { return isDir(l.DefaultRoot) }); id != "" {
+		return id
+	}
+	return only(func(l *content.Lab) bool {
+		root, err := c.rootFor(l)
+		return err == nil && usedAt(l, root)
+	})
+}
+
+// sameDir reports whether a and b name the same directory: the same
+// absolute path, or, when both exist, the same file (a symlink).
+func sameDir(a, b string) bool {
+	if abs, err := filepath.Abs(a); err == nil && abs == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && fa.IsDir() && os.SameFile(fa, fb)
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // openLabDir compiles the lab in dir (--lab-dir, `lab verify DIR`).

@@ -95,6 +95,7 @@ func newRootCmd(streams ioStreams) *cobra.Command {
 	root.SetOut(streams.Out)
 	root.SetErr(streams.ErrOut)
 	c.bindPersistent(root)
+	root.PersistentPreRunE = c.preRun
 
 	root.AddCommand(
 		newCheckCmd(c, streams),

@@ -62,7 +62,11 @@ func newSandboxCmd(c *common, streams ioStreams) *cobra.Command {
 				fmt.Fprintln(streams.ErrOut, err)
 				return exitFail
 			}
-			fmt.Fprintln(streams.Out, content.Msg("cli.sandbox.ready", "kubeconfig", sandbox.Kubeconfig(*opts), "context", sandbox.Context(*opts)))
+			ready := "cli.sandbox.ready"
+			if sandbox.Kubeconfig(*opts) != sandbox.Kubeconfig(sandbox.Options{}) {
+				ready = "cli.sandbox.ready_named" // the loader falls back to the default one only
+			}
+			fmt.Fprintln(streams.Out, content.Msg(ready, "kubeconfig", sandbox.Kubeconfig(*opts), "context", sandbox.Context(*opts)))
 			return exitOK
 		}),
 		verb("down", func(cmd *cobra.Command) int {

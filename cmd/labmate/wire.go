@@ -8,12 +8,12 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
-	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/state"
 )
 
@@ -44,6 +44,13 @@ type common struct {
 	// lenient turns an unusable kubeconfig into a warning (the TUI)
 	// instead of an environment error (scripts).
 	lenient bool
+	// cmdPath is the command being run ("labmate check"), for messages
+	// that suggest a command line.
+	cmdPath string
+	// log is the open --log file (nil without one), logOpened whether
+	// openLog ran.
+	log       *os.File
+	logOpened bool
 	// resolved is the lab resolveLab found, so a command that asks twice
 	// (the TUI: the picker, then the wiring) compiles it once.
 	resolved *labkit.Lab
@@ -71,8 +78,11 @@ func (e envError) Error() string { return e.msg }
 
 func (c *common) build() (*setup, error) {
 	s := &setup{closeLog: func() {}}
-	if err := s.openLog(c.logFile); err != nil {
-		return nil, envError{content.Msg("cli.log_open", "path", c.logFile, "err", err)}
+	if err := c.openLog(); err != nil {
+		return nil, err
+	}
+	if f := c.log; f != nil {
+		s.logFile, s.closeLog = f, func() { f.Close() }
 	}
 	kit, err := c.resolveLab()
 	if err != nil {
@@ -115,8 +125,7 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 	}
 	s.run, err = labrun.New(labrun.Options{
 		Lab: lab, Steps: steps, Scope: kit.Scope, Root: root, Poll: c.poll,
-		Cluster: labrun.Cluster{Mode: mode, Kubeconfig: c.kubeconfig, Context: c.kubeCtx,
-			Fallback: sandboxKubeconfig(), Lenient: c.lenient},
+		Cluster:  labrun.Cluster{Mode: mode, Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Lenient: c.lenient},
 		Progress: s.store, Witness: s.state.Witness, Notices: s.warnings,
 	})
 	if err != nil {
@@ -126,38 +135,43 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 	return s, nil
 }
 
-func (s *setup) openLog(path string) error {
-	if path == "" {
-		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-		return nil
+// preRun runs before every command: it notes the command line's command
+// and opens the --log file.
+func (c *common) preRun(cmd *cobra.Command, _ []string) error {
+	c.cmdPath = cmd.CommandPath()
+	if err := c.openLog(); err != nil {
+		return exitError{exitUsage, err.Error()}
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return err
-	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	klog.SetOutput(f)
-	s.logFile = f
-	s.closeLog = func() { f.Close() }
 	return nil
 }
 
-// sandboxKubeconfig is the kubeconfig of a `labmate sandbox` cluster: the
-// kube loader falls back to it only when kubectl's rules (--kubeconfig,
-// $KUBECONFIG, ~/.kube/config) name no file, the useful default for a
-// learner who started the sandbox and nothing else.
-func sandboxKubeconfig() string { return sandbox.Kubeconfig(sandbox.Options{}) }
+// openLog opens the --log file, once per command line (every command
+// does, before it runs): slog and klog write there, and so the client's
+// own words behind a Korean message (kubeerr) are kept; without --log,
+// nowhere.
+func (c *common) openLog() error {
+	if c.logOpened {
+		return nil
+	}
+	if c.logFile == "" {
+		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
+		c.logOpened = true
+		return nil
+	}
+	f, err := os.OpenFile(c.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return envError{content.Msg("cli.log_open", "path", c.logFile, "err", err)}
+	}
+	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	klog.SetOutput(f)
+	c.log, c.logOpened = f, true
+	return nil
+}
 
+// exitFor prints an error that ends a command before it ran (a usage or
+// environment problem, a lab to choose: each carries its Korean text)
+// and returns its exit code.
 func exitFor(err error, stderr io.Writer) int {
-	var ee envError
-	if _, ok := isChooseLab(err); ok {
-		fmt.Fprintln(stderr, err)
-		return exitUsage
-	}
-	if errors.As(err, &ee) {
-		fmt.Fprintln(stderr, ee.msg)
-		return exitUsage
-	}
 	fmt.Fprintln(stderr, err)
 	return exitUsage
 }

@@ -1,9 +1,11 @@
 // Package kubeconfig is labmate's one kubeconfig loader. It decides which
 // file and context to use exactly as kubectl does (--kubeconfig, then the
-// $KUBECONFIG list, then ~/.kube/config), with one addition: when none of
-// those names a file, a fallback (the `labmate sandbox` cluster's
-// kubeconfig) is used if it exists. It never lets an exec credential
-// plugin read the terminal.
+// $KUBECONFIG list, then ~/.kube/config), with one addition: when those
+// give no configuration at all (no file, or only empty ones) and no
+// --kubeconfig was named, the `labmate sandbox` cluster's kubeconfig is
+// used if it exists. Every command that reaches the lab cluster loads it
+// here, so every one of them finds the sandbox the same way. It never
+// lets an exec credential plugin read the terminal.
 package kubeconfig
 
 import (
@@ -27,8 +29,8 @@ type Options struct {
 	Path string
 	// Context is --context; empty means the current context.
 	Context string
-	// Fallback is used only when Path and $KUBECONFIG are empty and
-	// ~/.kube/config does not exist.
+	// Fallback is the kubeconfig used when Path is empty and kubectl's
+	// rules give no configuration: SandboxKubeconfig() when empty.
 	Fallback string
 	// DialTimeout bounds connecting to the API server (default 5s).
 	// Requests get no client timeout: the caller sets one if it wants.
@@ -89,21 +91,57 @@ type Loaded struct {
 	Namespace, User string
 }
 
-// Rules are kubectl's default loading rules for o, the fallback applied.
+// SandboxKubeconfig is the kubeconfig kwokctl writes for the `labmate
+// sandbox` cluster of the default name: $KWOK_WORKDIR (else ~/.kwok)
+// /clusters/labmate/kubeconfig.yaml, as sandbox.Kubeconfig(sandbox.Options{})
+// names it (a test in package sandbox holds the two equal). The home
+// directory is asked for now, not at start-up.
+func SandboxKubeconfig() string {
+	dir := os.Getenv("KWOK_WORKDIR")
+	if dir == "" {
+		if h, err := os.UserHomeDir(); err == nil && h != "" {
+			dir = filepath.Join(h, ".kwok")
+		} else {
+			dir = filepath.Join(os.TempDir(), "kwok")
+		}
+	}
+	return filepath.Join(dir, "clusters", "labmate", "kubeconfig.yaml")
+}
+
+// Rules are the loading rules for o: kubectl's (only Path with Only),
+// then, when those give no configuration at all, the sandbox's.
 func Rules(o Options) *clientcmd.ClientConfigLoadingRules {
 	if o.Only {
 		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: o.Path}
 	}
+	rules := kubectlRules(o.Path)
+	if o.Path != "" {
+		return rules
+	}
+	fallback := o.Fallback
+	if fallback == "" {
+		fallback = SandboxKubeconfig()
+	}
+	if !isFile(fallback) {
+		return rules
+	}
+	// Only what kubectl would load decides, not which files exist: an
+	// empty ~/.kube/config or $KUBECONFIG file is no configuration
+	// either. A file that cannot be read is left to Load to report.
+	if raw, err := rules.Load(); err == nil && clientcmdapi.IsConfigEmpty(raw) {
+		return &clientcmd.ClientConfigLoadingRules{ExplicitPath: fallback}
+	}
+	return rules
+}
+
+// kubectlRules are kubectl's default loading rules with --kubeconfig path.
+func kubectlRules(path string) *clientcmd.ClientConfigLoadingRules {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
-	rules.ExplicitPath = o.Path
+	rules.ExplicitPath = path
 	if os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" {
 		// clientcmd fixes ~/.kube/config when the process starts; ask for
 		// the home directory now, as kubectl's homedir does.
 		rules.Precedence = []string{filepath.Join(homedir.HomeDir(), clientcmd.RecommendedHomeDir, clientcmd.RecommendedFileName)}
-	}
-	if o.Path == "" && o.Fallback != "" && os.Getenv(clientcmd.RecommendedConfigPathEnvVar) == "" &&
-		!slices.ContainsFunc(rules.Precedence, isFile) && isFile(o.Fallback) {
-		rules.ExplicitPath = o.Fallback
 	}
 	return rules
 }
@@ -154,8 +192,9 @@ func Load(o Options) (*Loaded, error) {
 	switch {
 	case err != nil && clientcmd.IsEmptyConfig(err):
 		return nil, &Error{Kind: Missing, Paths: paths, Context: ctxName, Err: err}
-	case err != nil && o.Context != "" && raw.Contexts[o.Context] == nil:
-		return nil, &Error{Kind: NoContext, Paths: paths, Context: o.Context, Contexts: contextNames(raw), Err: err}
+	case err != nil && (o.Context != "" && raw.Contexts[o.Context] == nil || clientcmd.IsContextNotFound(err)):
+		// Asked for with --context, or the file's own current-context.
+		return nil, &Error{Kind: NoContext, Paths: paths, Context: ctxName, Contexts: contextNames(raw), Err: err}
 	case err != nil:
 		return nil, &Error{Kind: Invalid, Paths: paths, Context: ctxName, Err: err}
 	}

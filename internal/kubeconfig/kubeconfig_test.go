@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -34,6 +35,7 @@ func isolate(t *testing.T) string {
 	t.Setenv("HOME", home)
 	t.Setenv("KUBECONFIG", "")
 	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	t.Setenv("KWOK_WORKDIR", "")
 	return home
 }
 
@@ -70,6 +72,62 @@ func TestPrecedence(t *testing.T) {
 	}
 }
 
+// The sandbox's kubeconfig is used whenever kubectl's rules give no
+// configuration (not only when they name no file), and never over one
+// they do give, nor over --kubeconfig. With no Fallback named it is
+// SandboxKubeconfig(): what `labmate sandbox up` wrote under $HOME.
+func TestSandboxFallback(t *testing.T) {
+	home := isolate(t)
+	write(t, SandboxKubeconfig(), "https://sandbox:1", false)
+	if !strings.HasPrefix(SandboxKubeconfig(), filepath.Join(home, ".kwok")) {
+		t.Fatalf("SandboxKubeconfig() = %s, not under $HOME/.kwok", SandboxKubeconfig())
+	}
+	host := func(o Options) string {
+		t.Helper()
+		l, err := Load(o)
+		if err != nil {
+			t.Fatalf("%+v: %v", o, err)
+		}
+		return l.Config.Host
+	}
+	if got := host(Options{}); got != "https://sandbox:1" {
+		t.Errorf("nothing else: %s", got)
+	}
+	homeConfig := filepath.Join(home, ".kube", "config")
+	os.MkdirAll(filepath.Dir(homeConfig), 0o700)
+	for name, content := range map[string]string{"empty": "", "kind only": "apiVersion: v1\nkind: Config\n"} {
+		os.WriteFile(homeConfig, []byte(content), 0o600)
+		if got := host(Options{}); got != "https://sandbox:1" {
+			t.Errorf("~/.kube/config %s: %s, want the sandbox", name, got)
+		}
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(empty, nil, 0o600)
+	t.Setenv("KUBECONFIG", empty)
+	if got := host(Options{}); got != "https://sandbox:1" {
+		t.Errorf("$KUBECONFIG an empty file: %s", got)
+	}
+	if err := WriteContext(Options{}, filepath.Join(t.TempDir(), "one")); err != nil {
+		t.Errorf("WriteContext on the fallback: %v", err)
+	}
+	if names, err := Contexts(Options{}); err != nil || len(names) != 2 {
+		t.Errorf("Contexts on the fallback: %v %v", names, err)
+	}
+	t.Setenv("KUBECONFIG", "")
+	write(t, homeConfig, "https://home:1", false)
+	if got := host(Options{}); got != "https://home:1" {
+		t.Errorf("a real ~/.kube/config: %s", got)
+	}
+	// A named file that is empty is an error, not the sandbox.
+	if _, err := Load(Options{Path: empty}); !IsMissing(err) {
+		t.Errorf("--kubeconfig an empty file: %v", err)
+	}
+	// Only (a class kubeconfig) never falls back.
+	if _, err := Load(Options{Path: empty, Only: true}); err == nil {
+		t.Error("Only with an empty file loaded something")
+	}
+}
+
 func TestFailuresAreTyped(t *testing.T) {
 	isolate(t)
 	var e *Error
@@ -80,6 +138,11 @@ func TestFailuresAreTyped(t *testing.T) {
 	if _, err := Load(Options{Path: kc, Context: "nope"}); !errors.As(err, &e) || e.Kind != NoContext ||
 		len(e.Contexts) != 2 || e.Contexts[0] != "ctx" {
 		t.Errorf("unknown context: %+v", err)
+	}
+	dangling := filepath.Join(t.TempDir(), "dangling")
+	os.WriteFile(dangling, []byte("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: \"https://x:1\"}}]\ncurrent-context: gone\n"), 0o600)
+	if _, err := Load(Options{Path: dangling}); !errors.As(err, &e) || e.Kind != NoContext || e.Context != "gone" {
+		t.Errorf("current-context names no context: %+v", err)
 	}
 	if _, err := Load(Options{Path: filepath.Join(t.TempDir(), "absent")}); !errors.As(err, &e) || e.Kind != Unreadable {
 		t.Errorf("absent --kubeconfig: %+v", err)

@@ -15,6 +15,7 @@ package verify
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -33,6 +34,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/kubeconfig"
+	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe"
@@ -291,14 +293,17 @@ current-context: none
 // cluster that is not a labmate sandbox, and resets the sandbox for the
 // lab: its namespaces gone, its nodes as its topology says.
 func (p *prover) connect(ctx context.Context) error {
-	ko := kubeconfig.Options{Path: p.o.Kubeconfig, Context: p.o.Context, Fallback: sandbox.Kubeconfig(sandbox.Options{})}
+	ko := kubeconfig.Options{Path: p.o.Kubeconfig, Context: p.o.Context}
 	loaded, err := kubeconfig.Load(ko)
 	if err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", err)}
+		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
 	}
 	have, err := sandbox.Identify(ctx, loaded.Config)
-	if err != nil {
+	if errors.Is(err, sandbox.ErrNotSandbox) {
 		return &EnvError{msg("verify.not_sandbox", "server", loaded.Config.Host, "context", loaded.Context, "err", err)}
+	}
+	if err != nil {
+		return &EnvError{msg("verify.unreachable", "server", loaded.Config.Host, "context", loaded.Context, "err", kubeerr.Explain(err))}
 	}
 	if have != "" && have != p.text.ID {
 		// Its objects are a learner's progress on that lab.
@@ -307,12 +312,12 @@ func (p *prover) connect(ctx context.Context) error {
 	p.kubeconfigFile = filepath.Join(p.tmp, "kubeconfig")
 	ko.Context = loaded.Context
 	if err := kubeconfig.WriteContext(ko, p.kubeconfigFile); err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", err)}
+		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
 	}
 	p.o.Kubeconfig, p.o.Context = p.kubeconfigFile, ""
 	cs, err := kubernetes.NewForConfig(loaded.Config)
 	if err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", err)}
+		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
 	}
 	p.cs, p.clusterOK = cs, true
 	nodes, err := sandbox.NodesOf(p.text)
@@ -326,10 +331,10 @@ func (p *prover) connect(ctx context.Context) error {
 	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
 	dyn, err := dynamic.NewForConfig(loaded.Config)
 	if err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", err)}
+		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
 	}
 	if err := sandbox.Reset(ctx, cs, dyn, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
-		return &EnvError{msg("verify.reset_failed", "err", err)}
+		return &EnvError{msg("verify.reset_failed", "err", kubeerr.Explain(err))}
 	}
 	if p.text.Verify.Reset != "" {
 		if out, err := p.shell(ctx, p.text.Verify.Reset); err != nil {

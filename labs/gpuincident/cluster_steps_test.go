@@ -604,7 +604,7 @@ func TestClusterStatesGateLiveChecks(t *testing.T) {
 			`list pods in gpu-lab: 403 Forbidden (pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "gpu-lab"); ` +
 				`list pods in gpu-operator: 403 Forbidden (pods is forbidden: User "bob" cannot list resource "pods" in API group "" in the namespace "gpu-operator"); ` +
 				`watch runtimeclasses.node.k8s.io: 403 Forbidden (runtimeclasses.node.k8s.io is forbidden: User "bob" cannot watch resource "runtimeclasses")`,
-			checks.Error, []string{"네임스페이스 gpu-lab, gpu-operator 의 pods 를 list", "클러스터 전체의 runtimeclasses.node.k8s.io 를 watch", "권한", "labmate-viewer"},
+			checks.Error, []string{"네임스페이스 gpu-lab, gpu-operator 의 pods 를 list", "클러스터 전체의 runtimeclasses.node.k8s.io 를 watch", "권한", "labmate lab rbac gpu-incident"},
 			[]string{"is forbidden", "받아 오는 중"}, []observe.Refusal{
 				{Verb: "list", Resource: "pods", Namespace: "gpu-lab", Code: 403},
 				{Verb: "list", Resource: "pods", Namespace: "gpu-operator", Code: 403},

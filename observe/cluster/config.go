@@ -22,7 +22,7 @@ type restConfig struct {
 // one was named: it yields a nil cfg, and the source reports the cluster
 // as off.
 func loadConfig(opts Options) (restConfig, error) {
-	l, err := kubeconfig.Load(kubeconfig.Options{Path: opts.Kubeconfig, Context: opts.Context, Fallback: opts.Fallback})
+	l, err := kubeconfig.Load(kubeconfig.Options{Path: opts.Kubeconfig, Context: opts.Context})
 	if err != nil {
 		if kubeconfig.IsMissing(err) && opts.Kubeconfig == "" && opts.Context == "" {
 			return restConfig{}, nil

@@ -19,6 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/labhub/labmate/internal/kubeconfig"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -83,7 +84,7 @@ func (s *session) guard(where string) {
 
 func (s *session) run() error {
 	// Connecting goes out before any object does.
-	st := &connState{health: map[string]string{}, refused: map[string]refusal{}}
+	st := &connState{health: map[string]problem{}, refused: map[string]refusal{}}
 	s.emit(st)
 	go s.watch()
 	s.loop(st)
@@ -249,12 +250,12 @@ const (
 // connState is the state loop's memory.
 type connState struct {
 	reach     reachability
-	probeErr  string
+	probeErr  problem
 	version   string
 	resolved  bool               // discovery said what is served
 	missing   []observe.Missing  // resources the server does not serve
 	synced    bool               // every handler got its initial list
-	health    map[string]string  // informer -> last list/watch error, until one succeeds
+	health    map[string]problem // informer -> last list/watch error, until one succeeds
 	refused   map[string]refusal // "<informer> <verb>" -> refusal entry, until that verb succeeds
 	announce  bool               // SyncedObs is due
 	announced bool               // SyncedObs sent
@@ -304,14 +305,14 @@ func (s *session) loop(st *connState) {
 				// A server that refuses the probe (bad credentials) is
 				// reachable: the informers' refusals say what is wrong.
 				if _, refused := refusalOf(ev.err); ev.err != nil && !refused {
-					st.reach, st.probeErr = reachNo, describe(ev.err, s.src.opts.ProbeTimeout)
+					st.reach, st.probeErr = reachNo, problemOf(ev.err, s.src.opts.ProbeTimeout)
 					stopRetry()
 					retry = time.NewTimer(backoff)
 					retryC = retry.C
 					backoff = min(2*backoff, probeRetryMax)
 					st.announce = true
 				} else {
-					st.reach, st.probeErr, st.version = reachYes, "", ev.version
+					st.reach, st.probeErr, st.version = reachYes, problem{}, ev.version
 					backoff = probeRetryMin
 					stopRetry()
 				}
@@ -340,7 +341,7 @@ func (s *session) loop(st *connState) {
 					st.announce = true // the caches may never fill: `labmate check` must not wait
 					break
 				}
-				st.health[ev.informer] = describe(ev.err, s.src.opts.ProbeTimeout)
+				st.health[ev.informer] = problemOf(ev.err, s.src.opts.ProbeTimeout)
 				var status apierrors.APIStatus
 				if errors.As(ev.err, &status) {
 					// The server answered (forbidden, not found, ...):
@@ -361,14 +362,15 @@ func (s *session) emit(st *connState) {
 	obs := observe.ClusterObs{Server: s.src.server, Context: s.src.context, Version: st.version, Missing: st.missing}
 	switch {
 	case st.reach == reachNo:
-		obs.State, obs.Err = observe.ClusterUnreachable, st.probeErr
+		obs.State, obs.Err, obs.Cause = observe.ClusterUnreachable, st.probeErr.text, st.probeErr.cause
 	case len(st.refused) > 0:
 		obs.State = observe.ClusterError
 		obs.Err, obs.Refusals = joinRefusals(st.refused)
 	case st.synced && len(st.health) == 0:
 		obs.State = observe.ClusterSynced
 	default:
-		obs.State, obs.Err = observe.ClusterConnecting, joinHealth(st.health)
+		obs.State = observe.ClusterConnecting
+		obs.Err, obs.Cause = joinHealth(st.health)
 	}
 	if st.last == nil || !reflect.DeepEqual(*st.last, obs) {
 		st.last = &obs
@@ -380,9 +382,11 @@ func (s *session) emit(st *connState) {
 	}
 }
 
-func joinHealth(h map[string]string) string {
+// joinHealth words the informers' errors for logs, and gives the cause of
+// the first one that has one.
+func joinHealth(h map[string]problem) (string, observe.ClusterCause) {
 	if len(h) == 0 {
-		return ""
+		return "", ""
 	}
 	keys := make([]string, 0, len(h))
 	for k := range h {
@@ -390,10 +394,25 @@ func joinHealth(h map[string]string) string {
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
+	var cause observe.ClusterCause
 	for i, k := range keys {
-		parts[i] = k + ": " + h[k]
+		parts[i] = k + ": " + h[k].text
+		if cause == "" {
+			cause = h[k].cause
+		}
 	}
-	return strings.Join(parts, "; ")
+	return strings.Join(parts, "; "), cause
+}
+
+// problem is a failed call: the client's words (for logs and traces) and
+// its cause by type (for the learner's Korean).
+type problem struct {
+	text  string
+	cause observe.ClusterCause
+}
+
+func problemOf(err error, probeTimeout time.Duration) problem {
+	return problem{text: describe(err, probeTimeout), cause: observe.ClusterCause(kubeconfig.CauseOf(err))}
 }
 
 // joinRefusals lists refusals sorted by their text, as

@@ -37,13 +37,11 @@ const DefaultProbeTimeout = 2 * time.Second
 // Options says which cluster to use and what in it to watch.
 type Options struct {
 	// Kubeconfig is an explicit kubeconfig path (kubectl's --kubeconfig);
-	// empty means the default loading rules ($KUBECONFIG, ~/.kube/config).
+	// empty means the default loading rules ($KUBECONFIG, ~/.kube/config,
+	// then the sandbox's kubeconfig: internal/kubeconfig).
 	Kubeconfig string
 	// Context overrides the kubeconfig's current context (--context).
 	Context string
-	// Fallback is a kubeconfig used only when kubectl's rules find none
-	// (the sandbox's).
-	Fallback string
 	// Scope is what to watch.
 	Scope Scope
 	// ProbeTimeout bounds the reachability probe; DefaultProbeTimeout when 0.

@@ -15,7 +15,6 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/mattn/go-runewidth"
 	"github.com/muesli/termenv"
 
 	"github.com/labhub/labmate/checks"
@@ -346,16 +345,6 @@ func (m Model) steps() int {
 	return n
 }
 
-func pad(s string, w int) string {
-	s = runewidth.Truncate(s, w, "…")
-	return s + strings.Repeat(" ", max(0, w-runewidth.StringWidth(s)))
-}
-
-func padLeft(s string, w int) string {
-	s = runewidth.Truncate(s, w, "")
-	return strings.Repeat(" ", max(0, w-runewidth.StringWidth(s))) + s
-}
-
 func (m Model) boardLines() []string {
 	n := m.steps()
 	nw := m.nameWidth(n)
@@ -388,6 +377,31 @@ func (m Model) row(r class.Record, selected bool, n, nw int) string {
 	var b strings.Builder
 	b.WriteString(cur)
 	b.WriteString(pad(r.Name, nw) + " ")
+	b.WriteString(m.progress(r, n))
+	var marks []string
+	if m.Regressed(r) {
+		marks = append(marks, m.th.Alert.Render(content.Msg("class.board.mark.regressed")))
+	}
+	if m.Stuck(r) {
+		marks = append(marks, m.th.Banner.Render(content.Msg("class.board.mark.stuck")))
+	}
+	b.WriteString(strings.Join(marks, " "))
+	line := strings.TrimRight(b.String(), " ")
+	if selected {
+		return m.th.Current.Render(ansi.Strip(line))
+	}
+	return line
+}
+
+// progress is a row's step glyphs and its current, time and hints
+// columns; a flagged record has none of them, only its flag across the
+// glyphs and the current column.
+func (m Model) progress(r class.Record, n int) string {
+	if r.Flag != "" {
+		word := content.Msg("class.board.mark." + string(r.Flag))
+		return m.th.Alert.Render(pad(word, n*stepWidth+1+6)) + " " + padLeft("", 9) + " " + padLeft("", 4) + " "
+	}
+	var b strings.Builder
 	for i := 1; i <= n; i++ {
 		st := checks.Unknown
 		if s := r.Step(i); s != nil {
@@ -410,19 +424,7 @@ func (m Model) row(r class.Record, selected bool, n, nw int) string {
 		current = content.Msg("class.board.no_record")
 	}
 	b.WriteString(" " + pad(current, 6) + " " + padLeft(since, 9) + " " + padLeft(hints, 4) + " ")
-	var marks []string
-	if m.Regressed(r) {
-		marks = append(marks, m.th.Alert.Render(content.Msg("class.board.mark.regressed")))
-	}
-	if m.Stuck(r) {
-		marks = append(marks, m.th.Banner.Render(content.Msg("class.board.mark.stuck")))
-	}
-	b.WriteString(strings.Join(marks, " "))
-	line := strings.TrimRight(b.String(), " ")
-	if selected {
-		return m.th.Current.Render(ansi.Strip(line))
-	}
-	return line
+	return b.String()
 }
 
 func (m Model) detailLines() []string {
@@ -438,6 +440,12 @@ func (m Model) detailLines() []string {
 	lines = append(lines, m.th.Muted.Render(content.Msg("class.board.detail.meta", "version", r.Labmate, "updated", updated)))
 	if g := r.Regression; g != nil {
 		lines = append(lines, m.th.Alert.Render(content.Msg("class.board.detail.regression", "step", g.Step, "t", Ago(m.now.Sub(g.At)))))
+	}
+	if r.Flag != "" {
+		why := content.Msg("class.board.detail."+string(r.Flag), "object", class.ObjectName(r.Learner, r.Lab))
+		for _, l := range strings.Split(ansi.Wrap(why, m.width, " "), "\n") {
+			lines = append(lines, m.th.Alert.Render(l))
+		}
 	}
 	titles := m.titles[r.Lab]
 	for _, s := range r.Steps {
@@ -458,7 +466,7 @@ func (m Model) detailLines() []string {
 			lines = append(lines, "    "+m.th.Status(c.Status).Render(theme.Glyph(c.Status))+" "+c.ID)
 		}
 	}
-	if len(r.Steps) == 0 {
+	if len(r.Steps) == 0 && r.Flag == "" {
 		lines = append(lines, "  "+content.Msg("class.board.no_record"))
 	}
 	return lines
@@ -477,18 +485,6 @@ func (m Model) footer() string {
 		parts = append(parts, m.th.Key.Render(h.Key)+" "+m.th.Desc.Render(h.Desc))
 	}
 	return strings.Join(parts, "  ")
-}
-
-// Ago is a duration in whole minutes, in Korean ("3분", "1시간 5분").
-func Ago(d time.Duration) string {
-	if d < time.Minute {
-		return content.Msg("class.board.under_minute")
-	}
-	mins := int(d / time.Minute)
-	if mins < 60 {
-		return content.Msg("class.board.minutes", "m", mins)
-	}
-	return content.Msg("class.board.hours", "h", mins/60, "m", mins%60)
 }
 
 // ClassMsg is the message the board gets for a new class (for tests and

@@ -13,9 +13,12 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
 	"github.com/muesli/termenv"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/tui/theme"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/screens/board/*.txt")
@@ -223,4 +226,37 @@ func TestIdleBoardSchedulesOnlyTheMinuteTick(t *testing.T) {
 		t.Fatal("tick not re-armed")
 	}
 	_ = tm
+}
+
+// A record whose content is not believed (read through class.Collect, as
+// the watch reads it) is marked, shows no step passed, and its detail
+// says why, within a 60-column pane.
+func TestFlaggedRecords(t *testing.T) {
+	forged := `{"schema": 1, "learner": "learner-02", "lab": "gpu-incident", "name": "learner-02",
+		"steps": [{"number": 1, "status": "passed", "since": "2026-12-01T09:00:00Z", "hints": 0}]}`
+	objs := []*corev1.ConfigMap{
+		{ObjectMeta: metav1.ObjectMeta{Name: class.ObjectName("learner-01", "gpu-incident")}, Data: map[string]string{class.DataKey: forged}},
+		{ObjectMeta: metav1.ObjectMeta{Name: class.ObjectName("learner-03", "gpu-incident")}, Data: map[string]string{class.DataKey: "{"}},
+	}
+	c := class.Collect(objs, "gpu-incident")
+	c.Synced = true
+	m := step(newBoard(60, 20), classMsg{c})
+	v := checkFits(t, m)
+	for _, want := range []string{"learner-01", "위조 의심", "learner-03", "형식 오류"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("board lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, theme.Glyph(checks.Passed)) {
+		t.Errorf("a flagged record shows a passed step:\n%s", v)
+	}
+	for _, r := range m.Rows() {
+		if r.Passed() != 0 {
+			t.Errorf("%s: %d steps passed", r.Learner, r.Passed())
+		}
+	}
+	d := checkFits(t, keys(m, "enter"))
+	if !strings.Contains(d, "위조 의심") || !strings.Contains(d, "learner-01 (learner-01)") || !strings.Contains(d, "단계를 보이지 않습니다") {
+		t.Errorf("detail of the forged record:\n%s", d)
+	}
 }
