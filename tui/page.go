@@ -10,7 +10,6 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -52,7 +51,7 @@ func (m Model) docSource(d doc) string {
 // neededDocs lists the documents page p shows.
 func (m Model) neededDocs(p int) []doc {
 	docs := []doc{pageDoc(p)}
-	if s := m.stepAt(p); s != nil && m.progress[s.Number].Solution {
+	if s := m.stepAt(p); s != nil && m.hints.at(s.Number).Solution {
 		docs = append(docs, solutionDoc(p))
 	}
 	return docs
@@ -151,15 +150,7 @@ func (m *Model) rebuild() {
 		return
 	}
 	blocks, exact := m.compose()
-	y := m.pg.vp.YOffset
-	m.setBlocks(blocks, exact)
-	m.pg.vp.SetYOffset(y)
-	if m.pg.anchor != nil && exact {
-		a := *m.pg.anchor
-		m.pg.vp.SetYOffset(m.pg.anchorOffset(a))
-		m.pg.anchor = nil
-		m.pg.kept = &keptAnchor{a: a, y: m.pg.vp.YOffset, view: m.viewKey()}
-	}
+	m.pg.show(blocks, exact, m.width, m.cuts, m.viewKey())
 }
 
 // rebuildTop recomposes and scrolls to the top (a different view opened).
@@ -167,35 +158,6 @@ func (m *Model) rebuildTop() {
 	m.pg.anchor = nil
 	m.rebuild()
 	m.pg.vp.GotoTop()
-}
-
-// setBlocks lays blocks out in the viewport. Lines wider than the pane
-// are cut: on purpose for a stand-in rendering for another width, a bug
-// (noted for the tests) for anything else.
-func (m *Model) setBlocks(blocks []block, exact bool) {
-	var lines []string
-	m.pg.blockStarts = nil
-	m.pg.blockGaps = nil
-	for i, b := range blocks {
-		gap := b.gap && i > 0
-		if gap {
-			lines = append(lines, "")
-		}
-		m.pg.blockStarts = append(m.pg.blockStarts, len(lines))
-		m.pg.blockGaps = append(m.pg.blockGaps, gap)
-		for _, l := range b.lines {
-			if ansi.StringWidth(l) > m.width {
-				short := ansi.Truncate(l, m.width, "")
-				if exact {
-					m.cuts.note("body", l, short)
-				}
-				l = short
-			}
-			lines = append(lines, l)
-		}
-	}
-	m.pg.lines = lines
-	m.pg.vp.SetContent(strings.Join(lines, "\n"))
 }
 
 // compose builds the blocks of the current view; exact is false while a
@@ -270,8 +232,8 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 	blocks = append(blocks, m.checkBlocks(s)...)
 	blocks = append(blocks, m.problemBlocks()...)
 
-	p := m.progress[s.Number]
-	if p.Seen > 0 || m.foot.confirm || p.Solution {
+	p := m.hints.at(s.Number)
+	if p.Seen > 0 || m.foot.asking() || p.Solution {
 		blocks = append(blocks, m.sectionBlock(content.Msg("tui.hints.title", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))))
 		mk.hints = len(blocks)
 		for i := 0; i < p.Seen && i < len(s.Hints); i++ {
@@ -363,98 +325,6 @@ func (m Model) checkBlocks(s *content.Step) []block {
 					}
 				}
 			}
-		}
-		out = append(out, block{lines: lines})
-	}
-	return out
-}
-
-// observedBlocks is the "observed" view: what labmate actually parsed,
-// ran and saw for this step, next to what each check saw.
-func (m Model) observedBlocks() []block {
-	s := m.stepAt(m.page)
-	out := []block{
-		m.sectionBlock(content.Msg("tui.observed.title", "step", s.Number)),
-		{lines: m.styled(m.th.Muted, wrap(content.Msg("tui.observed.lead"), m.width-1, " ", " "))},
-	}
-	r := m.result(s)
-	if r == nil {
-		return append(out, block{lines: wrap(content.Msg("tui.checks.none_yet"), m.width-1, " ", " "), gap: true})
-	}
-	any := false
-	for _, f := range r.Observed {
-		any = true
-		lines := []string{" " + m.th.Title.Render(shorten(sanitize(f.Label), m.width-2))}
-		for _, vl := range strings.Split(sanitize(f.Value), "\n") {
-			lines = append(lines, wrap(vl, m.width-1, "   ", "   ")...)
-		}
-		out = append(out, block{lines: lines, gap: true})
-	}
-	var perCheck []block
-	for _, c := range r.Checks {
-		if c.Observed == "" {
-			continue
-		}
-		word := m.statusWord(c.Status)
-		lines := []string{" " + m.th.Status(c.Status).Render(word) + " " + shorten(sanitize(c.ID), max(m.width-ansi.StringWidth(word)-3, 1))}
-		for _, vl := range strings.Split(sanitize(c.Observed), "\n") {
-			lines = append(lines, wrap(vl, m.width-1, "   ", "   ")...)
-		}
-		perCheck = append(perCheck, block{lines: lines})
-	}
-	if len(perCheck) > 0 {
-		any = true
-		out = append(out, m.sectionBlock(content.Msg("tui.observed.checks")))
-		out = append(out, perCheck...)
-	}
-	if !any {
-		out = append(out, block{lines: wrap(content.Msg("tui.observed.none"), m.width-1, " ", " "), gap: true})
-	}
-	if b, ok := m.clusterBlock(); ok {
-		out = append(out, b)
-	}
-	return out
-}
-
-// helpBlocks is the full help: every action of the key map with all its
-// keys, by group, generated from the same table as the help line.
-func (m Model) helpBlocks() []block {
-	out := []block{m.sectionBlock(content.Msg("tui.help.title"))}
-	km := m.keys
-	names := map[string]string{}
-	col := 0
-	for _, s := range keys.Specs {
-		b := km.Binding(s.Name)
-		n := b.Help().Key
-		if s.Name != "jump" {
-			var ks []string
-			for _, k := range b.Keys() {
-				ks = append(ks, keys.Display(k))
-			}
-			n = strings.Join(ks, "/")
-		}
-		names[s.Name] = n
-		col = max(col, len(n))
-	}
-	col = min(col, m.width/3)
-	indent := strings.Repeat(" ", col+3)
-	for _, g := range keys.Groups {
-		if g == keys.GroupReplay && (m.opts.Replay == nil || m.replayDone) {
-			continue // those keys do nothing outside a running replay
-		}
-		out = append(out, m.sectionBlock(keys.GroupTitle(g)))
-		var lines []string
-		for _, s := range keys.Specs {
-			if s.Group != g {
-				continue
-			}
-			n := names[s.Name]
-			if len(n) > col {
-				lines = append(lines, " "+m.th.Key.Render(n))
-				n = ""
-			}
-			first := " " + m.th.Key.Render(n) + strings.Repeat(" ", col-len(n)+2)
-			lines = append(lines, wrap(s.Desc(), m.width-1, first, indent)...)
 		}
 		out = append(out, block{lines: lines})
 	}

@@ -63,7 +63,7 @@ func Run(ctx context.Context, opts Options) error {
 	opts = Prepare(opts, out)
 	m := New(opts)
 	return RunProgram(ctx, out, func(w io.Writer) tea.Model {
-		m.clip.out = w
+		m.copier.clip.out = w
 		return m
 	})
 }
