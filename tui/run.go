@@ -133,7 +133,12 @@ func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.M
 	// terminal.stop (deferred above) leaves the alternate screen and then
 	// shows the cursor on the main screen, whose hidden state tmux
 	// restores on leaving it.
-	if errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrProgramPanic) {
+	if errors.Is(err, tea.ErrProgramPanic) {
+		// A panic guard did not see, caught by bubbletea, which printed
+		// it on the alternate screen: its value is gone, but not the fact.
+		return &panicked{value: err}
+	}
+	if errors.Is(err, tea.ErrProgramKilled) {
 		// ctx ended or SIGHUP: an orderly end.
 		return nil
 	}
