@@ -66,6 +66,10 @@ type Step struct {
 	// Files are the lab-relative paths the step reads; the file source
 	// watches exactly these.
 	Files []string
+	// Kinds are the cluster kinds the step reads, when known (a
+	// declarative step's): a step whose kind the cluster does not serve
+	// is named for the learner.
+	Kinds []string
 	// Probe, when set, asks the prober to run a learner's script.
 	Probe *observe.ProbeSpec
 	// Eval decides the step.

@@ -294,6 +294,12 @@ func (fc *FieldCheck) Note(expected, observed string) {
 	fc.observed = append(fc.observed, observed)
 }
 
+// Observe records an observed value with no expectation of its own (a
+// decoder's words behind a problem sentence).
+func (fc *FieldCheck) Observe(observed string) {
+	fc.observed = append(fc.observed, observed)
+}
+
 // Problems are the problem sentences so far.
 func (fc *FieldCheck) Problems() []string { return fc.problems }
 

@@ -1,8 +1,6 @@
 package checks
 
 import (
-	"encoding/json"
-	"errors"
 	"regexp"
 	"strconv"
 	"strings"
@@ -115,11 +113,14 @@ var (
 
 // YAMLProblem is why a YAML text did not decode into an API type.
 type YAMLProblem struct {
-	Kind  string // "syntax", "type" (a field of the wrong type), "value" (a bad value, field unknown), "unknown" (unknown fields)
-	Field string // field path for type; the first unknown field
+	Kind  string // "syntax", "type" (a field of the wrong type), "value" (a bad value), "unknown" (unknown fields)
+	Field string // field path for type and value (with indices when the tree placed it); the first unknown field
 	All   []string
-	Line  int // 1-based line in the text, 0 when unknown
-	Err   string
+	Line  int    // 1-based line in the text, 0 when unknown
+	Got   string // type, value: the shape found (map, list, string, number, bool, null)
+	Want  string // type, value: the shape wanted (map, list, string, integer, number, bool, quantity)
+	Value string // value: the scalar that did not parse
+	Err   string // the decoder's own words: shown only as what labmate observed
 }
 
 // DecodeYAMLStrict decodes text into obj the way the API server would,
@@ -138,10 +139,12 @@ func DecodeYAMLStrict(text string, tree *yamlv3.Node, obj any) *YAMLProblem {
 	}
 	strict, err := kjson.UnmarshalStrict(j, obj)
 	if err != nil {
-		if field := typeErrorField(err); field != "" {
-			return &YAMLProblem{Kind: "type", Field: field, Line: lineOf(field), Err: err.Error()}
+		p := &YAMLProblem{Kind: "value", Err: err.Error()}
+		explainDecode(p, j, tree, obj)
+		if p.Line == 0 && p.Field != "" {
+			p.Line = lineOf(p.Field)
 		}
-		return &YAMLProblem{Kind: "value", Err: err.Error()}
+		return p
 	}
 	if len(strict) > 0 {
 		p := &YAMLProblem{Kind: "unknown"}
@@ -184,11 +187,12 @@ func ParseYAML(in Input, id, rel, text string) (*yamlv3.Node, *Result) {
 	p, path := syntaxProblem(err), Shown(in, rel)
 	var r Result
 	if p.Line <= 0 {
-		r = Fail(id, in.Msg("cluster.yaml.syntax_noline", "path", path, "err", p.Err)+YAMLErrHint(p.Err),
-			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), rel)
+		r = Fail(id, in.Msg("cluster.yaml.syntax_noline", "path", path, "why", p.Why(in, "")),
+			in.Msg("cluster.yaml.expect_yaml"), p.Err, rel)
 	} else {
-		r = Fail(id, in.Msg("cluster.yaml.syntax", "path", path, "line", p.Line, "err", p.Err, "excerpt", LineAt(text, p.Line)),
-			in.Msg("cluster.yaml.expect_yaml"), in.Msg("cluster.yaml.seen_syntax"), Where(rel, p.Line))
+		line := LineAt(text, p.Line)
+		r = Fail(id, in.Msg("cluster.yaml.syntax", "path", path, "line", p.Line, "why", p.Why(in, line), "excerpt", line),
+			in.Msg("cluster.yaml.expect_yaml"), p.Err, Where(rel, p.Line))
 	}
 	return nil, &r
 }
@@ -240,24 +244,16 @@ func DecodeManifestInto(in Input, id, rel, apiVersion, kind string, obj any) (*M
 	switch prob := DecodeYAMLStrict(text, m.Tree, obj); {
 	case prob == nil:
 		return m, Pass(id, in.Msg("cluster.yaml.ok", "path", p, "kind", kind))
-	case prob.Kind == "type":
-		return nil, Fail(id, in.Msg("cluster.yaml.decode", "path", p, "kind", kind, "field", prob.Field, "line", prob.Line, "err", prob.Err),
-			want, in.Msg("cluster.yaml.seen_decode", "field", prob.Field), Where(rel, prob.Line))
 	case prob.Kind == "unknown":
 		return nil, Fail(id, in.Msg("cluster.yaml.unknown", "path", p, "kind", kind, "fields", strings.Join(prob.All, ", ")),
 			want, in.Msg("cluster.yaml.seen_unknown", "field", prob.Field), Where(rel, prob.Line))
 	default:
-		return nil, Fail(id, in.Msg("cluster.yaml.decode_value", "path", p, "kind", kind, "err", prob.Err),
-			want, in.Msg("cluster.yaml.seen_value"), rel)
+		where := rel
+		if prob.Line > 0 {
+			where = Where(rel, prob.Line)
+		}
+		return nil, Fail(id, in.Msg("cluster.yaml.decode", "path", p, "kind", kind, "why", prob.Why(in, "")), want, prob.Err, where)
 	}
-}
-
-// YAMLErrHint explains a YAML error that has no position to point at.
-func YAMLErrHint(err string) string {
-	if strings.Contains(err, "excessive aliasing") {
-		return msg("cluster.yaml.alias_hint")
-	}
-	return ""
 }
 
 // countYAMLDocs counts documents that hold more than comments.
@@ -292,24 +288,4 @@ func strictErrorField(err error) string {
 		return sm[1]
 	}
 	return err.Error()
-}
-
-// typeErrorField is the field path of a JSON type error, if it has one.
-func typeErrorField(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		s := te.Error()
-		if i := strings.Index(s, "Go struct field "); i >= 0 {
-			rest := s[i+len("Go struct field "):]
-			if j := strings.Index(rest, " of type"); j >= 0 {
-				rest = rest[:j]
-			}
-			// "PodSpec.spec.containers.resources" -> drop the Go type name.
-			if k := strings.IndexByte(rest, '.'); k >= 0 {
-				return rest[k+1:]
-			}
-			return rest
-		}
-	}
-	return ""
 }

@@ -63,32 +63,42 @@ var (
 	reKeyword    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`=\s*(?:true|false|[+-]?inf|[+-]?nan)\s*(?:#.*)?$`) })
 )
 
-// tomlError turns a parse error into a failed result naming line, column,
-// the parser's message and the offending line.
+// tomlError turns a parse error into a failed result naming line and
+// column, what is wrong in the learner's words and the offending line;
+// the parser's own English is what labmate observed.
 func tomlError(in Input, id, rel, text string, err error) Result {
 	var de *toml.DecodeError
 	if !errors.As(err, &de) {
-		return Fail(id, in.Msg("files.toml.error", "path", Shown(in, rel), "err", err), in.Msg("files.expect.toml"), err.Error(), rel)
+		return Fail(id, in.Msg("files.toml.error", "path", Shown(in, rel)), in.Msg("files.expect.toml"), err.Error(), rel)
 	}
 	line, col := de.Position()
 	excerpt := LineAt(text, line)
-	var hint string
 	emsg := de.Error()
+	m := in.Msg("files.toml.parse_error", "path", Shown(in, rel), "line", line, "col", col,
+		"why", strings.TrimSpace(tomlWhy(in, text, excerpt, emsg)), "excerpt", excerpt)
+	return Fail(id, m, in.Msg("files.expect.toml"), emsg, fmt.Sprintf("%s:%d:%d", rel, line, col))
+}
+
+// tomlWhy says what is wrong at a TOML parse error. go-toml's DecodeError
+// carries the position but its problem only as English text, so the
+// offending line is read first and the parser's phrases after.
+func tomlWhy(in Input, text, excerpt, emsg string) string {
 	switch {
 	case strings.HasPrefix(text, "\uFEFF"):
-		hint = in.Msg("files.toml.hint.bom")
+		return in.Msg("files.toml.hint.bom")
 	case strings.Contains(emsg, "already exists") || strings.Contains(emsg, "already defined"):
-		hint = in.Msg("files.toml.hint.duplicate")
+		return in.Msg("files.toml.hint.duplicate")
 	case reBoolCase().MatchString(excerpt):
-		hint = in.Msg("files.toml.hint.bool_case")
+		return in.Msg("files.toml.hint.bool_case")
 	case reBareString().MatchString(excerpt) && !reKeyword().MatchString(excerpt):
-		hint = in.Msg("files.toml.hint.bare_string")
+		return in.Msg("files.toml.hint.bare_string")
 	case strings.Contains(emsg, "expected ']'") || strings.Contains(emsg, "incomplete") ||
 		strings.Contains(emsg, "new lines") || strings.Contains(emsg, "unterminated"):
-		hint = in.Msg("files.toml.hint.unclosed")
+		return in.Msg("files.toml.hint.unclosed")
+	case strings.Contains(emsg, "expected character ="):
+		return in.Msg("files.toml.hint.no_equals")
 	}
-	m := in.Msg("files.toml.parse_error", "path", Shown(in, rel), "line", line, "col", col, "err", emsg, "excerpt", excerpt) + hint
-	return Fail(id, m, in.Msg("files.expect.toml"), emsg, fmt.Sprintf("%s:%d:%d", rel, line, col))
+	return in.Msg("files.toml.hint.other")
 }
 
 // maxKeyDepth bounds the key paths keyLines records: the lab's deepest

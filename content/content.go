@@ -168,22 +168,50 @@ func SharedErr() error {
 	return sharedErr
 }
 
-// fill replaces {name} placeholders with the kv pairs' values. A
-// time.Duration is spelled by Duration, so no caller can let Go's "1m5s"
-// reach a reader.
+// fill replaces {name} placeholders with the kv pairs' values and each
+// particle pair ({이/가}, {을/를}, ...) with the form that fits the text
+// before it (particle.go), in one pass over the template: a value is never
+// read for placeholders or pairs. A time.Duration is spelled by Duration,
+// so no caller can let Go's "1m5s" reach a reader.
 func fill(t string, kv []any) string {
-	if len(kv) == 0 {
+	if !strings.Contains(t, "{") {
 		return t
 	}
-	pairs := make([]string, 0, len(kv))
+	vals := make(map[string]string, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
 		v := fmt.Sprint(kv[i+1])
 		if d, ok := kv[i+1].(time.Duration); ok {
 			v = Duration(d)
 		}
-		pairs = append(pairs, "{"+fmt.Sprint(kv[i])+"}", v)
+		vals[fmt.Sprint(kv[i])] = v
 	}
-	return strings.NewReplacer(pairs...).Replace(t)
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(t, '{')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexByte(t[open:], '}')
+		if end < 0 {
+			break
+		}
+		name := t[open+1 : open+end]
+		b.WriteString(t[:open])
+		if v, ok := vals[name]; ok {
+			b.WriteString(v)
+		} else if _, ok := particles[name]; ok {
+			b.WriteString(Particle(b.String(), name))
+		} else {
+			// Not ours (JSON in a command, {{ROOT}}): keep the brace and
+			// look for placeholders inside it.
+			b.WriteByte('{')
+			t = t[open+1:]
+			continue
+		}
+		t = t[open+end+1:]
+	}
+	b.WriteString(t)
+	return b.String()
 }
 
 // Expand replaces the {{ROOT}} placeholder with the lab root in use, so the

@@ -600,6 +600,7 @@ func TestReferenceCheckScript(t *testing.T) {
 	}{
 		{"nvidia", "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n", 0},
 		{"runc-only", "[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n", 1},
+		{"nvidia-default-only", "default_runtime_name = \"nvidia\"\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  BinaryName = \"/usr/bin/nvidia-container-runtime\"\n", 1},
 	} {
 		fake := fakeContainerd(t, sc.dump)
 		out, code := runSh(t, []string{"PATH=" + fake + string(os.PathListSeparator) + os.Getenv("PATH")}, script)
@@ -653,7 +654,7 @@ func TestFileSolutionsRun(t *testing.T) {
 	for n, want := range map[int][]string{
 		1: {"'SystemdCgroup': True", "'version': 2"},
 		2: {"'BinaryName': '/usr/bin/nvidia-container-runtime'"},
-		4: {"nvidia: 0", "runc: 1"},
+		4: {"nvidia: 0", "runc: 1", "nvidia-default: 1"},
 	} {
 		for _, w := range want {
 			if !strings.Contains(outputs[n], w) {
@@ -775,7 +776,8 @@ func TestSpansPlaceStepsAndChecks(t *testing.T) {
 				}
 				values, _ := c.Fields["values"].(map[string]any)
 				for _, v := range values {
-					if !slices.ContainsFunc(lines[cs.First-1:cs.Last], func(l string) bool { return strings.Contains(l, v.(string)) }) {
+					head := strings.Split(v.(string), "\n")[0] // a multi-line value: its first line
+					if !slices.ContainsFunc(lines[cs.First-1:cs.Last], func(l string) bool { return strings.Contains(l, head) }) {
 						t.Errorf("%s step %d check %s: value %q outside its span %+v", id, st.Number, c.ID, v, cs)
 					}
 				}

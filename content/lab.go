@@ -67,11 +67,24 @@ type keySet struct {
 // exactly this (and needs only read access to it).
 type Cluster struct {
 	Namespaces []string `toml:"namespaces"`
-	// Nodes are watched by name; empty means the sandbox's nodes.
+	// Watch are the resources labmate watches, in kubectl's spelling
+	// ("pods", "daemonsets.apps", "clusterpolicies.nvidia.com"):
+	// namespaced ones in Namespaces, cluster-scoped ones cluster-wide or
+	// by the names Names gives.
+	Watch []string `toml:"watch"`
+	// Nodes are the nodes watched by name (names of "nodes"); empty means
+	// the sandbox's nodes.
 	Nodes []string `toml:"nodes"`
-	// EventReasons are the event reasons watched in the namespaces
-	// (default FailedScheduling).
+	// EventReasons are the reasons of the events watched (field
+	// selectors of "events"; default FailedScheduling).
 	EventReasons []string `toml:"event_reasons"`
+	// Names are, by resource, the only objects of it watched.
+	Names map[string][]string `toml:"names"`
+	// Fields are, by resource, field selectors: one informer each, what
+	// any of them selects is watched.
+	Fields map[string][]string `toml:"fields"`
+	// Labels are, by resource, a label selector.
+	Labels map[string]string `toml:"labels"`
 }
 
 // Sandbox is the topology `labmate sandbox up` creates for the lab.

@@ -35,3 +35,23 @@ func TestSandboxProbeNamesTheMode(t *testing.T) {
 		}
 	}
 }
+
+// The system-call filter is named, and a sandbox without one is a
+// warning even with namespaces.
+func TestSandboxProbeNamesTheFilter(t *testing.T) {
+	t.Setenv(scriptprobe.SandboxVar, "")
+	for _, tc := range []struct{ capFilter, word string }{
+		{"", "거부하고 관측합니다"},
+		{"errno", "알려 주지 않습니다"},
+		{"off", "거르지 않습니다"},
+	} {
+		t.Setenv(scriptprobe.SeccompVar, tc.capFilter)
+		f := sandboxProbe()
+		if !strings.Contains(f.Detail, tc.word) {
+			t.Errorf("filter cap %q: %+v", tc.capFilter, f)
+		}
+		if tc.capFilter != "" && f.Verdict != Warn {
+			t.Errorf("filter cap %q: verdict %v, want a warning", tc.capFilter, f.Verdict)
+		}
+	}
+}

@@ -6,9 +6,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/sandbox"
@@ -30,12 +30,12 @@ func BenchmarkNodePatchToReport(b *testing.B) {
 	const node = "lab-node-2"
 	b.Cleanup(func() { restoreNode(context.Background(), b, cs, node) })
 
-	lab, err := content.Load("gpu-incident")
+	kit, err := labkit.Open("gpu-incident")
 	if err != nil {
 		b.Fatal(err)
 	}
-	ns, nodes := lab.Cluster.Namespaces, lab.WatchedNodes()
-	src, err := cluster.New(cluster.Options{Kubeconfig: kubeconfig, Context: sandbox.Context(sandboxtest.Options()), Namespaces: ns, Nodes: nodes})
+	lab := kit.Text
+	src, err := cluster.New(cluster.Options{Kubeconfig: kubeconfig, Context: sandbox.Context(sandboxtest.Options()), Scope: kit.Scope})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -204,7 +205,7 @@ func (e *Engine) Evaluate() Report {
 		Title:    e.cfg.Lab.Title,
 		Root:     e.cfg.Root,
 		Cluster:  snap.Cluster,
-		Problems: append([]string(nil), e.problems...),
+		Problems: append(append([]string(nil), e.problems...), e.missing(snap)...),
 		Ready:    e.ready(snap),
 		Time:     snap.Time,
 	}
@@ -228,6 +229,26 @@ func (e *Engine) Evaluate() Report {
 	e.seq++
 	rep.Seq = e.seq
 	return rep
+}
+
+// missing words each resource the lab watches that the cluster does not
+// serve, with the steps that read its kind.
+func (e *Engine) missing(snap *observe.Snapshot) []string {
+	var out []string
+	for _, m := range snap.Cluster.Missing {
+		var steps []int
+		for _, s := range e.cfg.Steps {
+			if slices.Contains(s.Kinds, m.Kind) {
+				steps = append(steps, s.Number)
+			}
+		}
+		key := "engine.kind_missing"
+		if len(steps) == 0 {
+			key = "engine.kind_missing_unused"
+		}
+		out = append(out, content.Msg(key, "resource", m.Resource, "kind", m.Kind, "steps", content.StepRange(steps)))
+	}
+	return out
 }
 
 func copyPrior(m map[int]checks.Status) map[int]checks.Status {

@@ -123,6 +123,10 @@ func str(v ref.Val) string { s, _ := v.Value().(string); return s }
 type expr struct {
 	src string
 	prg cel.Program
+	// kinds are the kinds it reads from the cluster, by name
+	// (cluster.get('Pod', ...), cluster.list('Node', ...)); "Node" for
+	// cluster.node.
+	kinds []string
 }
 
 // compileExpr compiles src for a check of type typ; want is the kind of
@@ -161,7 +165,37 @@ func compileExpr(typ, src, want string) (*expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &expr{src: src, prg: prg}, nil
+	return &expr{src: src, prg: prg, kinds: clusterKinds(ast)}, nil
+}
+
+// clusterKinds are the kinds an expression names in its calls of the
+// cluster's functions.
+func clusterKinds(a *cel.Ast) []string {
+	var out []string
+	add := func(k string) {
+		if !slices.Contains(out, k) {
+			out = append(out, k)
+		}
+	}
+	root := celast.NavigateAST(a.NativeRep())
+	for _, fn := range []string{"get", "list", "node"} {
+		for _, e := range celast.MatchDescendants(root, celast.FunctionMatcher(fn)) {
+			call := e.AsCall()
+			if !call.IsMemberFunction() || call.Target().AsIdent() != "cluster" {
+				continue
+			}
+			if fn == "node" {
+				add("Node")
+				continue
+			}
+			if args := call.Args(); len(args) > 0 && args[0].Kind() == celast.LiteralKind {
+				if k, ok := args[0].AsLiteral().Value().(string); ok {
+					add(k)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // undeclared are the variables of celVarNames that src uses and env does

@@ -1,6 +1,8 @@
 package labkit
 
 import (
+	"github.com/labhub/labmate/observe/cluster"
+
 	"fmt"
 	"path"
 	"regexp"
@@ -21,6 +23,9 @@ type entry struct {
 	base
 	check check
 	bad   *content.Problem
+	// kinds are the cluster kinds it reads (its object's, its
+	// expressions').
+	kinds []string
 }
 
 // base is what every compiled check has: the fields of every check, its
@@ -41,15 +46,16 @@ type compiledStep struct {
 
 // compileStep builds a step from its declarative checks. Problems are
 // authoring errors; a check with one evaluates to an error result.
-func compileStep(text *content.Lab, si int, ts content.Step) compiledStep {
+func compileStep(text *content.Lab, scope cluster.Scope, si int, ts content.Step) compiledStep {
 	var (
 		out     compiledStep
 		entries []entry
 	)
 	raw, _ := text.ReadFile("lab.toml")
 	for i, spec := range ts.Checks {
-		c := &compiler{text: text, step: ts, si: si, ci: i, spec: spec}
+		c := &compiler{text: text, scope: scope, step: ts, si: si, ci: i, spec: spec}
 		e := entry{base: c.base(), check: compileCheck(c)}
+		e.kinds = c.kinds
 		if c.fatal != nil && out.fatal == nil {
 			out.fatal = c.fatal
 		}
@@ -71,9 +77,14 @@ func compileStep(text *content.Lab, si int, ts content.Step) compiledStep {
 			}
 		}
 		out.live = out.live || e.check.Live()
+		for _, k := range e.kinds {
+			if !slices.Contains(s.Kinds, k) {
+				s.Kinds = append(s.Kinds, k)
+			}
+		}
 	}
 	s.Eval = func(in checks.Input) checks.StepEval { return evalStep(in, ts.ID, entries) }
-	if slices.ContainsFunc(entries, func(e entry) bool { _, ok := e.check.(rememberer); return ok }) {
+	if slices.ContainsFunc(entries, func(e entry) bool { r, ok := e.check.(rememberer); return ok && r.Remembers() }) {
 		s.Remember = func(snap *observe.Snapshot, w *checks.Witness) bool { return rememberStep(snap, w, entries) }
 	}
 	out.step = s
@@ -132,10 +143,12 @@ type checkErr struct {
 // is wrong with it.
 type compiler struct {
 	text   *content.Lab
+	scope  cluster.Scope // what the lab watches
 	step   content.Step
 	si, ci int // the step's and the check's index in the lab
 	spec   content.Check
 	typ    checkType // nil for a type there is not
+	kinds  []string  // the cluster kinds the check reads
 	// fields are the problems of its fields (told first, sorted), errs
 	// the others in the order found.
 	fields, errs []checkErr
@@ -180,7 +193,17 @@ func (c *compiler) expr(src, want string) *expr {
 		c.errs = append(c.errs, ce)
 		return nil
 	}
+	c.readsKinds(e.kinds...)
 	return e
+}
+
+// readsKinds notes kinds the check reads from the cluster.
+func (c *compiler) readsKinds(kinds ...string) {
+	for _, k := range kinds {
+		if !slices.Contains(c.kinds, k) {
+			c.kinds = append(c.kinds, k)
+		}
+	}
 }
 
 // compileCheck validates what every check has, then compiles it for

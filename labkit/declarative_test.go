@@ -147,8 +147,8 @@ func TestYAMLFieldTypes(t *testing.T) {
 	d := newDemo(t)
 	for body, words := range map[string][]string{
 		// equals = 3 (an integer)
-		"spec:\n  replicas: \"3\"\n":   {`"3" 은(는) 따옴표로 감싼 문자열입니다(2번째 줄)`, "따옴표 없는 정수 3", "spec.replicas: 3"},
-		"spec:\n  replicas: !!str 3\n": {`"3" 은(는) 따옴표로 감싼 문자열입니다(2번째 줄)`, "etc/values.yaml:2:13"},
+		"spec:\n  replicas: \"3\"\n":   {`"3" 은 따옴표로 감싼 문자열입니다(2번째 줄)`, "따옴표 없는 정수 3", "spec.replicas: 3"},
+		"spec:\n  replicas: !!str 3\n": {`"3" 은 따옴표로 감싼 문자열입니다(2번째 줄)`, "etc/values.yaml:2:13"},
 		"spec:\n  replicas: 3.5\n":     {"값이 실수 3.5 입니다(2번째 줄)", "정수 3 이어야"},
 		"spec:\n  replicas: 4\n":       {"값이 4 입니다(2번째 줄)", "기대값은 3 입니다"},
 		"spec:\n  replicas: true\n":    {"값이 불리언 true 입니다(2번째 줄)", "정수 3 이어야"},
@@ -264,6 +264,34 @@ func TestReportCheckComputesFromLive(t *testing.T) {
 	expect(t, d.eval(2), "cluster.report", checks.Passed)
 	d.file("out/report.txt", "NODE=demo-node-0\nPHASE=Running\nWIDGETS=3\n", 0o644)
 	expect(t, d.eval(2), "cluster.report", checks.Failed, "순서")
+}
+
+// A report with remember keeps what it proved: the cluster changing after
+// the values matched (the incident fixed) leaves this content right; a
+// content that never matched, or an edit, is judged live again.
+func TestReportRemembersWhatItProved(t *testing.T) {
+	lab := openEdited(t, func(s string) string {
+		return strings.Replace(s, `why = { WIDGETS = "demo.why.widgets" }`, "why = { WIDGETS = \"demo.why.widgets\" }\nremember = true", 1)
+	})
+	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Node", node("3"))
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=2\nPHASE=Running\n", 0o644)
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "WIDGETS=2") // never matched: nothing to keep
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=3\nPHASE=Running\n", 0o644)
+	expect(t, d.eval(2), "cluster.report", checks.Passed)
+	d.put("Node", node("2")) // fixed afterwards
+	expect(t, d.eval(2), "cluster.report", checks.Passed, "같았습니다", "다시 비교합니다")
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=03\nPHASE=Running\n", 0o644) // edited: live again
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "WIDGETS=03")
+	// Without the cluster synced nothing is remembered: stale data proves nothing.
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterUnreachable}})
+	d.file("out/report.txt", "NODE=demo-node-0\nWIDGETS=2\nPHASE=Running\n", 0o644)
+	d.eval(2)
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Node", node("4"))
+	expect(t, d.eval(2), "cluster.report", checks.Failed, "WIDGETS=2")
 }
 
 // An author's mistakes are errors with their place in lab.toml, never a
@@ -643,8 +671,8 @@ event = "FailedScheduling"
 	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
 	d.put("Pod", pod("a", corev1.PodPending, "u1"))
 	rs := d.eval(2)
-	expect(t, rs, "cluster.ran", checks.Failed, "Pod demo/widget 에서 `object.status.phase == 'Running'` 이(가) 참인 것을 아직 보지 못했습니다")
-	if e := rs["cluster.ran"].Expected; !strings.Contains(e, "`object.status.phase == 'Running'` 이(가) 참인 것") {
+	expect(t, rs, "cluster.ran", checks.Failed, "Pod demo/widget 에서 `object.status.phase == 'Running'` 이 참인 것을 아직 보지 못했습니다")
+	if e := rs["cluster.ran"].Expected; !strings.Contains(e, "`object.status.phase == 'Running'` 이 참인 것") {
 		t.Errorf("expected %q names no condition", e)
 	}
 	expect(t, rs, "cluster.unschedulable", checks.Failed, "reason 이 FailedScheduling 인 이벤트가 기록된 것을 아직 보지 못했습니다")
@@ -680,7 +708,7 @@ func TestYAMLFieldSyntax(t *testing.T) {
 	expect(t, d.eval(1), "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml 의 2번째 줄", "etc/values.yaml:2")
 	d.file("etc/values.yaml", "spec: replicas: 3\n", 0o644) // the parser names no line 1
 	rs := d.eval(1)
-	expect(t, rs, "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml — mapping values are not allowed", "YAML 문법 오류")
+	expect(t, rs, "files.replicas", checks.Failed, "YAML 로 읽을 수 없습니다: /lab/etc/values.yaml. 값이 올 자리에 또 '키: 값' 이 왔습니다", "mapping values are not allowed")
 	if r := rs["files.replicas"]; strings.Contains(r.Message, "0번째 줄") || r.Where != "etc/values.yaml" {
 		t.Errorf("a syntax error without a line: %q at %q", r.Message, r.Where)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labs"
+	"github.com/labhub/labmate/observe/cluster"
 )
 
 // Lab is a lab ready to run: its text and its executable steps, in the
@@ -22,6 +23,11 @@ type Lab struct {
 	Text     *content.Lab
 	Steps    []checks.Step
 	Problems []*content.Problem
+	// Scope is what the lab watches in a cluster ([cluster] of lab.toml,
+	// resolved in the table of kinds); CRDs are the custom resources its
+	// crds/ define.
+	Scope cluster.Scope
+	CRDs  []cluster.Resource
 	// cluster are the numbers of the steps that read the cluster.
 	cluster []int
 }
@@ -87,6 +93,9 @@ func code(id string) *checks.Code {
 // keeps the lab from loading as any key lab.toml does not know does.
 func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 	l := &Lab{Text: text}
+	var probs []*content.Problem
+	l.Scope, l.CRDs, probs = scopeOf(text)
+	l.Problems = append(l.Problems, probs...)
 	goSteps := map[string]checks.Step{}
 	if code != nil && code.Steps != nil {
 		for _, s := range code.Steps() {
@@ -101,7 +110,7 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 			l.problem(text, ts, content.Msg("labkit.both", "step", ts.Number))
 			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
 		case len(ts.Checks) > 0:
-			cs := compileStep(text, si, ts)
+			cs := compileStep(text, l.Scope, si, ts)
 			if cs.fatal != nil {
 				return nil, cs.fatal
 			}

@@ -47,6 +47,8 @@ type check interface {
 // rememberer is a check that records facts of the past in the witness;
 // its step remembers through it before every evaluation.
 type rememberer interface {
+	// Remembers says this check, as the lab wrote it, keeps facts.
+	Remembers() bool
 	Remember(snap *observe.Snapshot, w *checks.Witness, cv *view) bool
 }
 

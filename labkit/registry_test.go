@@ -201,7 +201,7 @@ func TestAToyCheckTypeJoinsThroughTheRegistry(t *testing.T) {
 			all = append(all, p.Error())
 		}
 		joined := strings.Join(all, "\n")
-		for _, want := range []string{lineOf(`id = "three"`) + "1: 1단계 검사 three", "executable 는 line-count 검사가 읽지 않는 필드입니다", "line-count 검사에는 lines 가 있어야 합니다"} {
+		for _, want := range []string{lineOf(`id = "three"`) + "1: 1단계 검사 three", "executable 은 line-count 검사가 읽지 않는 필드입니다", "line-count 검사에는 lines 가 있어야 합니다"} {
 			if !strings.Contains(joined, want) {
 				t.Errorf("problems do not say %q:\n%s", want, joined)
 			}
@@ -217,7 +217,7 @@ func TestAToyCheckTypeJoinsThroughTheRegistry(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(lab.Problems) != 1 || !strings.Contains(lab.Problems[0].Msg, "검사 종류 line-count 은(는) 없습니다") {
+		if len(lab.Problems) != 1 || !strings.Contains(lab.Problems[0].Msg, "검사 종류 line-count 는 없습니다") {
 			t.Errorf("problems %v, want the one unknown type", lab.Problems)
 		}
 	})

@@ -29,6 +29,8 @@ func evalStep(in checks.Input, stepID string, entries []entry) checks.StepEval {
 		var fact *checks.Fact
 		if e.bad != nil {
 			r = checks.Result{ID: e.id, Status: checks.Error, Message: msgf("labkit.authoring", "err", e.bad.Error())}
+		} else if m, gone := missingKind(in, e.kinds); gone {
+			r = checks.Result{ID: e.id, Status: checks.Unknown, Message: in.Msg("labkit.kind_missing", "resource", m.Resource, "kind", m.Kind)}
 		} else if dep := unmetNeed(e.spec, status); dep != "" {
 			r = checks.Wait(e.id, in.Msg("labkit.needs", "check", dep))
 		} else {
@@ -44,6 +46,16 @@ func evalStep(in checks.Input, stepID string, entries []entry) checks.StepEval {
 		}
 	}
 	return ev
+}
+
+// missingKind is the first of kinds the cluster does not serve.
+func missingKind(in checks.Input, kinds []string) (observe.Missing, bool) {
+	for _, m := range in.Snap.Cluster.Missing {
+		if slices.Contains(kinds, m.Kind) {
+			return m, true
+		}
+	}
+	return observe.Missing{}, false
 }
 
 func unmetNeed(spec content.Check, status map[string]checks.Status) string {

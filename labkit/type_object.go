@@ -7,10 +7,6 @@ import (
 	"github.com/labhub/labmate/checks"
 )
 
-// watchedKinds are the kinds the cluster source delivers (observe/cluster),
-// the kinds object and witness checks may name.
-var watchedKinds = []string{"Namespace", "Node", "Pod", "Event", "ConfigMap", "DaemonSet", "RuntimeClass"}
-
 // objectSpec names an object: a live one for object and witness checks,
 // a manifest's for manifest checks.
 type objectSpec struct {
@@ -27,10 +23,12 @@ func (o objectSpec) ref() string {
 	return o.Kind + " " + o.Name
 }
 
-// requireWatched says when the object is of a kind labmate does not watch.
+// requireWatched says when the object is of a kind the lab does not
+// watch ([cluster] watch).
 func (o objectSpec) requireWatched(c *compiler) {
-	if !slices.Contains(watchedKinds, o.Kind) {
-		c.problem("labkit.unwatched_kind", "kind", o.Kind, "kinds", strings.Join(watchedKinds, ", "))
+	c.readsKinds(o.Kind)
+	if kinds := c.scope.Kinds(); !slices.Contains(kinds, o.Kind) {
+		c.problem("labkit.unwatched_kind", "kind", o.Kind, "kinds", strings.Join(kinds, ", "))
 	}
 }
 
@@ -45,8 +43,8 @@ type objectFields struct {
 }
 
 var objectKind = Kind{"object", "A live object labmate watches meets CEL rules over `object` (and, with `file`, the learner's manifest as `file`, so a rule can say which side is off). Evaluated only while the cluster is synced; stale data never passes.", []Field{
-	{"kind", true, "The object's kind, one labmate watches: " + strings.Join(watchedKinds, ", ") + "."},
-	{"namespace", false, "Its namespace (empty for Node, Namespace, RuntimeClass)."},
+	{"kind", true, "The object's kind (`Pod`, `Deployment`, a custom resource's `ClusterPolicy`): one of the resources the lab's `[cluster] watch` lists."},
+	{"namespace", false, "Its namespace (empty for a cluster-scoped kind: Node, Namespace, PriorityClass, ...)."},
 	{"name", true, "Its name."},
 	{"file", false, "A manifest (relative path) decoded as `file` for the rules; the check waits until it decodes."},
 	{"missing", false, "Message key for the text when the object does not exist (placeholders `{object}`, `{kind}`, `{name}`, `{namespace}`)."},

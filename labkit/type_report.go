@@ -17,6 +17,7 @@ type reportFields struct {
 	NoSpaces bool              `toml:"no_spaces"`
 	Values   map[string]string `toml:"values"`
 	Why      map[string]string `toml:"why"`
+	Keep     bool              `toml:"remember"`
 }
 
 var reportKind = Kind{"report", "A KEY=VALUE report file: exactly the keys, in order, one per line. With `values`, each line's value must equal what labmate computes from the live objects at that moment (never a literal the author guessed).", []Field{
@@ -25,6 +26,7 @@ var reportKind = Kind{"report", "A KEY=VALUE report file: exactly the keys, in o
 	{"no_spaces", false, "`true`: spaces around `=` are a mistake (otherwise read past)."},
 	{"values", false, "Key → CEL expression over `cluster` giving the expected value (a string, number or boolean); a key without one is only checked for shape."},
 	{"why", false, "Key → message key saying where the expected value comes from (shown with a wrong value)."},
+	{"remember", false, "`true`: once the file's values equalled the live ones while labmate watched, that content stays right (remembered by its hash in the state file), so fixing the incident afterwards does not turn the report red; editing the file asks again."},
 }}
 
 func (reportType) Kind() Kind     { return reportKind }
@@ -56,7 +58,7 @@ func (d *reportCheck) Files() []string { return []string{d.Path} }
 // Live: only a report with values reads the cluster.
 func (d *reportCheck) Live() bool { return len(d.Values) > 0 }
 
-func (d *reportCheck) Eval(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
+func (d *reportCheck) evalLive(in checks.Input, cv *view) (checks.Result, *checks.Fact) {
 	rel := d.Path
 	label := in.Msg("labkit.fact.file", "path", rel)
 	rf := checks.ReportFile{Rel: rel, Keys: d.Keys, NoSpaces: d.NoSpaces}

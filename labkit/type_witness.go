@@ -1,14 +1,15 @@
 package labkit
 
 import (
+	"k8s.io/apimachinery/pkg/fields"
 	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/observe/cluster"
 )
 
 // witnessType: something was true of a live object in the past, and is
@@ -44,18 +45,23 @@ func (witnessType) Compile(c *compiler) check {
 	if d.Held != "" {
 		d.held = c.expr(d.Held, "bool")
 	}
-	if d.Event != "" && !slices.Contains(eventReasons(c.text), d.Event) {
+	if d.Event != "" && !watchesEvent(c.scope, d.Event) {
 		c.problem("labkit.unwatched_event", "reason", d.Event)
 	}
 	return d
 }
 
-// eventReasons are the event reasons the cluster source watches for a lab.
-func eventReasons(text *content.Lab) []string {
-	if len(text.Cluster.EventReasons) > 0 {
-		return text.Cluster.EventReasons
+// watchesEvent says whether the lab watches the events of a reason: all
+// events, or those a field selector picks by that reason.
+func watchesEvent(scope cluster.Scope, reason string) bool {
+	w, ok := scope.Find("Event")
+	if !ok {
+		return false
 	}
-	return []string{observe.FailedSchedulingReason}
+	if len(w.Fields) == 0 {
+		return true
+	}
+	return slices.Contains(w.Fields, fields.OneTermEqualSelector("reason", reason).String())
 }
 
 type witnessCheck struct {
@@ -65,6 +71,7 @@ type witnessCheck struct {
 }
 
 func (d *witnessCheck) Files() []string { return nil }
+func (d *witnessCheck) Remembers() bool { return true }
 func (d *witnessCheck) Live() bool      { return true }
 
 // key is where the check's fact is remembered.

@@ -18,6 +18,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/observe/files"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/trace"
@@ -35,8 +36,10 @@ type Options struct {
 	Shown string
 	// Poll reads the lab's files on a timer instead of file events.
 	Poll bool
-	// Cluster says how the run reaches the lab cluster.
+	// Cluster says how the run reaches the lab cluster; Scope is what it
+	// watches there (labkit.Lab.Scope).
 	Cluster Cluster
+	Scope   cluster.Scope
 	// Progress, if set, keeps what the run witnessed and the first time
 	// each step passed; Witness is the memory to start from.
 	Progress *state.Store

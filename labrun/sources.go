@@ -52,7 +52,7 @@ func (r *Run) addSources(o Options) error {
 	if probes := r.engine.Probes(); len(probes) > 0 {
 		r.sources = append(r.sources, scriptprobe.New(o.Root, probes, scriptprobe.Options{}))
 	}
-	src, err := clusterSource(o.Lab, o.Cluster)
+	src, err := clusterSource(o.Scope, o.Cluster)
 	switch {
 	case err != nil && o.Cluster.Lenient:
 		r.warnings = append(r.warnings, err.Error())
@@ -65,7 +65,7 @@ func (r *Run) addSources(o Options) error {
 }
 
 // clusterSource is the cluster source for the lab's scope, or nil.
-func clusterSource(lab *content.Lab, c Cluster) (observe.Source, error) {
+func clusterSource(scope cluster.Scope, c Cluster) (observe.Source, error) {
 	switch c.Mode {
 	case ClusterNone:
 		return nil, nil
@@ -74,18 +74,10 @@ func clusterSource(lab *content.Lab, c Cluster) (observe.Source, error) {
 			{Cluster: &observe.ClusterObs{State: observe.ClusterOff, Err: observe.ClusterDisabled}},
 		}}, nil
 	}
-	namespaces, nodes := lab.Cluster.Namespaces, lab.WatchedNodes()
-	if len(namespaces) == 0 && len(nodes) == 0 {
+	if scope.Empty() {
 		return nil, nil
 	}
-	src, err := cluster.New(cluster.Options{
-		Kubeconfig:   c.Kubeconfig,
-		Context:      c.Context,
-		Fallback:     c.Fallback,
-		Namespaces:   namespaces,
-		Nodes:        nodes,
-		EventReasons: lab.Cluster.EventReasons,
-	})
+	src, err := cluster.New(cluster.Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Fallback: c.Fallback, Scope: scope})
 	if err != nil {
 		return nil, &ClusterError{Err: err}
 	}

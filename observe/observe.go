@@ -71,72 +71,16 @@ const (
 )
 
 // ObjectObs is one cluster object as an informer delivered it. Kind is the
-// API kind ("Node", "Pod", "Event", "Namespace", "RuntimeClass",
-// "ConfigMap", "DaemonSet"). Object is the typed client-go object
-// (*corev1.Node, ...); it is treated as immutable once observed.
+// API kind ("Node", "Pod", a custom resource's kind). Object is the typed
+// client-go object (*corev1.Node, ...) for Kubernetes' own kinds, an
+// *unstructured.Unstructured for custom resources; it is treated as
+// immutable once observed.
 type ObjectObs struct {
 	Op        Op             `json:"op"`
 	Kind      string         `json:"kind"`
 	Namespace string         `json:"namespace,omitempty"`
 	Name      string         `json:"name"`
 	Object    runtime.Object `json:"-"`
-}
-
-// ScriptObs is the outcome of running a learner's script under one
-// scenario (for example "nvidia" or "runc-only" for check-runtime.sh).
-type ScriptObs struct {
-	Script     string        `json:"script"`      // path relative to the lab root
-	ContentSHA string        `json:"content_sha"` // sha256 of the script that ran
-	Scenario   string        `json:"scenario"`
-	ExitCode   int           `json:"exit_code"` // -1 when it did not exit (timeout, start failure)
-	TimedOut   bool          `json:"timed_out,omitempty"`
-	StartErr   string        `json:"start_err,omitempty"`
-	FakeArgv   [][]string    `json:"fake_argv"` // every argv the fake command was called with
-	Output     string        `json:"output"`    // combined stdout+stderr tail, capped
-	Truncated  bool          `json:"truncated,omitempty"`
-	Duration   time.Duration `json:"duration"`
-	Limit      time.Duration `json:"limit,omitempty"` // the wall-time limit the run had (0: not recorded)
-	// Internal marks a run that failed on labmate's side (its temporary
-	// directory, its files, a fork) rather than the script's: the script
-	// was never tried, so nothing is known about it. Failure says where
-	// and why; StartErr words it for logs.
-	Internal bool           `json:"internal,omitempty"`
-	Failure  *ScriptFailure `json:"failure,omitempty"`
-	// Sandbox is how the run was contained ("namespaces", "landlock",
-	// "none"; "" when not known, as in version 1 traces).
-	Sandbox string `json:"sandbox,omitempty"`
-	// Traps are facts only the namespaces sandbox observes: the node's
-	// config file opened, containerd called through an absolute path.
-	// Nil when the sandbox could place no traps.
-	Traps *ScriptTraps `json:"traps,omitempty"`
-}
-
-// ScriptTraps is what the trap files of a sandboxed run saw.
-type ScriptTraps struct {
-	ConfigOpened []string `json:"config_opened,omitempty"` // trap files the script opened (paths as it saw them)
-	AbsCalls     []string `json:"abs_calls,omitempty"`     // absolute paths containerd was called by, in order
-}
-
-// Stages at which labmate itself can fail to set up a script run
-// (ScriptFailure.Stage).
-const (
-	FailTempDir  = "temp-dir"  // creating the run's directory in the temp dir
-	FailRunFiles = "run-files" // writing the fake, the script's copy, the run's subdirectories
-	FailNoExec   = "noexec"    // the temp dir is on a file system that forbids executing files
-	FailPipe     = "pipe"      // making the pipe for the script's output
-	FailSpawn    = "spawn"     // forking the script's process (no processes or memory left)
-	FailSandbox  = "sandbox"   // setting up the sandbox failed after it was probed
-	FailPanic    = "panic"     // a bug in the prober
-)
-
-// ScriptFailure is labmate's own failure to set up a run: the typed form
-// of an Internal ScriptObs, for checks to word.
-type ScriptFailure struct {
-	Stage string `json:"stage"`          // FailTempDir, ...
-	Path  string `json:"path,omitempty"` // the directory concerned, for the stages about one
-	// Errno is the operating system's error name ("ENOSPC", "EACCES"),
-	// portable across systems; "" when the failure had none (a panic).
-	Errno string `json:"errno,omitempty"`
 }
 
 // ClusterState is how far the cluster source got.
@@ -186,25 +130,18 @@ type ClusterObs struct {
 	// Refusals, with State ClusterError, are the refusals Err words,
 	// sorted as Err lists them.
 	Refusals []Refusal `json:"refusals,omitempty"`
+	// Missing are resources the lab watches that the server does not
+	// serve (a CRD not installed): not watched, in any state.
+	Missing []Missing `json:"missing,omitempty"`
+}
+
+// Missing is a resource a lab watches that the cluster does not serve.
+type Missing struct {
+	Resource string `json:"resource"` // kubectl's spelling: "widgets.example.com"
+	Kind     string `json:"kind"`
 }
 
 // SyncedObs says a source has delivered its initial state.
 type SyncedObs struct {
 	Source string `json:"source"`
-}
-
-// ProbeSpec asks a prober to run a learner's script for real: once per
-// scenario, with a fake command of the given name first on PATH that
-// prints the scenario's Stdout for any arguments and records its argv.
-// The prober reruns only when the script's content changes.
-type ProbeSpec struct {
-	Script      string     // lab-relative path of the script
-	FakeCommand string     // name the script must call through PATH
-	Scenarios   []Scenario // each run gets its own temp dir
-}
-
-// Scenario is one run of a probed script.
-type Scenario struct {
-	Name   string
-	Stdout string
 }

@@ -101,7 +101,8 @@ func Up(ctx context.Context, opts Options) error {
 	}
 	opts.progress("sandbox.up.api_ready", "elapsed", since(start))
 
-	if err := claim(ctx, opts, cs); err != nil {
+	fresh, err := claim(ctx, opts, cs)
+	if err != nil {
 		return err
 	}
 	if err := ensureNodes(ctx, opts, cs); err != nil {
@@ -120,6 +121,12 @@ func Up(ctx context.Context, opts Options) error {
 	// kube-controller-manager works; pods cannot be created before it.
 	if err := waitDefaultServiceAccount(ctx, cs, metav1.NamespaceDefault); err != nil {
 		return err
+	}
+	if fresh && len(opts.Manifests) > 0 {
+		if err := applyManifests(ctx, cs, opts.Manifests); err != nil {
+			return err
+		}
+		opts.progress("sandbox.up.manifests", "count", objectCount(opts.Manifests), "files", manifestFiles(opts.Manifests))
 	}
 	opts.progress("sandbox.up.ready", "elapsed", since(start))
 	opts.progress("sandbox.status.kubeconfig", "kubeconfig", Kubeconfig(opts))

@@ -100,6 +100,9 @@ type Options struct {
 	// Nodes are the fake nodes Up creates (a lab's topology, NodesOf);
 	// none for a cluster without lab nodes (a class cluster).
 	Nodes []NodeSpec
+	// Manifests are the objects the lab's sandbox starts with
+	// (ManifestsOf), applied when Up claims the sandbox for the lab.
+	Manifests []Manifest
 }
 
 // NodeSpec is one fake node of a lab's topology.

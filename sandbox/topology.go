@@ -111,28 +111,30 @@ func (e *OtherLabError) Error() string {
 }
 
 // claim records opts.Lab in the marker, refusing a sandbox already made
-// for another lab (its objects are the learner's work on that lab).
-func claim(ctx context.Context, opts Options, cs kubernetes.Interface) error {
+// for another lab (its objects are the learner's work on that lab). fresh
+// is true when the sandbox became the lab's just now: its start objects
+// are applied then, never over a learner's progress.
+func claim(ctx context.Context, opts Options, cs kubernetes.Interface) (fresh bool, err error) {
 	cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		cm = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: MarkerNamespace, Name: MarkerName},
 			Data: map[string]string{markerLabKey: opts.Lab}}
 		if _, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Create(ctx, cm, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return wrapMsg(err, "sandbox.err.marker")
+			return false, wrapMsg(err, "sandbox.err.marker")
 		}
-		return nil
+		return opts.Lab != "", nil
 	case err != nil:
-		return wrapMsg(err, "sandbox.err.marker")
+		return false, wrapMsg(err, "sandbox.err.marker")
 	}
 	have := cm.Data[markerLabKey]
 	if have == opts.Lab || opts.Lab == "" {
-		return nil
+		return false, nil
 	}
 	if have != "" {
-		return &OtherLabError{Name: opts.Name, Have: have, Want: opts.Lab}
+		return false, &OtherLabError{Name: opts.Name, Have: have, Want: opts.Lab}
 	}
-	return setMarker(ctx, cs, opts.Lab)
+	return true, setMarker(ctx, cs, opts.Lab)
 }
 
 func setMarker(ctx context.Context, cs kubernetes.Interface, lab string) error {
@@ -196,6 +198,9 @@ type Start struct {
 	// with them), missing ones created, labels, taints, capacity and
 	// allocatable of the others restored, all waited for until Ready.
 	Nodes []NodeSpec
+	// Manifests are applied last, once the namespaces are gone and the
+	// nodes Ready (ManifestsOf).
+	Manifests []Manifest
 }
 
 // Reset brings a sandbox back to a lab's start, for a lab's proof
@@ -238,7 +243,7 @@ func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
 		return err
 	}
 	var left []string
-	return poll(ctx, func(ctx context.Context) (bool, error) {
+	err = poll(ctx, func(ctx context.Context) (bool, error) {
 		left = left[:0]
 		for _, ns := range st.Namespaces {
 			if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
@@ -249,6 +254,10 @@ func Reset(ctx context.Context, cs kubernetes.Interface, st Start) error {
 	}, func() error {
 		return errors.New(content.Msg("sandbox.fail.namespaces_left", "namespaces", strings.Join(left, ", "), "timeout", ResetTimeout))
 	})
+	if err != nil {
+		return err
+	}
+	return applyManifests(ctx, cs, st.Manifests)
 }
 
 // resetNodes makes the fake nodes exactly the topology.

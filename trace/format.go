@@ -14,7 +14,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"strings"
 	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -36,7 +35,13 @@ const Format = "labmate-trace"
 // its sandbox, its traps and its time limit; step 4 has a third scenario.
 // Version 1 traces are still read: a labmate-side failure is rebuilt
 // from start_err (see v1Failure).
-const Version = 2
+//
+// Version 3: traps are named for what they are (`opened`, `called`, no
+// longer `config_opened`, `abs_calls`); the script's own start failure
+// is typed (`start`); the run's system-call filter (`seccomp`, `denied`)
+// and memory (`memory`) are recorded. Older traces are read with their
+// trap names, and `start` rebuilt from start_err (see oldStart).
+const Version = 3
 
 // Header is the first line of a trace.
 type Header struct {
@@ -103,8 +108,32 @@ type scriptData struct {
 	// Version 2.
 	Failure *observe.ScriptFailure `json:"failure,omitempty"`
 	Sandbox string                 `json:"sandbox,omitempty"`
-	Traps   *observe.ScriptTraps   `json:"traps,omitempty"`
+	Traps   *trapsData             `json:"traps,omitempty"`
 	LimitMS float64                `json:"limit_ms,omitempty"`
+	// Version 3.
+	Start   *startData  `json:"start,omitempty"`
+	Seccomp string      `json:"seccomp,omitempty"`
+	Denied  []string    `json:"denied,omitempty"`
+	Memory  *memoryData `json:"memory,omitempty"`
+}
+
+type trapsData struct {
+	Opened []string `json:"opened,omitempty"`
+	Called []string `json:"called,omitempty"`
+	// Version 2's names, read only.
+	ConfigOpened []string `json:"config_opened,omitempty"`
+	AbsCalls     []string `json:"abs_calls,omitempty"`
+}
+
+type startData struct {
+	Errno     string `json:"errno,omitempty"`
+	NoExecBit bool   `json:"no_exec_bit,omitempty"`
+}
+
+type memoryData struct {
+	Limit   int64 `json:"limit"`
+	Peak    int64 `json:"peak,omitempty"`
+	Refused bool  `json:"refused,omitempty"`
 }
 
 type clusterData struct {
@@ -142,12 +171,8 @@ func encode(o observe.Observation, started time.Time) ([]byte, error) {
 		}
 		payload = d
 	case o.Script != nil:
-		s := o.Script
 		l.Kind = KindScript
-		payload = scriptData{Script: s.Script, ContentSHA: s.ContentSHA, Scenario: s.Scenario, ExitCode: s.ExitCode,
-			TimedOut: s.TimedOut, StartErr: s.StartErr, FakeArgv: s.FakeArgv, Output: s.Output, Truncated: s.Truncated,
-			DurationMS: float64(s.Duration) / float64(time.Millisecond), Internal: s.Internal,
-			Failure: s.Failure, Sandbox: s.Sandbox, Traps: s.Traps, LimitMS: float64(s.Limit) / float64(time.Millisecond)}
+		payload = encodeScript(o.Script)
 	case o.Cluster != nil:
 		c := o.Cluster
 		l.Kind = KindCluster
@@ -237,14 +262,7 @@ func decode(l line, version int) (observe.Observation, error) {
 		if d.Script == "" {
 			return o, fmt.Errorf("script record without a script path")
 		}
-		o.Script = &observe.ScriptObs{Script: d.Script, ContentSHA: d.ContentSHA, Scenario: d.Scenario, ExitCode: d.ExitCode,
-			TimedOut: d.TimedOut, StartErr: d.StartErr, FakeArgv: d.FakeArgv, Output: d.Output, Truncated: d.Truncated,
-			Duration: time.Duration(d.DurationMS * float64(time.Millisecond)), Internal: d.Internal,
-			Failure: d.Failure, Sandbox: d.Sandbox, Traps: d.Traps, Limit: time.Duration(d.LimitMS * float64(time.Millisecond))}
-		if version < 2 && o.Script.Failure == nil {
-			o.Script.Failure = v1Failure(d.StartErr, d.Internal)
-			o.Script.Internal = o.Script.Internal || o.Script.Failure != nil
-		}
+		o.Script = decodeScript(d, version)
 	case KindCluster:
 		var d clusterData
 		if err := into(&d); err != nil {
@@ -298,46 +316,4 @@ func decodeObject(raw []byte) (runtime.Object, error) {
 	}
 	obj.GetObjectKind().SetGroupVersionKind(schema.GroupVersionKind{})
 	return obj, nil
-}
-
-// v1Failure rebuilds the typed failure of a version 1 script record,
-// whose start_err was "<stage>: <dir>: <reason>" or "<stage>: <reason>"
-// for labmate's own failures (the reason the text of a Linux errno). A
-// script's own start error has no stage and gives nil.
-func v1Failure(startErr string, internal bool) *observe.ScriptFailure {
-	stage, detail, ok := strings.Cut(startErr, ": ")
-	switch stage {
-	case observe.FailTempDir, observe.FailRunFiles, observe.FailNoExec:
-		f := &observe.ScriptFailure{Stage: stage}
-		if i := strings.LastIndex(detail, ": "); i >= 0 {
-			f.Path, detail = detail[:i], detail[i+2:]
-		}
-		f.Errno = v1Errnos[detail]
-		return f
-	case observe.FailPipe, observe.FailSpawn:
-		return &observe.ScriptFailure{Stage: stage, Errno: v1Errnos[detail]}
-	case observe.FailPanic:
-		if ok {
-			return &observe.ScriptFailure{Stage: stage}
-		}
-	}
-	if internal {
-		return &observe.ScriptFailure{Stage: "unknown"}
-	}
-	return nil
-}
-
-// v1Errnos are the Linux errno texts version 1 recorded, by name.
-var v1Errnos = map[string]string{
-	"no such file or directory":        "ENOENT",
-	"not a directory":                  "ENOTDIR",
-	"permission denied":                "EACCES",
-	"operation not permitted":          "EPERM",
-	"read-only file system":            "EROFS",
-	"no space left on device":          "ENOSPC",
-	"disk quota exceeded":              "EDQUOT",
-	"too many open files":              "EMFILE",
-	"too many open files in system":    "ENFILE",
-	"resource temporarily unavailable": "EAGAIN",
-	"cannot allocate memory":           "ENOMEM",
 }

@@ -88,7 +88,7 @@ func TestBadTraces(t *testing.T) {
 		{"no-header.jsonl", 1, "header_is_record", true, 0, "머리 줄이 없습니다"},
 		{"not-json.jsonl", 1, "no_header", true, 0, "머리 줄이 아닙니다"},
 		{"wrong-format.jsonl", 1, "wrong_format", true, 0, "kubectl-events"},
-		{"newer-version.jsonl", 1, "newer_version", true, 0, "버전 3"},
+		{"newer-version.jsonl", 1, "newer_version", true, 0, "버전 4"},
 		{"version-zero.jsonl", 1, "bad_version", true, 0, "버전 0"},
 		{"no-lab.jsonl", 1, "no_lab", true, 0, "실습 ID"},
 		{"corrupt-middle.jsonl", 3, "corrupt", true, 0, "바이트에서"},

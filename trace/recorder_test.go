@@ -131,6 +131,12 @@ func sampleObservations() []observe.Observation {
 			FakeArgv: [][]string{{"containerd", "config", "dump"}}, Output: "한글 출력\n", Truncated: true, Duration: 1500 * time.Millisecond}},
 		{Time: at(8), Script: &observe.ScriptObs{Script: "bin/check-runtime.sh", ContentSHA: "ab", Scenario: "nvidia", ExitCode: -1,
 			StartErr: "tempdir: /nonexistent: no such file or directory", Internal: true}},
+		{Time: at(9), Script: &observe.ScriptObs{Script: "bin/check-runtime.sh", ContentSHA: "ab", Scenario: "nvidia", ExitCode: 2,
+			Sandbox: "namespaces", Traps: &observe.ScriptTraps{Opened: []string{"/etc/a.conf"}, Called: []string{"/usr/bin/x", "/bin/x"}},
+			Seccomp: observe.SeccompNotify, Denied: []string{"mount", "unshare"},
+			Memory: &observe.ScriptMemory{Limit: 256 << 20, Peak: 200 << 20, Refused: true}, Limit: 5 * time.Second}},
+		{Time: at(10), Script: &observe.ScriptObs{Script: "bin/check-runtime.sh", ContentSHA: "ab", Scenario: "runc-only", ExitCode: -1,
+			StartErr: "exec format error", Start: &observe.StartFailure{Errno: "ENOEXEC"}, Seccomp: observe.SeccompOff}},
 	}
 	for i, obj := range labObjects() {
 		m := obj.(metav1.Object)

@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -41,6 +42,41 @@ func TestVersion1ScriptRecordsAreTyped(t *testing.T) {
 			t.Errorf("%q: read as labmate's failure %+v", tc.startErr, s.Failure)
 		case tc.want != nil && (s.Failure == nil || *s.Failure != *tc.want || !s.Internal):
 			t.Errorf("%q: failure %+v internal %v, want %+v", tc.startErr, s.Failure, s.Internal, tc.want)
+		}
+	}
+}
+
+// Version 2 traces stay readable: traps under their old names, and the
+// script's own start failure (only start_err text then) typed by errno.
+func TestVersion2ScriptRecordsAreTyped(t *testing.T) {
+	const head = `{"format":"labmate-trace","version":2,"lab":"gpu-incident","root":"/r","started":"2025-03-01T09:00:00Z"}` + "\n"
+	rec := func(data string) string {
+		return `{"at_ms":1,"time":"2025-03-01T09:00:00Z","kind":"script","data":{"script":"bin/c.sh","content_sha":"ab","scenario":"nvidia","exit_code":-1,"fake_argv":null,"output":"","duration_ms":1,` + data + `}}` + "\n"
+	}
+	for _, tc := range []struct {
+		data  string
+		start *observe.StartFailure
+		traps *observe.ScriptTraps
+	}{
+		{`"start_err":"exec format error"`, &observe.StartFailure{Errno: "ENOEXEC"}, nil},
+		{`"start_err":"no such file or directory"`, &observe.StartFailure{Errno: "ENOENT"}, nil},
+		{`"start_err":"not executable"`, &observe.StartFailure{NoExecBit: true}, nil},
+		{`"start_err":"a reason nobody mapped"`, &observe.StartFailure{}, nil},
+		{`"start_err":"temp-dir: /x: no space left on device","internal":true,"failure":{"stage":"temp-dir","path":"/x","errno":"ENOSPC"}`, nil, nil},
+		{`"sandbox":"namespaces","traps":{"config_opened":["/etc/containerd/config.toml"],"abs_calls":["/usr/bin/containerd"]}`, nil,
+			&observe.ScriptTraps{Opened: []string{"/etc/containerd/config.toml"}, Called: []string{"/usr/bin/containerd"}}},
+		{`"sandbox":"namespaces","traps":{}`, nil, &observe.ScriptTraps{}},
+	} {
+		tr, err := Read("v2", strings.NewReader(head+rec(tc.data)))
+		if err != nil || len(tr.Records) != 1 {
+			t.Fatalf("%s: %v %+v", tc.data, err, tr)
+		}
+		s := tr.Records[0].Obs.Script
+		if !reflect.DeepEqual(s.Start, tc.start) || !reflect.DeepEqual(s.Traps, tc.traps) {
+			t.Errorf("%s: start %+v traps %+v, want %+v %+v", tc.data, s.Start, s.Traps, tc.start, tc.traps)
+		}
+		if s.Seccomp != "" || s.Memory != nil {
+			t.Errorf("%s: containment facts a version 2 trace never recorded: %q %+v", tc.data, s.Seccomp, s.Memory)
 		}
 	}
 }

@@ -569,7 +569,7 @@ func TestOddInputs(t *testing.T) {
 	rep := fixture.Report(fixture.Lab())
 	rep.Steps = append(rep.Steps, engine.StepResult{Number: 9, Status: checks.Failed}) // not in the lab
 	rep.Steps[0].Checks = nil                                                          // no checks at all
-	rep.Problems = []string{"관측원 files 이(가) 멈췄습니다: inotify 한도"}
+	rep.Problems = []string{"관측원 files 가 멈췄습니다: inotify 한도"}
 	rep.Cluster.State = "unreachable"
 	rep.Cluster.Server = "https://127.0.0.1:6443"
 	m = send(t, m, reportOf(m, rep))

@@ -208,12 +208,12 @@ func TestVerifyFailsOnEachRule(t *testing.T) {
 		}, "오답 not-executable", "기대한 대로 거절하지 않음"},
 		{"breaks an earlier step", func(f map[string]string) {
 			edit(f, "verify.toml", `case = "port-as-string"`, `case = "port-as-string"`+"\n"+`write = [{ path = "bin/reload.sh", content = "#!/bin/sh\n", mode = "0644" }]`+"\n"+`undo = "chmod +x bin/reload.sh"`)
-		}, "오답 port-as-string", "앞 단계 1 이(가) 통과가 아니게 됨"},
+		}, "오답 port-as-string", "앞 단계 1 이 통과가 아니게 됨"},
 		{"passes early", func(f map[string]string) {
 			f["lab.toml"] += "\n[[steps]]\nnumber = 3\nid = \"again\"\ntitle = \"다시\"\nbody = \"steps/02.md\"\n\n" +
 				"[[steps.checks]]\nid = \"exists\"\ntype = \"file\"\npath = \"bin/reload.sh\"\n"
 			f["verify.toml"] += "\n[[steps]]\nid = \"again\"\n"
-		}, "참고 풀이", "뒤 단계 3 이(가) 먼저 통과함"},
+		}, "참고 풀이", "뒤 단계 3 이 먼저 통과함"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{}

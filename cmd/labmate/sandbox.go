@@ -53,6 +53,10 @@ func newSandboxCmd(c *common, streams ioStreams) *cobra.Command {
 				fmt.Fprintln(streams.ErrOut, err)
 				return exitUsage
 			}
+			if up.Manifests, err = sandbox.ManifestsOf(kit.Text); err != nil {
+				fmt.Fprintln(streams.ErrOut, err)
+				return exitUsage
+			}
 			up.Lab = kit.ID()
 			if err := sandbox.Up(cmd.Context(), up); err != nil {
 				fmt.Fprintln(streams.ErrOut, err)

@@ -148,13 +148,13 @@ func (o watchOptions) write(w io.Writer, rep engine.Report, changed []stepChange
 	}
 	b.WriteString(stamp + " ")
 	for _, st := range rep.Steps {
-		word := content.Msg("ops.watch.short." + string(st.Status))
+		word := content.Msg("status." + string(st.Status))
 		fmt.Fprintf(&b, " %d %s%s", st.Number, word, strings.Repeat(" ", max(0, 6-runewidth.StringWidth(word))))
 	}
 	var notes []string
 	for _, c := range changed {
 		note := content.Msg("ops.watch.change", "step", c.Number,
-			"from", content.Msg("ops.watch.short."+string(c.From)), "to", content.Msg("ops.watch.short."+string(c.To)))
+			"from", content.Msg("status."+string(c.From)), "to", content.Msg("status."+string(c.To)))
 		if sr := rep.Step(c.Number); sr != nil && c.To != checks.Passed {
 			if msg := firstProblem(sr); msg != "" {
 				note += ": " + msg

@@ -114,7 +114,7 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 		mode = labrun.ClusterOff
 	}
 	s.run, err = labrun.New(labrun.Options{
-		Lab: lab, Steps: steps, Root: root, Poll: c.poll,
+		Lab: lab, Steps: steps, Scope: kit.Scope, Root: root, Poll: c.poll,
 		Cluster: labrun.Cluster{Mode: mode, Kubeconfig: c.kubeconfig, Context: c.kubeCtx,
 			Fallback: sandboxKubeconfig(), Lenient: c.lenient},
 		Progress: s.store, Witness: s.state.Witness, Notices: s.warnings,

@@ -173,6 +173,9 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 	if topoErr != nil {
 		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: topoErr.Error()})
 	}
+	if _, err := sandbox.ManifestsOf(kit.Text); err != nil {
+		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: err.Error()})
+	}
 	if len(kit.Problems) == 0 && topoErr == nil {
 		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: msg("verify.seen.compiles"), OK: true})
 	}
@@ -315,8 +318,12 @@ func (p *prover) connect(ctx context.Context) error {
 	if err != nil {
 		return &EnvError{err.Error()}
 	}
+	manifests, err := sandbox.ManifestsOf(p.text)
+	if err != nil {
+		return &EnvError{err.Error()}
+	}
 	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
-	if err := sandbox.Reset(ctx, cs, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes}); err != nil {
+	if err := sandbox.Reset(ctx, cs, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Manifests: manifests}); err != nil {
 		return &EnvError{msg("verify.reset_failed", "err", err)}
 	}
 	if p.text.Verify.Reset != "" {
@@ -328,7 +335,7 @@ func (p *prover) connect(ctx context.Context) error {
 }
 
 func (p *prover) startEngine(ctx context.Context) error {
-	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Root: p.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
+	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: p.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
 	switch {
 	case p.clusterOK:
 		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Kubeconfig: p.kubeconfigFile}

@@ -29,7 +29,7 @@ func TestReportValuesNeedEveryKey(t *testing.T) {
 			"time-slicing.slots-values", checks.Waiting, nil, []string{"ISOLATION"}},
 		{"slots.txt with a wrong value and a missing key", stepTimeSlicing, slotsPath,
 			"PHYSICAL_GPUS=8\nREPLICAS=5\nADVERTISED=20\nVRAM_PER_GPU_GIB=40\nVRAM_GUARANTEED_PER_SLOT_GIB=0\nVRAM_SHARED_PER_GPU_GIB=40\n",
-			"time-slicing.slots-values", checks.Failed, []string{"PHYSICAL_GPUS=8", "4 이어야"}, []string{"ISOLATION"}},
+			"time-slicing.slots-values", checks.Failed, []string{"PHYSICAL_GPUS=8", "4 여야"}, []string{"ISOLATION"}},
 		{"rollout.txt without a single key", stepRolloutStall, rolloutPath, "hello\n", "rollout-stall.report-live", checks.Waiting,
 			[]string{"형식"}, rolloutReport.Keys},
 	}

@@ -187,13 +187,13 @@ func TestRuntimeClassPendingWrongTurns(t *testing.T) {
 		}, "runtimeclass-pending.rc-live", []string{"RuntimeClass nvidia 가 없습니다", "kubectl apply -f /root/gpuop/k8s/runtimeclass.yaml"}},
 		{"pod without runtimeClassName (file)", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/gpu-pod-no-runtimeclassname.yaml")
-		}, "runtimeclass-pending.pod-fields", []string{"spec.runtimeClassName 가 없습니다", "nvidia"}},
+		}, "runtimeclass-pending.pod-fields", []string{"spec.runtimeClassName 이 없습니다", "nvidia"}},
 		{"pod without runtimeClassName (live)", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/gpu-pod-no-runtimeclassname.yaml")
 			p := unschedulable(gpuPod("pod-1"), refSchedMsg)
 			p.Spec.RuntimeClassName = nil
 			c.put(p)
-		}, "runtimeclass-pending.pod-live", []string{"runtimeClassName 가 (없음)", "kubectl delete pod"}},
+		}, "runtimeclass-pending.pod-live", []string{"runtimeClassName 이 (없음)", "kubectl delete pod"}},
 		{"pod live without runtimeClassName, file right", func(c *labCluster) {
 			p := unschedulable(gpuPod("pod-1"), refSchedMsg)
 			p.Spec.RuntimeClassName = nil
@@ -207,13 +207,13 @@ func TestRuntimeClassPendingWrongTurns(t *testing.T) {
 		}, "runtimeclass-pending.pod-file", []string{"spec.runtimeClass", "7번째 줄"}},
 		{"bad quantity", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/gpu-pod-bad-quantity.yaml")
-		}, "runtimeclass-pending.pod-file", []string{"quantities must match"}},
+		}, "runtimeclass-pending.pod-file", []string{"limits[nvidia.com/gpu] (14번째 줄)", "수량이 아닙니다", "128Mi"}},
 		{"wrong kind", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/gpu-pod-wrong-kind.yaml")
 		}, "runtimeclass-pending.pod-file", []string{"v1 Pod", "v1 Deployment", "2번째 줄"}},
 		{"broken YAML", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/broken.yaml")
-		}, "runtimeclass-pending.pod-file", []string{"YAML 로 읽을 수 없습니다", "9번째 줄", "did not find expected"}},
+		}, "runtimeclass-pending.pod-file", []string{"YAML 로 읽을 수 없습니다", "9번째 줄", "같은 칸에서 시작"}},
 		{"two documents", func(c *labCluster) {
 			c.file(gpuPodPath, "wrong/multi-doc.yaml")
 		}, "runtimeclass-pending.pod-file", []string{"문서가 2개"}},
@@ -456,7 +456,7 @@ func TestTimeSlicingWrongTurns(t *testing.T) {
 		{"REPLICAS not the cluster's", func(c *labCluster) {
 			cm := timeSlicingConfigMap(c.t, "wrong/time-slicing-replicas-4.yaml")
 			c.put(cm)
-		}, "time-slicing.slots-live", []string{"REPLICAS=5", "4 이어야"}},
+		}, "time-slicing.slots-live", []string{"REPLICAS=5", "4 여야"}},
 		{"broken slots.txt", func(c *labCluster) {
 			c.content(slotsPath, []byte("PHYSICAL_GPUS 4\n"))
 		}, "time-slicing.slots-format", []string{"= 가 없습니다", "7줄이어야"}},
@@ -482,7 +482,7 @@ func TestRolloutStallWrongTurns(t *testing.T) {
 	}{
 		{"rollout.txt with READY=3", func(c *labCluster) {
 			c.file(rolloutPath, "wrong/rollout-ready-3.txt")
-		}, "rollout-stall.report-live", []string{"READY=3", "3번째 줄", "2 이어야", "numberReady"}},
+		}, "rollout-stall.report-live", []string{"READY=3", "3번째 줄", "2 여야", "numberReady"}},
 		{"updated without the memory change", func(c *labCluster) {
 			ds := withStatus(toolkitDaemonSet("ds-1", newImage, oldMemory, 2), 3, 3, 3, 3)
 			c.put(ds)

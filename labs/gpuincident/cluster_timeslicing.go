@@ -94,7 +94,7 @@ func evalTimeSlicing(in checks.Input) checks.StepEval {
 	var ev checks.StepEval
 	cm, m, r := checks.DecodeManifest[corev1.ConfigMap](in, "time-slicing.cm-file", timeSlicingPath, "v1", "ConfigMap")
 	ev.Checks = append(ev.Checks, r)
-	fileCfg, r := timeSlicingFields(m, cm)
+	fileCfg, r := timeSlicingFields(in, m, cm)
 	ev.Checks = append(ev.Checks, r)
 	fileReplicas, fileOK := fileCfg.replicas()
 
@@ -139,7 +139,7 @@ func evalTimeSlicing(in checks.Input) checks.StepEval {
 
 // timeSlicingFields checks the ConfigMap file and returns its parsed
 // data.any (nil when it could not be read).
-func timeSlicingFields(m *checks.Manifest, cm *corev1.ConfigMap) (*sharingConfig, checks.Result) {
+func timeSlicingFields(in checks.Input, m *checks.Manifest, cm *corev1.ConfigMap) (*sharingConfig, checks.Result) {
 	const id = "time-slicing.cm-fields"
 	if m == nil {
 		return nil, checks.Wait(id, msg("cluster.wait.manifest", "path", timeSlicingPath))
@@ -156,27 +156,27 @@ func timeSlicingFields(m *checks.Manifest, cm *corev1.ConfigMap) (*sharingConfig
 	}
 	cfg, prob := parseSharing(raw)
 	if prob != nil {
-		fc.Problem("data.any", sharingProblem(prob))
+		fc.Problem("data.any", sharingProblem(in, prob, raw))
+		fc.Observe(prob.Err)
 		return nil, fc.Result(id, "")
 	}
 	sharingFields(fc, cfg)
 	return cfg, fc.Result(id, msg("cluster.ts.fields_ok"))
 }
 
-// sharingProblem says why data.any could not be read.
-func sharingProblem(p *checks.YAMLProblem) string {
-	switch p.Kind {
-	case "syntax":
-		if p.Line <= 0 {
-			return msg("cluster.ts.any_syntax_noline", "err", p.Err) + checks.YAMLErrHint(p.Err)
-		}
-		return msg("cluster.ts.any_syntax", "line", p.Line, "err", p.Err)
-	case "unknown":
+// sharingProblem says why data.any could not be read, in the lab's words;
+// the decoder's own words are what labmate observed.
+func sharingProblem(in checks.Input, p *checks.YAMLProblem, text string) string {
+	why := p.Why(in, checks.LineAt(text, p.Line))
+	switch {
+	case p.Kind == "syntax" && p.Line <= 0:
+		return msg("cluster.ts.any_syntax_noline", "why", why)
+	case p.Kind == "syntax":
+		return msg("cluster.ts.any_syntax", "line", p.Line, "why", why)
+	case p.Kind == "unknown":
 		return msg("cluster.ts.any_unknown", "fields", strings.Join(p.All, ", "))
-	case "type":
-		return msg("cluster.ts.any_type", "field", p.Field, "line", p.Line, "err", p.Err)
 	}
-	return msg("cluster.ts.any_value", "err", p.Err)
+	return msg("cluster.ts.any_value", "why", why)
 }
 
 func sharingFields(fc *checks.FieldCheck, cfg *sharingConfig) {
@@ -226,7 +226,7 @@ func timeSlicingLive(in checks.Input, file *sharingConfig) (*sharingConfig, chec
 	}
 	cfg, prob := parseSharing(raw)
 	if prob != nil {
-		return nil, checks.Fail(id, msg("cluster.ts.live_unreadable", "why", sharingProblem(prob)), want, prob.Err, "")
+		return nil, checks.Fail(id, msg("cluster.ts.live_unreadable", "why", sharingProblem(in, prob, raw)), want, prob.Err, "")
 	}
 	if file != nil && !reflect.DeepEqual(file, cfg) {
 		fs, ls := file.summary(), cfg.summary()

@@ -23,8 +23,11 @@ func TestYAMLErrorsWithoutALine(t *testing.T) {
 			c := newLabCluster(t)
 			c.allStages()
 			c.file(tc.rel, tc.fixture)
-			ev := wantFail(t, c, tc.step, tc.id, "별칭", "excessive aliasing")
+			ev := wantFail(t, c, tc.step, tc.id, "별칭", "값을 직접 쓰세요")
 			r := result(t, ev, tc.id)
+			if !strings.Contains(r.Observed, "excessive aliasing") {
+				t.Errorf("the parser's words are not what labmate observed: %q", r.Observed)
+			}
 			for _, bad := range []string{"0번째 줄", "들여", "그 줄: ``"} {
 				if strings.Contains(r.Message, bad) {
 					t.Errorf("message says %q: %s", bad, r.Message)

@@ -87,10 +87,16 @@ func observeRoot(t *testing.T, root string, extra ...observe.Observation) *obser
 // and returns the script observations.
 func probeScript(t *testing.T, root string, opts scriptprobe.Options) []observe.Observation {
 	t.Helper()
+	return probeSpec(t, root, *stepCheckScript.Probe, opts)
+}
+
+// probeSpec is probeScript with a spec of the test's own.
+func probeSpec(t *testing.T, root string, spec observe.ProbeSpec, opts scriptprobe.Options) []observe.Observation {
+	t.Helper()
 	f := files.Read(root, checkScriptPath)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p := scriptprobe.New(root, []observe.ProbeSpec{*stepCheckScript.Probe}, opts)
+	p := scriptprobe.New(root, []observe.ProbeSpec{spec}, opts)
 	out := make(chan observe.Observation, 8)
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx, out) }()

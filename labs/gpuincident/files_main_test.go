@@ -93,9 +93,9 @@ func TestMainConfigBadTOML(t *testing.T) {
 		{name: "unquoted string value", fixture: "main-config/runtime-type-bare.toml", others: checks.Waiting,
 			fail: map[string][]string{parse: {"12번째 줄", "runtime_type = io.containerd.runc.v2", "큰따옴표"}}},
 		{name: "unclosed table header", fixture: "main-config/unclosed-header.toml", others: checks.Waiting,
-			fail: map[string][]string{parse: {"7번째 줄", "expected ']'", "닫혔는지"}}},
+			fail: map[string][]string{parse: {"7번째 줄", "닫혔는지"}}},
 		{name: "table defined twice", fixture: "main-config/duplicate-table.toml", others: checks.Waiting,
-			fail: map[string][]string{parse: {"10번째 줄", "already exists", "두 번"}}},
+			fail: map[string][]string{parse: {"10번째 줄", "두 번"}}},
 	})
 }
 

@@ -89,13 +89,15 @@ func TestCheckScriptLabmateFailureIsAnError(t *testing.T) {
 }
 
 // evalRuncNotStarted evaluates the reference script with a good nvidia
-// run and a runc-only run that did not start with startErr.
-func evalRuncNotStarted(t *testing.T, startErr string, failure *observe.ScriptFailure) checks.StepEval {
+// run and a runc-only run that did not start with startErr: labmate's
+// failure, or (failure nil) the script's with the errno start.
+func evalRuncNotStarted(t *testing.T, startErr string, failure *observe.ScriptFailure, start *observe.StartFailure) checks.StepEval {
 	t.Helper()
 	root := labRoot(t, nil)
 	ref := readFixture(t, reference+"/"+checkScriptPath)
 	bad := scriptObs(ref, scenarioRuncOnly, -1)
 	bad.Script.StartErr, bad.Script.Internal, bad.Script.Failure, bad.Script.FakeArgv = startErr, failure != nil, failure, nil
+	bad.Script.Start = start
 	dump := []string{"config", "dump"}
 	return evalStep(t, stepCheckScript, root, observeRoot(t, root,
 		scriptObs(ref, scenarioNvidia, 0, dump), bad, scriptObs(ref, scenarioNvidiaDefault, 1, dump)))
@@ -121,7 +123,7 @@ func TestCheckScriptEveryInternalStage(t *testing.T) {
 		{"some-new-stage: it broke", failure{Stage: "some-new-stage"}, []string{"labmate 가 스크립트를 돌릴 준비"}},
 		{"temp-dir: /tmp/x: a reason nobody mapped", failure{Stage: observe.FailTempDir, Path: "/tmp/x", Errno: "EWEIRD"}, []string{"/tmp/x", "운영체제 오류"}},
 	} {
-		ev := evalRuncNotStarted(t, tc.startErr, &tc.failure)
+		ev := evalRuncNotStarted(t, tc.startErr, &tc.failure, nil)
 		// The nvidia run is judged on its own; what needs the failed run
 		// cannot be.
 		if r := result(t, ev, sNvidia); r.Status != checks.Passed {
@@ -149,17 +151,19 @@ func TestCheckScriptEveryInternalStage(t *testing.T) {
 // stay in the observed view, labelled.
 func TestCheckScriptStartFailuresAreKorean(t *testing.T) {
 	for _, tc := range []struct {
-		startErr string
-		words    []string
+		startErr, errno string
+		words           []string
 	}{
-		{"exec format error", []string{"실행할 형식", "#! 가 없으면"}},
-		{"no such file or directory", []string{"인터프리터가 없습니다", "#!/bin/sh", "CRLF"}},
-		{"permission denied", []string{"실행할 권한이 없습니다"}},
-		{"not a directory", []string{"디렉터리가 아닌"}},
-		{"too many levels of symbolic links", []string{"심볼릭 링크"}},
-		{"some error nobody mapped", []string{"운영체제가 실행을 거부했습니다", "관측"}},
+		{"exec format error", "ENOEXEC", []string{"실행할 형식", "#! 가 없으면"}},
+		{"no such file or directory", "ENOENT", []string{"인터프리터가 없습니다", "#!/bin/sh", "CRLF"}},
+		{"permission denied", "EACCES", []string{"실행할 권한이 없습니다"}},
+		{"not a directory", "ENOTDIR", []string{"디렉터리가 아닌"}},
+		{"too many levels of symbolic links", "ELOOP", []string{"심볼릭 링크"}},
+		{"some error nobody mapped", "EWEIRD", []string{"운영체제가 실행을 거부했습니다", "관측"}},
+		// The text plays no part: the errno decides.
+		{"exec format error", "ELOOP", []string{"심볼릭 링크"}},
 	} {
-		ev := evalRuncNotStarted(t, tc.startErr, nil)
+		ev := evalRuncNotStarted(t, tc.startErr, nil, &observe.StartFailure{Errno: tc.errno})
 		for _, id := range []string{sFake, sRunc} {
 			r := result(t, ev, id)
 			if r.Status != checks.Failed {

@@ -3,6 +3,7 @@ package gpuincident
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -90,7 +91,7 @@ func TestCheckScriptWrong(t *testing.T) {
 			fail: map[string][]string{sRunc: {"종료 코드가 1 이어야 하는데 2", "no nvidia", "정확히 1"}, sNvDef: {"종료 코드가 1 이어야 하는데 2"}}},
 		{name: "looks for the table name without quotes", fixture: "check-script/wrong-pattern.sh", probe: probe,
 			fail: map[string][]string{sNvidia: {"nvidia 핸들러 로드됨", "종료 코드가 0 이어야 하는데 1", `[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]`}}},
-		// The incident's node: the word is there, the handler is not.
+		// The common trap: the word is there, the handler is not.
 		{name: "greps the bare word nvidia", fixture: "check-script/bare-word.sh", probe: probe,
 			fail: map[string][]string{sNvDef: {"기본 런타임 이름만 nvidia", "종료 코드가 1 이어야 하는데 0", "default_runtime_name", "containerd.runtimes.nvidia 를 찾으세요"}}},
 		{name: "calls containerd with other arguments", fixture: "check-script/wrong-args.sh", probe: probe,
@@ -133,7 +134,7 @@ func TestCheckScriptWaitsForRunsOfTheCurrentContent(t *testing.T) {
 	ref := readFixture(t, reference+"/"+checkScriptPath)
 	dump := []string{"config", "dump"}
 	notExec := scriptObs(ref, scenarioNvidia, -1)
-	notExec.Script.StartErr = scriptprobe.NotExecutable
+	notExec.Script.StartErr, notExec.Script.Start = scriptprobe.NotExecutable, &observe.StartFailure{NoExecBit: true}
 	for _, tc := range []struct {
 		name string
 		runs []observe.Observation
@@ -199,8 +200,12 @@ func TestCheckScriptProbeSpec(t *testing.T) {
 			t.Errorf("unknown scenario %s", sc.Name)
 		}
 	}
-	if scriptprobe.NotExecutable != startErrNotExecutable {
-		t.Errorf("the prober says %q for a non-executable script, the check looks for %q", scriptprobe.NotExecutable, startErrNotExecutable)
+	sb := p.Sandbox
+	if len(sb.Files) != 1 || sb.Files[0].Path != mainConfigOnNode || !sb.Files[0].Watch || !strings.Contains(sb.Files[0].Content, "runtimes.nvidia") {
+		t.Errorf("the config trap: %+v", sb.Files)
+	}
+	if len(sb.Commands) != len(containerdDirs) || !slices.Contains(sb.Commands, "/usr/bin/containerd") || !slices.Contains(sb.Commands, "/opt/containerd/bin/containerd") {
+		t.Errorf("the trap commands: %v", sb.Commands)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
@@ -43,9 +44,10 @@ type session struct {
 type connEventKind int
 
 const (
-	evHealth connEventKind = iota // an informer's list/watch failed (err) or succeeded (nil)
-	evSynced                      // every handler received its initial list
-	evProbe                       // a probe finished
+	evHealth   connEventKind = iota // an informer's list/watch failed (err) or succeeded (nil)
+	evSynced                        // every handler received its initial list
+	evProbe                         // a probe finished
+	evResolved                      // discovery said which resources are served
 )
 
 type connEvent struct {
@@ -55,6 +57,7 @@ type connEvent struct {
 	refusal  *refusal // set when err is a refusal
 	err      error
 	version  string
+	missing  []observe.Missing // evResolved: resources the server does not serve
 }
 
 func newSession(ctx context.Context, src *Source, out chan<- observe.Observation) *session {
@@ -82,12 +85,26 @@ func (s *session) run() error {
 	// Connecting goes out before any object does.
 	st := &connState{health: map[string]string{}, refused: map[string]refusal{}}
 	s.emit(st)
-	specs := watchSpecs(s.src.client, s.src.opts.Namespaces, s.src.opts.Nodes, s.src.opts.EventReasons)
+	go s.watch()
+	s.loop(st)
+	return nil
+}
+
+// watch resolves the scope through discovery, then runs an informer per
+// spec and says when every one has its initial list.
+func (s *session) watch() {
+	defer s.guard("watch")
+	scope, missing, ok := s.resolve()
+	if !ok {
+		return
+	}
+	s.report(connEvent{kind: evResolved, missing: missing})
 	var synced []cache.InformerSynced
-	for _, sp := range specs {
+	for _, sp := range watchSpecs(s.src.client, scope) {
 		inf, reg, err := s.informer(sp)
 		if err != nil {
-			return err
+			s.report(connEvent{kind: evHealth, informer: internalKey, err: err})
+			return
 		}
 		synced = append(synced, reg.HasSynced)
 		go func() {
@@ -95,14 +112,9 @@ func (s *session) run() error {
 			inf.RunWithContext(s.ctx)
 		}()
 	}
-	go func() {
-		defer s.guard("cache sync")
-		if cache.WaitForCacheSync(s.ctx.Done(), synced...) {
-			s.report(connEvent{kind: evSynced})
-		}
-	}()
-	s.loop(st)
-	return nil
+	if cache.WaitForCacheSync(s.ctx.Done(), synced...) {
+		s.report(connEvent{kind: evSynced})
+	}
 }
 
 // informer builds one scoped informer whose list/watch calls report their
@@ -131,7 +143,7 @@ func (s *session) informer(sp watchSpec) (cache.SharedIndexInformer, cache.Resou
 			return w, err
 		},
 	}
-	inf := cache.NewSharedIndexInformerWithOptions(lw, sp.example, cache.SharedIndexInformerOptions{ObjectDescription: sp.desc})
+	inf := cache.NewSharedIndexInformerWithOptions(lw, &unstructured.Unstructured{}, cache.SharedIndexInformerOptions{ObjectDescription: sp.desc})
 	if err := inf.SetTransform(s.stripManagedFields); err != nil {
 		return nil, nil, err
 	}
@@ -167,16 +179,12 @@ func (s *session) stripManagedFields(obj any) (out any, err error) {
 
 func (s *session) deliver(sp watchSpec, op observe.Op, obj any) {
 	defer s.guard("handler " + sp.desc)
-	if !sp.keep(obj) {
-		return
-	}
-	m, ok := obj.(metav1.Object)
-	ro, ok2 := obj.(runtime.Object)
-	if !ok || !ok2 {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok || !sp.keep(u) {
 		return
 	}
 	send(s.ctx, s.out, observe.Observation{Time: time.Now(), Object: &observe.ObjectObs{
-		Op: op, Kind: sp.kind, Namespace: m.GetNamespace(), Name: m.GetName(), Object: ro,
+		Op: op, Kind: sp.kind, Namespace: u.GetNamespace(), Name: u.GetName(), Object: typed(u),
 	}})
 }
 
@@ -243,6 +251,8 @@ type connState struct {
 	reach     reachability
 	probeErr  string
 	version   string
+	resolved  bool               // discovery said what is served
+	missing   []observe.Missing  // resources the server does not serve
 	synced    bool               // every handler got its initial list
 	health    map[string]string  // informer -> last list/watch error, until one succeeds
 	refused   map[string]refusal // "<informer> <verb>" -> refusal entry, until that verb succeeds
@@ -305,6 +315,8 @@ func (s *session) loop(st *connState) {
 					backoff = probeRetryMin
 					stopRetry()
 				}
+			case evResolved:
+				st.resolved, st.missing = true, ev.missing
 			case evSynced:
 				st.synced, st.announce = true, true
 				if st.reach == reachNo {
@@ -346,7 +358,7 @@ func (s *session) loop(st *connState) {
 // emit sends the ClusterObs for st when it differs from the last one, and
 // the source's SyncedObs the first time st.announce is set.
 func (s *session) emit(st *connState) {
-	obs := observe.ClusterObs{Server: s.src.server, Context: s.src.context, Version: st.version}
+	obs := observe.ClusterObs{Server: s.src.server, Context: s.src.context, Version: st.version, Missing: st.missing}
 	switch {
 	case st.reach == reachNo:
 		obs.State, obs.Err = observe.ClusterUnreachable, st.probeErr

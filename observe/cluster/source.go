@@ -1,10 +1,13 @@
 // Package cluster is the observation source for live Kubernetes objects:
-// a few shared informers scoped to what a lab names (namespaces, nodes),
-// a reachability probe separate from the watches, and the connection state
-// the checks need to never pass a step on stale data.
+// informers on whatever resources a lab declares (any kind the API server
+// serves, custom resources included: resolved through discovery, watched
+// as unstructured objects), a reachability probe separate from the
+// watches, and the connection state the checks need to never pass a step
+// on stale data. It also keeps the one table of kinds (Table): what
+// Kubernetes serves, plus a lab's CRDs.
 //
-// It is read-only (get, list, watch) and lab-agnostic: the caller passes in
-// the namespaces and nodes to watch.
+// It is read-only (get, list, watch) and lab-agnostic: the caller passes
+// in the Scope to watch.
 package cluster
 
 import (
@@ -14,10 +17,13 @@ import (
 	"runtime/debug"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/version"
 	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
 
 	"github.com/labhub/labmate/observe"
 )
@@ -38,14 +44,8 @@ type Options struct {
 	// Fallback is a kubeconfig used only when kubectl's rules find none
 	// (the sandbox's).
 	Fallback string
-	// Namespaces are watched for the Namespace object itself and its Pods,
-	// FailedScheduling Events, ConfigMaps and DaemonSets.
-	Namespaces []string
-	// Nodes are watched by name.
-	Nodes []string
-	// EventReasons are the reasons of the Events watched in the
-	// namespaces; empty means FailedScheduling only.
-	EventReasons []string
+	// Scope is what to watch.
+	Scope Scope
 	// ProbeTimeout bounds the reachability probe; DefaultProbeTimeout when 0.
 	ProbeTimeout time.Duration
 }
@@ -57,7 +57,8 @@ type ProbeFunc func(ctx context.Context) (gitVersion string, err error)
 // cluster as off and is synced at once.
 type Source struct {
 	opts    Options
-	client  kubernetes.Interface // nil when off
+	client  dynamic.Interface // nil when off
+	mapper  meta.RESTMapper   // resolves the scope's resources through discovery
 	probe   ProbeFunc
 	server  string
 	context string
@@ -78,7 +79,11 @@ func New(opts Options) (*Source, error) {
 	if rc.cfg == nil {
 		return &Source{opts: opts}, nil
 	}
-	client, err := kubernetes.NewForConfig(rc.cfg)
+	client, err := dynamic.NewForConfig(rc.cfg)
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	dc, err := discovery.NewDiscoveryClientForConfig(rc.cfg)
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
@@ -86,17 +91,18 @@ func New(opts Options) (*Source, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
-	return &Source{opts: opts, client: client, probe: probe, server: rc.cfg.Host, context: rc.context}, nil
+	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
+	return &Source{opts: opts, client: client, mapper: mapper, probe: probe, server: rc.cfg.Host, context: rc.context}, nil
 }
 
-// NewForClient builds a Source on an existing client (tests use a fake
-// clientset) with the given probe.
-func NewForClient(client kubernetes.Interface, probe ProbeFunc, opts Options) *Source {
+// NewForClient builds a Source on an existing client and mapper (tests
+// use a fake dynamic client and Table.RESTMapper) with the given probe.
+func NewForClient(client dynamic.Interface, mapper meta.RESTMapper, probe ProbeFunc, opts Options) *Source {
 	silenceKlog()
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
 	}
-	return &Source{opts: opts, client: client, probe: probe}
+	return &Source{opts: opts, client: client, mapper: mapper, probe: probe}
 }
 
 // Name implements observe.Source.

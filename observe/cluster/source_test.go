@@ -19,16 +19,63 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
-	"k8s.io/client-go/kubernetes/fake"
+	dynamicfake "k8s.io/client-go/dynamic/fake"
+	"k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/labhub/labmate/observe"
 )
 
-var labScope = Options{Namespaces: []string{"gpu-lab", "gpu-operator"}, Nodes: []string{"lab-node-0", "lab-node-1", "lab-node-2"}}
+func res(spelling string) Resource {
+	r, ok := Builtin().Lookup(spelling)
+	if !ok {
+		panic("no resource " + spelling)
+	}
+	return r
+}
+
+// labScope is what the GPU incident lab watches.
+var labScope = Options{Scope: Scope{Namespaces: []string{"gpu-lab", "gpu-operator"}, Watches: []Watch{
+	{Resource: res("namespaces"), Names: []string{"gpu-lab", "gpu-operator"}},
+	{Resource: res("nodes"), Names: []string{"lab-node-0", "lab-node-1", "lab-node-2"}},
+	{Resource: res("pods")},
+	{Resource: res("events"), Fields: []string{"reason=FailedScheduling"}},
+	{Resource: res("configmaps")},
+	{Resource: res("daemonsets.apps")},
+	{Resource: res("runtimeclasses.node.k8s.io")},
+}}}
+
+// nodeScope watches one node by name.
+var nodeScope = Options{Scope: Scope{Watches: []Watch{{Resource: res("nodes"), Names: []string{"lab-node-0"}}}}}
+
+// newFake is a fake dynamic client holding objs.
+func newFake(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
+	return dynamicfake.NewSimpleDynamicClient(scheme.Scheme, objs...)
+}
+
+var (
+	nodesGVR = schema.GroupVersionResource{Version: "v1", Resource: "nodes"}
+	podsGVR  = schema.GroupVersionResource{Version: "v1", Resource: "pods"}
+)
+
+func toUnstructured(t testing.TB, obj runtime.Object) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	gvks, _, err := scheme.Scheme.ObjectKinds(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.SetGroupVersionKind(gvks[0])
+	return u
+}
 
 func okProbe(context.Context) (string, error) { return "v1.34.0-test", nil }
 
@@ -119,7 +166,7 @@ func node(name string) *corev1.Node {
 }
 
 func TestInformersDeliverScopedObjects(t *testing.T) {
-	client := fake.NewClientset(
+	client := newFake(
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpu-lab"}},
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "default"}},
 		node("lab-node-0"), node("lab-node-1"), node("other-node"),
@@ -127,11 +174,11 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "elsewhere"}},
 		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "e1"}, Reason: "FailedScheduling", Message: "0/3 nodes are available"},
 		&corev1.Event{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "e2"}, Reason: "Scheduled"},
-		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "nvidia"}, Handler: "nvidia"},
+		&nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu-runtime"}, Handler: "gpu-runtime"},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "time-slicing-config"}},
-		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "nvidia-container-toolkit"}},
+		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "container-toolkit"}},
 	)
-	c := start(t, NewForClient(client, okProbe, labScope))
+	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, labScope))
 	c.until("connecting first", time.Second, func(o observe.Observation) bool { return o.Cluster != nil })
 	if first := c.seen[0]; first.Cluster == nil || first.Cluster.State != observe.ClusterConnecting {
 		t.Fatalf("first observation = %s, want cluster connecting", summarize(c.seen[:1]))
@@ -145,9 +192,9 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 		isObject(observe.OpUpsert, "Node", "", "lab-node-1"),
 		isObject(observe.OpUpsert, "Pod", "gpu-lab", "cuda-probe"),
 		isObject(observe.OpUpsert, "Event", "gpu-lab", "e1"),
-		isObject(observe.OpUpsert, "RuntimeClass", "", "nvidia"),
+		isObject(observe.OpUpsert, "RuntimeClass", "", "gpu-runtime"),
 		isObject(observe.OpUpsert, "ConfigMap", "gpu-operator", "time-slicing-config"),
-		isObject(observe.OpUpsert, "DaemonSet", "gpu-operator", "nvidia-container-toolkit"),
+		isObject(observe.OpUpsert, "DaemonSet", "gpu-operator", "container-toolkit"),
 	}
 	syncedAt := -1
 	for i, o := range c.seen {
@@ -183,28 +230,28 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 	// Changes flow through as upserts and deletes of typed objects.
 	ctx := context.Background()
 	n := node("lab-node-0")
-	n.Status.Allocatable = corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("4")}
-	if _, err := client.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{}); err != nil {
+	n.Status.Allocatable = corev1.ResourceList{"example.com/gpu": resource.MustParse("4")}
+	if _, err := client.Resource(nodesGVR).UpdateStatus(ctx, toUnstructured(t, n), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	o := c.until("node update", 5*time.Second, func(o observe.Observation) bool {
 		if !isObject(observe.OpUpsert, "Node", "", "lab-node-0")(o) {
 			return false
 		}
-		got := o.Object.Object.(*corev1.Node).Status.Allocatable["nvidia.com/gpu"]
+		got := o.Object.Object.(*corev1.Node).Status.Allocatable["example.com/gpu"]
 		return got.String() == "4"
 	})
 	if len(o.Object.Object.(*corev1.Node).ManagedFields) != 0 {
 		t.Errorf("updated node kept managed fields")
 	}
-	if err := client.CoreV1().Pods("gpu-lab").Delete(ctx, "cuda-probe", metav1.DeleteOptions{}); err != nil {
+	if err := client.Resource(podsGVR).Namespace("gpu-lab").Delete(ctx, "cuda-probe", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	c.until("pod delete", 5*time.Second, isObject(observe.OpDelete, "Pod", "gpu-lab", "cuda-probe"))
-	if _, err := client.CoreV1().Pods("default").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "late"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Resource(podsGVR).Namespace("default").Create(ctx, toUnstructured(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "late"}}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := client.CoreV1().Pods("gpu-lab").Create(ctx, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "again"}}, metav1.CreateOptions{}); err != nil {
+	if _, err := client.Resource(podsGVR).Namespace("gpu-lab").Create(ctx, toUnstructured(t, &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-lab", Name: "again"}}), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	c.until("new pod", 5*time.Second, isObject(observe.OpUpsert, "Pod", "gpu-lab", "again"))
@@ -219,7 +266,7 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 // verb, the resource and the namespace, announced as synced so `labmate
 // check` does not hang, and left once the role is granted.
 func TestForbiddenListIsAnErrorAndDoesNotHang(t *testing.T) {
-	client := fake.NewClientset()
+	client := newFake()
 	var allowed atomic.Bool
 	client.PrependReactor("list", "daemonsets", func(a k8stesting.Action) (bool, runtime.Object, error) {
 		if allowed.Load() {
@@ -227,7 +274,7 @@ func TestForbiddenListIsAnErrorAndDoesNotHang(t *testing.T) {
 		}
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "", errors.New("RBAC: no list"))
 	})
-	c := start(t, NewForClient(client, okProbe, labScope))
+	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, labScope))
 	c.until("synced despite forbidden", 10*time.Second, isSynced)
 	o := c.until("error state", 5*time.Second, func(o observe.Observation) bool {
 		return o.Cluster != nil && o.Cluster.State == observe.ClusterError && strings.Count(o.Cluster.Err, ": 403 ") == 2
@@ -258,11 +305,11 @@ func TestForbiddenListIsAnErrorAndDoesNotHang(t *testing.T) {
 // A watch refused after a list that succeeded stays an error: a later
 // successful list does not clear it.
 func TestForbiddenWatchIsAnError(t *testing.T) {
-	client := fake.NewClientset(node("lab-node-0"))
+	client := newFake(node("lab-node-0"))
 	client.PrependWatchReactor("nodes", func(k8stesting.Action) (bool, watch.Interface, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New("RBAC: no watch"))
 	})
-	c := start(t, NewForClient(client, okProbe, Options{Nodes: []string{"lab-node-0"}}))
+	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, nodeScope))
 	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
 	if !strings.HasPrefix(o.Cluster.Err, "watch nodes: 403 Forbidden (") {
 		t.Errorf("Err = %q", o.Cluster.Err)
@@ -282,12 +329,12 @@ func TestForbiddenWatchIsAnError(t *testing.T) {
 // Bad credentials: the probe and the lists are answered 401. That is a
 // refusal, not an unreachable server.
 func TestUnauthorizedIsAnErrorNotUnreachable(t *testing.T) {
-	client := fake.NewClientset()
+	client := newFake()
 	client.PrependReactor("list", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewUnauthorized("Unauthorized")
 	})
 	probe := func(context.Context) (string, error) { return "", apierrors.NewUnauthorized("Unauthorized") }
-	c := start(t, NewForClient(client, probe, Options{Nodes: []string{"lab-node-0"}}))
+	c := start(t, NewForClient(client, Builtin().RESTMapper(), probe, nodeScope))
 	// Every informer is refused, each in its own time: wait for the nodes
 	// informer's refusal rather than take whichever came first.
 	c.until("nodes refused with 401", 10*time.Second, func(o observe.Observation) bool {
@@ -304,11 +351,13 @@ func TestUnauthorizedIsAnErrorNotUnreachable(t *testing.T) {
 
 // A server without the resource type answers 404.
 func TestMissingResourceTypeIsAnError(t *testing.T) {
-	client := fake.NewClientset()
+	client := newFake()
 	client.PrependReactor("list", "runtimeclasses", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewNotFound(schema.GroupResource{Group: "node.k8s.io", Resource: "runtimeclasses"}, "")
 	})
-	c := start(t, NewForClient(client, okProbe, Options{Nodes: []string{"lab-node-0"}}))
+	scope := nodeScope
+	scope.Scope.Watches = append(scope.Scope.Watches, Watch{Resource: res("runtimeclasses.node.k8s.io")})
+	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, scope))
 	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
 	if !strings.HasPrefix(o.Cluster.Err, "list runtimeclasses.node.k8s.io: 404 NotFound (") {
 		t.Errorf("Err = %q", o.Cluster.Err)
@@ -321,7 +370,7 @@ func TestMissingResourceTypeIsAnError(t *testing.T) {
 // is the error client-go's reflector retries silently, without calling
 // the watch error handler: the wrapped list/watch calls must catch it.
 func TestWatchErrorTriggersProbe(t *testing.T) {
-	client := fake.NewClientset(node("lab-node-0"))
+	client := newFake(node("lab-node-0"))
 	refused := &net.OpError{Op: "dial", Net: "tcp", Err: syscall.ECONNREFUSED}
 	var down atomic.Bool
 	var probes atomic.Int32
@@ -347,7 +396,7 @@ func TestWatchErrorTriggersProbe(t *testing.T) {
 		watches <- w
 		return true, w, nil
 	})
-	c := start(t, NewForClient(client, probe, Options{Nodes: []string{"lab-node-0"}}))
+	c := start(t, NewForClient(client, Builtin().RESTMapper(), probe, nodeScope))
 	c.until("synced", 10*time.Second, isState(observe.ClusterSynced))
 	before := probes.Load()
 
@@ -387,7 +436,9 @@ func writeKubeconfig(t *testing.T, server string, exec bool) string {
 // quickly, and say it is synced so `labmate check` does not wait.
 func TestUnreachableServerIsReportedQuickly(t *testing.T) {
 	kc := writeKubeconfig(t, "http://127.0.0.1:1", false)
-	src, err := New(Options{Kubeconfig: kc, Namespaces: []string{"gpu-lab"}, Nodes: []string{"lab-node-0"}})
+	opts := labScope
+	opts.Kubeconfig = kc
+	src, err := New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -437,4 +488,80 @@ func TestBrokenExplicitConfigFails(t *testing.T) {
 	if src.context != "other" {
 		t.Errorf("context = %q, want the override", src.context)
 	}
+}
+
+var widgets = Resource{Group: "example.com", Version: "v1", Name: "widgets", Kind: "Widget"}
+
+func widget(name string, timeSlicing bool) *unstructured.Unstructured {
+	u := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "example.com/v1", "kind": "Widget",
+		"metadata": map[string]any{"name": name},
+		"spec":     map[string]any{"devicePlugin": map[string]any{"config": map[string]any{"name": "time-slicing-config"}}},
+	}}
+	if timeSlicing {
+		_ = unstructured.SetNestedField(u.Object, "any", "spec", "devicePlugin", "config", "default")
+	}
+	return u
+}
+
+// A custom resource is watched like any kind, with no Go of its own: its
+// objects arrive unstructured, changes and deletes too.
+func TestCustomResourceIsWatched(t *testing.T) {
+	client := dynamicfake.NewSimpleDynamicClientWithCustomListKinds(scheme.Scheme,
+		map[schema.GroupVersionResource]string{widgets.GVR(): "WidgetList"},
+		widget("widget-a", false))
+	opts := Options{Scope: Scope{Watches: []Watch{{Resource: widgets}}}}
+	c := start(t, NewForClient(client, Builtin().With(widgets).RESTMapper(), okProbe, opts))
+	o := c.until("the policy", 10*time.Second, isObject(observe.OpUpsert, "Widget", "", "widget-a"))
+	if _, ok := o.Object.Object.(*unstructured.Unstructured); !ok {
+		t.Fatalf("a custom resource arrived as %T", o.Object.Object)
+	}
+	c.until("synced", 5*time.Second, isState(observe.ClusterSynced))
+	ctx := context.Background()
+	if _, err := client.Resource(widgets.GVR()).Update(ctx, widget("widget-a", true), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.until("the update", 5*time.Second, func(o observe.Observation) bool {
+		if !isObject(observe.OpUpsert, "Widget", "", "widget-a")(o) {
+			return false
+		}
+		v, _, _ := unstructured.NestedString(o.Object.Object.(*unstructured.Unstructured).Object, "spec", "devicePlugin", "config", "default")
+		return v == "any"
+	})
+	if err := client.Resource(widgets.GVR()).Delete(ctx, "widget-a", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	c.until("the delete", 5*time.Second, isObject(observe.OpDelete, "Widget", "", "widget-a"))
+}
+
+// A resource the server does not serve (its CRD is not installed) is
+// named as missing; the rest of the scope is watched and synced.
+func TestResourceNotServedIsMissing(t *testing.T) {
+	client := newFake(node("lab-node-0"))
+	opts := nodeScope
+	opts.Scope.Watches = append(opts.Scope.Watches, Watch{Resource: widgets})
+	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, opts))
+	o := c.until("synced", 10*time.Second, isState(observe.ClusterSynced))
+	want := []observe.Missing{{Resource: "widgets.example.com", Kind: "Widget"}}
+	if !reflect.DeepEqual(o.Cluster.Missing, want) {
+		t.Fatalf("missing = %+v, want %+v", o.Cluster.Missing, want)
+	}
+	c.until("the node", time.Second, isObject(observe.OpUpsert, "Node", "", "lab-node-0"))
+}
+
+// A label selector narrows what is watched, on the server and again here.
+func TestLabelSelectorNarrows(t *testing.T) {
+	pod := func(name string, lbl map[string]string) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ml", Name: name, Labels: lbl}}
+	}
+	client := newFake(pod("trainer", map[string]string{"app": "train"}), pod("other", nil))
+	opts := Options{Scope: Scope{Namespaces: []string{"ml"}, Watches: []Watch{{Resource: res("pods"), Labels: "app=train"}}}}
+	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, opts))
+	c.until("synced", 10*time.Second, isState(observe.ClusterSynced))
+	for _, o := range c.seen {
+		if o.Object != nil && o.Object.Name == "other" {
+			t.Fatal("a pod without the label was delivered")
+		}
+	}
+	c.until("the trainer", time.Second, isObject(observe.OpUpsert, "Pod", "ml", "trainer"))
 }

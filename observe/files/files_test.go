@@ -81,9 +81,9 @@ func write(t *testing.T, path, s string) {
 func TestSeesFilesAndFoldersCreatedLater(t *testing.T) {
 	// The root itself does not exist when watching starts.
 	root := filepath.Join(t.TempDir(), "gpuop")
-	next := watch(t, root, "etc/containerd/conf.d/99-nvidia.toml")
-	write(t, filepath.Join(root, "etc/containerd/conf.d/99-nvidia.toml"), "a")
-	next("etc/containerd/conf.d/99-nvidia.toml", content("a"))
+	next := watch(t, root, "etc/runtime/conf.d/99-extra.toml")
+	write(t, filepath.Join(root, "etc/runtime/conf.d/99-extra.toml"), "a")
+	next("etc/runtime/conf.d/99-extra.toml", content("a"))
 }
 
 func TestRenameOnSaveDeleteAndChmod(t *testing.T) {

@@ -38,7 +38,7 @@ func TestTempDirFailureIsLabmates(t *testing.T) {
 	} {
 		runs := probeOnce(t, "#!/bin/sh\nexit 0\n", 0o755, Options{TempDir: tc.dir})
 		assertInternal(t, runs, FailTempDir, tc.dir)
-		if r := runs["nvidia"]; !strings.HasSuffix(r.StartErr, tc.reason) {
+		if r := runs["on"]; !strings.HasSuffix(r.StartErr, tc.reason) {
 			t.Errorf("%s: start err %q, want it to end in %q", tc.dir, r.StartErr, tc.reason)
 		}
 	}
@@ -65,7 +65,7 @@ func TestScriptStartFailureIsNotInternal(t *testing.T) {
 // content is run again when it is offered again, unlike a real result.
 func TestInternalFailureIsRetried(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "later")
-	script := "#!/bin/sh\ncontainerd config dump | grep -q runtimes.nvidia\n"
+	script := "#!/bin/sh\nsvctl show config | grep -q features.alpha\n"
 	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, Options{TempDir: dir})
 	h.p.Offer(present(script, 0o755))
 	assertInternal(t, h.runs(2, 30*time.Second), FailTempDir, dir)
@@ -74,7 +74,7 @@ func TestInternalFailureIsRetried(t *testing.T) {
 	}
 	h.p.Offer(present(script, 0o755))
 	runs := h.runs(2, 30*time.Second)
-	if r := runs["nvidia"]; r.Internal || r.StartErr != "" || r.ExitCode != 0 {
+	if r := runs["on"]; r.Internal || r.StartErr != "" || r.ExitCode != 0 {
 		t.Errorf("after the directory appeared: %+v", r)
 	}
 	// A real result is kept: the same bytes are not run a third time.

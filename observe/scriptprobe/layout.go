@@ -1,9 +1,12 @@
 package scriptprobe
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/labhub/labmate/observe"
 )
 
 // layout is one run's private directory:
@@ -14,15 +17,15 @@ import (
 //	base/run/home, tmp   HOME and TMPDIR
 //	base/run/work        the working directory
 //	base/run/fake-argv   what the fake was called with
-//	base/run/abs-calls   what the trap commands were called as
+//	base/run/trap-calls  what the trap commands were called as
 //	base/root            the new root's mount point (namespaces)
-//	base/trap            the trap layers, mirroring the root (namespaces)
+//	base/layer           the spec's files and trap commands, mirroring the root (namespaces)
 //
 // in is the run directory as the script sees it: InsideRunDir in the
 // namespaces sandbox, the host path otherwise.
 type layout struct {
-	base, run, root, trap string
-	in                    string
+	base, run, root, layer string
+	in                     string
 }
 
 func newLayout(base string, mode SandboxMode) (layout, error) {
@@ -32,8 +35,8 @@ func newLayout(base string, mode SandboxMode) (layout, error) {
 		dirs = append(dirs, filepath.Join(l.run, d))
 	}
 	if mode == SandboxNamespaces {
-		l.root, l.trap, l.in = filepath.Join(base, "root"), filepath.Join(base, "trap"), InsideRunDir
-		dirs = append(dirs, l.root, l.trap)
+		l.root, l.layer, l.in = filepath.Join(base, "root"), filepath.Join(base, "layer"), InsideRunDir
+		dirs = append(dirs, l.root, l.layer)
 	}
 	for _, d := range dirs {
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -47,55 +50,49 @@ func newLayout(base string, mode SandboxMode) (layout, error) {
 func (l layout) host(name string) string   { return filepath.Join(l.run, name) }
 func (l layout) inside(name string) string { return filepath.Join(l.in, name) }
 
-// trapCommand is the stand-in at containerd's absolute locations: it
-// records the path it was called by, then acts as the fake.
+// trapCommand is the stand-in at one of the spec's Commands: it records
+// the path it was called by, then acts as the fake.
 func (l layout) trapCommand(fake string) string {
 	return "#!/bin/sh\n" +
-		"# labmate: a trap at an absolute location of containerd, for one probe run.\n" +
-		"printf '%s\\000' \"$0\" >> " + shellQuote(l.inside("abs-calls")) + "\n" +
+		"# labmate: a trap command, for one probe run.\n" +
+		"printf '%s\\000' \"$0\" >> " + shellQuote(l.inside("trap-calls")) + "\n" +
 		"exec " + shellQuote(l.inside("bin/"+fake)) + " \"$@\"\n"
 }
 
-// trapConfig is what the trap at ConfigTrap holds: what was written (an
-// nvidia runtime), never what was loaded, which is the lab's lesson.
-const trapConfig = `# labmate: a trap. The lab's grader forbids reading this file:
-# it is what was written, not what containerd loaded.
-version = 2
-imports = ["/etc/containerd/conf.d/*.toml"]
-
-[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia]
-  runtime_type = "io.containerd.runc.v2"
-`
-
-// writeTraps fills the trap tree and returns the host path of the
-// config trap. Places the host reaches through a symlink (/bin -> usr/bin)
-// are written once, at the resolved place.
-func (l layout) writeTraps(fake string) (string, error) {
-	cfg := filepath.Join(l.trap, resolveHost(filepath.Dir(ConfigTrap)), filepath.Base(ConfigTrap))
-	if err := os.MkdirAll(filepath.Dir(cfg), 0o755); err != nil {
-		return "", err
-	}
-	if err := writeFile(cfg, []byte(trapConfig), 0o644); err != nil {
-		return "", err
-	}
-	seen := map[string]bool{}
-	for _, d := range TrapDirs {
-		r := resolveHost(d)
-		if seen[r] {
-			continue
-		}
-		seen[r] = true
-		dir := filepath.Join(l.trap, r)
-		if err := os.MkdirAll(dir, 0o755); err != nil {
+// writeLayer fills the layer with the spec's files and trap commands and
+// returns the host paths of the watched files by their inside paths.
+// Places the host reaches through a symlink (/bin -> usr/bin) are
+// written once, at the resolved place.
+func (l layout) writeLayer(s observe.SandboxSpec, fake string) (map[string]string, error) {
+	watched := map[string]string{}
+	put := func(inside string, data []byte, perm fs.FileMode) (string, error) {
+		host := filepath.Join(l.layer, resolveHost(inside))
+		if err := os.MkdirAll(filepath.Dir(host), 0o755); err != nil {
 			return "", err
 		}
-		if err := writeFile(filepath.Join(dir, fake), []byte(l.trapCommand(fake)), 0o755); err != nil {
-			return "", err
+		return host, writeFile(host, data, perm)
+	}
+	for _, f := range s.Files {
+		perm := f.Mode.Perm()
+		if perm == 0 {
+			perm = 0o644
+		}
+		host, err := put(f.Path, []byte(f.Content), perm)
+		if err != nil {
+			return nil, err
+		}
+		if f.Watch {
+			watched[f.Path] = host
 		}
 	}
-	// Directories between the trap root and the traps must be
+	for _, c := range s.Commands {
+		if _, err := put(c, []byte(l.trapCommand(fake)), 0o755); err != nil {
+			return nil, err
+		}
+	}
+	// Directories between the layer's root and its files must be
 	// searchable by the script's user.
-	return cfg, filepath.WalkDir(l.trap, func(p string, d os.DirEntry, err error) error {
+	return watched, filepath.WalkDir(l.layer, func(p string, d os.DirEntry, err error) error {
 		if err == nil && d.IsDir() {
 			return os.Chmod(p, 0o755)
 		}

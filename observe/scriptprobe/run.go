@@ -5,9 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -19,7 +17,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/labhub/labmate/observe"
 )
@@ -46,36 +43,75 @@ const maxArgvLog = 64 << 10
 
 // runScenario runs one scenario in its own directory (see layout),
 // contained by the strongest sandbox the machine allows (see
-// SandboxMode).
+// SandboxMode), as the spec's sandbox part describes.
 //
 // The shell names the script in its errors by the path it ran; the
 // output shows the learner's path (shownAs) instead of the private copy.
 func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc observe.Scenario, script []byte, mode fs.FileMode, sha, shownAs string) observe.ScriptObs {
 	o := observe.ScriptObs{Script: spec.Script, ContentSHA: sha, Scenario: sc.Name, ExitCode: -1}
 	if mode&0o111 == 0 {
-		o.StartErr = NotExecutable
+		o.StartErr, o.Start = NotExecutable, &observe.StartFailure{NoExecBit: true}
 		return o
 	}
 	sbox := opts.sandbox()
 	o.Sandbox, o.Limit = string(sbox), opts.Timeout
-	// Until the script is started, every failure is labmate's own.
-	internal := func(stage, dir string, err error) observe.ScriptObs {
-		o.Internal = true
-		o.Failure = &observe.ScriptFailure{Stage: stage, Path: dir, Errno: errnoName(err)}
-		o.StartErr = internalErr(stage, dir, err)
-		return o
-	}
 	base, err := os.MkdirTemp(opts.TempDir, "labmate-probe-*")
 	if err != nil {
-		return internal(FailTempDir, opts.TempDir, err)
+		return internal(o, setupErr{FailTempDir, opts.TempDir, err})
 	}
 	defer removeAll(base)
+	p, serr := prepare(base, opts, spec, sc, script, mode, sbox)
+	if serr != nil {
+		return internal(o, *serr)
+	}
+	return p.run(ctx, o, shownAs)
+}
+
+// setupErr is labmate's own failure to set a run up, before the script
+// was tried.
+type setupErr struct {
+	stage, dir string
+	err        error
+}
+
+// internal is o failed on labmate's side.
+func internal(o observe.ScriptObs, e setupErr) observe.ScriptObs {
+	o.Internal = true
+	o.Failure = &observe.ScriptFailure{Stage: e.stage, Path: e.dir, Errno: errnoName(e.err)}
+	o.StartErr = internalErr(e.stage, e.dir, e.err)
+	return o
+}
+
+// startFailed is o with the script's own start failure: the system's
+// words for logs, and the error's portable name.
+func startFailed(o observe.ScriptObs, text, errno string) observe.ScriptObs {
+	o.StartErr, o.Start = text, &observe.StartFailure{Errno: errno}
+	return o
+}
+
+// prepared is a run ready to start: its directory, what the helper is
+// told, and what the layout watches.
+type prepared struct {
+	opts   Options
+	mode   SandboxMode
+	l      layout
+	cfg    initConfig
+	tag    string
+	opened func() []string // nil without a layout
+}
+
+// prepare lays out the run's directory: the fake, the script's copy, and
+// in the namespaces sandbox the spec's layer.
+func prepare(base string, opts Options, spec observe.ProbeSpec, sc observe.Scenario, script []byte, perm fs.FileMode, sbox SandboxMode) (*prepared, *setupErr) {
 	if noExec(base) {
-		return internal(FailNoExec, opts.TempDir, syscall.EACCES)
+		return nil, &setupErr{FailNoExec, opts.TempDir, syscall.EACCES}
+	}
+	if err := checkSpec(spec.Sandbox); err != nil {
+		return nil, &setupErr{FailSandbox, "", err}
 	}
 	l, err := newLayout(base, sbox)
 	if err != nil {
-		return internal(FailRunFiles, opts.TempDir, err)
+		return nil, &setupErr{FailRunFiles, opts.TempDir, err}
 	}
 	scriptName := "script/" + path.Base(spec.Script)
 	files := []struct {
@@ -84,168 +120,138 @@ func runScenario(ctx context.Context, opts Options, spec observe.ProbeSpec, sc o
 		perm fs.FileMode
 	}{
 		{l.host("fake-argv"), nil, 0o600},
-		{l.host("abs-calls"), nil, 0o600},
+		{l.host("trap-calls"), nil, 0o600},
 		{l.host("bin/" + spec.FakeCommand), []byte(fakeScript(l.inside("fake-argv"), sc.Stdout)), 0o755},
-		{l.host(scriptName), script, mode.Perm()},
+		{l.host(scriptName), script, perm.Perm()},
 	}
 	for _, f := range files {
 		if err := writeFile(f.name, f.data, f.perm); err != nil {
-			return internal(FailRunFiles, opts.TempDir, err)
+			return nil, &setupErr{FailRunFiles, opts.TempDir, err}
 		}
 	}
-	var configOpened func() bool
+	p := &prepared{opts: opts, mode: sbox, l: l, tag: newRunTag()}
 	if sbox == SandboxNamespaces {
-		trapCfg, err := l.writeTraps(spec.FakeCommand)
+		watched, err := l.writeLayer(spec.Sandbox, spec.FakeCommand)
 		if err == nil {
-			configOpened, err = configWatch(trapCfg)
+			p.opened, err = watchOpens(watched)
 		}
 		if err != nil {
-			return internal(FailRunFiles, opts.TempDir, err)
+			return nil, &setupErr{FailRunFiles, opts.TempDir, err}
 		}
 	}
 	uid, gid := scriptUser(sbox, l)
 	if err := giveRunDir(l, uid); err != nil {
-		return internal(FailRunFiles, opts.TempDir, err)
+		return nil, &setupErr{FailRunFiles, opts.TempDir, err}
 	}
+	env := withEnv(scriptEnv(l), append(append([]string(nil), spec.Sandbox.Env...), RunTagVar+"="+p.tag))
+	p.cfg = initConfig{Mode: sbox, Root: l.root, RunDir: l.run, Layer: l.layer,
+		Binds: bindsOf(spec.Sandbox), Devices: devicesOf(spec.Sandbox),
+		Script: l.inside(scriptName), Dir: l.inside("work"), Env: env, UID: uid, GID: gid,
+		Limits: limitsOf(spec.Sandbox.Limits), Seccomp: opts.seccomp()}
+	return p, nil
+}
 
-	r, w, err := os.Pipe()
-	if err != nil {
-		return internal(FailPipe, "", err)
-	}
-	tag := newRunTag()
-	cfg := initConfig{Mode: sbox, Root: l.root, RunDir: l.run, TrapDir: l.trap,
-		Script: l.inside(scriptName), Dir: l.inside("work"), Env: append(scriptEnv(l), RunTagVar+"="+tag), UID: uid, GID: gid}
-	var cmd *exec.Cmd
-	var status *os.File
+// command is how the script is started: through the namespaces helper,
+// through the helper that contains and execs it, or (a binary without
+// the helper entry) by itself, uncontained.
+func (p *prepared) command() (*exec.Cmd, *helperProc, error) {
 	switch {
-	case sbox == SandboxNamespaces:
-		cmd, status, err = nsCommand(l, cfg)
+	case p.mode == SandboxNamespaces:
+		h, err := nsCommand(p.l, p.cfg)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h.cmd, h, nil
 	case hasHook() && runtime.GOOS == "linux":
-		cmd, status, err = helperCommand(cfg)
-		if err == nil {
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		h, err := helperCommand(p.cfg)
+		if err != nil {
+			return nil, nil, err
 		}
-	default:
-		// No helper in this binary: the script itself, uncontained.
-		cmd = exec.Command(cfg.Script)
-		cmd.Dir, cmd.Env = cfg.Dir, cfg.Env
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		if uid >= 0 {
-			cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
-		}
+		h.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		return h.cmd, h, nil
 	}
+	cmd := exec.Command(p.cfg.Script)
+	cmd.Dir, cmd.Env = p.cfg.Dir, p.cfg.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if p.cfg.UID >= 0 {
+		cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uint32(p.cfg.UID), Gid: uint32(p.cfg.GID)}
+	}
+	return cmd, nil, nil
+}
+
+// run starts the script, waits for it within the time limit, ends every
+// process it left, and reports what it did.
+func (p *prepared) run(ctx context.Context, o observe.ScriptObs, shownAs string) observe.ScriptObs {
+	out, w, err := os.Pipe()
 	if err != nil {
-		r.Close()
+		return internal(o, setupErr{FailPipe, "", err})
+	}
+	defer out.Close()
+	cmd, h, err := p.command()
+	if err != nil {
 		w.Close()
-		return internal(FailSandbox, "", err)
+		return internal(o, setupErr{FailSandbox, "", err})
 	}
 	cmd.Stdin = nil // os/exec connects it to os.DevNull
 	cmd.Stdout, cmd.Stderr = w, w
-
-	start := time.Now()
-	err = cmd.Start()
+	begin := time.Now()
+	if h != nil {
+		defer h.close()
+		err = h.start()
+	} else {
+		err = cmd.Start()
+	}
 	w.Close() // the child has its own copy; EOF comes when every writer is gone
-	if status != nil {
-		cmd.ExtraFiles[0].Close()
+	switch {
+	case err == nil:
+	case errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM):
+		return internal(o, setupErr{FailSpawn, "", err}) // fork itself failed: the system, not the script
+	case h != nil:
+		return internal(o, setupErr{FailSandbox, "", err})
+	default:
+		return startFailed(o, reason(err), errnoName(err))
 	}
-	if err != nil {
-		r.Close()
-		if status != nil {
-			status.Close()
-		}
-		if errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM) {
-			// fork itself failed: the system, not the script.
-			return internal(FailSpawn, "", err)
-		}
-		if status != nil {
-			return internal(FailSandbox, "", err)
-		}
-		o.StartErr = reason(err)
-		return o
-	}
-	var st initStatus
-	statusRead := make(chan bool, 1)
-	go func() {
-		defer func() { _ = recover() }()
-		if status == nil {
-			statusRead <- false
-			return
-		}
-		defer status.Close()
-		statusRead <- json.NewDecoder(status).Decode(&st) == nil
-	}()
-	pgid := cmd.Process.Pid
-	tail := newTail(opts.OutputCap)
-	drained := make(chan struct{})
-	go func() {
-		defer close(drained)
-		defer func() { _ = recover() }()
-		_, _ = io.Copy(tail, r)
-	}()
-
-	waited := make(chan error, 1)
-	go func() {
-		defer func() {
-			if r := recover(); r != nil {
-				waited <- fmt.Errorf("wait: %v", r)
-			}
-		}()
-		waited <- cmd.Wait()
-	}()
-	// Killing the namespaces helper (PID 1) kills every process of the
-	// run; elsewhere the group and the tag find them.
-	kill := func() {
-		_ = cmd.Process.Kill()
-		killGroup(pgid)
-	}
-	timer := time.NewTimer(opts.Timeout)
-	defer timer.Stop()
-	select {
-	case <-waited:
-	case <-timer.C:
-		o.TimedOut = true
-		kill()
-		<-waited
-	case <-ctx.Done():
-		kill()
-		<-waited
-	}
-	o.Duration = time.Since(start)
+	rn := watch(cmd, h, out, p.opts.OutputCap)
+	o.TimedOut = rn.wait(ctx, p.opts.Timeout)
+	o.Duration = time.Since(begin)
 	// Background children the script left behind are still in its group;
 	// the ones that left it (setsid, daemons) still carry the tag.
-	killGroup(pgid)
-	sweep(tag)
-	select {
-	case <-drained:
-	case <-time.After(drainGrace):
-	}
-	r.Close()
-	<-drained
-	gotStatus := <-statusRead
+	killGroup(rn.pgid)
+	sweep(p.tag)
+	rn.drain()
+	return p.collect(o, rn, shownAs)
+}
 
+// collect turns what a finished run left into its observation.
+func (p *prepared) collect(o observe.ScriptObs, rn *running, shownAs string) observe.ScriptObs {
+	st, gotStatus := rn.status()
+	o.Seccomp = observe.SeccompOff
+	var memRefused bool
+	if rn.helper {
+		o.Seccomp, o.Denied, memRefused = rn.filtered()
+	}
 	switch {
 	case gotStatus && st.Setup != "":
-		return internal(FailSandbox, "", syscall.Errno(st.Errno))
+		return internal(o, setupErr{FailSandbox, "", syscall.Errno(st.Errno)})
 	case gotStatus && st.StartErr != "":
-		o.StartErr = st.StartErr
-		return o
+		return startFailed(o, st.StartErr, errnoName(syscall.Errno(st.Errno)))
 	case o.TimedOut:
-	case sbox == SandboxNamespaces:
+	case p.mode == SandboxNamespaces:
 		if !gotStatus || !st.Started {
-			return internal(FailSandbox, "", syscall.Errno(st.Errno))
+			return internal(o, setupErr{FailSandbox, "", syscall.Errno(st.Errno)})
 		}
 		o.ExitCode = st.Exit
-	case cmd.ProcessState != nil:
-		o.ExitCode = cmd.ProcessState.ExitCode()
+	case rn.cmd.ProcessState != nil:
+		o.ExitCode = rn.cmd.ProcessState.ExitCode()
 	}
-	o.Output, o.Truncated = tail.String()
-	o.Output = strings.ReplaceAll(o.Output, cfg.Script, shownAs)
-	o.FakeArgv = readArgv(l.host("fake-argv"))
-	if sbox == SandboxNamespaces {
-		o.Traps = &observe.ScriptTraps{AbsCalls: readNulList(l.host("abs-calls"))}
-		if configOpened != nil && configOpened() {
-			o.Traps.ConfigOpened = []string{ConfigTrap}
-		}
+	o.Output, o.Truncated = rn.tail.String()
+	o.Output = strings.ReplaceAll(o.Output, p.cfg.Script, shownAs)
+	o.FakeArgv = readArgv(p.l.host("fake-argv"))
+	if p.mode == SandboxNamespaces {
+		o.Traps = &observe.ScriptTraps{Opened: p.opened(), Called: readNulList(p.l.host("trap-calls"))}
+	}
+	if rn.helper {
+		o.Memory = &observe.ScriptMemory{Limit: p.cfg.Limits.Memory, Peak: peakRSS(rn.cmd.ProcessState), Refused: memRefused}
 	}
 	return o
 }
@@ -375,54 +381,4 @@ func internalErr(stage, dir string, err error) string {
 		return stage + ": " + dir + ": " + reason(err)
 	}
 	return stage + ": " + reason(err)
-}
-
-// tail keeps the last n bytes written to it in a fixed ring, so a script
-// printing megabytes costs no more memory than a quiet one.
-type tail struct {
-	buf   []byte
-	next  int
-	full  bool
-	total int64
-}
-
-func newTail(n int) *tail { return &tail{buf: make([]byte, n)} }
-
-func (t *tail) Write(p []byte) (int, error) {
-	n := len(p)
-	t.total += int64(n)
-	if len(p) >= len(t.buf) {
-		copy(t.buf, p[len(p)-len(t.buf):])
-		t.next, t.full = 0, true
-		return n, nil
-	}
-	c := copy(t.buf[t.next:], p)
-	if c < len(p) {
-		copy(t.buf, p[c:])
-		t.full = true
-	}
-	t.next = (t.next + len(p)) % len(t.buf)
-	if t.next == 0 && len(p) > 0 {
-		t.full = true
-	}
-	return n, nil
-}
-
-// String returns the kept tail as valid UTF-8 and whether anything was
-// dropped before it.
-func (t *tail) String() (string, bool) {
-	var b []byte
-	if t.full {
-		b = append(append(b, t.buf[t.next:]...), t.buf[:t.next]...)
-	} else {
-		b = append(b, t.buf[:t.next]...)
-	}
-	truncated := t.total > int64(len(b))
-	if truncated {
-		// Do not start in the middle of a character.
-		for i := 0; i < utf8.UTFMax && len(b) > 0 && !utf8.RuneStart(b[0]); i++ {
-			b = b[1:]
-		}
-	}
-	return strings.ToValidUTF8(string(b), "\uFFFD"), truncated
 }

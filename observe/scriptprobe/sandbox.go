@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"sync"
+
+	"github.com/labhub/labmate/observe"
 )
 
 // SandboxMode is how a learner's script is contained, strongest first.
@@ -11,10 +13,10 @@ type SandboxMode string
 
 const (
 	// SandboxNamespaces: new user, mount, PID, network, IPC and UTS
-	// namespaces per run; a read-only root with only the run directory
+	// namespaces per run; a read-only root built from the spec (binds,
+	// devices, laid-out files, trap commands) with only the run directory
 	// writable; labmate's own init as PID 1, so every process of the run
-	// dies with it; traps for the node's config file and for containerd
-	// at its absolute locations.
+	// dies with it.
 	SandboxNamespaces SandboxMode = "namespaces"
 	// SandboxLandlock: Landlock rules allow writes only under the run
 	// directory; the process-group kill and the tag sweep end the run.
@@ -29,13 +31,10 @@ const (
 // namespaces, "none" skips both.
 const SandboxVar = "LABMATE_SCRIPT_SANDBOX"
 
-// Limits of one run, in every mode (rlimits, set before the script is
-// exec'd).
-const (
-	LimitCPUSeconds = 10       // CPU time of each process
-	LimitFileSize   = 16 << 20 // bytes of one written file
-	LimitProcs      = 64       // processes of the run at once
-)
+// SeccompVar, when set to a filter mode, caps the strongest system-call
+// filter tried (observe.SeccompNotify, SeccompErrno, SeccompOff): for
+// tests, and for machines where the notifying filter misbehaves.
+const SeccompVar = "LABMATE_SCRIPT_SECCOMP"
 
 // initEnv marks a process started as labmate's sandbox helper; initArg
 // is its first argument. Both must be present, so neither a stray
@@ -75,10 +74,13 @@ type initConfig struct {
 	Probe bool `json:"probe,omitempty"`
 	// Root is the host directory the new root file system is built on
 	// (namespaces); RunDir the host run directory, mounted writable at
-	// InsideRunDir; TrapDir holds the trap layers.
-	Root    string `json:"root,omitempty"`
-	RunDir  string `json:"run_dir"`
-	TrapDir string `json:"trap_dir,omitempty"`
+	// InsideRunDir; Layer mirrors the root with the spec's files and trap
+	// commands; Binds and Devices are what the root shows of the host.
+	Root    string     `json:"root,omitempty"`
+	RunDir  string     `json:"run_dir"`
+	Layer   string     `json:"layer,omitempty"`
+	Binds   []bindSpec `json:"binds,omitempty"`
+	Devices []string   `json:"devices,omitempty"`
 	// Script, Dir and Env are as the script sees them.
 	Script string   `json:"script"`
 	Dir    string   `json:"dir"`
@@ -87,6 +89,16 @@ type initConfig struct {
 	// namespaces mode); -1 keeps the helper's.
 	UID int `json:"uid"`
 	GID int `json:"gid"`
+	// Limits are the rlimits of every process; Seccomp the strongest
+	// system-call filter to try.
+	Limits  observe.Limits `json:"limits"`
+	Seccomp string         `json:"seccomp"`
+}
+
+// bindSpec is one host path the new root shows, read-only.
+type bindSpec struct {
+	Host   string `json:"host"`
+	Inside string `json:"inside"`
 }
 
 func encodeConfig(c initConfig) string {
@@ -94,8 +106,9 @@ func encodeConfig(c initConfig) string {
 	return string(b)
 }
 
-// initStatus is what the namespaces helper reports on fd 3 when the
-// script's main process ended.
+// initStatus is what the helper reports on fd 3: the namespaces helper
+// when the script's main process ended, any helper when the script did
+// not start or its own setup failed.
 type initStatus struct {
 	Started  bool   `json:"started"`
 	Exit     int    `json:"exit"` // -1 when killed by a signal
@@ -107,16 +120,6 @@ type initStatus struct {
 // InsideRunDir is where the run directory appears inside the namespaces
 // sandbox.
 const InsideRunDir = "/labmate"
-
-// ConfigTrap is the node's main containerd config: the lab's grader
-// forbids the script to read it, and inside the namespaces sandbox it is
-// a trap file whose opening is observed.
-const ConfigTrap = "/etc/containerd/config.toml"
-
-// TrapDirs are the usual absolute locations of containerd: inside the
-// namespaces sandbox each holds a trap command that records that it was
-// called by its absolute path, then acts as the fake.
-var TrapDirs = []string{"/usr/bin", "/usr/local/bin", "/usr/sbin", "/usr/local/sbin", "/bin", "/sbin", "/opt/containerd/bin"}
 
 var (
 	detectMu sync.Mutex
@@ -146,6 +149,21 @@ func sandboxCapped(capMode SandboxMode) (SandboxMode, map[SandboxMode]string) {
 		detected[capMode] = d
 	}
 	return d.mode, d.why
+}
+
+// Seccomp is the system-call filter runs get here: the strongest the
+// kernel offers, capped by SeccompVar; none in a binary without the
+// helper entry, which cannot load one.
+func Seccomp() string {
+	if !hasHook() {
+		return observe.SeccompOff
+	}
+	got := filterAvailable()
+	rank := map[string]int{observe.SeccompOff: 0, observe.SeccompErrno: 1, observe.SeccompNotify: 2}
+	if c, ok := rank[os.Getenv(SeccompVar)]; ok && c < rank[got] {
+		return os.Getenv(SeccompVar)
+	}
+	return got
 }
 
 // detect tries the modes from the strongest down to cap.

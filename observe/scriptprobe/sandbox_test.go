@@ -119,7 +119,18 @@ func TestForkBombIsBounded(t *testing.T) {
 	}
 }
 
-// Reading the node's config by any route, and calling containerd by an
+// trapSpec is a spec with a layout: a watched file the script must not
+// read, and trap commands at the fake's usual absolute places (one where
+// the host has no parent directory).
+var trapSpec = observe.SandboxSpec{
+	Files: []observe.SandboxFile{
+		{Path: "/etc/svc/app.conf", Content: "alpha = on\n", Watch: true},
+		{Path: "/etc/svc/other.conf", Content: "unwatched\n"},
+	},
+	Commands: []string{"/usr/bin/svctl", "/usr/local/bin/svctl", "/bin/svctl", "/opt/svc/bin/svctl"},
+}
+
+// Reading the watched file by any route, and calling the fake by an
 // absolute path, are observed as facts in the namespaces sandbox.
 func TestTrapsObserveTheRun(t *testing.T) {
 	if testModes(t)[0] != SandboxNamespaces {
@@ -127,37 +138,58 @@ func TestTrapsObserveTheRun(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name, script string
-		config       bool
-		abs          string
+		opened       bool
+		called       string
 	}{
-		{"correct", "#!/bin/sh\n[ -d /var/lib/containerd ]\nCONF_DIR=/etc/containerd\ncontainerd config dump | grep -q 'containerd.runtimes.nvidia'\n", false, ""},
-		{"literal read", "#!/bin/sh\ngrep -q nvidia /etc/containerd/config.toml\n", true, ""},
-		{"glob read", "#!/bin/sh\ncat /etc/contain*/*.toml >/dev/null\n", true, ""},
-		{"variable read", "#!/bin/sh\nD=/etc/containerd; F=config.toml\nhead -1 \"$D/$F\" >/dev/null\n", true, ""},
-		{"stat is not a read", "#!/bin/sh\n[ -f /etc/containerd/config.toml ] && ls /etc/containerd >/dev/null\n", false, ""},
-		{"absolute call", "#!/bin/sh\n/usr/bin/containerd config dump >/dev/null\n", false, "/usr/bin/containerd"},
-		{"absolute via /bin", "#!/bin/sh\n/bin/containerd config dump >/dev/null\n", false, "/bin/containerd"},
-		{"absolute /usr/local/bin", "#!/bin/sh\n/usr/local/bin/containerd config dump >/dev/null\n", false, "/usr/local/bin/containerd"},
-		{"absolute /opt", "#!/bin/sh\n/opt/containerd/bin/containerd config dump >/dev/null\n", false, "/opt/containerd/bin/containerd"},
+		{"correct", "#!/bin/sh\n[ -d /etc/svc ]\nCONF_DIR=/etc/svc\ncat /etc/svc/other.conf >/dev/null\nsvctl show config | grep -q 'features.alpha'\n", false, ""},
+		{"literal read", "#!/bin/sh\ngrep -q alpha /etc/svc/app.conf\n", true, ""},
+		{"glob read", "#!/bin/sh\ncat /etc/sv*/app.* >/dev/null\n", true, ""},
+		{"variable read", "#!/bin/sh\nD=/etc/svc; F=app.conf\nhead -1 \"$D/$F\" >/dev/null\n", true, ""},
+		{"stat is not a read", "#!/bin/sh\n[ -f /etc/svc/app.conf ] && ls /etc/svc >/dev/null\n", false, ""},
+		{"absolute call", "#!/bin/sh\n/usr/bin/svctl show config >/dev/null\n", false, "/usr/bin/svctl"},
+		{"absolute via /bin", "#!/bin/sh\n/bin/svctl show config >/dev/null\n", false, "/bin/svctl"},
+		{"absolute /usr/local/bin", "#!/bin/sh\n/usr/local/bin/svctl show config >/dev/null\n", false, "/usr/local/bin/svctl"},
+		{"absolute /opt", "#!/bin/sh\n/opt/svc/bin/svctl show config >/dev/null\n", false, "/opt/svc/bin/svctl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := runOne(t, SandboxNamespaces, tc.script, 5*time.Second)
+			r := runSpec(t, SandboxNamespaces, trapSpec, tc.script, 5*time.Second)
 			if r.Traps == nil {
 				t.Fatalf("no traps: %+v", r)
 			}
-			if got := len(r.Traps.ConfigOpened) > 0; got != tc.config {
-				t.Errorf("config opened %v, want %v; %+v", got, tc.config, r)
+			if got := strings.Join(r.Traps.Opened, ","); (got == "/etc/svc/app.conf") != tc.opened || (got != "" && !tc.opened) {
+				t.Errorf("opened %q, want opened %v; %+v", got, tc.opened, r)
 			}
-			if got := strings.Join(r.Traps.AbsCalls, ","); got != tc.abs {
-				t.Errorf("absolute calls %q, want %q; output %q", got, tc.abs, r.Output)
+			if got := strings.Join(r.Traps.Called, ","); got != tc.called {
+				t.Errorf("called %q, want %q; output %q", got, tc.called, r.Output)
+			}
+			if tc.called != "" && (len(r.FakeArgv) != 1 || strings.Join(r.FakeArgv[0], " ") != "show config") {
+				t.Errorf("the trap command did not act as the fake: %q", r.FakeArgv)
 			}
 		})
 	}
 }
 
+// Without a layout in the spec, the namespaces sandbox lays nothing out:
+// the root is the host's system directories only.
+func TestNoLayoutWithoutSpec(t *testing.T) {
+	if testModes(t)[0] != SandboxNamespaces {
+		t.Skip("layouts need the namespaces sandbox")
+	}
+	r := runSpec(t, SandboxNamespaces, observe.SandboxSpec{}, "#!/bin/sh\n[ -e /etc/svc/app.conf ] && echo placed\n[ -e /usr/bin/svctl ] && echo trapped\nexit 0\n", 5*time.Second)
+	if r.Traps == nil || len(r.Traps.Opened)+len(r.Traps.Called) != 0 || strings.Contains(r.Output, "placed") || strings.Contains(r.Output, "trapped") {
+		t.Errorf("run %+v", r)
+	}
+}
+
 func runOne(t *testing.T, mode SandboxMode, script string, timeout time.Duration) observe.ScriptObs {
 	t.Helper()
-	spec := observe.ProbeSpec{Script: "check.sh", FakeCommand: "containerd", Scenarios: []observe.Scenario{{Name: "s", Stdout: "containerd.runtimes.nvidia\n"}}}
+	return runSpec(t, mode, observe.SandboxSpec{}, script, timeout)
+}
+
+// runSpec runs script once under a spec with the given sandbox part.
+func runSpec(t *testing.T, mode SandboxMode, sandbox observe.SandboxSpec, script string, timeout time.Duration) observe.ScriptObs {
+	t.Helper()
+	spec := observe.ProbeSpec{Script: "check.sh", FakeCommand: "svctl", Scenarios: []observe.Scenario{{Name: "s", Stdout: "features.alpha\n"}}, Sandbox: sandbox}
 	opts := Options{Sandbox: mode, Timeout: timeout, TempDir: reachableTempDir(t)}.withDefaults()
 	o := runScenario(context.Background(), opts, spec, spec.Scenarios[0], []byte(script), 0o755, "x", "/lab/check.sh")
 	if o.Sandbox != string(mode) {

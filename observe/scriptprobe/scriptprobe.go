@@ -8,6 +8,12 @@
 // A run never touches the lab root: the script is copied into the run's
 // temporary directory from the bytes the file source observed, so a later
 // edit cannot race it, and the directory is removed afterwards.
+//
+// The prober is mechanism; the lab brings the policy. The spec's sandbox
+// part (observe.SandboxSpec) says what the run's root shows and holds,
+// what is watched, the environment and the limits; the prober applies it
+// in the strongest mode the machine allows (sandbox.go), and in every
+// mode with rlimits and a system-call filter (seccomp_linux.go).
 package scriptprobe
 
 import (
@@ -28,8 +34,8 @@ import (
 // Name is the source name reported in the Synced observation.
 const Name = "scriptprobe"
 
-// NotExecutable is ScriptObs.StartErr for a script without an execute bit:
-// it is reported, not run through a shell.
+// NotExecutable is ScriptObs.StartErr for a script without an execute bit
+// (its Start has NoExecBit): it is reported, not run through a shell.
 const NotExecutable = "not executable"
 
 // Stages at which a run can fail on labmate's side, before the script
@@ -65,6 +71,10 @@ type Options struct {
 	// Sandbox caps the sandbox mode (as SandboxVar does, which it
 	// overrides); "" tries the strongest the machine allows.
 	Sandbox SandboxMode
+	// Seccomp caps the system-call filter (as SeccompVar does, which it
+	// overrides): observe.SeccompNotify, SeccompErrno or SeccompOff; ""
+	// tries the strongest the kernel allows.
+	Seccomp string
 }
 
 // sandbox is the mode runs use.
@@ -75,6 +85,14 @@ func (o Options) sandbox() SandboxMode {
 	}
 	m, _ := sandboxCapped(c)
 	return m
+}
+
+// seccomp is the strongest filter runs try.
+func (o Options) seccomp() string {
+	if o.Seccomp != "" {
+		return o.Seccomp
+	}
+	return os.Getenv(SeccompVar)
 }
 
 func (o Options) withDefaults() Options {

@@ -19,17 +19,23 @@ import (
 	"github.com/labhub/labmate/observe"
 )
 
-const scriptPath = "bin/check-runtime.sh"
+const scriptPath = "bin/check-feature.sh"
 
-// The two scenarios of the lab, in small.
+// A lab in small: a script must tell from `svctl show config` whether
+// the feature alpha is on.
 var testSpec = observe.ProbeSpec{
 	Script:      scriptPath,
-	FakeCommand: "containerd",
+	FakeCommand: "svctl",
 	Scenarios: []observe.Scenario{
-		{Name: "nvidia", Stdout: "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n"},
-		{Name: "runc-only", Stdout: "version = 2\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]\n  runtime_type = \"io.containerd.runc.v2\"\n"},
+		{Name: "on", Stdout: "mode = 2\n[features.alpha]\n  enabled = true\n[features.beta]\n  enabled = true\n"},
+		{Name: "off", Stdout: "mode = 2\n[features.beta]\n  enabled = true\n"},
 	},
 }
+
+// referenceScript is a correct answer of that lab.
+const referenceScript = "#!/bin/sh\n" +
+	"if svctl show config | grep -qF 'features.alpha'; then\n  echo 'alpha is on'\n  exit 0\nfi\n" +
+	"echo 'alpha is NOT on'\nexit 1\n"
 
 // harness runs a Prober the way the engine does: Run in a goroutine,
 // Offer from the test.
@@ -131,35 +137,31 @@ func probeOnce(t *testing.T, content string, mode fs.FileMode, opts Options) map
 }
 
 func TestReferenceScriptPassesBothScenarios(t *testing.T) {
-	ref, err := os.ReadFile("../../labs/gpuincident/testdata/files/reference/bin/check-runtime.sh")
-	if err != nil {
-		t.Fatal(err)
+	runs := probeOnce(t, referenceScript, 0o755, Options{})
+	if r := runs["on"]; r.ExitCode != 0 || r.Start != nil || r.TimedOut || !strings.Contains(r.Output, "is on") {
+		t.Errorf("on run: %+v", r)
 	}
-	runs := probeOnce(t, string(ref), 0o755, Options{})
-	if r := runs["nvidia"]; r.ExitCode != 0 || r.StartErr != "" || r.TimedOut || !strings.Contains(r.Output, "is loaded") {
-		t.Errorf("nvidia run: %+v", r)
-	}
-	if r := runs["runc-only"]; r.ExitCode != 1 || !strings.Contains(r.Output, "NOT loaded") {
-		t.Errorf("runc-only run: %+v", r)
+	if r := runs["off"]; r.ExitCode != 1 || !strings.Contains(r.Output, "NOT on") {
+		t.Errorf("off run: %+v", r)
 	}
 	for name, r := range runs {
-		if fmt.Sprint(r.FakeArgv) != "[[config dump]]" {
-			t.Errorf("%s: fake argv %q, want [[config dump]]", name, r.FakeArgv)
+		if fmt.Sprint(r.FakeArgv) != "[[show config]]" {
+			t.Errorf("%s: fake argv %q, want [[show config]]", name, r.FakeArgv)
 		}
 	}
 }
 
 func TestFakeRecordsEveryCallExactly(t *testing.T) {
-	script := "#!/bin/sh\ncontainerd config dump >/dev/null\ncontainerd --address '/run/a b.sock' 'multi\nline' ''\nexit 0\n"
+	script := "#!/bin/sh\nsvctl show config >/dev/null\nsvctl --address '/run/a b.sock' 'multi\nline' ''\nexit 0\n"
 	runs := probeOnce(t, script, 0o755, Options{})
-	want := [][]string{{"config", "dump"}, {"--address", "/run/a b.sock", "multi\nline", ""}}
-	if got := runs["nvidia"].FakeArgv; fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+	want := [][]string{{"show", "config"}, {"--address", "/run/a b.sock", "multi\nline", ""}}
+	if got := runs["on"].FakeArgv; fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
 		t.Errorf("argv %q, want %q", got, want)
 	}
 }
 
 func TestFakePrintsScenarioOutputExactly(t *testing.T) {
-	runs := probeOnce(t, "#!/bin/sh\ncontainerd config dump\n", 0o755, Options{})
+	runs := probeOnce(t, "#!/bin/sh\nsvctl show config\n", 0o755, Options{})
 	for _, sc := range testSpec.Scenarios {
 		if got := runs[sc.Name].Output; got != sc.Stdout {
 			t.Errorf("%s output %q, want %q; run %+v", sc.Name, got, sc.Stdout, runs[sc.Name])
@@ -172,7 +174,7 @@ func TestEnvironmentIsPrivate(t *testing.T) {
 	tmp := reachableTempDir(t)
 	// Host paths: the mode without a mount namespace.
 	runs := probeOnce(t, script, 0o755, Options{TempDir: tmp, Sandbox: SandboxNone})
-	out := runs["nvidia"].Output
+	out := runs["on"].Output
 	for _, want := range []string{"pwd=" + tmp, "home=" + tmp, "tmp=" + tmp, "path=" + tmp} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output %q lacks %q", out, want)
@@ -197,7 +199,7 @@ func TestNotExecutableIsReportedNotRun(t *testing.T) {
 }
 
 func TestNoShebangCannotStart(t *testing.T) {
-	runs := probeOnce(t, "containerd config dump | grep -q nvidia\n", 0o755, Options{})
+	runs := probeOnce(t, "svctl show config | grep -q alpha\n", 0o755, Options{})
 	for name, r := range runs {
 		if !strings.Contains(r.StartErr, "exec format error") || r.ExitCode != -1 {
 			t.Errorf("%s: start err %q exit %d, want exec format error", name, r.StartErr, r.ExitCode)
@@ -210,7 +212,7 @@ func TestNoShebangCannotStart(t *testing.T) {
 
 func TestMissingInterpreter(t *testing.T) {
 	runs := probeOnce(t, "#!/no/such/shell\nexit 0\n", 0o755, Options{})
-	if r := runs["nvidia"]; !strings.Contains(r.StartErr, "no such file") {
+	if r := runs["on"]; !strings.Contains(r.StartErr, "no such file") {
 		t.Errorf("start err %q", r.StartErr)
 	}
 }
@@ -337,7 +339,7 @@ func TestHugeOutputIsCappedToItsTail(t *testing.T) {
 
 func TestRerunsOnlyWhenContentOrExecBitChanges(t *testing.T) {
 	counter := filepath.Join(sharedDir(t), "count")
-	script := "#!/bin/sh\necho run >> " + counter + "\ncontainerd config dump >/dev/null\nexit 0\n"
+	script := "#!/bin/sh\necho run >> " + counter + "\nsvctl show config >/dev/null\nexit 0\n"
 	// The counter lies outside the run directory, writable only unsandboxed.
 	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, Options{TempDir: reachableTempDir(t), Sandbox: SandboxNone})
 	h.p.Offer(present(script, 0o755))
@@ -353,18 +355,18 @@ func TestRerunsOnlyWhenContentOrExecBitChanges(t *testing.T) {
 
 	// chmod -x, then +x: both change what a run does.
 	h.p.Offer(present(script, 0o644))
-	if r := h.runs(2, 30*time.Second)["nvidia"]; r.StartErr != NotExecutable {
+	if r := h.runs(2, 30*time.Second)["on"]; r.StartErr != NotExecutable {
 		t.Errorf("after chmod -x: %+v", r)
 	}
 	h.p.Offer(present(script, 0o755))
-	if r := h.runs(2, 30*time.Second)["nvidia"]; r.ExitCode != 0 {
+	if r := h.runs(2, 30*time.Second)["on"]; r.ExitCode != 0 {
 		t.Errorf("after chmod +x: %+v", r)
 	}
 
 	// New content runs again.
 	edited := script + "# edited\n"
 	second := h.runs2(edited)
-	if second["nvidia"].ContentSHA == first["nvidia"].ContentSHA {
+	if second["on"].ContentSHA == first["on"].ContentSHA {
 		t.Error("edited script reported with the old hash")
 	}
 	if n := strings.Count(readFile(t, counter), "run"); n != 6 {
@@ -388,7 +390,7 @@ func readFile(t *testing.T, name string) string {
 
 func TestNewerContentSupersedesARunningProbe(t *testing.T) {
 	hang := "#!/bin/sh\nwhile :; do sleep 1; done\n"
-	good := "#!/bin/sh\ncontainerd config dump | grep -q runtimes.nvidia\n"
+	good := "#!/bin/sh\nsvctl show config | grep -q features.alpha\n"
 	h := start(t, t.TempDir(), []observe.ProbeSpec{testSpec}, Options{TempDir: t.TempDir(), Timeout: 20 * time.Second})
 	h.p.Offer(present(hang, 0o755))
 	time.Sleep(300 * time.Millisecond) // let the hanging runs start
@@ -403,7 +405,7 @@ func TestNewerContentSupersedesARunningProbe(t *testing.T) {
 			t.Errorf("%s: a run of the superseded script was reported", name)
 		}
 	}
-	if runs["nvidia"].ExitCode != 0 || runs["runc-only"].ExitCode != 1 {
+	if runs["on"].ExitCode != 0 || runs["off"].ExitCode != 1 {
 		t.Errorf("runs %+v", runs)
 	}
 }
@@ -444,7 +446,7 @@ func TestNoSpecsSyncsAtOnce(t *testing.T) {
 
 func TestNeverWritesIntoTheLabRoot(t *testing.T) {
 	root := t.TempDir()
-	script := "#!/bin/sh\ntouch made-by-script\ncontainerd config dump > dump.txt\nexit 0\n"
+	script := "#!/bin/sh\ntouch made-by-script\nsvctl show config > dump.txt\nexit 0\n"
 	if err := os.MkdirAll(filepath.Join(root, "bin"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -465,8 +467,8 @@ func TestNeverWritesIntoTheLabRoot(t *testing.T) {
 	// itself.
 	h.p.Offer(observe.FileObs{Path: scriptPath, State: observe.FilePresent, Size: int64(len(script)), Mode: 0o755})
 	runs := h.runs(2, 30*time.Second)
-	if runs["nvidia"].ContentSHA != sha(script) || runs["nvidia"].ExitCode != 0 {
-		t.Errorf("run %+v", runs["nvidia"])
+	if runs["on"].ContentSHA != sha(script) || runs["on"].ExitCode != 0 {
+		t.Errorf("run %+v", runs["on"])
 	}
 	if after := list(); after != before {
 		t.Errorf("lab root changed:\n%s\nwas\n%s", after, before)
@@ -500,7 +502,7 @@ func TestOutputNamesTheLearnersScript(t *testing.T) {
 	root := t.TempDir()
 	h := start(t, root, []observe.ProbeSpec{testSpec}, Options{TempDir: t.TempDir()})
 	h.p.Offer(present("#!/bin/sh\nif then fi\n", 0o755))
-	r := h.runs(2, 30*time.Second)["nvidia"]
+	r := h.runs(2, 30*time.Second)["on"]
 	want := filepath.Join(root, scriptPath) + ": 2: Syntax error"
 	if !strings.Contains(r.Output, want) || strings.Contains(r.Output, "labmate-probe") {
 		t.Errorf("output %q, want it to contain %q", r.Output, want)

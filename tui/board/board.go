@@ -441,7 +441,7 @@ func (m Model) detailLines() []string {
 	}
 	titles := m.titles[r.Lab]
 	for _, s := range r.Steps {
-		word := content.Msg("class.board.status." + string(s.Status))
+		word := content.Msg("status." + string(s.Status))
 		line := fmt.Sprintf("%s %d %s  %s", m.th.Status(s.Status).Render(theme.Glyph(s.Status)), s.Number, titles[s.Number], m.th.Muted.Render(word))
 		if s.Hints > 0 || s.Solution {
 			h := content.Msg("class.board.detail.hints", "n", s.Hints)

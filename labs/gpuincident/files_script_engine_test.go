@@ -1,4 +1,4 @@
-package scriptprobe_test
+package gpuincident_test
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func TestStepFourThroughTheEngine(t *testing.T) {
 	}
 	root := t.TempDir()
 	script := filepath.Join(root, "bin", "check-runtime.sh")
-	ref, err := os.ReadFile("../../labs/gpuincident/testdata/files/reference/bin/check-runtime.sh")
+	ref, err := os.ReadFile("testdata/files/reference/bin/check-runtime.sh")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package scriptprobe_test
+package gpuincident_test
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // LABMATE_SCRIPT_SANDBOX to measure a fallback). The target is under
 // 1 s on 2 cores.
 //
-//	go test -run '^$' -bench StepFourRuns -benchtime 20x ./observe/scriptprobe
+//	go test -run '^$' -bench StepFourRuns -benchtime 20x ./labs/gpuincident
 func BenchmarkStepFourRuns(b *testing.B) {
 	var spec *observe.ProbeSpec
 	for _, s := range labtest.GPUSteps(b) {
@@ -25,7 +25,7 @@ func BenchmarkStepFourRuns(b *testing.B) {
 			spec = s.Probe
 		}
 	}
-	ref, err := os.ReadFile("../../labs/gpuincident/testdata/files/reference/bin/check-runtime.sh")
+	ref, err := os.ReadFile("testdata/files/reference/bin/check-runtime.sh")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,0 +1,253 @@
+package scriptprobe
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"runtime"
+	"syscall"
+
+	"github.com/labhub/labmate/observe"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	"golang.org/x/sys/unix"
+)
+
+// Why the helper is labmate re-executing itself: mounts, pivot_root, the
+// system-call filter and a reaping PID 1 must happen in the new process
+// before the script is exec'd, which os/exec cannot do (runc's nsexec
+// and bubblewrap work the same way). The helper is small and does
+// nothing but that.
+
+// The helper's channels to the parent: fd 3 reports its status (setup
+// failures, the script's start failure, the namespaces init's result);
+// fd 4 carries the system-call filter's mode and, for a notifying one,
+// its listener.
+const (
+	statusFD = 3
+	filterFD = 4
+)
+
+// InitMain runs the sandbox helper and never returns. Call it only when
+// IsInit reported true.
+func InitMain() {
+	// no_new_privs and the seccomp filter are per thread: the one that
+	// loads them is the one that forks or execs the script.
+	runtime.LockOSThread()
+	var c initConfig
+	if err := json.Unmarshal([]byte(os.Args[2]), &c); err != nil {
+		fmt.Fprintln(os.Stderr, "labmate sandbox helper: bad config:", err)
+		os.Exit(125)
+	}
+	// No process the helper starts may hold its channels.
+	unix.CloseOnExec(statusFD)
+	unix.CloseOnExec(filterFD)
+	switch c.Mode {
+	case SandboxNamespaces:
+		os.Exit(nsInit(c))
+	default:
+		execContained(c)
+	}
+}
+
+// setupFailed reports a failed setup of the helper on fd 3 and exits.
+func setupFailed(err error) {
+	_ = json.NewEncoder(os.NewFile(statusFD, "status")).Encode(initStatus{Setup: err.Error(), Errno: errnoOf(err)})
+	os.Exit(126)
+}
+
+// setLimits applies the per-run rlimits to this process; its children
+// inherit them. Memory is RLIMIT_DATA: it counts what a process asks to
+// write (heap, anonymous mappings), not address space it only reserves,
+// which RLIMIT_AS would (Go and Java programs reserve gigabytes they
+// never touch). A cgroup would bound the run as a whole, but needs a
+// delegation an unprivileged labmate rarely has; per process, the run is
+// bounded by Procs times Memory.
+func setLimits(l observe.Limits, procs uint64) {
+	set := func(res int, v uint64) { _ = unix.Setrlimit(res, &unix.Rlimit{Cur: v, Max: v}) }
+	set(unix.RLIMIT_CPU, uint64(l.CPUSeconds))
+	set(unix.RLIMIT_FSIZE, uint64(l.FileSize))
+	set(unix.RLIMIT_DATA, uint64(l.Memory))
+	set(unix.RLIMIT_CORE, 0)
+	if procs > 0 {
+		set(unix.RLIMIT_NPROC, procs)
+	}
+}
+
+// execContained is the landlock and none modes: limits, Landlock rules
+// where asked, the unprivileged user for a root labmate, the system-call
+// filter, then exec.
+func execContained(c initConfig) {
+	setLimits(c.Limits, procLimitOutside(c.UID, c.Limits.Procs))
+	if c.Mode == SandboxLandlock {
+		err := landlock.V7.BestEffort().Restrict(
+			landlock.RODirs("/"),
+			landlock.RWDirs(c.RunDir),
+			landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/tty").IgnoreIfMissing(),
+		)
+		if err != nil {
+			setupFailed(stepErr{"landlock", err})
+		}
+	}
+	if c.UID >= 0 {
+		if err := dropTo(c.UID, c.GID); err != nil {
+			setupFailed(stepErr{"setuid", err})
+		}
+	}
+	if err := os.Chdir(c.Dir); err != nil {
+		setupFailed(stepErr{"chdir", err})
+	}
+	if err := applyFilter(c); err != nil {
+		setupFailed(stepErr{"seccomp", err})
+	}
+	err := syscall.Exec(c.Script, []string{c.Script}, c.Env)
+	// The script's own start failure (fd 3 closes unread on success).
+	_ = json.NewEncoder(os.NewFile(statusFD, "status")).Encode(initStatus{StartErr: errnoText(err), Errno: errnoOf(err)})
+	os.Exit(127)
+}
+
+// applyFilter loads the strongest system-call filter c allows on this
+// thread and tells the parent on fd 4 which one runs, handing it the
+// listener of a notifying filter. A kernel that refuses every filter is
+// not a failure: the run goes on unfiltered and says so.
+func applyFilter(c initConfig) error {
+	mode, listener := loadFilter(c.Seccomp, c.Limits.Memory)
+	var rights []byte
+	if listener >= 0 {
+		defer unix.Close(listener)
+		rights = unix.UnixRights(listener)
+	}
+	return unix.Sendmsg(filterFD, []byte(mode), rights, nil, 0)
+}
+
+func errnoText(err error) string {
+	var e syscall.Errno
+	if errors.As(err, &e) {
+		return e.Error()
+	}
+	return err.Error()
+}
+
+func dropTo(uid, gid int) error {
+	if err := syscall.Setgroups(nil); err != nil {
+		return err
+	}
+	if err := syscall.Setresgid(gid, gid, gid); err != nil {
+		return err
+	}
+	return syscall.Setresuid(uid, uid, uid)
+}
+
+// procLimitOutside is RLIMIT_NPROC without a user namespace, where the
+// kernel counts every process of the user: the user's present count plus
+// the run's allowance. 0 (no limit) for root, which the kernel exempts.
+func procLimitOutside(uid, procs int) uint64 {
+	if uid < 0 {
+		uid = os.Getuid()
+	}
+	if uid == 0 {
+		return 0
+	}
+	return uint64(countProcs(uid) + procs)
+}
+
+func countProcs(uid int) int {
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		if info, err := os.Stat("/proc/" + e.Name()); err == nil {
+			if st, ok := info.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// nsInit is PID 1 of a run's namespaces: it builds the read-only root,
+// runs the script, reaps every process, and when the script's main
+// process ends kills all the others. The status goes to fd 3.
+func nsInit(c initConfig) int {
+	status := os.NewFile(statusFD, "status")
+	report := func(s initStatus) int {
+		_ = json.NewEncoder(status).Encode(s)
+		return 0
+	}
+	// Signals the script sends to its parent must not end the run early
+	// (the kernel never delivers SIGKILL to a namespace's init from inside).
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGPIPE, syscall.SIGALRM)
+	go func() {
+		for range sigs {
+		}
+	}()
+	if err := buildRoot(c); err != nil {
+		return report(initStatus{Setup: err.Error(), Errno: errnoOf(err)})
+	}
+	if c.Probe {
+		return report(initStatus{})
+	}
+	setLimits(c.Limits, uint64(c.Limits.Procs))
+	if err := applyFilter(c); err != nil {
+		return report(initStatus{Setup: stepErr{"seccomp", err}.Error(), Errno: errnoOf(err)})
+	}
+	attr := &syscall.ProcAttr{Dir: c.Dir, Env: c.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
+	if c.UID >= 0 {
+		attr.Sys.Credential = &syscall.Credential{Uid: uint32(c.UID), Gid: uint32(c.GID)}
+	}
+	// Forked from this (locked, filtered) thread, the script inherits
+	// the filter and no_new_privs.
+	pid, err := syscall.ForkExec(c.Script, []string{c.Script}, attr)
+	if err != nil {
+		return report(initStatus{StartErr: errnoText(err), Errno: errnoOf(err)})
+	}
+	return report(reap(pid))
+}
+
+// reap waits for every process of the run; when the main one (pid) ends
+// it kills the rest. It keeps the main one's exit. (Waiting for them all
+// also gives the parent their peak memory, in the helper's rusage.)
+func reap(pid int) initStatus {
+	st := initStatus{Started: true, Exit: -1}
+	mainDone := false
+	for {
+		var ws unix.WaitStatus
+		got, err := unix.Wait4(-1, &ws, 0, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return st // ECHILD: every process of the run is gone
+		}
+		if got == pid {
+			mainDone = true
+			if ws.Exited() {
+				st.Exit = ws.ExitStatus()
+			}
+		}
+		if mainDone {
+			_ = unix.Kill(-1, unix.SIGKILL)
+		}
+	}
+}
+
+func errnoOf(err error) int {
+	var e syscall.Errno
+	if errors.As(err, &e) {
+		return int(e)
+	}
+	return 0
+}
+
+// stepErr names the setup step that failed.
+type stepErr struct {
+	step string
+	err  error
+}
+
+func (e stepErr) Error() string { return e.step + ": " + e.err.Error() }
+func (e stepErr) Unwrap() error { return e.err }
