@@ -7,11 +7,11 @@ import (
 	"github.com/labhub/labmate/tui/keys"
 )
 
-// helpBlocks is the full help: every action of the key map with all its
-// keys, by group, generated from the same table as the help line.
-func (m Model) helpBlocks() []block {
-	out := []block{m.sectionBlock(content.Msg("tui.help.title"))}
-	km := m.keys
+// help is the full help: every action of the key map km with all its
+// keys, by group, generated from the same table as the help line; the
+// replay's group only while a replay runs.
+func (c canvas) help(km keys.KeyMap, replay bool) []block {
+	out := []block{c.section(content.Msg("tui.help.title"))}
 	names := map[string]string{}
 	col := 0
 	for _, s := range keys.Specs {
@@ -27,13 +27,13 @@ func (m Model) helpBlocks() []block {
 		names[s.Name] = n
 		col = max(col, len(n))
 	}
-	col = min(col, m.width/3)
+	col = min(col, c.width/3)
 	indent := strings.Repeat(" ", col+3)
 	for _, g := range keys.Groups {
-		if g == keys.GroupReplay && !m.replay.running() {
+		if g == keys.GroupReplay && !replay {
 			continue // those keys do nothing outside a running replay
 		}
-		out = append(out, m.sectionBlock(keys.GroupTitle(g)))
+		out = append(out, c.section(keys.GroupTitle(g)))
 		var lines []string
 		for _, s := range keys.Specs {
 			if s.Group != g {
@@ -41,11 +41,11 @@ func (m Model) helpBlocks() []block {
 			}
 			n := names[s.Name]
 			if len(n) > col {
-				lines = append(lines, " "+m.th.Key.Render(n))
+				lines = append(lines, " "+c.th.Key.Render(n))
 				n = ""
 			}
-			first := " " + m.th.Key.Render(n) + strings.Repeat(" ", col-len(n)+2)
-			lines = append(lines, wrap(s.Desc(), m.width-1, first, indent)...)
+			first := " " + c.th.Key.Render(n) + strings.Repeat(" ", col-len(n)+2)
+			lines = append(lines, wrap(s.Desc(), c.width-1, first, indent)...)
 		}
 		out = append(out, block{lines: lines})
 	}

@@ -32,9 +32,11 @@ const maxCache = 64
 
 // Model is the TUI's state. It is a tea.Model. The parts of the screen
 // with a state of their own are components with their own files: the
-// pager (pager.go), the footer's notes and help line (footer.go), the
-// hint ladder (hints.go), the copy key (copy.go), page numbers typed
-// (jump.go) and the replay's row and controls (replay.go).
+// markdown renderings (render.go), the pager (pager.go), the footer's
+// notes and help line (footer.go), the hint ladder (hints.go), the copy
+// key (copy.go), page numbers typed (jump.go) and the replay's row and
+// controls (replay.go); the views made from the report alone are drawn on
+// a canvas (canvas.go, observed.go, helppage.go).
 type Model struct {
 	opts  Options
 	lab   *content.Lab
@@ -52,6 +54,7 @@ type Model struct {
 	report *engine.Report
 	class  class.Status // the class publisher's newest status (--class only)
 
+	docs   renderings
 	pg     pager
 	foot   footer
 	hints  ladder
@@ -88,6 +91,7 @@ func New(opts Options) Model {
 		th:     th,
 		keys:   keys.Default(len(lab.Steps)),
 		pages:  len(lab.Steps) + 1,
+		docs:   newRenderings(),
 		pg:     newPager(),
 		foot:   newFooter(th),
 		hints:  newLadder(opts.Progress, opts.OnProgress),
@@ -217,8 +221,7 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 // adopt takes a finished rendering for this layout and asks for the
 // neighbouring pages' once the page has all of its own.
 func (m *Model) adopt(msg renderedMsg) tea.Cmd {
-	delete(m.pg.inflight, msg.key)
-	m.pg.cache[msg.key] = msg.blocks
+	m.docs.adopt(msg)
 	m.rebuild()
 	return m.prefetch()
 }

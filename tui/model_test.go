@@ -337,7 +337,7 @@ func TestResizeKeepsParagraph(t *testing.T) {
 func TestStaleRenderDropped(t *testing.T) {
 	m := testModel(t, 80, 24)
 	k := docKey{doc: pageDoc(1), width: 80, theme: m.th.Name}
-	delete(m.pg.cache, k)
+	delete(m.docs.cache, k)
 	stale := []renderedMsg{
 		{key: docKey{doc: pageDoc(1), width: 60, theme: m.th.Name}, gen: m.gen, blocks: [][]string{{"WRONG WIDTH"}}},
 		{key: k, gen: m.gen - 1, blocks: [][]string{{"OLD GEN"}}},
@@ -345,10 +345,10 @@ func TestStaleRenderDropped(t *testing.T) {
 	}
 	for _, s := range stale {
 		m2, cmd := update(m, s)
-		if _, ok := m2.pg.cache[k]; ok || cmd != nil {
+		if _, ok := m2.docs.cache[k]; ok || cmd != nil {
 			t.Errorf("stale %+v was taken", s.key)
 		}
-		if _, ok := m2.pg.cache[s.key]; ok {
+		if _, ok := m2.docs.cache[s.key]; ok {
 			t.Errorf("stale %+v was cached", s.key)
 		}
 	}

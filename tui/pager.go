@@ -12,16 +12,13 @@ import (
 	"github.com/labhub/labmate/tui/keys"
 )
 
-// pager is the scrolling page: the viewport, the renderings it is made
-// from (cached per document, width and theme, with the ones on their
-// way), and the blocks of what it shows, so that the scroll position
-// stays on the same paragraph across a resize (the anchor). It scrolls
+// pager is the scrolling page: the viewport and the blocks of what it
+// shows, so that the scroll position stays on the same paragraph across
+// a resize (the anchor). It scrolls
 // with the viewport's own key handling, bound to labmate's scroll keys,
 // and remembers how far each page was scrolled.
 type pager struct {
-	vp       viewport.Model
-	cache    map[docKey][][]string
-	inflight map[docKey]uint64
+	vp viewport.Model
 
 	lines       []string // the viewport's content
 	blockStarts []int
@@ -37,7 +34,7 @@ type pager struct {
 func newPager() pager {
 	vp := viewport.New(0, 0)
 	vp.MouseWheelEnabled = false
-	return pager{vp: vp, cache: map[docKey][][]string{}, inflight: map[docKey]uint64{}, offsets: map[int]int{}}
+	return pager{vp: vp, offsets: map[int]int{}}
 }
 
 // syncKeys enables the scroll keys or not and binds the viewport's key

@@ -237,7 +237,7 @@ func (m Model) statusLine() string {
 	b.WriteString(" ")
 	if s := m.stepAt(m.page); s != nil {
 		st := m.status(s)
-		b.WriteString(m.th.Status(st).Render(m.statusWord(st)))
+		b.WriteString(m.th.Status(st).Render(statusWord(st)))
 		if r := m.result(s); r != nil {
 			passed := 0
 			for _, c := range r.Checks {
