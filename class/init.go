@@ -23,7 +23,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/labhub/labmate/internal/safefile"
+	"github.com/labhub/labmate/internal/lockfile"
 )
 
 // InitConfig sets a class up.
@@ -261,5 +261,5 @@ func writeKubeconfig(path string, server *rest.Config, ns, learner, token string
 	if err != nil {
 		return err
 	}
-	return safefile.WriteAtomic(path, raw, 0o600)
+	return lockfile.WriteAtomic(path, raw, 0o600)
 }

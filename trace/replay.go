@@ -157,89 +157,117 @@ func (r *Replay) Run(ctx context.Context, out chan<- observe.Observation) (err e
 	r.running = true
 	r.mu.Unlock()
 
-	send := func(o observe.Observation) bool {
-		select {
-		case out <- o:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
-	synced := func() observe.Observation {
-		return observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: SourceName}}
-	}
 	if r.readyAt < 0 {
-		o := synced()
+		o := syncedObs()
 		if len(r.recs) > 0 {
 			o.Time = r.recs[0].Obs.Time
 		}
-		if !send(o) {
+		if !send(ctx, out, o) {
 			return nil
 		}
 	}
-	for {
-		r.mu.Lock()
-		if r.pos >= len(r.recs) {
-			r.done, r.ff = true, false
-			r.mu.Unlock()
-			r.notify()
-			return nil
-		}
-		i := r.pos
-		if r.paused && !r.ff {
-			r.mu.Unlock()
-			r.sleep(ctx, -1)
-			if ctx.Err() != nil {
-				return nil
-			}
-			continue
-		}
-		fast := r.ff || r.speed == Instant
-		var wait time.Duration
-		if !fast {
-			wait = time.Duration(float64(r.play[i]-r.vpos) / r.speed)
-		}
-		speed := r.speed
-		r.mu.Unlock()
+	for r.step(ctx, out) {
+	}
+	return nil
+}
 
-		if fast {
-			if i > 0 && r.play[i] > r.play[i-1] {
-				yieldTo(ctx, out)
-			}
-		} else if wait > 0 {
-			start := time.Now()
-			woke := r.sleep(ctx, wait)
-			if ctx.Err() != nil {
-				return nil
-			}
-			if !woke {
-				// A control changed: account for the time played so far
-				// and decide again.
-				r.mu.Lock()
-				r.vpos = min(r.vpos+time.Duration(float64(time.Since(start))*speed), r.play[i])
-				r.mu.Unlock()
-				continue
-			}
-		}
-		if !send(r.recs[i].Obs) {
-			return nil
-		}
-		if i == r.readyAt {
-			o := synced()
-			o.Time = r.recs[i].Obs.Time
-			if !send(o) {
-				return nil
-			}
-		}
-		r.mu.Lock()
-		r.pos = i + 1
-		r.vpos = r.play[i]
-		if r.ff && r.ffUntil > 0 && r.pos >= r.ffUntil {
-			r.ff = false
-		}
+// send hands o over unless ctx ends first.
+func send(ctx context.Context, out chan<- observe.Observation, o observe.Observation) bool {
+	select {
+	case out <- o:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+// syncedObs says that the replay source has synced.
+func syncedObs() observe.Observation {
+	return observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: SourceName}}
+}
+
+// step delivers the next record once its time comes (or waits while
+// paused, or for a control that changed). more is false when the replay
+// has ended: every record delivered, or ctx done.
+func (r *Replay) step(ctx context.Context, out chan<- observe.Observation) (more bool) {
+	r.mu.Lock()
+	if r.pos >= len(r.recs) {
+		r.done, r.ff = true, false
 		r.mu.Unlock()
 		r.notify()
+		return false
 	}
+	i := r.pos
+	if r.paused && !r.ff {
+		r.mu.Unlock()
+		r.sleep(ctx, -1)
+		return ctx.Err() == nil
+	}
+	fast := r.ff || r.speed == Instant
+	var wait time.Duration
+	if !fast {
+		wait = time.Duration(float64(r.play[i]-r.vpos) / r.speed)
+	}
+	speed := r.speed
+	r.mu.Unlock()
+
+	if !r.await(ctx, out, i, fast, wait, speed) {
+		return ctx.Err() == nil
+	}
+	return r.deliver(ctx, out, i)
+}
+
+// await waits until record i is due: wait at speed, or, fast, only long
+// enough for the engine to take what came before. due is false when ctx
+// ended or a control changed (the time played so far is then accounted
+// for, and the caller decides again).
+func (r *Replay) await(ctx context.Context, out chan<- observe.Observation, i int, fast bool, wait time.Duration, speed float64) (due bool) {
+	if fast {
+		if i > 0 && r.play[i] > r.play[i-1] {
+			yieldTo(ctx, out)
+		}
+		return true
+	}
+	if wait <= 0 {
+		return true
+	}
+	start := time.Now()
+	woke := r.sleep(ctx, wait)
+	if ctx.Err() != nil {
+		return false
+	}
+	if !woke {
+		r.mu.Lock()
+		r.vpos = min(r.vpos+time.Duration(float64(time.Since(start))*speed), r.play[i])
+		r.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// deliver sends record i (and, after the record at which every recorded
+// source had synced, the replay's own Synced), then moves on past it.
+// It returns false when ctx ended first.
+func (r *Replay) deliver(ctx context.Context, out chan<- observe.Observation, i int) bool {
+	if !send(ctx, out, r.recs[i].Obs) {
+		return false
+	}
+	if i == r.readyAt {
+		o := syncedObs()
+		o.Time = r.recs[i].Obs.Time
+		if !send(ctx, out, o) {
+			return false
+		}
+	}
+	r.mu.Lock()
+	r.pos = i + 1
+	r.vpos = r.play[i]
+	if r.ff && r.ffUntil > 0 && r.pos >= r.ffUntil {
+		r.ff = false
+	}
+	r.mu.Unlock()
+	r.notify()
+	return true
 }
 
 // sleep waits for d (d < 0: until woken). It returns true when the time

@@ -49,7 +49,7 @@ func TestConfigReachesTheTUI(t *testing.T) {
 		t.Errorf("rebound next (l) did not move: page %d", m.page)
 	}
 	m = press(t, m, "h")
-	if m.progress[1].Seen != 1 {
+	if m.hints.progress[1].Seen != 1 {
 		t.Error("hint kept its default key after a refused rebinding")
 	}
 	if m.keys.Copy.Enabled() {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/content"
 )
@@ -132,6 +133,50 @@ func looksLikeCommand(s string) bool {
 	return false
 }
 
+// copier is the copy key: what each page offers to copy (read from its
+// markdown source once), which of it comes next, and the clipboard it
+// goes to.
+type copier struct {
+	clip    clipboard
+	targets [][]string  // by page
+	next    map[int]int // by page: which target comes next
+}
+
+// newCopier reads the copy targets of every page's markdown (mds, by
+// page) under root.
+func newCopier(clip clipboard, mds []string, root string) copier {
+	if clip.mode == "" {
+		clip.mode = ClipboardAuto
+	}
+	c := copier{clip: clip, next: map[int]int{}}
+	for _, md := range mds {
+		c.targets = append(c.targets, copyTargets(md, root))
+	}
+	return c
+}
+
+// offers lists what the copy key offers on page.
+func (c copier) offers(page int) []string {
+	if page >= 0 && page < len(c.targets) {
+		return c.targets[page]
+	}
+	return nil
+}
+
+// works reports whether the copy key does something on page.
+func (c copier) works(page int) bool { return c.clip.enabled() && len(c.offers(page)) > 0 }
+
+// copyNext copies page's next target (they take turns), from a command.
+func (c copier) copyNext(page int) tea.Cmd {
+	targets := c.offers(page)
+	if len(targets) == 0 || !c.clip.enabled() {
+		return nil
+	}
+	i := c.next[page] % len(targets)
+	c.next[page] = i + 1
+	return copyCmd(c.clip, targets[i])
+}
+
 // copiedMsg reports where a copy went.
 type copiedMsg struct {
 	text string
@@ -222,4 +267,42 @@ func tmuxOption(name string) string {
 		return ""
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// copiedText says where a copy went, with the copied text and any error
+// cut to room cells (0: whole).
+func copiedText(c copiedMsg, room int) string {
+	shown := elide(firstLine(c.text), room)
+	if firstLine(c.text) != c.text {
+		shown += " ..."
+	}
+	errText := func() string { return elide(sanitize(c.tmuxErr.Error()), room) }
+	switch {
+	case c.tmux && c.tmuxClipboard == "off":
+		// tmux drops OSC 52 from programs: only its buffer has the text.
+		return content.Msg("tui.toast.copied_tmux_clipboard_off", "text", shown)
+	case c.tmux && c.osc52:
+		return content.Msg("tui.toast.copied_tmux", "text", shown)
+	case c.tmux:
+		return content.Msg("tui.toast.copied_tmux_only", "text", shown)
+	case c.osc52 && c.tmuxErr != nil:
+		return content.Msg("tui.toast.copied_osc52_tmux_failed", "text", shown, "err", errText())
+	case c.osc52:
+		return content.Msg("tui.toast.copied_osc52", "text", shown)
+	case c.tmuxErr != nil:
+		return content.Msg("tui.toast.copy_failed", "err", errText())
+	}
+	return content.Msg("tui.toast.copy_failed", "err", "-")
+}
+
+// elide shortens s to n cells (n <= 0: not at all) by cutting its middle:
+// the end of a path or a command says the most.
+func elide(s string, n int) string {
+	w := ansi.StringWidth(s)
+	if n <= 0 || w <= n {
+		return s
+	}
+	head := max(n-2, 0) / 3
+	tail := max(n-2-head, 0)
+	return ansi.Truncate(s, head, "") + ".." + ansi.TruncateLeft(s, w-tail, "")
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -35,6 +36,7 @@ type footer struct {
 	toastID int
 	alert   *alert
 	confirm bool // asking whether to open the worked solution
+	yes, no key.Binding
 }
 
 type toast struct {
@@ -78,12 +80,87 @@ func newFooter(th theme.Theme) footer {
 // it shows (Height).
 func (f *footer) SetSize(w int) { f.width = w }
 
+// syncKeys enables the answers to the footer's question exactly while it
+// asks, and takes them as its own keys.
+func (f *footer) syncKeys(k *keys.KeyMap) {
+	k.Yes.SetEnabled(f.confirm)
+	k.No.SetEnabled(f.confirm)
+	k.Yes.SetHelp(k.Yes.Help().Key, content.Msg("tui.short.yes"))
+	k.No.SetHelp(k.No.Help().Key, content.Msg("tui.short.no"))
+	f.yes, f.no = k.Yes, k.No
+}
+
 // ShortHelp is what the footer itself offers: the answers to its question.
-func (f footer) ShortHelp(yes, no key.Binding) []key.Binding {
+func (f footer) ShortHelp() []key.Binding {
 	if f.confirm {
-		return []key.Binding{yes, no}
+		return []key.Binding{f.yes, f.no}
 	}
 	return nil
+}
+
+// reply is the learner's answer to the footer's question.
+type reply int
+
+const (
+	replyNone reply = iota // another key: the question stays
+	replyYes
+	replyNo
+)
+
+// ask puts the question whether to open the worked solution.
+func (f *footer) ask() { f.confirm = true }
+
+// asking reports whether the question is on screen: while it is, every
+// key but quit goes to answer.
+func (f footer) asking() bool { return f.confirm }
+
+// answer takes a key while the question is asked; yes and no close it.
+func (f *footer) answer(msg tea.KeyMsg) reply {
+	switch {
+	case key.Matches(msg, f.yes):
+		f.confirm = false
+		return replyYes
+	case key.Matches(msg, f.no):
+		f.confirm = false
+		return replyNo
+	}
+	return replyNone
+}
+
+// hasNote reports whether a toast or an alert is up (close dismisses it).
+func (f footer) hasNote() bool { return f.alert != nil || f.toast != nil }
+
+// alerting reports whether a regression alert is up: it holds enter.
+func (f footer) alerting() bool { return f.alert != nil }
+
+// newestToast is the id of the toast shown last; showing tells whether
+// the toast of that id is still up.
+func (f footer) newestToast() int    { return f.toastID }
+func (f footer) showing(id int) bool { return f.toast != nil && f.toast.id == id }
+func (f *footer) dropToast()         { f.toast = nil }
+
+// followed takes both notes down: the learner went where they pointed.
+func (f *footer) followed() {
+	f.alert = nil
+	f.toast = nil
+}
+
+// target is the page enter goes to: a regressed step's (pageOf finds a
+// step's page), else the one the toast points at; only pages that away
+// says change what is on screen count (-1: none).
+func (f footer) target(pageOf func(step int) int, away func(page int) bool) int {
+	if a := f.alert; a != nil {
+		for _, n := range a.steps {
+			if p := pageOf(n); p >= 0 && away(p) {
+				return p
+			}
+		}
+		return -1
+	}
+	if t := f.toast; t != nil && t.target >= 0 && away(t.target) {
+		return t.target
+	}
+	return -1
 }
 
 // showToast puts t up, replacing any toast, with the timer that takes it
@@ -100,6 +177,40 @@ func (f *footer) showToast(t toast) tea.Cmd {
 func (f *footer) expire(id int) {
 	if f.toast != nil && f.toast.id == id {
 		f.toast = nil
+	}
+}
+
+// alertFor raises the alert that steps regressed, with the steps the
+// alert already named that are not among them; text words it.
+func (f *footer) alertFor(steps []int, text func(steps []int) string) {
+	if a := f.alert; a != nil {
+		for _, n := range a.steps {
+			if !slices.Contains(steps, n) {
+				steps = append(steps, n)
+			}
+		}
+	}
+	f.raise(&alert{steps: steps, text: text(steps)})
+}
+
+// keepAlert narrows the alert to the steps still red, reworded by text;
+// none left takes it down.
+func (f *footer) keepAlert(red func(step int) bool, text func(steps []int) string) {
+	a := f.alert
+	if a == nil {
+		return
+	}
+	var keep []int
+	for _, n := range a.steps {
+		if red(n) {
+			keep = append(keep, n)
+		}
+	}
+	switch {
+	case len(keep) == 0:
+		f.alert = nil
+	case len(keep) < len(a.steps):
+		f.alert = &alert{steps: keep, text: text(keep)}
 	}
 }
 

@@ -105,7 +105,7 @@ func TestHintLadder(t *testing.T) {
 	})
 	lab := fixture.Lab()
 	m = press(t, m, "1", "h")
-	if got := m.progress[1]; got.Seen != 1 || got.Solution {
+	if got := m.hints.progress[1]; got.Seen != 1 || got.Solution {
 		t.Fatalf("after one h: %+v", got)
 	}
 	if s := screen(m); !strings.Contains(s, lab.Steps[0].Hints[0]) || strings.Contains(s, lab.Steps[0].Hints[1]) {
@@ -117,8 +117,8 @@ func TestHintLadder(t *testing.T) {
 	}
 	// Hints are used up: the next h asks before showing the solution.
 	m = press(t, m, "h")
-	if !m.foot.confirm || m.progress[1].Solution {
-		t.Fatalf("third h: confirm=%v progress=%+v", m.foot.confirm, m.progress[1])
+	if !m.foot.confirm || m.hints.progress[1].Solution {
+		t.Fatalf("third h: confirm=%v progress=%+v", m.foot.confirm, m.hints.progress[1])
 	}
 	if m.keys.Next.Enabled() || !m.keys.Yes.Enabled() || !m.keys.No.Enabled() {
 		t.Error("while asking, only yes/no (and quit) may be enabled")
@@ -127,11 +127,11 @@ func TestHintLadder(t *testing.T) {
 		t.Errorf("help line does not offer y:\n%s", screen(m))
 	}
 	m = press(t, m, "n") // no: not the next step
-	if m.foot.confirm || m.page != 1 || m.progress[1].Solution {
-		t.Fatalf("n while asking: confirm=%v page=%d %+v", m.foot.confirm, m.page, m.progress[1])
+	if m.foot.confirm || m.page != 1 || m.hints.progress[1].Solution {
+		t.Fatalf("n while asking: confirm=%v page=%d %+v", m.foot.confirm, m.page, m.hints.progress[1])
 	}
 	m = press(t, m, "h", "y")
-	if !m.progress[1].Solution {
+	if !m.hints.progress[1].Solution {
 		t.Fatal("y did not open the solution")
 	}
 	if !strings.Contains(screen(press(t, m, "G")), "imports = [\"/etc/containerd/conf.d/*.toml\"]") {
@@ -337,7 +337,7 @@ func TestResizeKeepsParagraph(t *testing.T) {
 func TestStaleRenderDropped(t *testing.T) {
 	m := testModel(t, 80, 24)
 	k := docKey{doc: pageDoc(1), width: 80, theme: m.th.Name}
-	delete(m.pg.cache, k)
+	delete(m.docs.cache, k)
 	stale := []renderedMsg{
 		{key: docKey{doc: pageDoc(1), width: 60, theme: m.th.Name}, gen: m.gen, blocks: [][]string{{"WRONG WIDTH"}}},
 		{key: k, gen: m.gen - 1, blocks: [][]string{{"OLD GEN"}}},
@@ -345,10 +345,10 @@ func TestStaleRenderDropped(t *testing.T) {
 	}
 	for _, s := range stale {
 		m2, cmd := update(m, s)
-		if _, ok := m2.pg.cache[k]; ok || cmd != nil {
+		if _, ok := m2.docs.cache[k]; ok || cmd != nil {
 			t.Errorf("stale %+v was taken", s.key)
 		}
-		if _, ok := m2.pg.cache[s.key]; ok {
+		if _, ok := m2.docs.cache[s.key]; ok {
 			t.Errorf("stale %+v was cached", s.key)
 		}
 	}
@@ -451,7 +451,7 @@ func TestCopyTargets(t *testing.T) {
 func TestCopyKeyWritesOSC52AndCycles(t *testing.T) {
 	var out bytes.Buffer
 	m := testModel(t, 80, 24)
-	m.clip = clipboard{mode: ClipboardAuto, out: &out}
+	m.copier.clip = clipboard{mode: ClipboardAuto, out: &out}
 	m = press(t, m, "1")
 	_, cmd := update(m, keyMsg("c"))
 	msgs := runCmd(cmd)
@@ -472,7 +472,7 @@ func TestCopyKeyWritesOSC52AndCycles(t *testing.T) {
 	if !strings.Contains(out.String(), base64.StdEncoding.EncodeToString([]byte("vi /root/gpuop/etc/containerd/config.toml"))) {
 		t.Errorf("third c did not copy the third target: %q", out.String())
 	}
-	m.clip.mode = ClipboardOff
+	m.copier.clip.mode = ClipboardOff
 	m = send(t, m, tea.WindowSizeMsg{Width: 81, Height: 24})
 	if m.keys.Copy.Enabled() {
 		t.Error("copy enabled with clipboard off")

@@ -5,13 +5,10 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/tui/keys"
-	"github.com/labhub/labmate/tui/theme"
 )
 
 // block is a run of lines that belong together (a paragraph, a check).
@@ -52,7 +49,7 @@ func (m Model) docSource(d doc) string {
 // neededDocs lists the documents page p shows.
 func (m Model) neededDocs(p int) []doc {
 	docs := []doc{pageDoc(p)}
-	if s := m.stepAt(p); s != nil && m.progress[s.Number].Solution {
+	if s := m.stepAt(p); s != nil && m.hints.at(s.Number).Solution {
 		docs = append(docs, solutionDoc(p))
 	}
 	return docs
@@ -64,7 +61,7 @@ func (m Model) docKeyOf(d doc) docKey { return docKey{doc: d, width: m.width, th
 // for the current width.
 func (m Model) haveDocs() bool {
 	for _, d := range m.neededDocs(m.page) {
-		if _, ok := m.pg.cache[m.docKeyOf(d)]; !ok {
+		if !m.docs.has(m.docKeyOf(d)) {
 			return false
 		}
 	}
@@ -97,42 +94,17 @@ func (m *Model) request(docs []doc) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	for _, d := range docs {
-		k := m.docKeyOf(d)
-		if _, ok := m.pg.cache[k]; ok {
-			continue
-		}
-		if g, ok := m.pg.inflight[k]; ok && g == m.gen {
-			continue
-		}
-		m.pg.inflight[k] = m.gen
-		cmds = append(cmds, renderCmd(k, m.gen, m.docSource(d), m.th))
+		cmds = append(cmds, m.docs.ask(m.docKeyOf(d), m.gen, m.docSource(d), m.th))
 	}
-	m.trimCache()
+	m.docs.trim(m.width)
 	return tea.Batch(cmds...)
-}
-
-// trimCache forgets renderings for other widths once the cache is full.
-func (m *Model) trimCache() {
-	if len(m.pg.cache) <= maxCache {
-		return
-	}
-	for k := range m.pg.cache {
-		if k.width != m.width {
-			delete(m.pg.cache, k)
-		}
-	}
 }
 
 // docBlocks returns a document's blocks for the current width; while that
 // rendering is on its way, an older one cut to the width stands in.
 func (m Model) docBlocks(d doc) ([]block, bool) {
-	if bs, ok := m.pg.cache[m.docKeyOf(d)]; ok {
-		return asBlocks(bs), true
-	}
-	for k, bs := range m.pg.cache {
-		if k.doc == d && k.theme == m.th.Name {
-			return asBlocks(bs), false
-		}
+	if bs, exact, ok := m.docs.blocks(m.docKeyOf(d)); ok {
+		return asBlocks(bs), exact
 	}
 	return []block{{lines: []string{" " + m.th.Muted.Render(content.Msg("tui.loading"))}}}, false
 }
@@ -151,15 +123,7 @@ func (m *Model) rebuild() {
 		return
 	}
 	blocks, exact := m.compose()
-	y := m.pg.vp.YOffset
-	m.setBlocks(blocks, exact)
-	m.pg.vp.SetYOffset(y)
-	if m.pg.anchor != nil && exact {
-		a := *m.pg.anchor
-		m.pg.vp.SetYOffset(m.pg.anchorOffset(a))
-		m.pg.anchor = nil
-		m.pg.kept = &keptAnchor{a: a, y: m.pg.vp.YOffset, view: m.viewKey()}
-	}
+	m.pg.show(blocks, exact, m.width, m.cuts, m.viewKey())
 }
 
 // rebuildTop recomposes and scrolls to the top (a different view opened).
@@ -169,43 +133,15 @@ func (m *Model) rebuildTop() {
 	m.pg.vp.GotoTop()
 }
 
-// setBlocks lays blocks out in the viewport. Lines wider than the pane
-// are cut: on purpose for a stand-in rendering for another width, a bug
-// (noted for the tests) for anything else.
-func (m *Model) setBlocks(blocks []block, exact bool) {
-	var lines []string
-	m.pg.blockStarts = nil
-	m.pg.blockGaps = nil
-	for i, b := range blocks {
-		gap := b.gap && i > 0
-		if gap {
-			lines = append(lines, "")
-		}
-		m.pg.blockStarts = append(m.pg.blockStarts, len(lines))
-		m.pg.blockGaps = append(m.pg.blockGaps, gap)
-		for _, l := range b.lines {
-			if ansi.StringWidth(l) > m.width {
-				short := ansi.Truncate(l, m.width, "")
-				if exact {
-					m.cuts.note("body", l, short)
-				}
-				l = short
-			}
-			lines = append(lines, l)
-		}
-	}
-	m.pg.lines = lines
-	m.pg.vp.SetContent(strings.Join(lines, "\n"))
-}
-
 // compose builds the blocks of the current view; exact is false while a
 // stand-in rendering is shown.
 func (m Model) compose() (blocks []block, exact bool) {
 	switch {
 	case m.showHelp:
-		return m.helpBlocks(), true
+		return m.canvas().help(m.keys, m.replay.running()), true
 	case m.observed && m.page > 0:
-		return m.observedBlocks(), true
+		s := m.stepAt(m.page)
+		return m.canvas().observed(s.Number, m.result(s), m.report), true
 	case m.page == 0:
 		return m.introBlocks()
 	default:
@@ -216,49 +152,26 @@ func (m Model) compose() (blocks []block, exact bool) {
 
 func (m Model) introBlocks() ([]block, bool) {
 	blocks, exact := m.docBlocks(pageDoc(0))
-	blocks = append(blocks, m.sectionBlock(content.Msg("tui.intro.steps")))
+	blocks = append(blocks, m.canvas().section(content.Msg("tui.intro.steps")))
 	for i := range m.lab.Steps {
 		s := &m.lab.Steps[i]
 		st := m.status(s)
-		word := m.statusWord(st)
+		word := statusWord(st)
 		lines := wrap(fmt.Sprintf("%d. %s  %s", s.Number, s.Title, word), m.width-1, " ", "    ")
 		lines[0] = strings.Replace(lines[0], word, m.th.Status(st).Render(word), 1)
 		blocks = append(blocks, block{lines: lines})
 	}
-	if b, ok := m.clusterBlock(); ok {
+	if b, ok := m.canvas().cluster(m.report); ok {
 		blocks = append(blocks, b)
 	}
-	blocks = append(blocks, m.problemBlocks()...)
+	blocks = append(blocks, m.canvas().problems(m.report)...)
 	if len(m.opts.Notices) > 0 {
-		blocks = append(blocks, m.sectionBlock(content.Msg("tui.notices")))
+		blocks = append(blocks, m.canvas().section(content.Msg("tui.notices")))
 		for _, n := range m.opts.Notices {
 			blocks = append(blocks, block{lines: wrap(sanitize(n), m.width-1, " ! ", "   ")})
 		}
 	}
 	return blocks, exact
-}
-
-// statusWord is a status as glyph plus Korean word: never colour alone.
-func (m Model) statusWord(st checks.Status) string {
-	return theme.Glyph(st) + " " + content.Msg("status."+string(st))
-}
-
-// clusterBlock says how labmate sees the cluster (off, connecting,
-// synced, unreachable), when a report said.
-func (m Model) clusterBlock() (block, bool) {
-	if m.report == nil || m.report.Cluster.State == "" {
-		return block{}, false
-	}
-	c := m.report.Cluster
-	line := content.Msg("tui.cluster."+string(c.State), "server", sanitize(c.Server), "version", sanitize(c.Version))
-	if why := checks.ClusterErr(content.Msg, c); why != "" {
-		line += " " + sanitize(why)
-	}
-	return block{lines: wrap(line, m.width-1, " ", " "), gap: true}, true
-}
-
-func (m Model) sectionBlock(title string) block {
-	return block{lines: []string{" " + m.th.Section.Render(shorten(title, m.width-2))}, gap: true}
 }
 
 // stepBlocks builds a step page: the text, the checks, then the hints
@@ -267,20 +180,20 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 	s := m.stepAt(m.page)
 	mk := marks{hints: -1, solution: -1}
 	blocks, exact := m.docBlocks(pageDoc(m.page))
-	blocks = append(blocks, m.checkBlocks(s)...)
-	blocks = append(blocks, m.problemBlocks()...)
+	blocks = append(blocks, m.canvas().checkList(m.result(s))...)
+	blocks = append(blocks, m.canvas().problems(m.report)...)
 
-	p := m.progress[s.Number]
-	if p.Seen > 0 || m.foot.confirm || p.Solution {
-		blocks = append(blocks, m.sectionBlock(content.Msg("tui.hints.title", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))))
+	p := m.hints.at(s.Number)
+	if p.Seen > 0 || m.foot.asking() || p.Solution {
+		blocks = append(blocks, m.canvas().section(content.Msg("tui.hints.title", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))))
 		mk.hints = len(blocks)
 		for i := 0; i < p.Seen && i < len(s.Hints); i++ {
 			prefix := fmt.Sprintf(" %d. ", i+1)
-			blocks = append(blocks, block{lines: m.styled(m.th.Hint, wrap(sanitize(s.Hints[i]), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
+			blocks = append(blocks, block{lines: styled(m.th.Hint, wrap(sanitize(s.Hints[i]), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
 		}
 	}
 	if p.Solution {
-		blocks = append(blocks, m.sectionBlock(content.Msg("tui.solution.title")))
+		blocks = append(blocks, m.canvas().section(content.Msg("tui.solution.title")))
 		mk.solution = len(blocks)
 		sol, ex := m.docBlocks(solutionDoc(m.page))
 		exact = exact && ex
@@ -290,26 +203,6 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 		blocks = append(blocks, sol...)
 	}
 	return blocks, mk, exact
-}
-
-func (m Model) styled(st interface{ Render(...string) string }, lines []string) []string {
-	for i, l := range lines {
-		lines[i] = st.Render(l)
-	}
-	return lines
-}
-
-// problemBlocks lists what is wrong with labmate itself (a source that
-// failed); the rest keeps working.
-func (m Model) problemBlocks() []block {
-	if m.report == nil || len(m.report.Problems) == 0 {
-		return nil
-	}
-	out := []block{m.sectionBlock(content.Msg("tui.problems"))}
-	for _, p := range m.report.Problems {
-		out = append(out, block{lines: wrap(sanitize(p), m.width-1, " ! ", "   ")})
-	}
-	return out
 }
 
 func (m Model) hintBlock(i int) int {
@@ -323,142 +216,6 @@ func (m Model) hintBlock(i int) int {
 func (m Model) solutionBlock() int {
 	_, mk, _ := m.stepBlocks()
 	return mk.solution
-}
-
-// checkBlocks lists a step's checks: glyph and word first, then the
-// message; for a check that did not pass, what was expected, what was
-// observed and where.
-func (m Model) checkBlocks(s *content.Step) []block {
-	r := m.result(s)
-	if r == nil {
-		return []block{m.sectionBlock(content.Msg("tui.checks.title")),
-			{lines: wrap(content.Msg("tui.checks.none_yet"), m.width-1, " ", " ")}}
-	}
-	passed := 0
-	for _, c := range r.Checks {
-		if c.Status == checks.Passed {
-			passed++
-		}
-	}
-	out := []block{m.sectionBlock(content.Msg("tui.checks.title_count", "passed", passed, "total", len(r.Checks)))}
-	for _, c := range r.Checks {
-		word := m.statusWord(c.Status)
-		lines := wrap(word+"  "+sanitize(c.Message), m.width-1, " ", "   ")
-		lines[0] = strings.Replace(lines[0], word, m.th.Status(c.Status).Render(word), 1)
-		if c.Status != checks.Passed {
-			for _, f := range []struct{ key, val string }{
-				{"tui.checks.expected", c.Expected},
-				{"tui.checks.observed", c.Observed},
-				{"tui.checks.where", c.Where},
-			} {
-				if v := sanitize(f.val); v != "" {
-					label := content.Msg(f.key) + " "
-					pad := strings.Repeat(" ", 3+ansi.StringWidth(label))
-					for i, vl := range strings.Split(v, "\n") {
-						first := "   " + label
-						if i > 0 {
-							first = pad
-						}
-						lines = append(lines, wrap(vl, m.width-1, first, pad)...)
-					}
-				}
-			}
-		}
-		out = append(out, block{lines: lines})
-	}
-	return out
-}
-
-// observedBlocks is the "observed" view: what labmate actually parsed,
-// ran and saw for this step, next to what each check saw.
-func (m Model) observedBlocks() []block {
-	s := m.stepAt(m.page)
-	out := []block{
-		m.sectionBlock(content.Msg("tui.observed.title", "step", s.Number)),
-		{lines: m.styled(m.th.Muted, wrap(content.Msg("tui.observed.lead"), m.width-1, " ", " "))},
-	}
-	r := m.result(s)
-	if r == nil {
-		return append(out, block{lines: wrap(content.Msg("tui.checks.none_yet"), m.width-1, " ", " "), gap: true})
-	}
-	any := false
-	for _, f := range r.Observed {
-		any = true
-		lines := []string{" " + m.th.Title.Render(shorten(sanitize(f.Label), m.width-2))}
-		for _, vl := range strings.Split(sanitize(f.Value), "\n") {
-			lines = append(lines, wrap(vl, m.width-1, "   ", "   ")...)
-		}
-		out = append(out, block{lines: lines, gap: true})
-	}
-	var perCheck []block
-	for _, c := range r.Checks {
-		if c.Observed == "" {
-			continue
-		}
-		word := m.statusWord(c.Status)
-		lines := []string{" " + m.th.Status(c.Status).Render(word) + " " + shorten(sanitize(c.ID), max(m.width-ansi.StringWidth(word)-3, 1))}
-		for _, vl := range strings.Split(sanitize(c.Observed), "\n") {
-			lines = append(lines, wrap(vl, m.width-1, "   ", "   ")...)
-		}
-		perCheck = append(perCheck, block{lines: lines})
-	}
-	if len(perCheck) > 0 {
-		any = true
-		out = append(out, m.sectionBlock(content.Msg("tui.observed.checks")))
-		out = append(out, perCheck...)
-	}
-	if !any {
-		out = append(out, block{lines: wrap(content.Msg("tui.observed.none"), m.width-1, " ", " "), gap: true})
-	}
-	if b, ok := m.clusterBlock(); ok {
-		out = append(out, b)
-	}
-	return out
-}
-
-// helpBlocks is the full help: every action of the key map with all its
-// keys, by group, generated from the same table as the help line.
-func (m Model) helpBlocks() []block {
-	out := []block{m.sectionBlock(content.Msg("tui.help.title"))}
-	km := m.keys
-	names := map[string]string{}
-	col := 0
-	for _, s := range keys.Specs {
-		b := km.Binding(s.Name)
-		n := b.Help().Key
-		if s.Name != "jump" {
-			var ks []string
-			for _, k := range b.Keys() {
-				ks = append(ks, keys.Display(k))
-			}
-			n = strings.Join(ks, "/")
-		}
-		names[s.Name] = n
-		col = max(col, len(n))
-	}
-	col = min(col, m.width/3)
-	indent := strings.Repeat(" ", col+3)
-	for _, g := range keys.Groups {
-		if g == keys.GroupReplay && (m.opts.Replay == nil || m.replayDone) {
-			continue // those keys do nothing outside a running replay
-		}
-		out = append(out, m.sectionBlock(keys.GroupTitle(g)))
-		var lines []string
-		for _, s := range keys.Specs {
-			if s.Group != g {
-				continue
-			}
-			n := names[s.Name]
-			if len(n) > col {
-				lines = append(lines, " "+m.th.Key.Render(n))
-				n = ""
-			}
-			first := " " + m.th.Key.Render(n) + strings.Repeat(" ", col-len(n)+2)
-			lines = append(lines, wrap(s.Desc(), m.width-1, first, indent)...)
-		}
-		out = append(out, block{lines: lines})
-	}
-	return out
 }
 
 func firstLine(s string) string {

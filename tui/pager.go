@@ -1,34 +1,67 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/viewport"
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/keys"
 )
 
-// pager is the scrolling page: the viewport, the renderings it is made
-// from (cached per document, width and theme, with the ones on their
-// way), and the blocks of what it shows, so that the scroll position
-// stays on the same paragraph across a resize (the anchor).
+// pager is the scrolling page: the viewport and the blocks of what it
+// shows, so that the scroll position stays on the same paragraph across
+// a resize (the anchor). It scrolls
+// with the viewport's own key handling, bound to labmate's scroll keys,
+// and remembers how far each page was scrolled.
 type pager struct {
-	vp       viewport.Model
-	cache    map[docKey][][]string
-	inflight map[docKey]uint64
+	vp viewport.Model
 
 	lines       []string // the viewport's content
 	blockStarts []int
 	blockGaps   []bool
 	anchor      *anchor // to restore once the rendering for this width is in
 	kept        *keptAnchor
+	offsets     map[int]int // by page: where it was scrolled to when left
+	scrolls     bool        // the content is taller than the viewport (set by layout)
+
+	top, bottom key.Binding // the viewport has no keys for these
 }
 
 func newPager() pager {
 	vp := viewport.New(0, 0)
-	// The viewport's own keys (h/l/d/u, ...) would fight ours: scrolling
-	// goes through our key map only.
-	vp.KeyMap = viewport.KeyMap{}
 	vp.MouseWheelEnabled = false
-	return pager{vp: vp, cache: map[docKey][][]string{}, inflight: map[docKey]uint64{}}
+	return pager{vp: vp, offsets: map[int]int{}}
+}
+
+// syncKeys enables the scroll keys or not and binds the viewport's key
+// map to them: labmate's key map (rebindable from the config file) stays
+// the one source of keys, the viewport's defaults never apply.
+func (p *pager) syncKeys(k *keys.KeyMap, on bool) {
+	for _, b := range []*key.Binding{&k.Down, &k.Up, &k.PageDown, &k.PageUp, &k.HalfDown, &k.HalfUp, &k.Top, &k.Bottom} {
+		b.SetEnabled(on)
+	}
+	p.vp.KeyMap = viewport.KeyMap{
+		Down: k.Down, Up: k.Up,
+		PageDown: k.PageDown, PageUp: k.PageUp,
+		HalfPageDown: k.HalfDown, HalfPageUp: k.HalfUp,
+	}
+	p.top, p.bottom = k.Top, k.Bottom
+}
+
+// Update scrolls for a scroll key; other keys do nothing.
+func (p *pager) Update(msg tea.KeyMsg) {
+	switch {
+	case key.Matches(msg, p.top):
+		p.vp.GotoTop()
+	case key.Matches(msg, p.bottom):
+		p.vp.GotoBottom()
+	default:
+		p.vp, _ = p.vp.Update(msg)
+	}
 }
 
 // SetSize gives the page its width and the rows the layout left it.
@@ -41,11 +74,82 @@ func (p *pager) SetSize(w, h int) {
 // fits reports whether the page's content fits h rows without scrolling.
 func (p pager) fits(h int) bool { return p.vp.TotalLineCount() <= h }
 
-// ShortHelp is the pager's key for the help line: scroll (worded by the
-// key map), enabled only when the page scrolls.
-func (p pager) ShortHelp(scroll key.Binding, scrolls bool) []key.Binding {
-	scroll.SetEnabled(scrolls)
+// ShortHelp is the pager's key for the help line: scroll, named by its
+// down and up keys, shown only when the page scrolls and keys scroll it.
+func (p pager) ShortHelp() []key.Binding {
+	down, up := p.vp.KeyMap.Down, p.vp.KeyMap.Up
+	if len(down.Keys()) == 0 || len(up.Keys()) == 0 {
+		return nil
+	}
+	scroll := key.NewBinding(
+		key.WithKeys("scroll"),
+		key.WithHelp(keys.Display(down.Keys()[0])+"/"+keys.Display(up.Keys()[0]), content.Msg("tui.short.scroll")),
+	)
+	scroll.SetEnabled(p.scrolls && down.Enabled())
 	return []key.Binding{scroll}
+}
+
+// leave remembers how far page was scrolled; arrive scrolls page back
+// there.
+func (p *pager) leave(page int)  { p.offsets[page] = p.vp.YOffset }
+func (p *pager) arrive(page int) { p.vp.SetYOffset(p.offsets[page]) }
+
+// holdPlace keeps the paragraph on top for a resize: the anchor last
+// restored while the learner has not scrolled away from it, else the one
+// at the offset now.
+func (p *pager) holdPlace(view viewKey) {
+	if p.anchor != nil || len(p.blockStarts) == 0 {
+		return
+	}
+	if k := p.kept; k != nil && k.y == p.vp.YOffset && k.view == view {
+		a := k.a
+		p.anchor = &a
+		return
+	}
+	p.anchor = p.anchorAt(p.vp.YOffset)
+}
+
+// show lays blocks out, keeping the scroll position; once the rendering
+// is exact (for this width), a held anchor is restored and kept for view.
+func (p *pager) show(blocks []block, exact bool, width int, cuts *cutLog, view viewKey) {
+	y := p.vp.YOffset
+	p.setBlocks(blocks, exact, width, cuts)
+	p.vp.SetYOffset(y)
+	if p.anchor != nil && exact {
+		a := *p.anchor
+		p.vp.SetYOffset(p.anchorOffset(a))
+		p.anchor = nil
+		p.kept = &keptAnchor{a: a, y: p.vp.YOffset, view: view}
+	}
+}
+
+// setBlocks lays blocks out in the viewport. Lines wider than the pane
+// are cut: on purpose for a stand-in rendering for another width, a bug
+// (noted in cuts for the tests) for anything else.
+func (p *pager) setBlocks(blocks []block, exact bool, width int, cuts *cutLog) {
+	var lines []string
+	p.blockStarts = nil
+	p.blockGaps = nil
+	for i, b := range blocks {
+		gap := b.gap && i > 0
+		if gap {
+			lines = append(lines, "")
+		}
+		p.blockStarts = append(p.blockStarts, len(lines))
+		p.blockGaps = append(p.blockGaps, gap)
+		for _, l := range b.lines {
+			if ansi.StringWidth(l) > width {
+				short := ansi.Truncate(l, width, "")
+				if exact {
+					cuts.note("body", l, short)
+				}
+				l = short
+			}
+			lines = append(lines, l)
+		}
+	}
+	p.lines = lines
+	p.vp.SetContent(strings.Join(lines, "\n"))
 }
 
 // anchor is a scroll position that survives re-wrapping: a block, and

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -25,22 +26,24 @@ type LabChoice struct {
 var ErrNoChoice = fmt.Errorf("no lab chosen")
 
 // PickLab shows the installed labs and returns the ID of the one the
-// learner opens (enter), or ErrNoChoice (q, esc, ctrl+c).
+// learner opens (enter), or ErrNoChoice (q, esc, ctrl+c). It runs as the
+// TUI does (RunProgram): drawn by labmate's frame writer, the terminal
+// restored on every way out.
 func PickLab(ctx context.Context, labs []LabChoice, themeName string) (string, error) {
 	narrowAmbiguous()
 	out := os.Stdout
 	th := theme.New(theme.Resolve(themeName, out), theme.DetectProfile(out))
-	m := newPicker(labs, th)
-	p := tea.NewProgram(m, append(ProgramOptions(), tea.WithContext(ctx), tea.WithOutput(out))...)
-	final, err := p.Run()
+	final, err := RunProgram(ctx, out, func(io.Writer) tea.Model { return newPicker(labs, th) })
 	if err != nil {
 		return "", err
 	}
-	pm := final.(picker)
-	if pm.chosen < 0 {
-		return "", ErrNoChoice
+	if err := ctx.Err(); err != nil {
+		return "", err
 	}
-	return labs[pm.chosen].ID, nil
+	if pm, ok := final.(picker); ok && pm.chosen >= 0 {
+		return labs[pm.chosen].ID, nil
+	}
+	return "", ErrNoChoice
 }
 
 // picker is the lab picker: a list, a cursor, and the keys to move it.

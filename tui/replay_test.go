@@ -288,7 +288,7 @@ func TestReplayKeysGoneWhenDone(t *testing.T) {
 	m := testModel(t, 100, 30, withReplay(f))
 	m = press(t, m, "2")
 	f.finish("재생 끝 | 참조 기록 | 10배속 | 72/72 | 0:28/0:28")
-	msgs := runCmd(readReplay(f))
+	msgs := runCmd(replayBar{ctl: f}.Init())
 	if len(msgs) != 1 {
 		t.Fatalf("reading the replay gave %v", msgs)
 	}

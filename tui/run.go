@@ -40,18 +40,11 @@ func Prepare(opts Options, out *os.File) Options {
 }
 
 // FrameRate is how many frames a second bubbletea's own renderer draws in
-// the short-lived programs that use it (the lab picker) and in the idle
-// baseline the tests compare the TUI with. Its frame ticker runs whether
-// or not anything changed (bubbletea v1 has no way to stop it): the TUI
-// itself draws through terminal (its own frame writer) instead, and is
-// idle when nothing changes.
+// the idle baseline the tests compare the TUI with (tuidemo -bare). That
+// renderer's frame ticker runs whether or not anything changed (bubbletea
+// v1 has no way to stop it): every labmate program draws through terminal
+// (its own frame writer) instead, and is idle when nothing changes.
 const FrameRate = 20
-
-// ProgramOptions are the bubbletea options of a program drawn by
-// bubbletea's renderer (alternate screen, FrameRate).
-func ProgramOptions() []tea.ProgramOption {
-	return []tea.ProgramOption{tea.WithAltScreen(), tea.WithFPS(FrameRate)}
-}
 
 // Run shows the TUI on the terminal (alternate screen, mouse off, cursor
 // hidden) until the learner quits or ctx ends. The terminal is restored on
@@ -62,10 +55,11 @@ func Run(ctx context.Context, opts Options) error {
 	out := os.Stdout
 	opts = Prepare(opts, out)
 	m := New(opts)
-	return RunProgram(ctx, out, func(w io.Writer) tea.Model {
-		m.clip.out = w
+	_, err := RunProgram(ctx, out, func(w io.Writer) tea.Model {
+		m.copier.clip.out = w
 		return m
 	})
+	return err
 }
 
 // RunProgram runs a model on the terminal the way the TUI runs: drawn by
@@ -74,13 +68,15 @@ func Run(ctx context.Context, opts Options) error {
 // terminal restored on every way out; a panic in the model or in one of
 // its commands ends the program and is returned as the error. build gets
 // the writer that reaches the terminal between frames (the clipboard's
-// escape sequence). The instructor's board runs through it too.
-func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.Model) (err error) {
+// escape sequence). It returns the model as the program ended (nil if it
+// never started). The instructor's board and the lab picker run through
+// it too.
+func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.Model) (final tea.Model, err error) {
 	narrowAmbiguous()
 	scr := newTerminal(out)
 	in, restore, err := rawInput()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer restore()
 	crash := &panicked{}
@@ -90,16 +86,33 @@ func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.M
 	sized := make(chan struct{})
 	defer close(sized)
 	sendSizes(p, out, sized)
+	defer quitOnHangup(p)()
 
-	// bubbletea handles SIGINT and SIGTERM; SIGHUP (pane or terminal gone)
-	// must end the program the same way, or the process lingers.
+	defer func() {
+		if r := recover(); r != nil {
+			// Panics outside the model and its commands (drawn catches
+			// those), outside bubbletea's own handlers too.
+			p.Kill()
+			err = &panicked{r, debug.Stack()}
+		}
+	}()
+	m, err := p.Run()
+	if d, ok := m.(drawn); ok {
+		final = d.inner
+	}
+	// terminal.stop (deferred above) leaves the alternate screen and then
+	// shows the cursor on the main screen, whose hidden state tmux
+	// restores on leaving it.
+	return final, endError(err, crash)
+}
+
+// quitOnHangup ends p on SIGHUP (pane or terminal gone) the way
+// bubbletea ends it on SIGINT and SIGTERM, or the process lingers. stop
+// stops listening.
+func quitOnHangup(p *tea.Program) (stop func()) {
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	done := make(chan struct{})
-	defer func() {
-		signal.Stop(hup)
-		close(done)
-	}()
 	go func() {
 		defer func() { _ = recover() }()
 		select {
@@ -115,29 +128,26 @@ func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.M
 		case <-done:
 		}
 	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
+}
 
-	defer func() {
-		if r := recover(); r != nil {
-			// Panics outside the model and its commands (drawn catches
-			// those), outside bubbletea's own handlers too.
-			p.Kill()
-			err = &panicked{r, debug.Stack()}
-		}
-	}()
-	_, err = p.Run()
-	if crash.value != nil {
-		// Returned, to be printed once the terminal is restored (deferred
-		// above): on the alternate screen it would vanish.
+// endError is what RunProgram returns for the way the program ended
+// (err from Run): a panic it caught, to be printed once the terminal is
+// restored (on the alternate screen it would vanish); nothing for an
+// orderly end.
+func endError(err error, crash *panicked) error {
+	switch {
+	case crash.value != nil:
 		return crash
-	}
-	// terminal.stop (deferred above) leaves the alternate screen and then
-	// shows the cursor on the main screen, whose hidden state tmux
-	// restores on leaving it.
-	if errors.Is(err, tea.ErrProgramKilled) && !errors.Is(err, tea.ErrProgramPanic) {
-		// ctx ended or SIGHUP: an orderly end.
-		return nil
-	}
-	if errors.Is(err, tea.ErrInterrupted) {
+	case errors.Is(err, tea.ErrProgramPanic):
+		// A panic guard did not see, caught by bubbletea, which printed
+		// it on the alternate screen: its value is gone, but not the fact.
+		return &panicked{value: err}
+	case errors.Is(err, tea.ErrProgramKilled), errors.Is(err, tea.ErrInterrupted):
+		// ctx ended, SIGHUP or ctrl+c: an orderly end.
 		return nil
 	}
 	return err

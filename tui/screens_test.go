@@ -52,7 +52,7 @@ func TestScreens(t *testing.T) {
 	for _, sz := range [][2]int{{60, 20}, {80, 24}, {100, 40}, {160, 50}} {
 		for _, s := range shots {
 			m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
-			m.clip.out = io.Discard // as under Run: the copy key is offered
+			m.copier.clip.out = io.Discard // as under Run: the copy key is offered
 			m = send(t, m, sizeMsg(sz[0], sz[1]))
 			m = send(t, m, reportOf(m, rep))
 			m = press(t, m, s.keys...)
@@ -81,7 +81,7 @@ func TestScreens(t *testing.T) {
 	// The copy toast inside tmux, at the narrowest: the copied path
 	// shortened in its middle, how to paste whole.
 	m = New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone})
-	m.clip.out = io.Discard
+	m.copier.clip.out = io.Discard
 	m = send(t, m, sizeMsg(60, 20))
 	m = send(t, m, reportOf(m, rep))
 	m = press(t, m, "2")
@@ -229,7 +229,7 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 			Banner: content.Msg("trace.banner_static", "name", trace.DisplayName(tr.Name)),
 			Replay: newFakeReplay(status),
 		})
-		m.clip.out = io.Discard
+		m.copier.clip.out = io.Discard
 		m = send(t, m, sizeMsg(sz[0], sz[1]))
 		m, _ = update(m, replayMsg{status: status})
 		m = send(t, m, reportOf(m, rep))

@@ -816,12 +816,18 @@ func TestTmuxLabPicker(t *testing.T) {
 	env := append(xdgEnv(t), "LABMATE_LAB=")
 	root := t.TempDir()
 	p := startProgram(t, bin, 60, 24, env, "--root", root, "--no-cluster")
-	s := p.waitFor(msg("tui.picker.title"), "driver-reboot", "gpu-incident")
-	for i, r := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
-		if w := narrow.StringWidth(r); w > 60 {
-			t.Errorf("picker row %d is %d wide: %q", i, w, r)
-		}
+	title := msg("tui.picker.title")
+	s := p.waitFor(title, "driver-reboot", "gpu-incident")
+	checkPickerRows(t, s, 60)
+	// It is told the window's size (as the TUI is, by RunProgram) and
+	// lays the list out again for a narrower pane.
+	p.resize(44, 24)
+	s, ok := p.waitUntil(func(s string) bool { return strings.Contains(s, title) && fitsWidth(s, 44) })
+	if !ok {
+		t.Errorf("the picker did not fit a pane resized to 44 columns:\n%s", s)
 	}
+	p.resize(60, 24)
+	p.waitFor(title)
 	drv, err := content.Load("driver-reboot")
 	if err != nil {
 		t.Fatal(err)
@@ -847,4 +853,40 @@ func TestTmuxLabPicker(t *testing.T) {
 	}
 	again.keys("q")
 	again.exited()
+
+	// Leaving the picker without a choice ends labmate with status 0 and
+	// gives the terminal back: the main screen, the cursor shown, nothing
+	// of the picker left on it.
+	left := startProgram(t, bin, 60, 24, env, "--root", t.TempDir(), "--no-cluster")
+	left.waitFor(title)
+	left.keys("q")
+	if rc := left.exited(); rc != 0 {
+		t.Errorf("q in the picker: labmate exited %d", rc)
+	}
+	if alt, cur := left.format("#{alternate_on}"), left.format("#{cursor_flag}"); alt != "0" || cur != "1" {
+		t.Errorf("after the picker: alternate screen %s, cursor visible %s", alt, cur)
+	}
+	if s := left.capture(false); strings.Contains(s, title) {
+		t.Errorf("the picker stayed on the main screen:\n%s", s)
+	}
+}
+
+// checkPickerRows fails for a picker row wider than w cells.
+func checkPickerRows(t *testing.T, s string, w int) {
+	t.Helper()
+	for i, r := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		if n := narrow.StringWidth(r); n > w {
+			t.Errorf("picker row %d is %d wide: %q", i, n, r)
+		}
+	}
+}
+
+// fitsWidth reports whether no row of s is wider than w cells.
+func fitsWidth(s string, w int) bool {
+	for _, r := range strings.Split(strings.TrimSuffix(s, "\n"), "\n") {
+		if narrow.StringWidth(r) > w {
+			return false
+		}
+	}
+	return true
 }

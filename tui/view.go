@@ -5,7 +5,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
@@ -20,7 +19,7 @@ import (
 // strip, in a replay the replay's progress, the page title and the page
 // status.
 func (m Model) headerRows() int {
-	if m.opts.Replay != nil {
+	if m.replay.on() {
 		return 4
 	}
 	return 3
@@ -43,8 +42,8 @@ func (m Model) View() string {
 	rows := max(m.height-m.headerRows()-len(footer), 0)
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.header())
-	if m.opts.Replay != nil {
-		lines = append(lines, m.replayLine())
+	if m.replay.on() {
+		lines = append(lines, m.replay.View(m.th, m.width))
 	}
 	lines = append(lines, m.title(), m.statusLine())
 	body := strings.Split(m.pg.vp.View(), "\n")
@@ -223,17 +222,6 @@ func (m Model) stripRight(left string) string {
 	return strings.Repeat(" ", max(room-used, 0)+1) + strings.Join(shown, " ")
 }
 
-// replayLine is the replay's progress as the replay words it (state,
-// speed, position), on one row under the strip. It is plain coloured text:
-// the strip's banner already marks the session as a replay.
-func (m Model) replayLine() string {
-	s := firstLine(sanitize(m.replayStatus))
-	if s == "" {
-		return " " + m.th.Muted.Render(content.Msg("tui.loading"))
-	}
-	return " " + m.th.Hint.Render(shorten(s, m.width-1))
-}
-
 func (m Model) title() string {
 	t := m.lab.Title
 	if s := m.stepAt(m.page); s != nil {
@@ -249,7 +237,7 @@ func (m Model) statusLine() string {
 	b.WriteString(" ")
 	if s := m.stepAt(m.page); s != nil {
 		st := m.status(s)
-		b.WriteString(m.th.Status(st).Render(m.statusWord(st)))
+		b.WriteString(m.th.Status(st).Render(statusWord(st)))
 		if r := m.result(s); r != nil {
 			passed := 0
 			for _, c := range r.Checks {
@@ -278,34 +266,6 @@ func (m Model) statusLine() string {
 	return shorten(b.String(), m.width-1)
 }
 
-// shortBindings are the help line's keys in order of use; disabled ones
-// are left out.
-func (m Model) shortBindings() []shortKey {
-	k := m.keys
-	scroll := m.pg.ShortHelp(key.NewBinding(
-		key.WithKeys("scroll"),
-		key.WithHelp(keys.Display(k.Down.Keys()[0])+"/"+keys.Display(k.Up.Keys()[0]), content.Msg("tui.short.scroll")),
-		key.WithDisabled(),
-	), k.Down.Enabled() && m.scrolls)[0]
-	var all []shortKey
-	for _, b := range m.foot.ShortHelp(k.Yes, k.No) {
-		all = append(all, shortKey{b, 0})
-	}
-	all = append(all, []shortKey{
-		{k.Go, 0},
-		{k.Pause, 0}, {k.Speed, 0}, {k.NextChange, 0},
-		{k.Next, 1}, {k.Prev, 6}, {k.Hint, 2}, {k.Observed, 5}, {k.Copy, 7}, {k.Rescan, 3},
-		{k.Jump, 9}, {scroll, 8}, {k.Help, 0}, {k.Close, 4}, {k.Quit, 0},
-	}...)
-	out := all[:0]
-	for _, s := range all {
-		if s.b.Enabled() {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
 // layout sizes the viewport to what the header and footer leave, in one
 // pass. The footer's height depends on whether the page scrolls (the help
 // line offers j/k only then), which depends on the viewport's height: the
@@ -317,7 +277,7 @@ func (m *Model) layout() {
 	}
 	m.foot.SetSize(m.width)
 	rows := func(scrolls bool) int {
-		m.scrolls = scrolls
+		m.pg.scrolls = scrolls
 		return max(m.height-m.headerRows()-len(m.foot.View(m.shortBindings())), 1)
 	}
 	h := rows(false)
@@ -325,79 +285,4 @@ func (m *Model) layout() {
 		h = rows(true)
 	}
 	m.pg.SetSize(m.width, h)
-}
-
-// syncKeys enables exactly the keys that do something now, with help text
-// for this moment (gum's habit), so the help line never lies.
-func (m *Model) syncKeys() {
-	k := &m.keys
-	asking := m.foot.confirm
-	small := m.tooSmall()
-	s := m.stepAt(m.page)
-	normal := !asking && !small
-
-	k.Yes.SetEnabled(asking)
-	k.No.SetEnabled(asking)
-	k.Next.SetEnabled(normal && m.page < m.pages-1)
-	k.Prev.SetEnabled(normal && m.page > 0)
-	k.Jump.SetEnabled(normal)
-	for _, b := range []*key.Binding{&k.Down, &k.Up, &k.PageDown, &k.PageUp, &k.HalfDown, &k.HalfUp, &k.Top, &k.Bottom} {
-		b.SetEnabled(normal)
-	}
-	k.Help.SetEnabled(normal)
-	k.Quit.SetEnabled(true)
-
-	t := m.goTarget()
-	k.Go.SetEnabled(normal && t >= 0)
-	if t >= 0 {
-		if ts := m.stepAt(t); ts != nil {
-			k.Go.SetHelp(k.Go.Help().Key, content.Msg("tui.short.go_step", "step", ts.Number))
-		} else {
-			k.Go.SetHelp(k.Go.Help().Key, content.Msg("tui.short.go_intro"))
-		}
-	}
-
-	k.Hint.SetEnabled(normal && s != nil)
-	if s != nil {
-		p := m.progress[s.Number]
-		switch {
-		case p.Seen < len(s.Hints):
-			k.Hint.SetHelp(k.Hint.Help().Key, content.Msg("tui.short.hint", "n", p.Seen+1, "total", len(s.Hints)))
-		case !p.Solution:
-			k.Hint.SetHelp(k.Hint.Help().Key, content.Msg("tui.short.solution"))
-		default:
-			k.Hint.SetHelp(k.Hint.Help().Key, content.Msg("tui.short.solution_again"))
-		}
-	}
-	k.Observed.SetEnabled(normal && s != nil)
-	if m.observed {
-		k.Observed.SetHelp(k.Observed.Help().Key, content.Msg("tui.short.observed_close"))
-	} else {
-		k.Observed.SetHelp(k.Observed.Help().Key, content.Msg("tui.short.observed"))
-	}
-	k.Copy.SetEnabled(normal && !m.showHelp && m.clip.enabled() && len(m.copyTargets()) > 0)
-	k.Copy.SetHelp(k.Copy.Help().Key, content.Msg("tui.short.copy"))
-	k.Rescan.SetEnabled(normal && m.opts.Rescan != nil)
-	k.Rescan.SetHelp(k.Rescan.Help().Key, content.Msg("tui.short.rescan"))
-	replay := normal && m.opts.Replay != nil && !m.replayDone
-	for _, r := range []struct {
-		b    *key.Binding
-		text string
-	}{{&k.Pause, "tui.short.pause"}, {&k.Speed, "tui.short.speed"}, {&k.NextChange, "tui.short.next_change"}} {
-		r.b.SetEnabled(replay)
-		r.b.SetHelp(r.b.Help().Key, content.Msg(r.text))
-	}
-	if m.showHelp {
-		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help_close"))
-	} else {
-		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help"))
-	}
-	k.Close.SetEnabled(normal && (m.showHelp || m.observed || m.foot.alert != nil || m.foot.toast != nil))
-	k.Close.SetHelp(k.Close.Help().Key, content.Msg("tui.short.close"))
-	k.Next.SetHelp(k.Next.Help().Key, content.Msg("tui.short.next"))
-	k.Prev.SetHelp(k.Prev.Help().Key, content.Msg("tui.short.prev"))
-	k.Jump.SetHelp(k.Jump.Help().Key, content.Msg("tui.short.jump"))
-	k.Yes.SetHelp(k.Yes.Help().Key, content.Msg("tui.short.yes"))
-	k.No.SetHelp(k.No.Help().Key, content.Msg("tui.short.no"))
-	k.Quit.SetHelp(k.Quit.Help().Key, content.Msg("tui.short.quit"))
 }

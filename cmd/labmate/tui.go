@@ -48,7 +48,6 @@ func newTUICmd(c *common, streams ioStreams) *cobra.Command {
 func (o *tuiOptions) Run(ctx context.Context) int {
 	stderr := o.streams.ErrOut
 	c := o.common
-	themeFlag, record, configPath := &o.theme, &o.record, &o.config
 	c.lenient = true
 	if code, ok := c.pickLab(ctx, o.theme, o.streams); !ok {
 		return code
@@ -59,16 +58,36 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	}
 	defer s.closeLog()
 	c.rememberLab(s.kit)
-	if code, ok := s.record(*record, stderr); !ok {
+	if code, ok := s.record(o.record, stderr); !ok {
 		return code
 	}
-	defer s.stop(*record, stderr)
+	defer s.stop(o.record, stderr)
 
+	opts := o.options(s)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	nWarn := len(s.warnings)
+	pub := s.startClass(ctx, o.class, true)
+	opts.Notices = append(opts.Notices, s.warnings[nWarn:]...)
+	if pub != nil {
+		opts = publishing(opts, pub)
+	}
+	opts.Updates = s.run.Start(ctx).Updates()
+	if err := s.runTUI(ctx, opts); err != nil {
+		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
+		return exitFail
+	}
+	return exitOK
+}
+
+// options are the TUI's options for the run s: the lab, where the
+// learner was, progress saved to the state store, the config file.
+func (o *tuiOptions) options(s *setup) tui.Options {
 	opts := tui.Options{
 		Lab:       s.lab,
 		Root:      s.root,
 		Rescan:    s.run.Rescan(),
-		Theme:     *themeFlag,
+		Theme:     o.theme,
 		Notices:   s.warnings,
 		StartPage: s.state.Progress.CurrentStep,
 		Progress:  hintProgress(s.state.Progress),
@@ -78,53 +97,50 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 		opts.OnProgress = func(step, hints int, solution bool) { _ = store.RecordHints(step, hints, solution) }
 		opts.OnPage = func(page int) { _ = store.Record(state.Event{Kind: state.Visited, Step: page}) }
 	}
-	cfgPath := *configPath
+	cfgPath := o.config
 	if cfgPath == "" {
 		cfgPath = config.DefaultPath()
 	}
 	cfg, warnings := config.Load(cfgPath)
-	if *themeFlag != "" {
-		cfg.Theme = *themeFlag
+	if o.theme != "" {
+		cfg.Theme = o.theme
 	}
-	opts = tui.WithConfig(opts, cfg, warnings)
+	return tui.WithConfig(opts, cfg, warnings)
+}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	nWarn := len(s.warnings)
-	pub := s.startClass(ctx, o.class, true)
-	opts.Notices = append(opts.Notices, s.warnings[nWarn:]...)
-	if pub != nil {
-		opts.Class = pub.Statuses()
-		onProgress, onPage := opts.OnProgress, opts.OnPage
-		opts.OnProgress = func(step, hints int, solution bool) {
-			pub.Publish(class.Update{Hints: &class.Hints{Step: step, Seen: hints, Solution: solution}})
-			if onProgress != nil {
-				onProgress(step, hints, solution)
-			}
-		}
-		opts.OnPage = func(page int) {
-			pub.Publish(class.Update{Page: &page})
-			if onPage != nil {
-				onPage(page)
-			}
+// publishing makes the TUI show the class publisher's status and publish
+// the learner's page and hints, besides what it did with them before.
+func publishing(opts tui.Options, pub *class.Publisher) tui.Options {
+	opts.Class = pub.Statuses()
+	onProgress, onPage := opts.OnProgress, opts.OnPage
+	opts.OnProgress = func(step, hints int, solution bool) {
+		pub.Publish(class.Update{Hints: &class.Hints{Step: step, Seen: hints, Solution: solution}})
+		if onProgress != nil {
+			onProgress(step, hints, solution)
 		}
 	}
-	opts.Updates = s.run.Start(ctx).Updates()
+	opts.OnPage = func(page int) {
+		pub.Publish(class.Update{Page: &page})
+		if onPage != nil {
+			onPage(page)
+		}
+	}
+	return opts
+}
+
+// runTUI runs the TUI with stderr sent away from the terminal meanwhile.
+func (s *setup) runTUI(ctx context.Context, opts tui.Options) error {
 	restoreStderr := s.quietStderr()
 	if restoreStderr != nil {
 		defer restoreStderr()
 	}
-	err = tui.Run(ctx, opts)
+	err := tui.Run(ctx, opts)
 	if restoreStderr != nil {
 		// The error (a panic's value and stack, say) is for the terminal,
 		// not for the log.
 		restoreStderr()
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
-		return exitFail
-	}
-	return exitOK
+	return err
 }
 
 // quietStderr sends whatever writes to stderr behind the TUI's back to the

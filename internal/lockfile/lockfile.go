@@ -53,8 +53,10 @@ func Lock(ctx context.Context, path string, o Options) (unlock func(), err error
 }
 
 // WriteAtomic replaces path with data so that a reader (or a crash) sees
-// the old content or the new, never part of it: a temp file beside it,
-// fsync, rename, fsync of the directory.
+// the old content or the new, never part of it, and a failed write leaves
+// the old file in place: a temp file beside it, chmod, fsync, rename, then
+// fsync of the directory so that the rename itself survives a crash. It
+// is labmate's one atomic write.
 func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
@@ -78,6 +80,8 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
+	// The new content is in place whatever the directory's fsync says
+	// (some filesystems refuse fsync on a directory): not an error.
 	if d, err := os.Open(dir); err == nil {
 		_ = d.Sync()
 		d.Close()

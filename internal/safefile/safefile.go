@@ -7,7 +7,6 @@ package safefile
 import (
 	"errors"
 	"os"
-	"path/filepath"
 	"syscall"
 )
 
@@ -31,27 +30,4 @@ func Open(path string) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: path, Err: ErrNotRegular}
 	}
 	return f, nil
-}
-
-// WriteAtomic writes data to path so that a reader never sees half of it
-// and a failed write leaves the older file in place: a temporary file in
-// the same directory, chmod, then rename.
-func WriteAtomic(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

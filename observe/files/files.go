@@ -115,36 +115,24 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 		return s.poll(ctx, out)
 	}
 	defer w.Close()
+	return s.watch(ctx, out, w)
+}
 
+// watch reads every file, says it has synced, and then reads what each
+// burst of events touched at once, and everything again once the burst
+// is quiet, after a watch error and on Rescan.
+func (s *Source) watch(ctx context.Context, out chan<- observe.Observation, w *fsnotify.Watcher) error {
 	watched := map[string]bool{}
 	s.arm(w, watched)
 	s.scan(ctx, out, s.paths(), true)
 	if !s.emit(ctx, out, observe.Observation{Time: time.Now(), Synced: &observe.SyncedObs{Source: Name}}) {
 		return nil
 	}
-
-	var timer *time.Timer
-	var timerC <-chan time.Time
-	var burstStart time.Time
-	trigger := func() {
-		now := time.Now()
-		if timer == nil {
-			burstStart = now
-			timer = time.NewTimer(s.opts.Debounce)
-			timerC = timer.C
-			return
-		}
-		if now.Sub(burstStart) >= s.opts.MaxDelay {
-			return // let the pending timer fire
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-		timer.Reset(s.opts.Debounce)
+	everything := func() {
+		s.arm(w, watched)
+		s.scan(ctx, out, s.paths(), false)
 	}
+	quiet := quietTimer{debounce: s.opts.Debounce, maxDelay: s.opts.MaxDelay}
 	for {
 		select {
 		case <-ctx.Done():
@@ -153,48 +141,88 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 			if !ok {
 				return errors.New("fsnotify: event channel closed")
 			}
-			// Take every event already queued, then read what they
-			// touched at once.
-			touched := map[string]bool{}
-			rearm := s.touched(ev, touched)
-		more:
-			for {
-				select {
-				case ev, ok := <-w.Events:
-					if !ok {
-						break more
-					}
-					rearm = s.touched(ev, touched) || rearm
-				default:
-					break more
-				}
-			}
+			touched, rearm := s.takeEvents(ev, w.Events)
 			if rearm {
 				s.arm(w, watched)
 			}
 			s.scan(ctx, out, keys(touched), false)
-			trigger()
-		case werr, ok := <-w.Errors:
+			quiet.kick()
+		case _, ok := <-w.Errors:
 			if !ok {
 				return errors.New("fsnotify: error channel closed")
 			}
 			// Overflow or a watch vanished: re-arm and re-read everything.
-			_ = werr
-			s.arm(w, watched)
-			s.scan(ctx, out, s.paths(), false)
-			trigger()
+			everything()
+			quiet.kick()
 		case <-s.rescan:
-			s.arm(w, watched)
-			s.scan(ctx, out, s.paths(), false)
-		case <-timerC:
+			everything()
+		case <-quiet.C():
 			// Quiet: read everything again (a file created in a folder
 			// made in the same burst, before its watch was armed).
-			timer, timerC = nil, nil
-			s.arm(w, watched)
-			s.scan(ctx, out, s.paths(), false)
+			quiet.stop()
+			everything()
 		}
 	}
 }
+
+// takeEvents takes ev and every event already queued behind it, so that
+// what they touched is read at once: the observed paths, and whether
+// watches must be re-armed.
+func (s *Source) takeEvents(ev fsnotify.Event, events <-chan fsnotify.Event) (touched map[string]bool, rearm bool) {
+	touched = map[string]bool{}
+	rearm = s.touched(ev, touched)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return touched, rearm
+			}
+			rearm = s.touched(ev, touched) || rearm
+		default:
+			return touched, rearm
+		}
+	}
+}
+
+// quietTimer fires once a burst of events has been quiet for debounce,
+// or maxDelay after the burst began, whichever is first.
+type quietTimer struct {
+	debounce, maxDelay time.Duration
+	timer              *time.Timer
+	start              time.Time
+}
+
+// kick notes an event: the first of a burst starts the timer, later ones
+// push it back until maxDelay has passed.
+func (q *quietTimer) kick() {
+	now := time.Now()
+	if q.timer == nil {
+		q.start = now
+		q.timer = time.NewTimer(q.debounce)
+		return
+	}
+	if now.Sub(q.start) >= q.maxDelay {
+		return // let the pending timer fire
+	}
+	if !q.timer.Stop() {
+		select {
+		case <-q.timer.C:
+		default:
+		}
+	}
+	q.timer.Reset(q.debounce)
+}
+
+// C fires when the burst is quiet (nil: no burst).
+func (q *quietTimer) C() <-chan time.Time {
+	if q.timer == nil {
+		return nil
+	}
+	return q.timer.C
+}
+
+// stop ends the burst after C fired.
+func (q *quietTimer) stop() { q.timer = nil }
 
 // touched adds the observed paths an event concerns (the file itself, or
 // every file under a directory it names) and says whether watches must be

@@ -101,26 +101,15 @@ func (w *watcher) count() int {
 }
 
 func run(bin string, rounds, pollerRounds, halves int, poll bool) error {
-	ref := filepath.Join("content", "labs", "gpu-incident", "reference")
 	root, err := os.MkdirTemp("", "labmate-bench-*")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(root)
-	for _, f := range []string{"etc/containerd/config.toml", "etc/containerd/conf.d/99-nvidia.toml", rel} {
-		b, err := os.ReadFile(filepath.Join(ref, f))
-		if err != nil {
-			return err
-		}
-		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(filepath.Join(root, f), b, 0o644); err != nil {
-			return err
-		}
+	right, wrong, err := layOut(root)
+	if err != nil {
+		return err
 	}
-	right, _ := os.ReadFile(filepath.Join(ref, rel))
-	wrong := []byte(strings.Replace(string(right), "LOADED_RUNTIMES=runc", "LOADED_RUNTIMES=nvidia,runc", 1))
 	target := filepath.Join(root, rel)
 	stateDir, _ := os.MkdirTemp("", "labmate-bench-state-*")
 	defer os.RemoveAll(stateDir)
@@ -130,19 +119,11 @@ func run(bin string, rounds, pollerRounds, halves int, poll bool) error {
 	if poll {
 		args = append(args, "--poll")
 	}
-	cmd := exec.Command(bin, args...)
-	out, err := cmd.StdoutPipe()
+	w, stop, err := startWatcher(bin, args)
 	if err != nil {
 		return err
 	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	w := &watcher{}
-	w.cond = sync.NewCond(&w.mu)
-	go w.read(bufio.NewScanner(out))
+	defer stop()
 	if _, err := w.await(0, "passed", 20*time.Second); err != nil {
 		return err
 	}
@@ -158,6 +139,59 @@ func run(bin string, rounds, pollerRounds, halves int, poll bool) error {
 		at, err := w.await(from, want, 10*time.Second)
 		return at.Sub(start), err
 	}
+	if err := timeSaves(save, right, wrong, rounds, poll); err != nil {
+		return err
+	}
+	if pollerRounds > 0 {
+		if err := compare(bin, common, save, right, wrong, pollerRounds); err != nil {
+			return err
+		}
+	}
+	return halfWrites(w, target, right, halves)
+}
+
+// layOut copies the lab's reference files for step 3 under root and
+// returns the right content of out/merge.txt and a wrong one.
+func layOut(root string) (right, wrong []byte, err error) {
+	ref := filepath.Join("content", "labs", "gpu-incident", "reference")
+	for _, f := range []string{"etc/containerd/config.toml", "etc/containerd/conf.d/99-nvidia.toml", rel} {
+		b, err := os.ReadFile(filepath.Join(ref, f))
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755); err != nil {
+			return nil, nil, err
+		}
+		if err := os.WriteFile(filepath.Join(root, f), b, 0o644); err != nil {
+			return nil, nil, err
+		}
+	}
+	right, _ = os.ReadFile(filepath.Join(ref, rel))
+	wrong = []byte(strings.Replace(string(right), "LOADED_RUNTIMES=runc", "LOADED_RUNTIMES=nvidia,runc", 1))
+	return right, wrong, nil
+}
+
+// startWatcher runs bin with args (a `check --watch --json`) and reads
+// its lines; stop ends it.
+func startWatcher(bin string, args []string) (w *watcher, stop func(), err error) {
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, nil, err
+	}
+	w = &watcher{}
+	w.cond = sync.NewCond(&w.mu)
+	go w.read(bufio.NewScanner(out))
+	return w, func() { cmd.Process.Kill(); cmd.Wait() }, nil
+}
+
+// timeSaves times rounds of a wrong then a right save against the watch
+// line and reports both.
+func timeSaves(save func([]byte, string) (time.Duration, error), right, wrong []byte, rounds int, poll bool) error {
 	var good, bad []time.Duration
 	for i := 0; i < rounds; i++ {
 		d, err := save(wrong, "failed")
@@ -177,13 +211,7 @@ func run(bin string, rounds, pollerRounds, halves int, poll bool) error {
 	}
 	report("saved right -> watch line passed ("+mode+")", good)
 	report("saved wrong -> watch line failed ("+mode+")", bad)
-
-	if pollerRounds > 0 {
-		if err := compare(bin, common, save, right, wrong, pollerRounds); err != nil {
-			return err
-		}
-	}
-	return halfWrites(w, target, right, halves)
+	return nil
 }
 
 // compare times the same saves through the watch line and a 1 s loop of

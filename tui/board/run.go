@@ -20,5 +20,6 @@ func Run(ctx context.Context, o Options) error {
 	out := os.Stdout
 	o.Theme = theme.Resolve(o.Theme, out)
 	o.Profile = theme.DetectProfile(out)
-	return tui.RunProgram(ctx, out, func(io.Writer) tea.Model { return New(o) })
+	_, err := tui.RunProgram(ctx, out, func(io.Writer) tea.Model { return New(o) })
+	return err
 }

@@ -29,10 +29,10 @@ func main() {
 	themeName := flag.String("theme", "auto", "dark, light or auto")
 	banner := flag.String("banner", "", "header banner")
 	clip := flag.String("clipboard", "", "clipboard mode")
-	bare := flag.Bool("bare", false, "a bare bubbletea program with the TUI's program options and a static view: the idle baseline")
+	bare := flag.Bool("bare", false, "a static view drawn by bubbletea's own renderer at tui.FrameRate: the idle baseline")
 	flag.Parse()
 	if *bare {
-		if _, err := tea.NewProgram(bareModel{}, tui.ProgramOptions()...).Run(); err != nil {
+		if _, err := tea.NewProgram(bareModel{}, tea.WithAltScreen(), tea.WithFPS(tui.FrameRate)).Run(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -1,0 +1,177 @@
+package main
+
+// Help: Korean templates and flag listings in place of cobra's English
+// ones, and the help command.
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-runewidth"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/labhub/labmate/content"
+)
+
+// localize gives every command of the tree a Korean help flag (cobra's
+// default says "help for X") and a usage line without cobra's English
+// "[flags]".
+func localize(cmd *cobra.Command) {
+	cmd.DisableFlagsInUseLine = true
+	if cmd.Flags().Lookup("help") == nil {
+		cmd.Flags().BoolP("help", "h", false, content.Msg("cli.flag.help"))
+	}
+	for _, sub := range cmd.Commands() {
+		localize(sub)
+	}
+}
+
+// flagsUse is "[플래그]" for a command's usage line.
+func flagsUse() string { return "[" + content.Msg("cli.help.flags_word") + "]" }
+
+const metavarKey = "labmate_metavar"
+
+// metavars names the value of each flag in help (`--root DIR`).
+func metavars(fs *pflag.FlagSet, names map[string]string) {
+	for flag, name := range names {
+		_ = fs.SetAnnotation(flag, metavarKey, []string{name})
+	}
+}
+
+func metavar(f *pflag.Flag) string {
+	if v := f.Annotations[metavarKey]; len(v) > 0 {
+		return v[0]
+	}
+	switch f.Value.Type() {
+	case "bool":
+		return ""
+	case "int":
+		return "N"
+	case "duration":
+		return content.Msg("cli.help.duration")
+	}
+	return content.Msg("cli.help.value")
+}
+
+// flagUsages renders a flag set in Korean, one flag a line, replacing
+// pflag's English "(default ...)".
+func flagUsages(fs *pflag.FlagSet) string {
+	type row struct{ left, right string }
+	var rows []row
+	width := 0
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden {
+			return
+		}
+		left := "      --" + f.Name
+		if f.Shorthand != "" {
+			left = "  -" + f.Shorthand + ", --" + f.Name
+		}
+		if mv := metavar(f); mv != "" {
+			left += " " + mv
+		}
+		right := f.Usage
+		if def := flagDefault(f); def != "" {
+			right += " " + content.Msg("cli.help.default", "value", def)
+		}
+		rows = append(rows, row{left, right})
+		width = max(width, runewidth.StringWidth(left))
+	})
+	var b strings.Builder
+	for _, r := range rows {
+		pad := strings.Repeat(" ", width-runewidth.StringWidth(r.left))
+		fmt.Fprintf(&b, "%s%s   %s\n", r.left, pad, r.right)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// flagDefault is a flag's default as help shows it, or "" when it is the
+// type's zero value or already spelled out in the usage text.
+func flagDefault(f *pflag.Flag) string {
+	switch f.DefValue {
+	case "", "0", "false", "0s", "[]":
+		return ""
+	}
+	if f.Value.Type() == "duration" {
+		if d, err := time.ParseDuration(f.DefValue); err == nil {
+			return content.Duration(d)
+		}
+	}
+	if f.Name == "help" {
+		return ""
+	}
+	return f.DefValue
+}
+
+// useLine is cobra's UseLine without its English "[flags]".
+func useLine(cmd *cobra.Command) string {
+	line := cmd.UseLine()
+	if cmd.HasAvailableSubCommands() && !cmd.Runnable() {
+		line = cmd.CommandPath() + " " + content.Msg("cli.help.command_arg")
+	}
+	return line
+}
+
+func init() {
+	cobra.AddTemplateFunc("msg", func(key string, kv ...any) string { return content.Msg(key, kv...) })
+	cobra.AddTemplateFunc("koFlags", flagUsages)
+	cobra.AddTemplateFunc("useLine", useLine)
+	// A double-click on labmate.exe in Explorer would otherwise print
+	// cobra's English explanation.
+	cobra.MousetrapHelpText = ""
+}
+
+const helpTemplate = `{{with (or .Long .Short)}}{{. | trimTrailingWhitespaces}}
+
+{{end}}{{if or .Runnable .HasSubCommands}}{{.UsageString}}{{end}}`
+
+const usageTemplate = `{{msg "cli.help.usage"}}{{if .Runnable}}
+  {{useLine .}}{{end}}{{if .HasAvailableSubCommands}}
+  {{.CommandPath}} {{msg "cli.help.command_arg"}}{{end}}{{if .HasExample}}
+
+{{msg "cli.help.examples"}}
+{{.Example}}{{end}}{{if .HasAvailableSubCommands}}
+
+{{msg "cli.help.commands"}}{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
+
+{{msg "cli.help.flags"}}
+{{koFlags .LocalFlags}}{{end}}{{if .HasAvailableInheritedFlags}}
+
+{{msg "cli.help.global_flags"}}
+{{koFlags .InheritedFlags}}{{end}}{{if .HasAvailableSubCommands}}
+
+{{msg "cli.help.more_cmd" "cmd" .CommandPath}}{{end}}
+`
+
+// newHelpCmd replaces cobra's English help command.
+func newHelpCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [" + content.Msg("cli.help.command_word") + "]",
+		Short: content.Msg("cli.cmd.help.short"),
+		Long:  content.Msg("cli.cmd.help.long"),
+		ValidArgsFunction: func(c *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			cmd, _, err := c.Root().Find(args)
+			if err != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var out []cobra.Completion
+			for _, sub := range cmd.Commands() {
+				if sub.IsAvailableCommand() && strings.HasPrefix(sub.Name(), toComplete) {
+					out = append(out, cobra.CompletionWithDesc(sub.Name(), sub.Short))
+				}
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return &usageError{cmd: c.Root(), msg: content.Msg("cli.unknown_command", "cmd", strings.Join(args, " "))}
+			}
+			cmd.InitDefaultHelpFlag()
+			return cmd.Help()
+		},
+	}
+}
