@@ -218,7 +218,7 @@ func newLabCmd(c *common, streams ioStreams) *cobra.Command {
 		_ = cmd.Help()
 		return exitOK
 	})
-	cmd.AddCommand(newLabListCmd(streams), newLabVerifyCmd(c, streams))
+	cmd.AddCommand(newLabListCmd(streams), newLabVerifyCmd(c, streams), newLabRBACCmd(c, streams))
 	return cmd
 }
 

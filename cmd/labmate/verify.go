@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,13 +47,7 @@ func newLabVerifyCmd(c *common, streams ioStreams) *cobra.Command {
 
 // Run proves the lab (again on every save with --watch).
 func (o *verifyOptions) Run(ctx context.Context, args []string) int {
-	if len(args) == 1 {
-		if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() || strings.ContainsRune(args[0], os.PathSeparator) {
-			o.labDir, o.lab = args[0], ""
-		} else {
-			o.lab, o.labDir = args[0], ""
-		}
-	}
+	o.labArg(args)
 	if o.watch && o.labDir == "" {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_needs_dir"))
 		return exitUsage
