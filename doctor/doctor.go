@@ -78,6 +78,17 @@ type Lab struct {
 	ClusterSteps string
 	// StatePath is the progress file; empty skips that probe.
 	StatePath string
+	// Access are the permissions the lab needs on its cluster (what it
+	// declares it watches); each is asked of the API server.
+	Access []Access
+}
+
+// Access is one permission a lab needs: a verb on a resource, in a
+// namespace ("" cluster-wide), of one object by name ("" all). Text
+// words it for the finding.
+type Access struct {
+	Verb, Group, Resource, Namespace, Name string
+	Text                                   string
 }
 
 func (o *Options) defaults() {
@@ -137,7 +148,7 @@ func probes(opts Options) []probe {
 	many := len(opts.Labs) > 1
 	kubeIDs := []Finding{placeholder("kubeconfig", ""), placeholder("apiserver", "")}
 	for _, l := range opts.Labs {
-		kubeIDs = append(kubeIDs, forLab(placeholder("nodes", ""), l, many))
+		kubeIDs = append(kubeIDs, forLab(placeholder("nodes", ""), l, many), forLab(placeholder("access", ""), l, many))
 	}
 	ps := []probe{{kubeIDs, func(ctx context.Context) []Finding { return kubeProbe(ctx, opts) }}}
 	perLab := func(id string, run func(Lab) Finding) {

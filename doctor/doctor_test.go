@@ -449,7 +449,7 @@ func TestSeveralLabs(t *testing.T) {
 	count := map[string]int{}
 	for _, f := range r.Findings {
 		count[f.ID]++
-		perLab := f.ID == "root" || f.ID == "nodes" || f.ID == "polling" || f.ID == "state"
+		perLab := f.ID == "root" || f.ID == "nodes" || f.ID == "access" || f.ID == "polling" || f.ID == "state"
 		if perLab != (f.Lab != "") || perLab && !strings.Contains(f.Title, "("+f.Lab+")") {
 			t.Errorf("%s: lab %q, title %q", f.ID, f.Lab, f.Title)
 		}
@@ -457,7 +457,7 @@ func TestSeveralLabs(t *testing.T) {
 			t.Errorf("driver-reboot's missing root: %+v", f)
 		}
 	}
-	for id, n := range map[string]int{"kubeconfig": 1, "apiserver": 1, "watcher": 1, "tmux": 1, "root": 2, "nodes": 2, "polling": 2, "state": 2} {
+	for id, n := range map[string]int{"kubeconfig": 1, "apiserver": 1, "watcher": 1, "tmux": 1, "root": 2, "nodes": 2, "access": 2, "polling": 2, "state": 2} {
 		if count[id] != n {
 			t.Errorf("%d %s findings, want %d", count[id], id, n)
 		}

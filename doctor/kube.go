@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	authorizationv1 "k8s.io/api/authorization/v1"
+
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,9 +34,9 @@ const (
 func kubeProbe(ctx context.Context, o Options) []Finding {
 	many := len(o.Labs) > 1
 	nodes := func(v Verdict, detail string) []Finding {
-		out := make([]Finding, len(o.Labs))
-		for i, l := range o.Labs {
-			out[i] = forLab(finding("nodes", v, detail), l, many)
+		var out []Finding
+		for _, l := range o.Labs {
+			out = append(out, forLab(finding("nodes", v, detail), l, many), forLab(finding("access", v, detail), l, many))
 		}
 		return out
 	}
@@ -60,9 +62,36 @@ func kubeProbe(ctx context.Context, o Options) []Finding {
 		return append(out, nodes(Skip, content.Msg("ops.doctor.kube.skipped_unreachable"))...)
 	}
 	for _, l := range o.Labs {
-		out = append(out, forLab(nodesProbe(ctx, cs, l.Nodes), l, many))
+		out = append(out, forLab(nodesProbe(ctx, cs, l.Nodes), l, many), forLab(accessProbe(ctx, cs, l), l, many))
 	}
 	return out
+}
+
+// accessProbe asks the API server, with SelfSubjectAccessReviews, whether
+// this kubeconfig may read everything the lab watches, and names what it
+// may not.
+func accessProbe(ctx context.Context, cs kubernetes.Interface, l Lab) Finding {
+	if len(l.Access) == 0 {
+		return finding("access", Skip, content.Msg("ops.doctor.access.none"))
+	}
+	var refused []string
+	for _, a := range l.Access {
+		review := &authorizationv1.SelfSubjectAccessReview{Spec: authorizationv1.SelfSubjectAccessReviewSpec{
+			ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Namespace: a.Namespace, Name: a.Name},
+		}}
+		got, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+		if err != nil {
+			return finding("access", Warn, content.Msg("ops.doctor.access.unknown", "err", kubeerr.Explain(err)))
+		}
+		if !got.Status.Allowed {
+			refused = append(refused, a.Text)
+		}
+	}
+	if len(refused) > 0 {
+		return finding("access", Fail, content.Msg("ops.doctor.access.refused", "n", len(refused), "refused", strings.Join(refused, ", ")),
+			fix("access", "lab", l.ID))
+	}
+	return finding("access", OK, content.Msg("ops.doctor.access.ok", "n", len(l.Access)))
 }
 
 // clusterSteps names the steps that need a cluster, of each lab when

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	authv1 "k8s.io/api/authentication/v1"
@@ -19,6 +20,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/sandbox"
@@ -108,6 +110,22 @@ func TestLabRBACIsEnough(t *testing.T) {
 			}
 		}
 	}
+	// doctor asks the API server the same and agrees; an account with
+	// no role is told what it may not read.
+	if f := doctorAccess(t, bin, reader); f.Verdict != "ok" {
+		t.Errorf("doctor's access finding for the reader: %+v", f)
+	}
+	if _, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "labmate-nobody"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().ServiceAccounts("default").Delete(ctx, "labmate-nobody", metav1.DeleteOptions{}) })
+	none, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, "labmate-nobody", &authv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := doctorAccess(t, bin, readerKubeconfig(t, cfg, none.Status.Token)); f.Verdict != "fail" || !strings.Contains(f.Detail, "watch pods in gpu-lab") || !strings.Contains(f.Fix, "labmate lab rbac gpu-incident") {
+		t.Errorf("doctor's access finding for an account with no role: %+v", f)
+	}
 	rcfg, err := clientcmd.BuildConfigFromFlags("", reader)
 	if err != nil {
 		t.Fatal(err)
@@ -125,6 +143,23 @@ func TestLabRBACIsEnough(t *testing.T) {
 	if _, err := rcs.CoreV1().Nodes().List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
 		t.Errorf("the reader may list every node, not only the lab's: %v", err)
 	}
+}
+
+// doctorAccess is `labmate doctor --json`'s access finding.
+func doctorAccess(t *testing.T, bin, kubeconfig string) doctor.Finding {
+	t.Helper()
+	out, _ := exec.Command(bin, "doctor", "--json", "--lab", "gpu-incident", "--kubeconfig", kubeconfig, "--state-dir", t.TempDir()).Output()
+	var res doctor.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatalf("doctor --json: %v\n%s", err, out)
+	}
+	for _, f := range res.Findings {
+		if f.ID == "access" {
+			return f
+		}
+	}
+	t.Fatalf("doctor has no access finding: %s", out)
+	return doctor.Finding{}
 }
 
 // readerKubeconfig writes a kubeconfig for the sandbox's server with a

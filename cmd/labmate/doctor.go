@@ -54,6 +54,9 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		// an error: doctor is where the learner finds out.
 		root, _ := c.rootFor(lab)
 		l := doctor.Lab{ID: lab.ID, Root: root, Nodes: lab.WatchedNodes(), ClusterSteps: content.StepRange(kit.ClusterSteps())}
+		for _, a := range kit.Scope.Accesses() {
+			l.Access = append(l.Access, doctor.Access{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, Text: a.String()})
+		}
 		if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
 			l.StatePath = st.Path
 		}

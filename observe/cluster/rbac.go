@@ -106,3 +106,60 @@ func YAML(objs []runtime.Object) (string, error) {
 func typeMeta(kind string) metav1.TypeMeta {
 	return metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: kind}
 }
+
+// Access is one permission a reader of a scope needs: a verb on a
+// resource, in a namespace ("" cluster-wide), of one object by name (""
+// every object).
+type Access struct {
+	Verb      string
+	Group     string
+	Resource  string
+	Namespace string
+	Name      string
+}
+
+// String words the access for a learner: "watch pods in gpu-lab".
+func (a Access) String() string {
+	s := a.Verb + " " + a.Resource
+	if a.Group != "" {
+		s += "." + a.Group
+	}
+	if a.Name != "" {
+		s += "/" + a.Name
+	}
+	if a.Namespace != "" {
+		s += " in " + a.Namespace
+	}
+	return s
+}
+
+// Accesses are every permission RBAC grants for the scope, one per verb,
+// resource, namespace and named object: what `labmate doctor` asks the
+// API server about.
+func (s Scope) Accesses() []Access {
+	var out []Access
+	for _, obj := range RBAC(s, "", Subject{}) {
+		var rules []rbacv1.PolicyRule
+		ns := ""
+		switch o := obj.(type) {
+		case *rbacv1.ClusterRole:
+			rules = o.Rules
+		case *rbacv1.Role:
+			rules, ns = o.Rules, o.Namespace
+		}
+		for _, r := range rules {
+			names := r.ResourceNames
+			if len(names) == 0 {
+				names = []string{""}
+			}
+			for _, res := range r.Resources {
+				for _, v := range r.Verbs {
+					for _, n := range names {
+						out = append(out, Access{Verb: v, Group: r.APIGroups[0], Resource: res, Namespace: ns, Name: n})
+					}
+				}
+			}
+		}
+	}
+	return out
+}
