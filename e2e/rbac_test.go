@@ -118,7 +118,9 @@ func TestLabRBACIsEnough(t *testing.T) {
 	if _, err := cs.CoreV1().ServiceAccounts("default").Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "labmate-nobody"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cs.CoreV1().ServiceAccounts("default").Delete(ctx, "labmate-nobody", metav1.DeleteOptions{}) })
+	t.Cleanup(func() {
+		_ = cs.CoreV1().ServiceAccounts("default").Delete(ctx, "labmate-nobody", metav1.DeleteOptions{})
+	})
 	none, err := cs.CoreV1().ServiceAccounts("default").CreateToken(ctx, "labmate-nobody", &authv1.TokenRequest{}, metav1.CreateOptions{})
 	if err != nil {
 		t.Fatal(err)
