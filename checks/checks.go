@@ -78,8 +78,11 @@ type Step struct {
 	// later (the pod was Unschedulable, ...). It returns true when it
 	// changed w. Keys must start with the step's ID and a slash
 	// ("runtimeclass-pending/unschedulable") so `labmate reset --step N`
-	// can forget one step's facts.
-	Remember func(snap *observe.Snapshot, w *Witness) bool
+	// can forget one step's facts. inOrder says every earlier step of the
+	// lab had passed at this moment (the learner's progress as labmate
+	// saw it): a fact seen before its prerequisites is no evidence for
+	// this step (declarative witnesses keep that order unless any_time).
+	Remember func(snap *observe.Snapshot, w *Witness, inOrder bool) bool
 }
 
 // Aggregate folds check results into a step status: passed only when every

@@ -227,16 +227,17 @@ func FailedSchedulingEvents(in Input, p *corev1.Pod) []string {
 	return EventMessages(in.Snap, observe.FailedSchedulingReason, "Pod", p.Namespace, p.Name, p.UID)
 }
 
-// EventMessages returns the messages of the events with reason recorded
-// for one object: its kind, namespace ("" for a cluster-scoped one) and
-// name, and, when uid is set, that very object (an event that names
-// another UID was about an earlier object of that name). Oldest first.
-func EventMessages(snap *observe.Snapshot, reason, kind, namespace, name string, uid types.UID) []string {
-	type ev struct {
-		at  time.Time
-		msg string
-	}
-	var evs []ev
+// Event is one event recorded for an object: its newest time and message.
+type Event struct {
+	At      time.Time
+	Message string
+}
+
+// Events returns the events with the reason recorded for the object (by
+// kind, namespace and name, and uid when both sides know it), oldest
+// first by their newest time.
+func Events(snap *observe.Snapshot, reason, kind, namespace, name string, uid types.UID) []Event {
+	var evs []Event
 	for _, o := range snap.ObjectsOf("Event") {
 		e, ok := o.(*corev1.Event)
 		if !ok || e.Reason != reason {
@@ -253,12 +254,18 @@ func EventMessages(snap *observe.Snapshot, reason, kind, namespace, name string,
 		if e.EventTime.After(at) {
 			at = e.EventTime.Time
 		}
-		evs = append(evs, ev{at, e.Message})
+		evs = append(evs, Event{At: at, Message: e.Message})
 	}
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].at.Before(evs[j].at) })
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].At.Before(evs[j].At) })
+	return evs
+}
+
+// EventMessages returns the messages of Events, in the same order.
+func EventMessages(snap *observe.Snapshot, reason, kind, namespace, name string, uid types.UID) []string {
+	evs := Events(snap, reason, kind, namespace, name, uid)
 	out := make([]string, len(evs))
 	for i, e := range evs {
-		out[i] = e.msg
+		out[i] = e.Message
 	}
 	return out
 }

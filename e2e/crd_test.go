@@ -55,9 +55,9 @@ field = "spec.size"
 show = "string(object.spec.size)"
 fail = "gadget.size"
 `,
-	"intro.md":        "# 가젯\n",
-	"steps/01.md":     "# 크기\n",
-	"messages.toml":   "[gadget]\nsize = \"가젯 g1 의 spec.size 는 3 이어야 합니다 (지금 {got}).\"\n",
+	"intro.md":         "# 가젯\n",
+	"steps/01.md":      "# 크기\n",
+	"messages.toml":    "[gadget]\nsize = \"가젯 g1 의 spec.size 는 3 이어야 합니다 (지금 {got}).\"\n",
 	"crds/gadget.yaml": gadgetCRD,
 }
 

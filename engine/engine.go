@@ -159,32 +159,28 @@ func (e *Engine) Apply(o observe.Observation) {
 	e.store.Apply(o)
 }
 
-// remember lets every step record facts of the past from the current
-// snapshot, and persists them when they changed.
-func (e *Engine) remember(snap *observe.Snapshot) {
-	changed := false
-	for _, s := range e.cfg.Steps {
-		if s.Remember != nil && e.safeRemember(s, snap) {
-			changed = true
-		}
-	}
-	if changed && e.cfg.SaveWitness != nil {
-		if err := e.cfg.SaveWitness(e.Witness()); err != nil {
-			e.problem(content.Msg("engine.witness_save", "err", err))
-		}
-	}
-}
-
-// safeRemember keeps a panicking Remember from taking labmate down; the
-// step's memory is simply not updated and the learner is told.
-func (e *Engine) safeRemember(s checks.Step, snap *observe.Snapshot) (changed bool) {
+// safeRemember lets a step record facts of the past from the snapshot;
+// inOrder says every earlier step of the lab passed at this moment. A
+// panicking Remember does not take labmate down: the step's memory is
+// simply not updated and the learner is told.
+func (e *Engine) safeRemember(s checks.Step, snap *observe.Snapshot, inOrder bool) (changed bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			e.problem(content.Msg("engine.check_panic", "err", fmt.Sprint(r)))
 			changed = false
 		}
 	}()
-	return s.Remember(snap, &e.witness)
+	return s.Remember(snap, &e.witness, inOrder)
+}
+
+// saveWitness persists the memory of the past after it changed.
+func (e *Engine) saveWitness() {
+	if e.cfg.SaveWitness == nil {
+		return
+	}
+	if err := e.cfg.SaveWitness(e.Witness()); err != nil {
+		e.problem(content.Msg("engine.witness_save", "err", err))
+	}
 }
 
 func (e *Engine) problem(msg string) {
@@ -196,27 +192,25 @@ func (e *Engine) problem(msg string) {
 	e.problems = append(e.problems, msg)
 }
 
-// Evaluate runs every step's checks against the current snapshot.
+// Evaluate runs every step's checks against the current snapshot, in
+// the lab's order: each step first remembers what it saw (knowing
+// whether every earlier step passed at this moment), then is judged.
 func (e *Engine) Evaluate() Report {
 	snap := e.store.Snapshot()
-	e.remember(snap)
-	rep := Report{
-		Lab:      e.cfg.Lab.ID,
-		Title:    e.cfg.Lab.Title,
-		Root:     e.cfg.Root,
-		Cluster:  snap.Cluster,
-		Problems: append(append([]string(nil), e.problems...), e.missing(snap)...),
-		Ready:    e.ready(snap),
-		Time:     snap.Time,
-	}
-	prior := map[int]checks.Status{}
 	byID := map[string]checks.Step{}
 	for _, s := range e.cfg.Steps {
 		byID[s.ID] = s
 	}
+	prior := map[int]checks.Status{}
+	inOrder, remembered := true, false
+	var steps []StepResult
 	for _, ls := range e.cfg.Lab.Steps {
 		sr := StepResult{Number: ls.Number, ID: ls.ID, Title: ls.Title}
-		if s, ok := byID[ls.ID]; ok && s.Eval != nil {
+		s, ok := byID[ls.ID]
+		if ok && s.Remember != nil && e.safeRemember(s, snap, inOrder) {
+			remembered = true
+		}
+		if ok && s.Eval != nil {
 			ev := safeEval(s, checks.Input{Lab: e.cfg.Lab, Snap: snap, Root: e.cfg.Root, Witness: &e.witness, Prior: copyPrior(prior)})
 			sr.Checks, sr.Observed = ev.Checks, ev.Observed
 		} else {
@@ -224,11 +218,24 @@ func (e *Engine) Evaluate() Report {
 		}
 		sr.Status = checks.Aggregate(sr.Checks)
 		prior[ls.Number] = sr.Status
-		rep.Steps = append(rep.Steps, sr)
+		inOrder = inOrder && sr.Status == checks.Passed
+		steps = append(steps, sr)
+	}
+	if remembered {
+		e.saveWitness()
 	}
 	e.seq++
-	rep.Seq = e.seq
-	return rep
+	return Report{
+		Lab:      e.cfg.Lab.ID,
+		Title:    e.cfg.Lab.Title,
+		Root:     e.cfg.Root,
+		Cluster:  snap.Cluster,
+		Problems: append(append([]string(nil), e.problems...), e.missing(snap)...),
+		Ready:    e.ready(snap),
+		Time:     snap.Time,
+		Steps:    steps,
+		Seq:      e.seq,
+	}
 }
 
 // missing words each resource the lab watches that the cluster does not

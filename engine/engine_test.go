@@ -78,7 +78,7 @@ func TestPanickingCheckIsAnErrorResult(t *testing.T) {
 
 func TestRememberPersistsOnlyOnChange(t *testing.T) {
 	lab, steps := testLab()
-	steps[0].Remember = func(s *observe.Snapshot, w *checks.Witness) bool {
+	steps[0].Remember = func(s *observe.Snapshot, w *checks.Witness, _ bool) bool {
 		if f := s.File("a"); f.State == observe.FilePresent {
 			return w.Set("one/seen", checks.WitnessFact{Value: string(f.Content)})
 		}
@@ -212,7 +212,7 @@ func TestSlowReaderGetsNewestReport(t *testing.T) {
 // loop: the learner sees a problem and later observations still count.
 func TestRunSurvivesPanics(t *testing.T) {
 	lab, steps := testLab()
-	steps[0].Remember = func(s *observe.Snapshot, w *checks.Witness) bool {
+	steps[0].Remember = func(s *observe.Snapshot, w *checks.Witness, _ bool) bool {
 		if s.File("a").State == observe.FilePresent && string(s.File("a").Content) == "boom" {
 			panic("remember exploded")
 		}

@@ -27,7 +27,7 @@ func BenchmarkEvaluateDemo(b *testing.B) {
 	for b.Loop() {
 		for _, s := range d.lab.Steps {
 			if s.Remember != nil {
-				s.Remember(snap, &d.witness)
+				s.Remember(snap, &d.witness, true)
 			}
 			for _, r := range s.Eval(in).Checks {
 				if r.Status != checks.Passed {

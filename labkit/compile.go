@@ -85,7 +85,9 @@ func compileStep(text *content.Lab, scope cluster.Scope, si int, ts content.Step
 	}
 	s.Eval = func(in checks.Input) checks.StepEval { return evalStep(in, ts.ID, entries) }
 	if slices.ContainsFunc(entries, func(e entry) bool { r, ok := e.check.(rememberer); return ok && r.Remembers() }) {
-		s.Remember = func(snap *observe.Snapshot, w *checks.Witness) bool { return rememberStep(snap, w, entries) }
+		s.Remember = func(snap *observe.Snapshot, w *checks.Witness, inOrder bool) bool {
+			return rememberStep(snap, w, ts.ID, si == 0, inOrder, entries)
+		}
 	}
 	out.step = s
 	return out

@@ -34,9 +34,11 @@ type demo struct {
 	now     time.Time
 }
 
-func newDemo(t testing.TB) *demo {
+func newDemo(t testing.TB) *demo { return demoOf(t, "testdata/kit-demo") }
+
+func demoOf(t testing.TB, dir string) *demo {
 	t.Helper()
-	lab, err := OpenDir("testdata/kit-demo")
+	lab, err := OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,6 +48,20 @@ func newDemo(t testing.TB) *demo {
 	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
 	d.store.Apply(observe.Observation{Time: d.now, Cluster: &observe.ClusterObs{State: observe.ClusterSynced, Server: "https://127.0.0.1:6443"}})
 	return d
+}
+
+// stepOneDone writes the kit-demo's step 1 right: a later step's
+// witnesses count only once every earlier step passed.
+func (d *demo) stepOneDone() {
+	d.t.Helper()
+	d.file("bin/run.sh", "#!/bin/sh\n", 0o755)
+	d.file("etc/app.toml", "[server]\nname = \"demo-1\"\n[server.\"listen.tcp\"]\nenabled = true\n", 0o644)
+	d.file("etc/values.yaml", "spec:\n  replicas: 3\n", 0o644)
+	for id, r := range d.eval(1) {
+		if r.Status != checks.Passed {
+			d.t.Fatalf("step 1 not done: %s %s %s", id, r.Status, r.Message)
+		}
+	}
 }
 
 func (d *demo) tick() time.Time { d.now = d.now.Add(time.Second); return d.now }
@@ -63,17 +79,23 @@ func (d *demo) del(kind, ns, name string) {
 	d.store.Apply(observe.Observation{Time: d.tick(), Object: &observe.ObjectObs{Op: observe.OpDelete, Kind: kind, Namespace: ns, Name: name}})
 }
 
-// eval evaluates step n as the engine does: every step remembers, then
-// the step decides.
+// eval evaluates step n as the engine does: in the lab's order, each step
+// remembers (knowing whether every earlier one passed), then decides.
 func (d *demo) eval(n int) map[string]checks.Result {
 	d.t.Helper()
 	snap := d.store.Snapshot()
-	for _, s := range d.lab.Steps {
+	inOrder := true
+	var ev checks.StepEval
+	for i, s := range d.lab.Steps {
 		if s.Remember != nil {
-			s.Remember(snap, &d.witness)
+			s.Remember(snap, &d.witness, inOrder)
 		}
+		ev = s.Eval(checks.Input{Lab: d.lab.Text, Snap: snap, Root: "/lab", Witness: &d.witness})
+		if i == n-1 {
+			break
+		}
+		inOrder = inOrder && checks.Aggregate(ev.Checks) == checks.Passed
 	}
-	ev := d.lab.Steps[n-1].Eval(checks.Input{Lab: d.lab.Text, Snap: snap, Root: "/lab", Witness: &d.witness})
 	out := map[string]checks.Result{}
 	leak := regexp.MustCompile(`\blabkit\.[a-z_]+\.?[a-z_]*\b`)
 	for _, r := range ev.Checks {
@@ -236,6 +258,7 @@ func TestObjectChecks(t *testing.T) {
 
 func TestWitnessCheck(t *testing.T) {
 	d := newDemo(t)
+	d.stepOneDone()
 	d.put("Pod", pod("a", corev1.PodPending, "u1"))
 	expect(t, d.eval(2), "cluster.ran", checks.Failed, "Running 인 것을 아직 보지 못했습니다")
 	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
@@ -274,6 +297,7 @@ func TestReportRemembersWhatItProved(t *testing.T) {
 		return strings.Replace(s, `why = { WIDGETS = "demo.why.widgets" }`, "why = { WIDGETS = \"demo.why.widgets\" }\nremember = true", 1)
 	})
 	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.stepOneDone()
 	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
 	d.put("Node", node("3"))
 	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
@@ -581,6 +605,7 @@ func TestWitnessWithoutRemainStands(t *testing.T) {
 		return strings.Replace(s, "held = \"object.status.phase == 'Running'\"\nremain = true\n", "held = \"object.status.phase == 'Running'\"\n", 1)
 	})
 	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.stepOneDone()
 	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
 	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
 	expect(t, d.eval(2), "cluster.ran", checks.Passed)
@@ -668,6 +693,7 @@ event = "FailedScheduling"
 `
 	})
 	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.stepOneDone()
 	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
 	d.put("Pod", pod("a", corev1.PodPending, "u1"))
 	rs := d.eval(2)
@@ -742,4 +768,57 @@ func TestStepWithoutChecks(t *testing.T) {
 	if len(ev.Checks) != 1 || ev.Checks[0].Status != checks.Error || !strings.Contains(ev.Checks[0].Message, p.Msg) {
 		t.Errorf("the empty step evaluates to %+v", ev.Checks)
 	}
+}
+
+// A witness counts an observation only if every earlier step had passed
+// at that moment: the pod Running before step 1 was done is no evidence
+// for step 2, nor is a FailedScheduling event from before; the same seen
+// after step 1 passed is. With any_time the order does not matter.
+func TestWitnessesKeepTheLabsOrder(t *testing.T) {
+	withEvent := func(s string) string {
+		return s + `
+[[steps.checks]]
+id = "unschedulable"
+type = "witness"
+kind = "Pod"
+namespace = "demo"
+name = "widget"
+event = "FailedScheduling"
+`
+	}
+	d := &demo{t: t, lab: openEdited(t, withEvent), store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	d.put("Event", failedScheduling("e", "u1", "0/1 nodes are available: early", d.now))
+	rs := d.eval(2)
+	expect(t, rs, "cluster.ran", checks.Failed, "아직 보지 못했습니다")
+	expect(t, rs, "cluster.unschedulable", checks.Failed, "아직 보지 못했습니다")
+	// Step 1 done while the pod is no longer Running and the event is old:
+	// neither was seen in order.
+	d.put("Pod", pod("a", corev1.PodPending, "u1"))
+	d.stepOneDone()
+	rs = d.eval(2)
+	expect(t, rs, "cluster.ran", checks.Failed, "아직 보지 못했습니다")
+	expect(t, rs, "cluster.unschedulable", checks.Failed, "아직 보지 못했습니다")
+	if _, known := d.witness.Get("cluster/ran"); known {
+		t.Fatal("the out-of-order Running was remembered")
+	}
+	// Seen again in order: evidence.
+	d.put("Event", failedScheduling("e", "u1", "0/1 nodes are available: again", d.tick()))
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	rs = d.eval(2)
+	expect(t, rs, "cluster.ran", checks.Passed)
+	expect(t, rs, "cluster.unschedulable", checks.Passed)
+	if f, _ := d.witness.Get("cluster/unschedulable"); f.Value != "0/1 nodes are available: again" {
+		t.Errorf("witnessed %q, want the event that happened in order", f.Value)
+	}
+
+	// any_time = true: the order does not matter.
+	anyTime := func(s string) string {
+		return strings.Replace(s, "held = \"object.status.phase == 'Running'\"\n", "held = \"object.status.phase == 'Running'\"\nany_time = true\n", 1)
+	}
+	d = &demo{t: t, lab: openEdited(t, anyTime), store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
+	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
+	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
+	expect(t, d.eval(2), "cluster.ran", checks.Passed)
 }

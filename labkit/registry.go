@@ -49,7 +49,10 @@ type check interface {
 type rememberer interface {
 	// Remembers says this check, as the lab wrote it, keeps facts.
 	Remembers() bool
-	Remember(snap *observe.Snapshot, w *checks.Witness, cv *view) bool
+	// Remember records what it saw now, as evidence only when the
+	// moment allows it (every earlier step passed, unless the check is
+	// any_time).
+	Remember(snap *observe.Snapshot, w *checks.Witness, m moment, cv *view) bool
 }
 
 // checkTypes are the declarative check types, in the order of the

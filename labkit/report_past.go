@@ -27,8 +27,8 @@ func reportHash(snap *observe.Snapshot, rel string) string {
 
 // rememberReport records the report's content when it matches the live
 // cluster now (and the cluster is synced: stale data proves nothing).
-func (d *reportCheck) Remember(snap *observe.Snapshot, w *checks.Witness, cv *view) bool {
-	if !d.Keep || snap.Cluster.State != observe.ClusterSynced {
+func (d *reportCheck) Remember(snap *observe.Snapshot, w *checks.Witness, m moment, cv *view) bool {
+	if !d.Keep || snap.Cluster.State != observe.ClusterSynced || !m.counts(false, snap.Time) {
 		return false
 	}
 	hash := reportHash(snap, d.Path)

@@ -2,6 +2,7 @@ package labkit
 
 import (
 	"slices"
+	"time"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
@@ -68,15 +69,52 @@ func unmetNeed(spec content.Check, status map[string]checks.Status) string {
 }
 
 // rememberStep records what the checks of a step that remember saw now.
-func rememberStep(snap *observe.Snapshot, w *checks.Witness, entries []entry) bool {
-	changed := false
+func rememberStep(snap *observe.Snapshot, w *checks.Witness, stepID string, first, inOrder bool, entries []entry) bool {
+	// The first step has nothing before it: always in order, nothing to keep.
+	m, changed := moment{inOrder: true}, false
+	if !first {
+		m, changed = orderOf(snap, w, stepID, inOrder)
+	}
 	cv := newView(snap)
 	for _, e := range entries {
-		if r, ok := e.check.(rememberer); ok && e.bad == nil && r.Remember(snap, w, cv) {
+		if r, ok := e.check.(rememberer); ok && e.bad == nil && r.Remember(snap, w, m, cv) {
 			changed = true
 		}
 	}
 	return changed
+}
+
+// moment is where the learner's progress stood when a check remembers:
+// inOrder, every earlier step of the lab had passed, continuously since
+// the time since (kept in the witness, so a restart or a replay knows it).
+type moment struct {
+	inOrder bool
+	since   time.Time
+}
+
+// counts says whether an observation at time at, of a check that may or
+// may not be made out of order, is evidence for its step.
+func (m moment) counts(anyTime bool, at time.Time) bool {
+	return anyTime || m.inOrder && !at.Before(m.since)
+}
+
+// orderKey is where a step keeps the time its earlier steps last all
+// turned passed.
+func orderKey(stepID string) string { return stepID + "/.in-order-since" }
+
+// orderOf reads and keeps the step's moment: the time every earlier step
+// turned passed is set when they do and forgotten when one no longer is.
+func orderOf(snap *observe.Snapshot, w *checks.Witness, stepID string, inOrder bool) (moment, bool) {
+	key := orderKey(stepID)
+	f, known := w.Get(key)
+	switch {
+	case inOrder && !known:
+		f = checks.WitnessFact{Seen: snap.Time}
+		return moment{inOrder: true, since: f.Seen}, w.Set(key, f)
+	case !inOrder && known:
+		return moment{}, w.Forget(key)
+	}
+	return moment{inOrder: inOrder, since: f.Seen}, false
 }
 
 // text is the lab's message for key, or the shared default.

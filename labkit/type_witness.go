@@ -18,9 +18,10 @@ type witnessType struct{}
 
 type witnessFields struct {
 	objectSpec
-	Held   string `toml:"held"`
-	Event  string `toml:"event"`
-	Remain bool   `toml:"remain"`
+	Held    string `toml:"held"`
+	Event   string `toml:"event"`
+	Remain  bool   `toml:"remain"`
+	AnyTime bool   `toml:"any_time"`
 }
 
 var witnessKind = Kind{"witness", "Something was true in the past: the object met the `held` condition, or an event with reason `event` was recorded for it, at some point while labmate watched (remembered in the state file, tied to the object's UID). A later step's change does not turn it red, not even deleting the object or making another of its name; with `remain`, deleting or recreating the object does.", []Field{
@@ -30,6 +31,7 @@ var witnessKind = Kind{"witness", "Something was true in the past: the object me
 	{"held", false, "A CEL condition over `object` (and `cluster`) that must have held once. One of `held` and `event` is required."},
 	{"event", false, "An event reason (`FailedScheduling`) that must have been recorded for the object; the lab's `[cluster] event_reasons` must include it."},
 	{"remain", false, "`true`: the object must still exist, with the UID it had when it was witnessed."},
+	{"any_time", false, "`true`: an observation counts whenever it was made. Without it, it counts only if at that moment every earlier step of the lab had passed (an event: only if it happened since they all passed): a state reached before its prerequisites is no evidence for this step."},
 }}
 
 func (witnessType) Kind() Kind     { return witnessKind }
@@ -78,7 +80,10 @@ func (d *witnessCheck) Live() bool      { return true }
 func (d *witnessCheck) key() string { return d.step + "/" + d.spec.ID }
 
 // Remember records what the check saw now.
-func (d *witnessCheck) Remember(snap *observe.Snapshot, w *checks.Witness, cv *view) bool {
+func (d *witnessCheck) Remember(snap *observe.Snapshot, w *checks.Witness, m moment, cv *view) bool {
+	if !m.counts(d.AnyTime, snap.Time) {
+		return false
+	}
 	o := snap.Object(d.Kind, d.Namespace, d.Name)
 	if o == nil {
 		return false
@@ -98,7 +103,7 @@ func (d *witnessCheck) Remember(snap *observe.Snapshot, w *checks.Witness, cv *v
 			return false
 		}
 	default:
-		value = d.eventFor(snap, acc.GetUID())
+		value = d.eventFor(snap, acc.GetUID(), m)
 		if value == "" {
 			return false
 		}
@@ -156,13 +161,15 @@ func (d *witnessCheck) Eval(in checks.Input, cv *view) (checks.Result, *checks.F
 // eventFor returns the message of the oldest event with the check's
 // reason recorded for the object with uid (its reason when it has no
 // message), or "".
-func (d *witnessCheck) eventFor(snap *observe.Snapshot, uid types.UID) string {
-	msgs := checks.EventMessages(snap, d.Event, d.Kind, d.Namespace, d.Name, uid)
-	switch {
-	case len(msgs) == 0:
-		return ""
-	case msgs[0] == "":
-		return d.Event
+func (d *witnessCheck) eventFor(snap *observe.Snapshot, uid types.UID, m moment) string {
+	for _, e := range checks.Events(snap, d.Event, d.Kind, d.Namespace, d.Name, uid) {
+		if !m.counts(d.AnyTime, e.At) {
+			continue // it happened before the earlier steps all passed
+		}
+		if e.Message == "" {
+			return d.Event
+		}
+		return e.Message
 	}
-	return msgs[0]
+	return ""
 }

@@ -42,7 +42,7 @@ func evalRuntimeClassPending(in checks.Input) checks.StepEval {
 // rememberUnschedulable keeps the scheduler's message while the pod is
 // Unschedulable (or from a FailedScheduling event for it), tied to the
 // pod's UID, so step 5 stays green after step 6 schedules the pod.
-func rememberUnschedulable(snap *observe.Snapshot, w *checks.Witness) bool {
+func rememberUnschedulable(snap *observe.Snapshot, w *checks.Witness, _ bool) bool {
 	p, _ := snap.Object("Pod", labNamespace, probePodName).(*corev1.Pod)
 	if p == nil {
 		return false

@@ -125,7 +125,7 @@ func readyOnOld(pods []*corev1.Pod) (old, ready int) {
 
 // rememberToolkitReady records that every pod of the DaemonSet (this UID)
 // was Ready on v1.16.2, the state step 8's update starts from.
-func rememberToolkitReady(snap *observe.Snapshot, w *checks.Witness) bool {
+func rememberToolkitReady(snap *observe.Snapshot, w *checks.Witness, _ bool) bool {
 	ds, _ := snap.Object("DaemonSet", operatorNamespace, toolkitName).(*appsv1.DaemonSet)
 	if ds == nil || ds.Status.DesiredNumberScheduled == 0 || templateOf(&ds.Spec.Template.Spec).image != oldImage {
 		return false
