@@ -200,6 +200,8 @@ func (p *prover) until(ctx context.Context, timeout time.Duration, cond func(eng
 // note keeps every message a report carries, for the placeholder check.
 func (p *prover) note(u labrun.Update) {
 	rep := u.Report
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	for _, st := range rep.Steps {
 		for _, c := range st.Checks {
 			for _, s := range []string{c.Message, c.Expected, c.Observed, c.Where} {

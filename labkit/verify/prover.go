@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -20,22 +21,35 @@ import (
 	"github.com/labhub/labmate/sandbox"
 )
 
-// prover is one run of a proof.
+// prover is one proof of a lab: what it reads (the answers), the sandbox
+// it may touch, and the session its cases run in now.
 type prover struct {
 	o    Options
 	text *content.Lab
 	kit  *labkit.Lab
 
-	root, answers, kubeconfigFile string
-	cs                            kubernetes.Interface
-	clusterOK                     bool // the proof may touch the sandbox
-	tmp                           string
+	answers, kubeconfigFile string
+	cs                      kubernetes.Interface
+	dyn                     dynamic.Interface
+	clusterOK               bool // the proof may touch the sandbox
+	tmp                     string
+	sessions                int // how many sessions were made, for their roots' names
 
+	*session
+
+	mu       sync.Mutex
+	messages map[string]bool // every message seen, for the placeholder check
+}
+
+// session is one run of the lab from its start: a fresh lab root (the
+// lab's start/ laid out), a labmate run on the real sources, and the
+// stream of its reports. The proof is one session; each mutant is tried
+// in one of its own.
+type session struct {
+	root    string
 	run     *labrun.Run
 	st      *labrun.Stream
 	recPath string
-
-	messages map[string]bool // every message seen, for the placeholder check
 }
 
 // prepare makes the lab root and the answers on disk, finds the sandbox
@@ -46,18 +60,11 @@ func (p *prover) prepare(ctx context.Context) error {
 	if p.tmp, err = os.MkdirTemp("", "labmate-verify-"); err != nil {
 		return &EnvError{msg("verify.tmp", "err", err)}
 	}
-	p.root, p.answers = filepath.Join(p.tmp, "root"), filepath.Join(p.tmp, "answers")
+	p.answers = filepath.Join(p.tmp, "answers")
 	if err := extract(p.text.FS, p.text.Answers, p.answers); err != nil {
 		return &EnvError{msg("verify.answers", "dir", p.text.Answers, "err", err)}
 	}
-	if err := os.MkdirAll(p.root, 0o755); err != nil {
-		return &EnvError{msg("verify.tmp", "err", err)}
-	}
-	if p.text.Start != "" {
-		if err := extract(p.text.FS, p.text.Start, p.root); err != nil {
-			return &EnvError{msg("verify.answers", "dir", p.text.Start, "err", err)}
-		}
-	}
+	p.messages = map[string]bool{}
 	needCluster := len(p.kit.ClusterSteps()) > 0
 	if needCluster && !p.o.NoCluster {
 		if err := p.connect(ctx); err != nil {
@@ -72,7 +79,12 @@ func (p *prover) prepare(ctx context.Context) error {
 			return &EnvError{msg("verify.tmp", "err", err)}
 		}
 	}
-	return p.startEngine(ctx)
+	sess, err := p.newSession(ctx, p.o.Record)
+	if err != nil {
+		return err
+	}
+	p.session = sess
+	return nil
 }
 
 // noClusterKubeconfig names a server under .invalid, a name that never
@@ -114,7 +126,18 @@ func (p *prover) connect(ctx context.Context) error {
 	if err != nil {
 		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
 	}
-	p.cs, p.clusterOK = cs, true
+	dyn, err := dynamic.NewForConfig(loaded.Config)
+	if err != nil {
+		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
+	}
+	p.cs, p.dyn, p.clusterOK = cs, dyn, true
+	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
+	return p.reset(ctx)
+}
+
+// reset brings the sandbox back to the lab's start: its topology, its
+// start objects, its verify.toml reset script.
+func (p *prover) reset(ctx context.Context) error {
 	nodes, err := sandbox.NodesOf(p.text)
 	if err != nil {
 		return &EnvError{err.Error()}
@@ -123,12 +146,7 @@ func (p *prover) connect(ctx context.Context) error {
 	if err != nil {
 		return &EnvError{err.Error()}
 	}
-	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
-	dyn, err := dynamic.NewForConfig(loaded.Config)
-	if err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
-	}
-	if err := sandbox.Reset(ctx, cs, dyn, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
+	if err := sandbox.Reset(ctx, p.cs, p.dyn, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
 		return &EnvError{msg("verify.reset_failed", "err", kubeerr.Explain(err))}
 	}
 	if p.text.Verify.Reset != "" {
@@ -139,43 +157,63 @@ func (p *prover) connect(ctx context.Context) error {
 	return nil
 }
 
-func (p *prover) startEngine(ctx context.Context) error {
-	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: p.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
+// newSession starts a run of the lab over a fresh root (record: the
+// trace it writes, "" none).
+func (p *prover) newSession(ctx context.Context, record string) (*session, error) {
+	p.sessions++
+	s := &session{root: filepath.Join(p.tmp, fmt.Sprintf("root-%d", p.sessions))}
+	if err := os.MkdirAll(s.root, 0o755); err != nil {
+		return nil, &EnvError{msg("verify.tmp", "err", err)}
+	}
+	if p.text.Start != "" {
+		if err := extract(p.text.FS, p.text.Start, s.root); err != nil {
+			return nil, &EnvError{msg("verify.answers", "dir", p.text.Start, "err", err)}
+		}
+	}
+	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: s.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
 	switch {
 	case p.clusterOK:
 		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Kubeconfig: p.kubeconfigFile}
 	case len(p.kit.ClusterSteps()) > 0:
 		o.Cluster.Mode = labrun.ClusterOff
 	}
-	if p.o.Record != "" {
+	if record != "" {
 		// The trace names the lab's default root, the path a newcomer
 		// sees in the step texts; the files really are under root.
 		o.Shown = p.text.DefaultRoot
 	}
 	run, err := labrun.New(o)
 	if err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", err)}
+		return nil, &EnvError{msg("verify.no_sandbox", "err", err)}
 	}
-	p.run = run
-	if p.o.Record != "" {
-		p.recPath = p.o.Record + ".partial"
-		if err := run.Record(p.recPath, p.o.Labmate); err != nil {
-			return &EnvError{msg("verify.record_failed", "path", p.o.Record, "err", err)}
+	s.run = run
+	if record != "" {
+		s.recPath = record + ".partial"
+		if err := run.Record(s.recPath, p.o.Labmate); err != nil {
+			return nil, &EnvError{msg("verify.record_failed", "path", record, "err", err)}
 		}
 	}
-	p.messages = map[string]bool{}
 	run.Tap(p.note)
-	p.st = run.Start(ctx)
-	return nil
+	s.st = run.Start(ctx)
+	return s, nil
+}
+
+// close ends the session's run and removes its root.
+func (s *session) close() {
+	if s == nil {
+		return
+	}
+	if s.run != nil {
+		_ = s.run.Stop()
+	}
+	if s.recPath != "" {
+		_ = os.Remove(s.recPath)
+	}
+	_ = os.RemoveAll(s.root)
 }
 
 func (p *prover) cleanup() {
-	if p.run != nil {
-		_ = p.run.Stop()
-	}
-	if p.recPath != "" {
-		_ = os.Remove(p.recPath)
-	}
+	p.session.close()
 	if p.tmp != "" {
 		_ = os.RemoveAll(p.tmp)
 	}
