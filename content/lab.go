@@ -146,6 +146,16 @@ type VerifyStep struct {
 	ID    string  `toml:"id"`
 	Solve Action  `toml:"solve"`
 	Wrong []Wrong `toml:"wrong"`
+	// Equivalent are near-misses `lab verify --mutants` makes that the
+	// author accepts as right, each with why.
+	Equivalent []Equivalent `toml:"equivalent"`
+}
+
+// Equivalent names one mutant by its exact change (as `lab verify
+// --mutants` prints it) and says why it is no mistake.
+type Equivalent struct {
+	Mutant string `toml:"mutant"`
+	Reason string `toml:"reason"`
 }
 
 // Action is what the verifier does to the lab root and the sandbox:

@@ -77,6 +77,18 @@ func (p *prover) row(r Row) Row {
 	return r
 }
 
+// passedUpTo is the condition that steps 1 to n all passed.
+func passedUpTo(n int) func(engine.Report) bool {
+	return func(r engine.Report) bool {
+		for i := 1; i <= n; i++ {
+			if st := r.Step(i); st == nil || st.Status != checks.Passed {
+				return false
+			}
+		}
+		return true
+	}
+}
+
 // solve applies a step's reference solution and waits until that step and
 // every earlier one pass, then checks that no later one passed early.
 func (p *prover) solve(ctx context.Context, n int, a content.Action, name string) Row {
@@ -86,15 +98,12 @@ func (p *prover) solve(ctx context.Context, n int, a content.Action, name string
 		row.Seen = msg("verify.seen.action_failed", "err", err, "out", tail(out))
 		return p.row(row)
 	}
-	rep, ok := p.until(ctx, p.o.Timeout, func(r engine.Report) bool {
-		for i := 1; i <= n; i++ {
-			if st := r.Step(i); st == nil || st.Status != checks.Passed {
-				return false
-			}
-		}
-		return true
-	})
+	acted := time.Now()
+	rep, ok := p.until(ctx, p.o.Timeout, passedUpTo(n))
 	row.Took = time.Since(start)
+	if ok && p.mut != nil {
+		p.mut.solved(n, acted.Sub(start), time.Since(acted))
+	}
 	if !ok {
 		row.Seen = msg("verify.seen.timeout", "timeout", p.o.Timeout, "report", describe(rep, n))
 		return p.row(row)
@@ -200,17 +209,17 @@ func (p *prover) until(ctx context.Context, timeout time.Duration, cond func(eng
 // note keeps every message a report carries, for the placeholder check.
 func (p *prover) note(u labrun.Update) {
 	rep := u.Report
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.seen.mu.Lock()
+	defer p.seen.mu.Unlock()
 	for _, st := range rep.Steps {
 		for _, c := range st.Checks {
 			for _, s := range []string{c.Message, c.Expected, c.Observed, c.Where} {
-				p.messages[s] = true
+				p.seen.all[s] = true
 			}
 		}
 		for _, f := range st.Observed {
-			p.messages[f.Label] = true
-			p.messages[f.Value] = true
+			p.seen.all[f.Label] = true
+			p.seen.all[f.Value] = true
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -32,13 +33,22 @@ type prover struct {
 	cs                      kubernetes.Interface
 	dyn                     dynamic.Interface
 	clusterOK               bool // the proof may touch the sandbox
+	mapper                  meta.RESTMapper
 	tmp                     string
 	sessions                int // how many sessions were made, for their roots' names
 
 	*session
 
-	mu       sync.Mutex
-	messages map[string]bool // every message seen, for the placeholder check
+	// mut keeps what the mutation proof needs of the proof (--mutants).
+	mut *mutationLog
+
+	seen *messages // every message seen, for the placeholder check
+}
+
+// messages are the texts the proof's reports carried.
+type messages struct {
+	mu  sync.Mutex
+	all map[string]bool
 }
 
 // session is one run of the lab from its start: a fresh lab root (the
@@ -64,7 +74,7 @@ func (p *prover) prepare(ctx context.Context) error {
 	if err := extract(p.text.FS, p.text.Answers, p.answers); err != nil {
 		return &EnvError{msg("verify.answers", "dir", p.text.Answers, "err", err)}
 	}
-	p.messages = map[string]bool{}
+	p.seen = &messages{all: map[string]bool{}}
 	needCluster := len(p.kit.ClusterSteps()) > 0
 	if needCluster && !p.o.NoCluster {
 		if err := p.connect(ctx); err != nil {
@@ -194,6 +204,9 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 		}
 	}
 	run.Tap(p.note)
+	if p.mut != nil && p.session == nil {
+		run.Observe(p.mut.observe) // the proof's own session only
+	}
 	s.st = run.Start(ctx)
 	return s, nil
 }

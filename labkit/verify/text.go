@@ -15,14 +15,14 @@ func (p *prover) textRows() []Row {
 		keys.Seen = strings.Join(missing, ", ")
 	}
 	var left []string
-	for m := range p.messages {
+	for m := range p.seen.all {
 		if l := leftoverMsg().FindString(m); l != "" {
 			left = append(left, l+" ← "+oneLine(m))
 		}
 	}
 	slices.Sort(left)
 	holes := Row{Case: msg("verify.case.placeholders"), Expected: msg("verify.expect.placeholders"), OK: len(left) == 0,
-		Seen: msg("verify.seen.placeholders", "n", len(p.messages))}
+		Seen: msg("verify.seen.placeholders", "n", len(p.seen.all))}
 	if len(left) > 0 {
 		holes.Seen = strings.Join(left, "; ")
 	}
