@@ -50,17 +50,25 @@ type Lab struct {
 	// the directory given to LoadDir).
 	Where string `toml:"-"`
 
-	msgs    map[string]string
-	missing *keySet // shared by copies of the Lab
+	msgs map[string]string
+	// msgAt is where messages*.toml write each of msgs; verifyAt where
+	// verify.toml sets each key (keyPositions).
+	msgAt    map[string]msgPlace
+	verifyAt map[string]Span
+	// log keeps what Msg found wrong, shared by copies of the Lab.
+	log *msgLog
 	// spans are where lab.toml declares each step and each of its
 	// checks, and where each check sets its keys (the TOML parser's).
 	spans labSpans
 }
 
-// keySet is a set of message keys, safe for concurrent use.
-type keySet struct {
-	mu sync.Mutex
-	m  map[string]bool
+// msgLog is what Msg was asked for and could not give whole, safe for
+// concurrent use: keys no text has, and placeholders a text has that the
+// caller did not fill (by key).
+type msgLog struct {
+	mu       sync.Mutex
+	missing  map[string]bool
+	unfilled map[string]map[string]bool
 }
 
 // Cluster is what of a cluster the lab's checks read: labmate watches
@@ -244,7 +252,8 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	if err != nil {
 		return nil, &Problem{File: path.Join(where, "lab.toml"), Msg: Msg("content.no_lab_toml")}
 	}
-	l := &Lab{FS: fsys, Where: where, msgs: map[string]string{}, missing: &keySet{m: map[string]bool{}}}
+	l := &Lab{FS: fsys, Where: where, msgs: map[string]string{}, msgAt: map[string]msgPlace{},
+		log: &msgLog{missing: map[string]bool{}, unfilled: map[string]map[string]bool{}}}
 	if err := decodeLab(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
 	}
@@ -279,7 +288,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	for _, m := range ms {
 		raw, err := fs.ReadFile(fsys, m)
 		if err == nil {
-			err = flattenMessages(path.Join(where, m), raw, l.msgs)
+			err = l.addMessages(path.Join(where, m), m, raw)
 		}
 		if err != nil {
 			return nil, err
@@ -290,10 +299,29 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 		if err := decodeTOML(path.Join(where, "verify.toml"), raw, l.Verify, true); err != nil {
 			return nil, err
 		}
+		l.verifyAt = keyPositions(raw)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// addMessages adds the texts of one messages*.toml (name, relative to the
+// lab's directory; file, as messages name it) with where each is written.
+func (l *Lab) addMessages(file, name string, raw []byte) error {
+	texts := map[string]string{}
+	if err := flattenMessages(file, raw, texts); err != nil {
+		return err
+	}
+	at := keyPositions(raw)
+	for k, t := range texts {
+		if _, dup := l.msgs[k]; dup {
+			return fmt.Errorf("%s: message %q defined twice", file, k)
+		}
+		l.msgs[k] = t
+		l.msgAt[k] = msgPlace{file: name, at: at[k]}
+	}
+	return nil
 }
 
 // decodeTOML decodes TOML; strict, it refuses keys the schema does not
@@ -339,15 +367,30 @@ func (l *Lab) Msg(key string, kv ...any) string {
 	if l == nil {
 		return Msg(key, kv...)
 	}
-	if t, ok := l.msgs[key]; ok {
-		return fill(t, kv)
+	t, ok := l.msgs[key]
+	if !ok {
+		if !HasMsg(key) && l.log != nil {
+			l.log.mu.Lock()
+			l.log.missing[key] = true
+			l.log.mu.Unlock()
+		}
+		sharedOnce.Do(loadShared)
+		if t, ok = shared[key]; !ok {
+			return key
+		}
 	}
-	if !HasMsg(key) && l.missing != nil {
-		l.missing.mu.Lock()
-		l.missing.m[key] = true
-		l.missing.mu.Unlock()
+	out, left := fillLeft(t, kv)
+	if len(left) > 0 && l.log != nil {
+		l.log.mu.Lock()
+		if l.log.unfilled[key] == nil {
+			l.log.unfilled[key] = map[string]bool{}
+		}
+		for _, name := range left {
+			l.log.unfilled[key][name] = true
+		}
+		l.log.mu.Unlock()
 	}
-	return Msg(key, kv...)
+	return out
 }
 
 // HasMsg reports whether the lab or the shared text has key. A nil Lab
@@ -374,17 +417,37 @@ func (l *Lab) OwnKeys() []string {
 // MissingKeys returns the keys Msg was asked for that neither the lab nor
 // the shared text defines, sorted (`labmate lab verify` fails on them).
 func (l *Lab) MissingKeys() []string {
-	if l.missing == nil {
+	if l.log == nil {
 		return nil
 	}
-	l.missing.mu.Lock()
-	defer l.missing.mu.Unlock()
-	keys := make([]string, 0, len(l.missing.m))
-	for k := range l.missing.m {
+	l.log.mu.Lock()
+	defer l.log.mu.Unlock()
+	keys := make([]string, 0, len(l.log.missing))
+	for k := range l.log.missing {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// Unfilled returns, by message key, the placeholders Msg found in a text
+// (the lab's or the shared one) that its caller gave no value for, each
+// list sorted: the learner read them as written (`labmate lab verify`
+// fails on them).
+func (l *Lab) Unfilled() map[string][]string {
+	out := map[string][]string{}
+	if l == nil || l.log == nil {
+		return out
+	}
+	l.log.mu.Lock()
+	defer l.log.mu.Unlock()
+	for k, names := range l.log.unfilled {
+		for n := range names {
+			out[k] = append(out[k], n)
+		}
+		slices.Sort(out[k])
+	}
+	return out
 }
 
 // ReadFile reads a file of the lab's directory.
