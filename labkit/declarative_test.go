@@ -561,8 +561,10 @@ fail = "demo.node.widgets"
 		t.Fatalf("no %d. %q in lab.toml", nth, text)
 		return 0
 	}
-	if p := problemOf(t, lab, "demo.no_such_hint"); p.Line != lineOf(`id = "script"`, 2) || p.Col != 1 {
-		t.Errorf("problem at %d:%d, want the second step's check at %d:1: %v", p.Line, p.Col, lineOf(`id = "script"`, 2), p)
+	// A missing message key is placed at the key that names it, in the
+	// step's own check.
+	if p := problemOf(t, lab, "demo.no_such_hint"); p.Line != lineOf(`hint = "demo.no_such_hint"`, 1) || p.Col != 1 {
+		t.Errorf("problem at %d:%d, want the second step's check's hint at %d:1: %v", p.Line, p.Col, lineOf(`hint = "demo.no_such_hint"`, 1), p)
 	}
 	for step, nth := range map[string]int{"2단계": 1, "3단계": 2} {
 		p := problemOf(t, lab, step+" 검사 node")
