@@ -190,7 +190,7 @@ func (d *fieldCheck) matchTOML(in checks.Input, doc *checks.TOMLDoc) checks.Resu
 	}
 	line := doc.Line(d.keyPath)
 	got := checks.TOMLValue(v)
-	at := checks.Where(doc.Rel, line)
+	at := doc.At(d.keyPath)
 	s, isString := v.(string)
 	if !isString {
 		return checks.Fail(d.id, in.Msg("labkit.field.not_string", "key", key, "got", got, "got_type", checks.TypeName(v), "line", line),
