@@ -165,11 +165,7 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 	if err := os.MkdirAll(s.root, 0o755); err != nil {
 		return nil, &EnvError{msg("verify.tmp", "err", err)}
 	}
-	if p.text.Start != "" {
-		if err := extract(p.text.FS, p.text.Start, s.root); err != nil {
-			return nil, &EnvError{msg("verify.answers", "dir", p.text.Start, "err", err)}
-		}
-	}
+	// The run lays the lab's start/ out in the root, as for a learner.
 	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: s.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
 	switch {
 	case p.clusterOK:
