@@ -165,7 +165,7 @@ type compiler struct {
 	// decoded is what decode filled, for the tests that hold a type's
 	// fields to its documentation.
 	decoded any
-	// texts are the message keys it shows, held to what it fills.
+	// texts are the message keys it shows, held to what it fills there.
 	texts []string
 }
 
@@ -219,6 +219,7 @@ func (c *compiler) textIn(texts []Text, name, field, key string, at content.Span
 		c.errs = append(c.errs, checkErr{msg: msgf("labkit.text_not_shown", "field", name, "type", c.spec.Type, "fields", strings.Join(fields, ", ")), at: at})
 		return
 	}
+	c.texts = append(c.texts, key)
 	var bad []string
 	for _, p := range content.Placeholders(tpl) {
 		if !slices.Contains(t.Placeholders, p) {
@@ -232,9 +233,7 @@ func (c *compiler) textIn(texts []Text, name, field, key string, at content.Span
 		}
 		c.errs = append(c.errs, checkErr{msg: msgf("labkit.bad_placeholders", "key", key, "where", c.text.MsgWhere(key),
 			"bad", strings.Join(bad, ", "), "field", name, "type", c.spec.Type, "allowed", allowed), at: at})
-		return
 	}
-	c.texts = append(c.texts, key)
 }
 
 // expr compiles a CEL expression of the check; want is "bool" or

@@ -141,9 +141,10 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 // declarative step one of whose checks is of a type that does.
 func (l *Lab) ClusterSteps() []int { return slices.Clone(l.cluster) }
 
-// ShowsText says whether a declarative check shows the message key: its
-// text was held to the placeholders that check fills there. A text no
-// such check shows (a Go step's) could be checked for its form only.
+// ShowsText says whether a declarative check shows the message key, so
+// its text was held to the placeholders that check fills there (a text
+// that failed is among Problems). A text no such check shows (a Go
+// step's) can be checked for its form only.
 func (l *Lab) ShowsText(key string) bool { return l.texts[key] }
 
 // ReadsCluster says whether step n reads live cluster objects.

@@ -178,10 +178,10 @@ func TestMessagesAreHeldToTheirPlaceholders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	edit("messages.toml", "[demo.node]\n", "[demo.node]\ntypo = \"{gto} 개입니다\"\n")
+	edit("messages.toml", "[demo.node]\n", "[demo.node]\ntypo = \"{gto} 개입니다\"\nunused = \"쓰이지 않음\"\n")
 	edit("lab.toml", "key = \"spec.replicas\"\n", "key = \"spec.replicas\"\nfail = \"demo.node.typo\"\n")
 	edit("lab.toml", "fail = \"demo.pod.differs\"\n", "fail = \"demo.pod.differs\"\nexpect = \"demo.node.typo\"\n")
-	edit("lab.toml", "api_version = \"v1\"\n", "api_version = \"v1\"\nexpect = \"demo.pod.missing\"\n")
+	edit("lab.toml", "api_version = \"v1\"\n", "api_version = \"v1\"\nexpect = \"demo.node.unused\"\n")
 	lab, err := OpenDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -196,7 +196,7 @@ func TestMessagesAreHeldToTheirPlaceholders(t *testing.T) {
 	}{
 		{"검사 replicas", `fail = "demo.node.typo"`, []string{"demo.node.typo", "messages.toml:11:1", "{gto}", "{got}", "{where}"}},
 		{"검사 pod-live", `expect = "demo.node.typo"`, []string{"demo.node.typo", "{gto}", "rules.expect", "{field}"}},
-		{"검사 pod-file", `expect = "demo.pod.missing"`, []string{"expect 메시지는 manifest 검사가 보여 주지 않습니다", "pass, fail"}},
+		{"검사 pod-file", `expect = "demo.node.unused"`, []string{"expect 메시지는 manifest 검사가 보여 주지 않습니다", "pass, fail"}},
 	} {
 		p := problemOf(t, lab, c.check)
 		if want := lineOf(c.line); p.Line != want || p.Col != 1 {
@@ -208,8 +208,8 @@ func TestMessagesAreHeldToTheirPlaceholders(t *testing.T) {
 			}
 		}
 	}
-	if !lab.ShowsText("demo.pod.selector") || lab.ShowsText("demo.node.typo") || lab.ShowsText("demo.why.nothing") {
-		t.Error("ShowsText does not tell the texts a check shows, held to its placeholders")
+	if !lab.ShowsText("demo.pod.selector") || !lab.ShowsText("demo.node.typo") || lab.ShowsText("demo.node.unused") {
+		t.Error("ShowsText does not tell the texts a check shows (a field its type does not show is not one)")
 	}
 }
 

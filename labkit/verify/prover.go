@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
@@ -36,9 +35,6 @@ type prover struct {
 	sessions                int // how many sessions were made, for their roots' names
 
 	*session
-
-	mu       sync.Mutex
-	messages map[string]bool // every message seen, for the placeholder check
 }
 
 // session is one run of the lab from its start: a fresh lab root (the
@@ -64,7 +60,6 @@ func (p *prover) prepare(ctx context.Context) error {
 	if err := extract(p.text.FS, p.text.Answers, p.answers); err != nil {
 		return &EnvError{msg("verify.answers", "dir", p.text.Answers, "err", err)}
 	}
-	p.messages = map[string]bool{}
 	needCluster := len(p.kit.ClusterSteps()) > 0
 	if needCluster && !p.o.NoCluster {
 		if err := p.connect(ctx); err != nil {
@@ -189,7 +184,6 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 			return nil, &EnvError{msg("verify.record_failed", "path", record, "err", err)}
 		}
 	}
-	run.Tap(p.note)
 	s.st = run.Start(ctx)
 	return s, nil
 }
