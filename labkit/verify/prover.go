@@ -168,11 +168,9 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 	case len(p.kit.ClusterSteps()) > 0:
 		o.Cluster.Mode = labrun.ClusterOff
 	}
-	if record != "" {
-		// The trace names the lab's default root, the path a newcomer
-		// sees in the step texts; the files really are under root.
-		o.Shown = p.text.DefaultRoot
-	}
+	// Messages and the trace name the lab's default root, the path a
+	// newcomer sees in the step texts; the files really are under root.
+	o.Shown = p.text.DefaultRoot
 	run, err := labrun.New(o)
 	if err != nil {
 		return nil, &EnvError{msg("verify.no_sandbox", "err", err)}
