@@ -98,8 +98,11 @@ func messageRow(kit *labkit.Lab) Row {
 	}
 	row := Row{Case: msg("verify.case.messages"), Expected: msg("verify.expect.messages"), OK: len(bad) == 0,
 		Seen: msg("verify.seen.messages", "n", len(keys), "shown", shown, "form", len(keys)-shown)}
-	if shown == len(keys) {
+	switch shown {
+	case len(keys):
 		row.Seen = msg("verify.seen.messages_all", "n", len(keys))
+	case 0:
+		row.Seen = msg("verify.seen.messages_form", "n", len(keys))
 	}
 	if len(bad) > 0 {
 		row.Seen = strings.Join(bad, "; ")
