@@ -151,12 +151,7 @@ func (l *Lab) MsgAt(key string) (file string, at Span, ok bool) {
 		return "", Span{}, false
 	}
 	p, ok := l.msgAt[key]
-	if !ok {
-		if _, own := l.msgs[key]; !own {
-			return "", Span{}, false
-		}
-	}
-	return p.file, p.at, true
+	return p.file, p.at, ok
 }
 
 // MsgWhere words where the text of key is, for an author: "messages.toml:3:1",
