@@ -11,6 +11,7 @@ package labrun
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -81,6 +82,12 @@ func New(o Options) (*Run, error) {
 		shown = o.Root
 	}
 	r := &Run{lab: o.Lab, shown: shown, progress: o.Progress, warnings: append([]string(nil), o.Notices...)}
+	// The lab's start files, before the sources read the root.
+	if made, err := LayOut(o.Lab, o.Root); err != nil {
+		r.warnings = append(r.warnings, content.Msg("cli.start_failed", "root", shown, "err", err))
+	} else if len(made) > 0 {
+		r.warnings = append(r.warnings, content.Msg("cli.start_made", "root", shown, "files", strings.Join(made, ", ")))
+	}
 	cfg := engine.Config{Lab: o.Lab, Steps: o.Steps, Root: shown, Witness: o.Witness}
 	if o.Progress != nil {
 		store := o.Progress

@@ -55,8 +55,10 @@ type Row struct {
 	Expected string
 	Seen     string
 	OK       bool
-	Skipped  bool // not verified (a cluster step with --no-cluster)
-	Took     time.Duration
+	// Skipped: not verified (a cluster step with --no-cluster), or not
+	// tried (a case after a step whose solution did not pass).
+	Skipped bool
+	Took    time.Duration
 }
 
 // Result is a whole proof.
