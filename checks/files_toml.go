@@ -21,6 +21,7 @@ type TOMLDoc struct {
 	Text  string
 	Tree  map[string]any
 	Lines map[string]int // keyPath -> line where the key or table is first written
+	Cols  map[string]int // keyPath -> the column of its key there
 }
 
 // TOMLFile is a lab TOML file read and parsed, with the two results that
@@ -49,7 +50,8 @@ func OpenTOML(in Input, prefix, rel string) TOMLFile {
 		tree = map[string]any{}
 	}
 	tf.Parse = Pass(parseID, in.Msg("files.toml.ok", "path", Shown(in, rel)))
-	tf.Doc = &TOMLDoc{Rel: rel, Text: text, Tree: tree, Lines: keyLines([]byte(text))}
+	lines, cols := keyLines([]byte(text))
+	tf.Doc = &TOMLDoc{Rel: rel, Text: text, Tree: tree, Lines: lines, Cols: cols}
 	return tf
 }
 
@@ -106,9 +108,10 @@ func tomlWhy(in Input, text, excerpt, emsg string) string {
 const maxKeyDepth = 32
 
 // keyLines maps every key and table path in a (valid) document to the
-// line it is first written on, for messages.
-func keyLines(data []byte) (lines map[string]int) {
-	lines = map[string]int{}
+// line it is first written on, and the column of its key there, for
+// messages.
+func keyLines(data []byte) (lines, cols map[string]int) {
+	lines, cols = map[string]int{}, map[string]int{}
 	defer func() {
 		// The unstable parser is only used for line numbers; never let
 		// it take a check down.
@@ -120,27 +123,29 @@ func keyLines(data []byte) (lines map[string]int) {
 			starts = append(starts, i+1)
 		}
 	}
-	lineOf := func(off uint32) int {
-		return sort.Search(len(starts), func(i int) bool { return starts[i] > int(off) })
+	type pos struct{ line, col int }
+	posOf := func(off uint32) pos {
+		line := sort.Search(len(starts), func(i int) bool { return starts[i] > int(off) })
+		return pos{line, int(off) - starts[line-1] + 1}
 	}
-	record := func(path []string, line int) {
+	record := func(path []string, at pos) {
 		// Messages name paths a few segments deep; recording every
 		// prefix of a key thousands of parts deep would cost the square
 		// of its depth in time and memory.
 		for i := 1; i <= min(len(path), maxKeyDepth); i++ {
 			k := KeyPath(path[:i])
 			if _, ok := lines[k]; !ok {
-				lines[k] = line
+				lines[k], cols[k] = at.line, at.col
 			}
 		}
 	}
 	var keyval func(prefix []string, n *unstable.Node)
 	keyval = func(prefix []string, n *unstable.Node) {
-		path, line := append(append([]string(nil), prefix...), keyParts(n)...), 0
+		path, at := append(append([]string(nil), prefix...), keyParts(n)...), pos{}
 		if it := n.Key(); it.Next() {
-			line = lineOf(it.Node().Raw.Offset)
+			at = posOf(it.Node().Raw.Offset)
 		}
-		record(path, line)
+		record(path, at)
 		if v := n.Value(); v.Kind == unstable.InlineTable {
 			for it := v.Children(); it.Next(); {
 				keyval(path, it.Node())
@@ -156,13 +161,13 @@ func keyLines(data []byte) (lines map[string]int) {
 		case unstable.Table, unstable.ArrayTable:
 			table = keyParts(e)
 			if it := e.Key(); it.Next() {
-				record(table, lineOf(it.Node().Raw.Offset))
+				record(table, posOf(it.Node().Raw.Offset))
 			}
 		case unstable.KeyValue:
 			keyval(table, e)
 		}
 	}
-	return lines
+	return lines, cols
 }
 
 func keyParts(n *unstable.Node) []string {
@@ -213,6 +218,17 @@ func (d *TOMLDoc) Table(segs []string) map[string]any {
 
 func (d *TOMLDoc) Line(segs []string) int { return d.Lines[KeyPath(segs)] }
 
+// At is where the key at segs is written, file:line:column as YAML's
+// places are (the file alone when the key is not in it).
+func (d *TOMLDoc) At(segs []string) string {
+	k := KeyPath(segs)
+	line, col := d.Lines[k], d.Cols[k]
+	if line <= 0 || col <= 0 {
+		return Where(d.Rel, line)
+	}
+	return fmt.Sprintf("%s:%d:%d", d.Rel, line, col)
+}
+
 // Walk calls fn for every key path in the document, tables before their
 // contents, keys in sorted order.
 func (d *TOMLDoc) Walk(fn func(path []string, v any)) {
@@ -257,8 +273,7 @@ func (d *TOMLDoc) Check(in Input, s KeySpec) Result {
 	if !ok {
 		return d.Missing(in, s)
 	}
-	line := d.Lines[key]
-	return s.Judge(in, key, v, line, Where(d.Rel, line))
+	return s.Judge(in, key, v, d.Lines[key], d.At(s.Path))
 }
 
 // Judge compares a value read at key (on line, at where) with s.Want:
@@ -305,10 +320,10 @@ func (d *TOMLDoc) Missing(in Input, s KeySpec) Result {
 		if tableOnly {
 			want := KeyPath(s.Path[:s.Anchor+1])
 			return Fail(s.ID, in.Msg("files.key.table_misplaced", "table", s.Path[s.Anchor], "found", fp, "line", line, "want", want, "key", key)+hint,
-				expected, fp, Where(d.Rel, line))
+				expected, fp, d.At(found))
 		}
 		return Fail(s.ID, in.Msg("files.key.misplaced", "leaf", s.Path[len(s.Path)-1], "found", fp, "line", line, "key", key)+hint,
-			expected, fp, Where(d.Rel, line))
+			expected, fp, d.At(found))
 	}
 	n := 0
 	var cur any = d.Tree
@@ -332,11 +347,11 @@ func (d *TOMLDoc) Missing(in Input, s KeySpec) Result {
 		if _, isTable := cur.(map[string]any); !isTable {
 			have := s.Path[:n]
 			return Fail(s.ID, in.Msg("files.key.not_table", "key", key, "have", KeyPath(have), "got", TOMLValue(cur), "got_type", TypeName(cur)),
-				expected, TOMLValue(cur), Where(d.Rel, d.Line(have)))
+				expected, TOMLValue(cur), d.At(have))
 		}
 		have := s.Path[:n]
 		return Fail(s.ID, in.Msg("files.key.missing_under", "key", key, "have", KeyPath(have), "line", d.Line(have), "rest", KeyPath(s.Path[n:])),
-			expected, absent, Where(d.Rel, d.Line(have)))
+			expected, absent, d.At(have))
 	}
 	return Fail(s.ID, in.Msg("files.key.missing", "key", key, "top", KeyPath(s.Path[:1])), expected, absent, d.Rel)
 }

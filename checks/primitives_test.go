@@ -26,7 +26,7 @@ func TestKeyLinesDeepKeyIsLinear(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		lines := keyLines([]byte(key))
+		lines, _ := keyLines([]byte(key))
 		runtime.ReadMemStats(&after)
 		if len(lines) != maxKeyDepth || lines["a"] != 1 {
 			t.Fatalf("depth %d: %d paths recorded", depth, len(lines))

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -174,8 +175,15 @@ func SharedErr() error {
 // read for placeholders or pairs. A time.Duration is spelled by Duration,
 // so no caller can let Go's "1m5s" reach a reader.
 func fill(t string, kv []any) string {
+	out, _ := fillLeft(t, kv)
+	return out
+}
+
+// fillLeft is fill, also returning the placeholders of t that kv gave no
+// value for (left as written), in order.
+func fillLeft(t string, kv []any) (string, []string) {
 	if !strings.Contains(t, "{") {
-		return t
+		return t, nil
 	}
 	vals := make(map[string]string, len(kv)/2)
 	for i := 0; i+1 < len(kv); i += 2 {
@@ -186,6 +194,7 @@ func fill(t string, kv []any) string {
 		vals[fmt.Sprint(kv[i])] = v
 	}
 	var b strings.Builder
+	var left []string
 	for {
 		open := strings.IndexByte(t, '{')
 		if open < 0 {
@@ -202,8 +211,11 @@ func fill(t string, kv []any) string {
 		} else if _, ok := particles[name]; ok {
 			b.WriteString(Particle(b.String(), name))
 		} else {
-			// Not ours (JSON in a command, {{ROOT}}): keep the brace and
-			// look for placeholders inside it.
+			if placeholderName().MatchString(name) {
+				left = append(left, name)
+			}
+			// Not ours (JSON in a command, {{ROOT}}), or not filled: keep
+			// the brace and look for placeholders inside it.
 			b.WriteByte('{')
 			t = t[open+1:]
 			continue
@@ -211,7 +223,28 @@ func fill(t string, kv []any) string {
 		t = t[open+end+1:]
 	}
 	b.WriteString(t)
-	return b.String()
+	return b.String(), left
+}
+
+// placeholderName is what a placeholder's name looks like ({got},
+// {got_type}); other braces (JSON, {{ROOT}}, a particle pair) are not
+// placeholders.
+var placeholderName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]*$`) })
+
+// placeholderRef finds the placeholders of a text.
+var placeholderRef = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{([a-z][a-z0-9_]*)\}`) })
+
+// Placeholders are the {name} placeholders of a message text, in order,
+// each once: the values whoever shows it must give (particle pairs are
+// not placeholders: the filler resolves them).
+func Placeholders(t string) []string {
+	var out []string
+	for _, m := range placeholderRef().FindAllStringSubmatch(t, -1) {
+		if !slices.Contains(out, m[1]) {
+			out = append(out, m[1])
+		}
+	}
+	return out
 }
 
 // Expand replaces the {{ROOT}} placeholder with the lab root in use, so the

@@ -768,10 +768,17 @@ func TestSpansPlaceStepsAndChecks(t *testing.T) {
 					t.Errorf("%s step %d check %s: span %+v (step %+v)", id, st.Number, c.ID, cs, ss)
 				}
 				rules, _ := c.Fields["rules"].([]any)
-				for _, r := range rules {
+				for ri, r := range rules {
 					head := strings.Split(r.(map[string]any)["expr"].(string), "\n")[0]
 					if !slices.ContainsFunc(lines[cs.First-1:cs.Last], func(l string) bool { return strings.Contains(l, head) }) {
 						t.Errorf("%s step %d check %s: rule %q outside its span %+v", id, st.Number, c.ID, head, cs)
+					}
+					// Each rule's own keys are placed on its own lines.
+					if fail, _ := r.(map[string]any)["fail"].(string); fail != "" {
+						ks := l.CheckKeySpan(i, j, "rules."+strconv.Itoa(ri)+".fail")
+						if ks.Line < cs.First || ks.Line > cs.Last || lines[ks.Line-1][ks.Col-1:] != `fail = "`+fail+`"` {
+							t.Errorf("%s step %d check %s: rule %d's fail placed at %+v", id, st.Number, c.ID, ri, ks)
+						}
 					}
 				}
 				values, _ := c.Fields["values"].(map[string]any)

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -50,17 +49,16 @@ type Lab struct {
 	// the directory given to LoadDir).
 	Where string `toml:"-"`
 
-	msgs    map[string]string
-	missing *keySet // shared by copies of the Lab
+	msgs map[string]string
+	// msgAt is where messages*.toml write each of msgs; verifyAt where
+	// verify.toml sets each key (keyPositions).
+	msgAt    map[string]msgPlace
+	verifyAt map[string]Span
+	// log keeps what Msg found wrong, shared by copies of the Lab.
+	log *msgLog
 	// spans are where lab.toml declares each step and each of its
 	// checks, and where each check sets its keys (the TOML parser's).
 	spans labSpans
-}
-
-// keySet is a set of message keys, safe for concurrent use.
-type keySet struct {
-	mu sync.Mutex
-	m  map[string]bool
 }
 
 // Cluster is what of a cluster the lab's checks read: labmate watches
@@ -254,7 +252,8 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	if err != nil {
 		return nil, &Problem{File: path.Join(where, "lab.toml"), Msg: Msg("content.no_lab_toml")}
 	}
-	l := &Lab{FS: fsys, Where: where, msgs: map[string]string{}, missing: &keySet{m: map[string]bool{}}}
+	l := &Lab{FS: fsys, Where: where, msgs: map[string]string{}, msgAt: map[string]msgPlace{},
+		log: &msgLog{missing: map[string]bool{}, unfilled: map[string]map[string]bool{}}}
 	if err := decodeLab(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
 	}
@@ -289,7 +288,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	for _, m := range ms {
 		raw, err := fs.ReadFile(fsys, m)
 		if err == nil {
-			err = flattenMessages(path.Join(where, m), raw, l.msgs)
+			err = l.addMessages(path.Join(where, m), m, raw)
 		}
 		if err != nil {
 			return nil, err
@@ -300,6 +299,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 		if err := decodeTOML(path.Join(where, "verify.toml"), raw, l.Verify, true); err != nil {
 			return nil, err
 		}
+		l.verifyAt = keyPositions(raw)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
@@ -340,61 +340,6 @@ func decodeTree(raw []byte) (map[string]any, error) {
 	var tree map[string]any
 	err := toml.Unmarshal(raw, &tree)
 	return tree, err
-}
-
-// Msg returns the lab's message for key (its messages*.toml first, then
-// the shared text) with {name} placeholders filled. A key neither has is
-// returned as is, and remembered for MissingKeys.
-func (l *Lab) Msg(key string, kv ...any) string {
-	if l == nil {
-		return Msg(key, kv...)
-	}
-	if t, ok := l.msgs[key]; ok {
-		return fill(t, kv)
-	}
-	if !HasMsg(key) && l.missing != nil {
-		l.missing.mu.Lock()
-		l.missing.m[key] = true
-		l.missing.mu.Unlock()
-	}
-	return Msg(key, kv...)
-}
-
-// HasMsg reports whether the lab or the shared text has key. A nil Lab
-// has only the shared text, as for Msg.
-func (l *Lab) HasMsg(key string) bool {
-	if l != nil {
-		if _, ok := l.msgs[key]; ok {
-			return true
-		}
-	}
-	return HasMsg(key)
-}
-
-// OwnKeys returns the message keys the lab itself defines, sorted.
-func (l *Lab) OwnKeys() []string {
-	keys := make([]string, 0, len(l.msgs))
-	for k := range l.msgs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// MissingKeys returns the keys Msg was asked for that neither the lab nor
-// the shared text defines, sorted (`labmate lab verify` fails on them).
-func (l *Lab) MissingKeys() []string {
-	if l.missing == nil {
-		return nil
-	}
-	l.missing.mu.Lock()
-	defer l.missing.mu.Unlock()
-	keys := make([]string, 0, len(l.missing.m))
-	for k := range l.missing.m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // ReadFile reads a file of the lab's directory.

@@ -1,8 +1,10 @@
 package content
 
 import (
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -174,4 +176,33 @@ func Particle(word, pair string) string {
 		return forms[1]
 	}
 	return forms[0]
+}
+
+// bareParticle is a placeholder followed by a particle written as one
+// form: "{node} 가" reads "lab-node-0 가". Such a message must write the
+// pair ("{node} {이/가}") so the filler picks the form; the old "은(는)"
+// fallbacks are banned after a placeholder too.
+var bareParticle = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(\{[a-z_]+\})[` + "`" + `'"\])]*\s?(이|가|을|를|은|는|과|와|으로|로|이나|이라|이어야|여야|이었|였|은\(는\)|이\(가\)|을\(를\)|과\(와\)|\(으\)로)(?:[\s.,:;)'"]|$)`)
+})
+
+// pairToken is a {A/B} the filler would resolve; each must be a known pair.
+var pairToken = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[^{}a-zA-Z_ ]+/[^{}a-zA-Z_ ]+\}`) })
+
+// FormProblems says, in Korean, what is wrong with the form of a message
+// text whoever fills it: a particle written in one fixed form right after
+// a placeholder (it reads wrong for half the values), a particle pair the
+// filler does not know. A text no declarative check shows (a Go lab's)
+// can be checked for nothing more.
+func FormProblems(t string) []string {
+	var out []string
+	for _, m := range bareParticle().FindAllStringSubmatch(t, -1) {
+		out = append(out, Msg("content.form.bare_particle", "placeholder", m[1], "particle", m[2]))
+	}
+	for _, p := range pairToken().FindAllString(t, -1) {
+		if _, ok := particles[strings.Trim(p, "{}")]; !ok {
+			out = append(out, Msg("content.form.unknown_pair", "pair", strings.Trim(p, "{}"), "pairs", strings.Join(Particles(), ", ")))
+		}
+	}
+	return out
 }

@@ -1,7 +1,6 @@
 package content
 
 import (
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -81,15 +80,6 @@ func TestFillPicksParticlesAfterValues(t *testing.T) {
 	}
 }
 
-// bareParticle is a placeholder followed by a particle written as one
-// form: "{node} 가" reads "lab-node-0 가". Such a message must write the
-// pair ("{node} {이/가}") so the filler picks the form; the old "은(는)"
-// fallbacks are banned after a placeholder too.
-var bareParticle = regexp.MustCompile(`\{[a-z_]+\}[` + "`" + `'"\])]*\s?(?:이|가|을|를|은|는|과|와|으로|로|이나|이라|이어야|여야|이었|였|은\(는\)|이\(가\)|을\(를\)|과\(와\)|\(으\)로)(?:[\s.,:;)'"]|$)`)
-
-// pairToken is a {A/B} the filler would resolve; each must be a known pair.
-var pairToken = regexp.MustCompile(`\{[^{}a-zA-Z_ ]+/[^{}a-zA-Z_ ]+\}`)
-
 // Every message, shared and each lab's own, that puts a particle after a
 // placeholder writes it as a pair the filler resolves.
 func TestMessagesWriteParticlesAsPairs(t *testing.T) {
@@ -117,15 +107,35 @@ func TestMessagesWriteParticlesAsPairs(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	known := Particles()
 	for _, k := range keys {
-		v := texts[k]
-		if m := bareParticle.FindString(v); m != "" {
-			t.Errorf("%s: %q puts a fixed particle after a placeholder; write the pair ({이/가}, {을/를}, ...): %s", k, strings.TrimSpace(m), v)
+		for _, p := range FormProblems(texts[k]) {
+			t.Errorf("%s: %s: %s", k, p, texts[k])
 		}
-		for _, p := range pairToken.FindAllString(v, -1) {
-			if !slices.Contains(known, strings.Trim(p, "{}")) {
-				t.Errorf("%s: particle pair %s is not one the filler knows (%v)", k, p, known)
+	}
+}
+
+// FormProblems finds a fixed particle after a placeholder and a pair the
+// filler does not know, naming each; a well-formed text has none.
+func TestFormProblems(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want []string
+	}{
+		{"{path} {이/가} 없습니다", nil},
+		{"{path} 가 없습니다.", []string{"{path}", "'가'"}},
+		{"`{path}`를 만드세요", []string{"{path}", "'를'"}},
+		{"{node} 이(가) Ready", []string{"{node}", "'이(가)'"}},
+		{"{x} {이/가/는} 입니다", []string{"'이/가/는'"}},
+		{"{n} {을/를} {에게/한테}", []string{"'에게/한테'", "이/가"}},
+		{"kubectl patch -p '{\"a\":1}' {{ROOT}}", nil},
+	} {
+		got := strings.Join(FormProblems(c.text), " | ")
+		if (got == "") != (c.want == nil) {
+			t.Errorf("FormProblems(%q) = %q, want problems %v", c.text, got, c.want)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("FormProblems(%q) = %q, does not name %q", c.text, got, w)
 			}
 		}
 	}

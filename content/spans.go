@@ -1,8 +1,9 @@
 package content
 
 import (
+	"bytes"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2/unstable"
@@ -21,7 +22,8 @@ type Span struct {
 // labSpans are where lab.toml declares its steps and checks: steps[i][0]
 // is step i, steps[i][1+j] its check j; keys[i][j] says where check j of
 // step i sets each of its keys, by their path within the check ("path",
-// "rules.expr"; the first place for a key set in several rules).
+// "rules.expr": the first place for a key set in several rules;
+// "rules.1.expr": the second rule's).
 type labSpans struct {
 	steps [][]Span
 	keys  [][]map[string]Span
@@ -44,7 +46,8 @@ func (l *Lab) CheckSpan(i, j int) Span {
 }
 
 // CheckKeySpan is where Steps[i].Checks[j] sets key, a path within the
-// check ("path", "rules.expr"): Line and Col of the key, zero when
+// check ("path", "rules.expr", "rules.0.fail", "why.KEY"): Line and Col
+// of the key, zero when
 // unknown (the check or the key written inline).
 func (l *Lab) CheckKeySpan(i, j int, key string) Span {
 	if l == nil || i < 0 || i >= len(l.spans.keys) || j < 0 || j >= len(l.spans.keys[i]) {
@@ -64,16 +67,7 @@ func stepSpans(raw []byte) (ls labSpans) {
 			ls = labSpans{}
 		}
 	}()
-	starts := []int{0}
-	for i, c := range raw {
-		if c == '\n' {
-			starts = append(starts, i+1)
-		}
-	}
-	pos := func(off uint32) Span {
-		line := sort.Search(len(starts), func(i int) bool { return starts[i] > int(off) })
-		return Span{Line: line, Col: int(off) - starts[line-1] + 1}
-	}
+	pos := offsetSpans(raw)
 	var sp spanner
 	var p unstable.Parser
 	p.Reset(raw)
@@ -92,7 +86,7 @@ func stepSpans(raw []byte) (ls labSpans) {
 			sp.keyValue(key, at)
 		}
 	}
-	sp.closeTo(0, len(starts))
+	sp.closeTo(0, bytes.Count(raw, []byte("\n"))+1)
 	return sp.ls
 }
 
@@ -101,6 +95,11 @@ type spanner struct {
 	ls    labSpans
 	open  []*Span  // the step and the check whose tables are being read
 	table []string // the current table
+	// elem is the current element of an array of the check's own
+	// ([[steps.checks.rules]]: "rules", "1"), subs how many of each
+	// array the open check has.
+	elem []string
+	subs map[string]int
 }
 
 // closeTo ends the open spans past the first n at line.
@@ -127,11 +126,19 @@ func (sp *spanner) header(array bool, key []string, at []Span) {
 		last := len(*spans) - 1
 		(*spans)[last] = append((*spans)[last], Span{Line: line, Col: at[0].Col, First: line})
 		sp.ls.keys[last] = append(sp.ls.keys[last], map[string]Span{})
+		sp.subs, sp.elem = map[string]int{}, nil
 		// Appending may move the step's spans: point at them anew.
 		sp.open = []*Span{&(*spans)[last][0], &(*spans)[last][len((*spans)[last])-1]}
 	case len(key) > 2 && slices.Equal(key[:2], []string{"steps", "checks"}):
 		// rules, values, why: still the check's
 		sp.keyAt(key[2:], at[2])
+		sp.elem = nil
+		if array && sp.subs != nil {
+			name := strings.Join(key[2:], ".")
+			sp.elem = append(slices.Clone(key[2:]), strconv.Itoa(sp.subs[name]))
+			sp.subs[name]++
+			sp.keyAt(sp.elem, at[2])
+		}
 	case len(key) > 1 && key[0] == "steps":
 		sp.closeTo(1, line-1)
 	default:
@@ -148,6 +155,9 @@ func (sp *spanner) keyValue(key []string, at []Span) {
 	}
 	if len(sp.table) >= 2 && slices.Equal(sp.table[:2], []string{"steps", "checks"}) {
 		sp.keyAt(append(slices.Clone(sp.table[2:]), key...), at[0])
+		if sp.elem != nil {
+			sp.keyAt(append(slices.Clone(sp.elem), key...), at[0])
+		}
 	}
 }
 

@@ -42,6 +42,8 @@ type compiledStep struct {
 	live  bool // a check of it reads the cluster
 	probs []*content.Problem
 	fatal error // the lab does not load (a key no check type knows)
+	// texts are the message keys its checks show, held to what they fill.
+	texts []string
 }
 
 // compileStep builds a step from its declarative checks. Problems are
@@ -59,6 +61,7 @@ func compileStep(text *content.Lab, scope cluster.Scope, si int, ts content.Step
 		if c.fatal != nil && out.fatal == nil {
 			out.fatal = c.fatal
 		}
+		out.texts = append(out.texts, c.texts...)
 		if errs := append(c.fields, c.errs...); len(errs) > 0 {
 			at := text.CheckSpan(si, i)
 			if at.Line == 0 {
@@ -100,7 +103,9 @@ func checkProblem(text *content.Lab, raw []byte, at content.Span, ts content.Ste
 	var msgs []string
 	for _, e := range errs {
 		msgs = append(msgs, e.msg)
-		if l, c := locate(raw, e.near, at.First, at.Last); l > 0 {
+		if e.at.Line > 0 {
+			line, col = e.at.Line, e.at.Col
+		} else if l, c := locate(raw, e.near, at.First, at.Last); l > 0 {
 			line, col = l, c
 			if e.col > 0 {
 				col += e.col - 1
@@ -132,11 +137,12 @@ func locate(raw []byte, needle string, first, last int) (int, int) {
 }
 
 // checkErr is one authoring error of a check: a Korean sentence and,
-// to place it in lab.toml, the text of the check it is about (a CEL
-// expression's source) and the 1-based column in that text (0 when
-// unknown).
+// to place it in lab.toml, where (the key it is about), or the text of
+// the check it is about (a CEL expression's source) and the 1-based
+// column in that text (0 when unknown).
 type checkErr struct {
 	msg  string
+	at   content.Span
 	near string
 	col  int
 }
@@ -159,6 +165,8 @@ type compiler struct {
 	// decoded is what decode filled, for the tests that hold a type's
 	// fields to its documentation.
 	decoded any
+	// texts are the message keys it shows, held to what it fills there.
+	texts []string
 }
 
 func (c *compiler) base() base {
@@ -176,10 +184,55 @@ func (c *compiler) problemNear(near, key string, kv ...any) {
 	c.errs = append(c.errs, checkErr{msg: msgf(key, kv...), near: near})
 }
 
-// message requires a message key the check names to exist.
-func (c *compiler) message(key string) {
-	if key != "" && !c.text.HasMsg(key) {
-		c.problem("labkit.no_message", "key", key)
+// message holds a message key the check names in one of its fields
+// (pass, fail, expect, hint, missing) to what its type shows there.
+func (c *compiler) message(field, key string) {
+	var texts []Text
+	if c.typ != nil {
+		texts = c.typ.Kind().Texts
+	}
+	c.textIn(append(slices.Clone(commonTexts), texts...), field, field, key, c.keySpan(field))
+}
+
+// textIn requires a message key named in field (written name, set at at)
+// to exist, the field to be one of texts (what the type shows), and the
+// key's text to use only the placeholders shown there. A check of a type
+// there is not has only the key to check.
+func (c *compiler) textIn(texts []Text, name, field, key string, at content.Span) {
+	if key == "" {
+		return
+	}
+	tpl, ok := c.text.MsgTemplate(key)
+	if !ok {
+		c.errs = append(c.errs, checkErr{msg: msgf("labkit.no_message", "key", key), at: at})
+		return
+	}
+	if c.typ == nil {
+		return
+	}
+	t, shown := textOf(texts, field)
+	if !shown {
+		var fields []string
+		for _, t := range texts {
+			fields = append(fields, t.Field)
+		}
+		c.errs = append(c.errs, checkErr{msg: msgf("labkit.text_not_shown", "field", name, "type", c.spec.Type, "fields", strings.Join(fields, ", ")), at: at})
+		return
+	}
+	c.texts = append(c.texts, key)
+	var bad []string
+	for _, p := range content.Placeholders(tpl) {
+		if !slices.Contains(t.Placeholders, p) {
+			bad = append(bad, "{"+p+"}")
+		}
+	}
+	if len(bad) > 0 {
+		allowed := msgf("labkit.no_placeholders")
+		if len(t.Placeholders) > 0 {
+			allowed = "{" + strings.Join(t.Placeholders, "}, {") + "}"
+		}
+		c.errs = append(c.errs, checkErr{msg: msgf("labkit.bad_placeholders", "key", key, "where", c.text.MsgWhere(key),
+			"bad", strings.Join(bad, ", "), "field", name, "type", c.spec.Type, "allowed", allowed), at: at})
 	}
 }
 
@@ -254,8 +307,8 @@ func (c *compiler) common() {
 			c.problem("labkit.bad_needs", "need", n)
 		}
 	}
-	for _, key := range []string{spec.Pass, spec.Fail, spec.Expect, spec.Hint} {
-		c.message(key)
+	for _, t := range [][2]string{{"pass", spec.Pass}, {"fail", spec.Fail}, {"expect", spec.Expect}, {"hint", spec.Hint}} {
+		c.message(t[0], t[1])
 	}
 }
 

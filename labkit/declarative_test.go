@@ -141,12 +141,12 @@ func TestTOMLFieldCheck(t *testing.T) {
 	d := newDemo(t)
 	d.file("etc/app.toml", "[server]\nname = \"demo-1\"\n[server.\"listen.tcp\"]\nenabled = \"true\"\n", 0o644)
 	rs := d.eval(1)
-	expect(t, rs, "files.mode", checks.Failed, "문자열", "4번째 줄")
+	expect(t, rs, "files.mode", checks.Failed, "문자열", "4번째 줄", "etc/app.toml:4:1")
 	expect(t, rs, "files.name", checks.Waiting, "mode", "먼저 통과해야") // needs: can't check yet
 	d.file("etc/app.toml", "[server]\nname = \"demo\"\n[server.\"listen.tcp\"]\nenabled = true\n", 0o644)
 	rs = d.eval(1)
 	expect(t, rs, "files.mode", checks.Passed)
-	expect(t, rs, "files.name", checks.Failed, `"demo"`, "^demo-[0-9]+$", "etc/app.toml:2")
+	expect(t, rs, "files.name", checks.Failed, `"demo"`, "^demo-[0-9]+$", "etc/app.toml:2:1") // line and column, as YAML's places
 	d.file("etc/app.toml", "[server]\nname = \"demo-7\"\n[server.\"listen.tcp\"]\nenabled = true\n", 0o644)
 	expect(t, d.eval(1), "files.name", checks.Passed)
 	d.file("etc/app.toml", "[server\nname = 1\n", 0o644)
@@ -561,8 +561,10 @@ fail = "demo.node.widgets"
 		t.Fatalf("no %d. %q in lab.toml", nth, text)
 		return 0
 	}
-	if p := problemOf(t, lab, "demo.no_such_hint"); p.Line != lineOf(`id = "script"`, 2) || p.Col != 1 {
-		t.Errorf("problem at %d:%d, want the second step's check at %d:1: %v", p.Line, p.Col, lineOf(`id = "script"`, 2), p)
+	// A missing message key is placed at the key that names it, in the
+	// step's own check.
+	if p := problemOf(t, lab, "demo.no_such_hint"); p.Line != lineOf(`hint = "demo.no_such_hint"`, 1) || p.Col != 1 {
+		t.Errorf("problem at %d:%d, want the second step's check's hint at %d:1: %v", p.Line, p.Col, lineOf(`hint = "demo.no_such_hint"`, 1), p)
 	}
 	for step, nth := range map[string]int{"2단계": 1, "3단계": 2} {
 		p := problemOf(t, lab, step+" 검사 node")

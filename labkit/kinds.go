@@ -27,11 +27,35 @@ type Field struct {
 	Doc      string
 }
 
-// Kind documents one type of declarative check.
+// Kind documents one type of declarative check. Texts are the messages
+// its checks may name (besides `hint`, every check's), with the
+// placeholders it fills in each: a message with another placeholder, or
+// in a field the type does not show, is an authoring error.
 type Kind struct {
 	Type   string
 	Doc    string
 	Fields []Field
+	Texts  []Text
+}
+
+// Text is a message a check names by key in Field: the placeholders
+// labmate fills in its text (the lab's own, or a shared one). Any other
+// placeholder would reach the learner as written, `{gto}`.
+type Text struct {
+	Field        string
+	Placeholders []string
+}
+
+// commonTexts are the messages of every check.
+var commonTexts = []Text{{"hint", nil}}
+
+// textOf is the Text for field among texts.
+func textOf(texts []Text, field string) (Text, bool) {
+	i := slices.IndexFunc(texts, func(t Text) bool { return t.Field == field })
+	if i < 0 {
+		return Text{}, false
+	}
+	return texts[i], true
 }
 
 // commonFields apply to every type (content.Check).
@@ -39,10 +63,10 @@ var commonFields = []Field{
 	{"id", true, "The check's ID within its step (`[a-z0-9-]+`); results are named `<step-id>.<id>`."},
 	{"type", true, "One of the types below."},
 	{"needs", false, "IDs of earlier checks of the same step that must pass first; until they do, this one waits (\"can't check yet\") instead of failing a second time."},
-	{"pass", false, "Message key for the passing text (placeholders as for `fail`); each type has a shared default."},
-	{"fail", false, "Message key for the failing text, in place of the type's shared one. Placeholders: `{path}` (the file as the learner sees it), `{where}`, `{got}`, `{want}`, `{key}`, `{object}`, `{line}`."},
+	{"pass", false, "Message key for the passing text, in place of the type's shared one."},
+	{"fail", false, "Message key for the failing text, in place of the type's shared one."},
 	{"expect", false, "Message key for what is expected, shown as 기대."},
-	{"hint", false, "Message key of a sentence appended to any failure of this check (start it with a space)."},
+	{"hint", false, "Message key of a sentence appended to any failure of this check (start it with a space); it has no placeholders."},
 }
 
 // decode decodes the check's own fields (content.Check.Fields) into
@@ -192,14 +216,27 @@ func Reference() string {
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", f.Name, req, strings.ReplaceAll(f.Doc, "|", "\\|"))
 		}
 	}
+	texts := func(ts []Text) {
+		b.WriteString("\n| message | placeholders it may use |\n|---|---|\n")
+		for _, t := range ts {
+			ps := "none"
+			if len(t.Placeholders) > 0 {
+				ps = "`{" + strings.Join(t.Placeholders, "}`, `{") + "}`"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s |\n", t.Field, ps)
+		}
+	}
 	b.WriteString("### Fields of every check\n\n")
 	table(commonFields)
+	b.WriteString("\nEach message key names a text of the lab's messages*.toml (or a shared one). A type fills the placeholders its table below lists, in each message it shows: `{path}` is the file as the learner sees it (under their lab root), `{where}` the place (file:line:column, or the object), `{got}` what was observed, `{want}` what was wanted. A text with another placeholder, or a message field the type does not show, is an authoring error at that field's line, naming the key and where its text is, whether or not a case of verify.toml shows it. `hint` is every type's, without placeholders.\n")
 	for _, k := range Kinds() {
 		fmt.Fprintf(&b, "\n### `type = \"%s\"`\n\n%s\n\n", k.Type, k.Doc)
 		table(k.Fields)
+		texts(k.Texts)
 	}
 	b.WriteString("\n### Rules (`[[steps.checks.rules]]`)\n\n")
 	table(ruleFields)
+	texts(ruleTexts)
 	return b.String()
 }
 

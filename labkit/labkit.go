@@ -30,6 +30,8 @@ type Lab struct {
 	CRDs  []cluster.Resource
 	// cluster are the numbers of the steps that read the cluster.
 	cluster []int
+	// texts are the message keys declarative checks show (ShowsText).
+	texts map[string]bool
 }
 
 // ID is the lab's ID.
@@ -92,7 +94,7 @@ func code(id string) *checks.Code {
 // Go code. The error is a key of a check no check type reads, which
 // keeps the lab from loading as any key lab.toml does not know does.
 func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
-	l := &Lab{Text: text}
+	l := &Lab{Text: text, texts: map[string]bool{}}
 	var probs []*content.Problem
 	l.Scope, l.CRDs, probs = scopeOf(text)
 	l.Problems = append(l.Problems, probs...)
@@ -116,6 +118,9 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 			}
 			l.Problems = append(l.Problems, cs.probs...)
 			l.Steps = append(l.Steps, cs.step)
+			for _, k := range cs.texts {
+				l.texts[k] = true
+			}
 			live = live || cs.live
 		case hasGo:
 			gs.Number = ts.Number
@@ -135,6 +140,12 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 // objects, in order: a Go step that declares it (`cluster = true`), a
 // declarative step one of whose checks is of a type that does.
 func (l *Lab) ClusterSteps() []int { return slices.Clone(l.cluster) }
+
+// ShowsText says whether a declarative check shows the message key, so
+// its text was held to the placeholders that check fills there (a text
+// that failed is among Problems). A text no such check shows (a Go
+// step's) can be checked for its form only.
+func (l *Lab) ShowsText(key string) bool { return l.texts[key] }
 
 // ReadsCluster says whether step n reads live cluster objects.
 func (l *Lab) ReadsCluster(n int) bool { return slices.Contains(l.cluster, n) }

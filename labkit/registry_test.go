@@ -35,6 +35,9 @@ type lineCountFields struct {
 var lineCountKind = Kind{"line-count", "A text file has exactly `lines` lines.", []Field{
 	{"path", true, "The file, relative to the lab root."},
 	{"lines", true, "How many lines it must have."},
+}, []Text{
+	{"pass", []string{"path", "lines"}},
+	{"fail", []string{"path", "got", "want"}},
 }}
 
 func (lineCountType) Kind() Kind     { return lineCountKind }

@@ -1,6 +1,10 @@
 package labkit
 
-import "github.com/labhub/labmate/checks"
+import (
+	"strconv"
+
+	"github.com/labhub/labmate/checks"
+)
 
 // ruleSpec is one condition of a manifest or object check
 // ([[steps.checks.rules]]): a CEL expression over `object` (and `file`,
@@ -20,7 +24,13 @@ var ruleFields = []Field{
 	{"field", false, "The field it is about (`spec.nodeSelector`): the message names its line in the file, or it in the live object."},
 	{"show", false, "A CEL expression for what was observed (`{got}` in the message; 관측 in the TUI)."},
 	{"expect", false, "Message key for what is expected (기대)."},
-	{"fail", true, "Message key for the failing text (placeholders `{got}`, `{field}`, `{line}`, `{path}`, `{object}`)."},
+	{"fail", true, "Message key for the failing text."},
+}
+
+// ruleTexts are a rule's messages and the placeholders it fills.
+var ruleTexts = []Text{
+	{"fail", []string{"got", "field", "line", "path", "object"}},
+	{"expect", []string{"field"}},
 }
 
 // rule is a compiled rule.
@@ -32,13 +42,14 @@ type rule struct {
 // rules compiles a check's rules.
 func (c *compiler) rules(specs []ruleSpec) []rule {
 	var out []rule
-	for _, r := range specs {
+	for i, r := range specs {
 		cr := rule{spec: r, cond: c.expr(r.Expr, "bool")}
 		if r.Show != "" {
 			cr.show = c.expr(r.Show, "value")
 		}
-		c.message(r.Fail)
-		c.message(r.Expect)
+		at := "rules." + strconv.Itoa(i) + "."
+		c.textIn(ruleTexts, "rules.fail", "fail", r.Fail, c.keySpan(at+"fail"))
+		c.textIn(ruleTexts, "rules.expect", "expect", r.Expect, c.keySpan(at+"expect"))
 		if r.Fail == "" {
 			c.problem("labkit.rule_needs_fail")
 		}
@@ -62,7 +73,7 @@ func applyRules(in checks.Input, rules []rule, fc *checks.FieldCheck, v vars, ob
 		}
 		expect := r.spec.Field
 		if r.spec.Expect != "" {
-			expect = in.Msg(r.spec.Expect)
+			expect = in.Msg(r.spec.Expect, "field", r.spec.Field)
 		}
 		fc.Note(expect, checks.OrNone(got))
 		if ok {

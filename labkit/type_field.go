@@ -30,6 +30,10 @@ var fieldKind = Kind{"field", "A field of a TOML or YAML file equals a value or 
 	{"key", true, "The field: a TOML key path (`plugins.\"io.containerd.grpc.v1.cri\".containerd.default_runtime_name`) or a YAML path (`spec.containers[0].image`, `metadata.labels[app.kubernetes.io/name]`)."},
 	{"equals", false, "The value it must have, typed: `equals = true` wants a boolean, `equals = \"true\"` a string, `equals = 2` an integer. One of `equals` and `matches` is required."},
 	{"matches", false, "A regular expression (RE2) the string value must match."},
+}, []Text{
+	{"pass", []string{"path", "key", "got"}},
+	{"fail", []string{"path", "key", "got", "want", "where"}},
+	{"expect", []string{"path", "key", "want"}},
 }}
 
 func (fieldType) Kind() Kind     { return fieldKind }
@@ -132,23 +136,39 @@ func (d *fieldCheck) Eval(in checks.Input, cv *view) (checks.Result, *checks.Fac
 	}
 	doc := tf.Doc
 	var r checks.Result
+	want := checks.TOMLValue(tomlWant(d.Equals))
 	if d.pattern == nil {
 		r = doc.Check(in, checks.KeySpec{ID: d.id, Path: d.keyPath, Anchor: -1, Want: tomlWant(d.Equals)})
 	} else {
-		r = d.matchTOML(in, doc)
-	}
-	if r.Status == checks.Passed && d.spec.Pass != "" {
-		r.Message = in.Msg(d.spec.Pass, "path", checks.Shown(in, rel), "key", d.Key)
-	}
-	if r.Status != checks.Passed && d.spec.Fail != "" {
-		r.Message = in.Msg(d.spec.Fail, "path", checks.Shown(in, rel), "key", d.Key, "got", r.Observed, "want", r.Expected, "where", r.Where)
+		r, want = d.matchTOML(in, doc), d.Matches
 	}
 	if r.Observed == "" {
 		if v, ok := doc.Get(d.keyPath); ok {
 			r.Observed = checks.TOMLValue(v)
 		}
 	}
+	d.labWords(in, &r, want)
 	return r, &checks.Fact{Label: label, Value: checks.OrNone(r.Observed)}
+}
+
+// labWords puts the lab's own texts on a verdict on the field's value:
+// pass or fail in place of the shared sentence, expect as 기대, each
+// with the placeholders fieldKind declares for it ({want}: the value or
+// the pattern wanted).
+func (d *fieldCheck) labWords(in checks.Input, r *checks.Result, want string) {
+	p := checks.Shown(in, d.Path)
+	if r.Status == checks.Passed {
+		if d.spec.Pass != "" {
+			r.Message = in.Msg(d.spec.Pass, "path", p, "key", d.Key, "got", r.Observed)
+		}
+		return
+	}
+	if d.spec.Fail != "" {
+		r.Message = in.Msg(d.spec.Fail, "path", p, "key", d.Key, "got", checks.OrNone(r.Observed), "want", want, "where", r.Where)
+	}
+	if d.spec.Expect != "" {
+		r.Expected = in.Msg(d.spec.Expect, "path", p, "key", d.Key, "want", want)
+	}
 }
 
 // tomlWant is an `equals` value as the TOML checks compare it.
@@ -170,7 +190,7 @@ func (d *fieldCheck) matchTOML(in checks.Input, doc *checks.TOMLDoc) checks.Resu
 	}
 	line := doc.Line(d.keyPath)
 	got := checks.TOMLValue(v)
-	at := checks.Where(doc.Rel, line)
+	at := doc.At(d.keyPath)
 	s, isString := v.(string)
 	if !isString {
 		return checks.Fail(d.id, in.Msg("labkit.field.not_string", "key", key, "got", got, "got_type", checks.TypeName(v), "line", line),
@@ -197,8 +217,9 @@ func (d *fieldCheck) evalYAMLField(in checks.Input, cv *view) (checks.Result, *c
 	n, depth, _ := checks.YAMLWalk(doc, d.keyPath)
 	if n == nil {
 		found := strings.Join(d.keyPath[:depth], ".")
-		r := checks.Fail(d.id, text(in, d.spec.Fail, "labkit.field.yaml_missing", "path", p, "key", d.Key, "found", found, "want", want),
+		r := checks.Fail(d.id, in.Msg("labkit.field.yaml_missing", "path", p, "key", d.Key, "found", found, "want", want),
 			d.Key+": "+want, in.Msg("files.seen.absent"), rel)
+		d.labWords(in, &r, want)
 		return r, &checks.Fact{Label: label, Value: in.Msg("files.seen.absent")}
 	}
 	if n.Kind == yamlv3.AliasNode && n.Alias != nil {
@@ -226,11 +247,7 @@ func (d *fieldCheck) evalYAMLField(in checks.Input, cv *view) (checks.Result, *c
 	var r checks.Result
 	switch {
 	case ok:
-		r = checks.Pass(d.id, text(in, d.spec.Pass, "labkit.field.yaml_ok", kv...))
-		r.Observed = got
-		return r, &checks.Fact{Label: label, Value: got}
-	case d.spec.Fail != "":
-		r = checks.Fail(d.id, in.Msg(d.spec.Fail, kv...), "", got, at)
+		r = checks.Pass(d.id, in.Msg("labkit.field.yaml_ok", kv...))
 	case d.pattern != nil:
 		r = checks.Fail(d.id, in.Msg("labkit.field.yaml_no_match", kv...), "", got, at)
 	case n.Kind != yamlv3.ScalarNode || v == nil:
@@ -239,7 +256,11 @@ func (d *fieldCheck) evalYAMLField(in checks.Input, cv *view) (checks.Result, *c
 		// The TOML check's words: the type and the value seen, typed.
 		r = checks.KeySpec{ID: d.id, Want: tomlWant(d.Equals)}.Judge(in, d.Key, v, n.Line, at)
 	}
-	r.Expected = d.Key + ": " + want
+	r.Observed = got
+	if !ok {
+		r.Expected = d.Key + ": " + want
+	}
+	d.labWords(in, &r, want)
 	return r, &checks.Fact{Label: label, Value: got}
 }
 

@@ -18,6 +18,10 @@ type fileFields struct {
 var fileKind = Kind{"file", "A lab file exists (any regular file, even empty), and is executable when asked. Its `fail` text is for a file that is not there (or not a readable regular file); a missing execute bit has its own shared text, with `hint` appended.", []Field{
 	{"path", true, "The file, relative to the lab root."},
 	{"executable", false, "`true`: the file must have an execute bit (`chmod +x`)."},
+}, []Text{
+	{"pass", []string{"path", "mode"}},
+	{"fail", []string{"path", "where"}},
+	{"expect", []string{"path"}},
 }}
 
 func (fileType) Kind() Kind     { return fileKind }
@@ -52,7 +56,7 @@ func (d *fileCheck) Eval(in checks.Input, _ *view) (checks.Result, *checks.Fact)
 	seen := in.Msg("labkit.file.seen", "size", f.Size, "mode", mode)
 	if d.Executable && f.Mode.Perm()&0o111 == 0 {
 		r := checks.Fail(d.id, in.Msg("labkit.file.not_executable", "path", p, "mode", mode, "where", rel),
-			text(in, d.spec.Expect, "labkit.file.expect_exec"), seen, rel)
+			text(in, d.spec.Expect, "labkit.file.expect_exec", "path", p), seen, rel)
 		return r, &checks.Fact{Label: label, Value: seen}
 	}
 	r := checks.Pass(d.id, text(in, d.spec.Pass, "labkit.file.ok", "path", p, "mode", mode))

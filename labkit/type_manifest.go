@@ -26,6 +26,9 @@ var manifestKind = Kind{"manifest", "A Kubernetes manifest decodes strictly into
 	{"name", false, "The metadata.name it must have."},
 	{"namespace", false, "The metadata.namespace it must have."},
 	{"rules", false, "Conditions on the object: `[[...rules]]` tables, see Rules."},
+}, []Text{
+	{"pass", []string{"path", "kind"}},
+	{"fail", []string{"path", "where", "got"}},
 }}
 
 func (manifestType) Kind() Kind { return manifestKind }

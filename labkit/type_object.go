@@ -47,8 +47,12 @@ var objectKind = Kind{"object", "A live object labmate watches meets CEL rules o
 	{"namespace", false, "Its namespace (empty for a cluster-scoped kind: Node, Namespace, PriorityClass, ...)."},
 	{"name", true, "Its name."},
 	{"file", false, "A manifest (relative path) decoded as `file` for the rules; the check waits until it decodes."},
-	{"missing", false, "Message key for the text when the object does not exist (placeholders `{object}`, `{kind}`, `{name}`, `{namespace}`)."},
+	{"missing", false, "Message key for the text when the object does not exist."},
 	{"rules", false, "Conditions on the object: see Rules. Without rules the object must only exist."},
+}, []Text{
+	{"pass", []string{"object"}},
+	{"fail", []string{"object", "got"}},
+	{"missing", []string{"object", "kind", "name", "namespace"}},
 }}
 
 func (objectType) Kind() Kind     { return objectKind }
@@ -57,7 +61,7 @@ func (objectType) Vars() []string { return []string{"object", "file", "cluster"}
 func (objectType) Compile(c *compiler) check {
 	d := &objectCheck{base: c.base()}
 	c.decode(&d.objectFields)
-	c.message(d.Missing)
+	c.message("missing", d.Missing)
 	d.requireWatched(c)
 	d.rules = c.rules(d.Rules)
 	return d

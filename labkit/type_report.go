@@ -1,6 +1,7 @@
 package labkit
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -27,6 +28,9 @@ var reportKind = Kind{"report", "A KEY=VALUE report file: exactly the keys, in o
 	{"values", false, "Key → CEL expression over `cluster` giving the expected value (a string, number or boolean); a key without one is only checked for shape."},
 	{"why", false, "Key → message key saying where the expected value comes from (shown with a wrong value)."},
 	{"remember", false, "`true`: once the file's values equalled the live ones while labmate watched, that content stays right (remembered by its hash in the state file), so fixing the incident afterwards does not turn the report red; editing the file asks again."},
+}, []Text{
+	{"pass", []string{"path"}},
+	{"why", nil},
 }}
 
 func (reportType) Kind() Kind     { return reportKind }
@@ -35,8 +39,8 @@ func (reportType) Vars() []string { return []string{"cluster"} }
 func (reportType) Compile(c *compiler) check {
 	d := &reportCheck{base: c.base(), values: map[string]*expr{}}
 	c.decode(&d.reportFields)
-	for _, key := range d.Why {
-		c.message(key)
+	for _, k := range slices.Sorted(maps.Keys(d.Why)) {
+		c.textIn(c.typ.Kind().Texts, "why."+k, "why", d.Why[k], c.keySpan("why."+k))
 	}
 	for key, src := range d.Values {
 		if !slices.Contains(d.Keys, key) {

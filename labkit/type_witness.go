@@ -32,6 +32,10 @@ var witnessKind = Kind{"witness", "Something was true in the past: the object me
 	{"event", false, "An event reason (`FailedScheduling`) that must have been recorded for the object; the lab's `[cluster] event_reasons` must include it."},
 	{"remain", false, "`true`: the object must still exist, with the UID it had when it was witnessed."},
 	{"any_time", false, "`true`: an observation counts whenever it was made. Without it, it counts only if at that moment every earlier step of the lab had passed (an event: only if it happened since they all passed): a state reached before its prerequisites is no evidence for this step."},
+}, []Text{
+	{"pass", []string{"object", "when", "value"}},
+	{"fail", []string{"object", "held", "reason"}},
+	{"expect", []string{"object", "held", "reason"}},
 }}
 
 func (witnessType) Kind() Kind     { return witnessKind }

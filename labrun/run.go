@@ -11,6 +11,7 @@ package labrun
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -53,16 +54,16 @@ type Options struct {
 
 // Run is one run of a lab. Start it once; Stop ends it.
 type Run struct {
-	lab      *content.Lab
-	shown    string
-	engine   *engine.Engine
-	sources  []observe.Source
-	files    *files.Source
-	replay   *trace.Replay
-	progress *state.Store
+	lab       *content.Lab
+	shown     string
+	engine    *engine.Engine
+	sources   []observe.Source
+	files     *files.Source
+	replay    *trace.Replay
+	progress  *state.Store
 	taps      []func(Update)
 	observers []func(observe.Observation)
-	warnings []string
+	warnings  []string
 
 	rec *trace.Recorder
 
@@ -82,6 +83,12 @@ func New(o Options) (*Run, error) {
 		shown = o.Root
 	}
 	r := &Run{lab: o.Lab, shown: shown, progress: o.Progress, warnings: append([]string(nil), o.Notices...)}
+	// The lab's start files, before the sources read the root.
+	if made, err := LayOut(o.Lab, o.Root); err != nil {
+		r.warnings = append(r.warnings, content.Msg("cli.start_failed", "root", shown, "err", err))
+	} else if len(made) > 0 {
+		r.warnings = append(r.warnings, content.Msg("cli.start_made", "root", shown, "files", strings.Join(made, ", ")))
+	}
 	cfg := engine.Config{Lab: o.Lab, Steps: o.Steps, Root: shown, Witness: o.Witness}
 	if o.Progress != nil {
 		store := o.Progress

@@ -58,7 +58,7 @@ matches = '^[a-z]+\.example\.com$'
 needs = ["port"]
 `,
 	"messages.toml": `[nginx.script]
-missing = "{path} 가 없습니다: 재시작 스크립트를 만드세요."
+missing = "{path} {이/가} 없습니다: 재시작 스크립트를 만드세요."
 [nginx.port]
 hint = " 포트는 따옴표 없는 정수입니다."
 `,

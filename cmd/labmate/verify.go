@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,10 @@ type verifyOptions struct {
 	pace    time.Duration
 	timeout time.Duration
 	binDir  string
-	streams ioStreams
+	// progress writes each case's line to stderr as it is decided, also
+	// when stderr is not a terminal (the table on stdout has them all).
+	progress bool
+	streams  ioStreams
 }
 
 // newLabVerifyCmd is `labmate lab verify [ID|DIR]`: the author's proof of
@@ -41,6 +45,7 @@ func newLabVerifyCmd(c *common, streams ioStreams) *cobra.Command {
 	fs.DurationVar(&o.pace, "pace", 3*time.Second, content.Msg("verify.flag.pace"))
 	fs.DurationVar(&o.timeout, "timeout", 0, content.Msg("verify.flag.timeout"))
 	fs.StringVar(&o.binDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
+	fs.BoolVar(&o.progress, "progress", false, content.Msg("verify.flag.progress"))
 	metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR"})
 	_ = cmd.MarkFlagFilename("record", "jsonl")
 	cmd.ValidArgsFunction = completeLabs
@@ -89,10 +94,16 @@ func (o *verifyOptions) once(ctx context.Context) int {
 	if err != nil {
 		return exitFor(err, o.streams.ErrOut)
 	}
+	// Progress is for a person watching a long proof; a script reads the
+	// table, which has every case, and would get each one twice.
+	var progress io.Writer
+	if o.progress || isTerminal(o.streams.ErrOut) {
+		progress = o.streams.ErrOut
+	}
 	res, err := verify.Run(ctx, verify.Options{
 		Lab: kit, Kubeconfig: o.kubeconfig, Context: o.kubeCtx, NoCluster: o.noCluster,
 		BinDir: sandbox.Options{BinDir: o.binDir}.ResolvedBinDir(), Record: o.record, Mutants: o.mutants, Pace: o.pace, Labmate: version,
-		Timeout: o.timeout, Progress: o.streams.ErrOut,
+		Timeout: o.timeout, Progress: progress,
 	})
 	var ee *verify.EnvError
 	if errors.As(err, &ee) {

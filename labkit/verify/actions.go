@@ -20,6 +20,7 @@ import (
 
 // apply does an action: its files in the order the action lists them
 // (copies from the answers, writes, edits, removals), then its script.
+// Several edits of one file apply in order, cumulatively.
 func (p *prover) apply(ctx context.Context, a content.Action) (string, error) {
 	for _, f := range a.Files {
 		if err := p.copyAnswer(f, 0o644); err != nil {
@@ -40,21 +41,8 @@ func (p *prover) apply(ctx context.Context, a content.Action) (string, error) {
 			return "", err
 		}
 	}
-	for _, e := range a.Edit {
-		b, err := os.ReadFile(filepath.Join(p.answers, filepath.FromSlash(e.Path)))
-		if err != nil {
-			return "", errors.New(msg("verify.no_answer", "path", e.Path))
-		}
-		if !bytes.Contains(b, []byte(e.Old)) {
-			return "", errors.New(msg("verify.edit_missing", "path", e.Path, "old", e.Old))
-		}
-		mode, err := parseMode(e.Mode)
-		if err != nil {
-			return "", err
-		}
-		if err := p.writeFile(e.Path, bytes.Replace(b, []byte(e.Old), []byte(e.New), 1), mode); err != nil {
-			return "", err
-		}
+	if err := p.edit(a.Edit); err != nil {
+		return "", err
 	}
 	for _, r := range a.Remove {
 		if err := os.RemoveAll(p.inRoot(r)); err != nil {
@@ -65,6 +53,40 @@ func (p *prover) apply(ctx context.Context, a content.Action) (string, error) {
 		return "", nil
 	}
 	return p.shell(ctx, a.Run)
+}
+
+// edit applies an action's edits. Edits of one file build on each other,
+// in order: the first edits the answers' file, each later one what the
+// one before made; each file is written once, when all are applied (with
+// the mode of its last edit).
+func (p *prover) edit(edits []content.Edit) error {
+	var order []string
+	edited := map[string][]byte{}
+	modes := map[string]os.FileMode{}
+	for _, e := range edits {
+		b, ok := edited[e.Path]
+		if !ok {
+			var err error
+			if b, err = os.ReadFile(filepath.Join(p.answers, filepath.FromSlash(e.Path))); err != nil {
+				return errors.New(msg("verify.no_answer", "path", e.Path))
+			}
+			order = append(order, e.Path)
+		}
+		if !bytes.Contains(b, []byte(e.Old)) {
+			return errors.New(msg("verify.edit_missing", "path", e.Path, "old", e.Old))
+		}
+		mode, err := parseMode(e.Mode)
+		if err != nil {
+			return err
+		}
+		edited[e.Path], modes[e.Path] = bytes.Replace(b, []byte(e.Old), []byte(e.New), 1), mode
+	}
+	for _, path := range order {
+		if err := p.writeFile(path, edited[path], modes[path]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func parseMode(s string) (os.FileMode, error) {

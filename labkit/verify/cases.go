@@ -10,7 +10,6 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/labrun"
 )
 
 // prove runs every step's cases in order.
@@ -30,10 +29,16 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 	for _, vs := range p.text.Verify.Steps {
 		byID[vs.ID] = vs
 	}
+	unsolved := 0 // a step whose solution did not pass: what follows is not tried
 	for _, st := range p.text.Steps {
 		vs, has := byID[st.ID]
+		if unsolved > 0 {
+			rows = append(rows, p.notTried(st.Number, vs, unsolved)...)
+			continue
+		}
 		if !has {
 			rows = append(rows, p.row(Row{Step: st.Number, Case: msg("verify.case.solve"), Expected: msg("verify.expect.data"), Seen: msg("verify.seen.no_data")}))
+			unsolved = st.Number
 			continue
 		}
 		if p.kit.ReadsCluster(st.Number) && !p.clusterOK {
@@ -48,7 +53,13 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 				}
 			}
 		}
-		rows = append(rows, p.solve(ctx, st.Number, vs.Solve, msg("verify.case.solve")))
+		solved := p.solve(ctx, st.Number, vs.Solve, msg("verify.case.solve"))
+		rows = append(rows, solved)
+		if !solved.OK {
+			unsolved = st.Number
+			rows = append(rows, p.notTriedAfter(st.Number, vs, unsolved)...)
+			continue
+		}
 		if p.recPath != "" {
 			select { // the recording's pace between steps
 			case <-ctx.Done():
@@ -98,14 +109,15 @@ func (p *prover) solve(ctx context.Context, n int, a content.Action, name string
 		row.Seen = msg("verify.seen.action_failed", "err", err, "out", tail(out))
 		return p.row(row)
 	}
+	wait := p.caseWait(n)
 	acted := time.Now()
-	rep, ok := p.until(ctx, p.o.Timeout, passedUpTo(n))
+	rep, ok := p.until(ctx, wait, passedUpTo(n))
 	row.Took = time.Since(start)
 	if ok && p.mut != nil {
 		p.mut.solved(n, acted.Sub(start), time.Since(acted))
 	}
 	if !ok {
-		row.Seen = msg("verify.seen.timeout", "timeout", p.o.Timeout, "report", describe(rep, n))
+		row.Seen = msg("verify.seen.timeout", "timeout", wait, "report", describe(rep, n))
 		return p.row(row)
 	}
 	var early []string
@@ -130,14 +142,7 @@ func (p *prover) wrong(ctx context.Context, n int, w content.Wrong) Row {
 	if status == "" {
 		status = checks.Failed
 	}
-	want := statusWord(status)
-	if len(w.Message) > 0 {
-		want += ": " + strings.Join(w.Message, " · ")
-	}
-	if w.Check != "" {
-		want = w.Check + " " + want
-	}
-	row := Row{Step: n, Case: msg("verify.case.wrong", "case", w.Case), Expected: want}
+	row := Row{Step: n, Case: msg("verify.case.wrong", "case", w.Case), Expected: wrongWant(w)}
 	defer func() {
 		if w.Undo != "" {
 			if out, err := p.shell(ctx, w.Undo); err != nil {
@@ -153,7 +158,7 @@ func (p *prover) wrong(ctx context.Context, n int, w content.Wrong) Row {
 	// A file-only step that passes the wrong answer has accepted it; a
 	// cluster step may pass for a moment while the cluster converges.
 	fileOnly := !p.kit.ReadsCluster(n)
-	rep, ok := p.until(ctx, p.o.Timeout, func(r engine.Report) bool {
+	rep, ok := p.until(ctx, p.caseWait(n), func(r engine.Report) bool {
 		st := r.Step(n)
 		if st != nil && st.Status == checks.Passed && fileOnly {
 			return true
@@ -206,24 +211,6 @@ func (p *prover) until(ctx context.Context, timeout time.Duration, cond func(eng
 	return p.st.Until(ctx, timeout, 300*time.Millisecond, cond)
 }
 
-// note keeps every message a report carries, for the placeholder check.
-func (p *prover) note(u labrun.Update) {
-	rep := u.Report
-	p.seen.mu.Lock()
-	defer p.seen.mu.Unlock()
-	for _, st := range rep.Steps {
-		for _, c := range st.Checks {
-			for _, s := range []string{c.Message, c.Expected, c.Observed, c.Where} {
-				p.seen.all[s] = true
-			}
-		}
-		for _, f := range st.Observed {
-			p.seen.all[f.Label] = true
-			p.seen.all[f.Value] = true
-		}
-	}
-}
-
 func statusWord(s checks.Status) string { return msg("status." + string(s)) }
 
 func containsAll(s string, subs []string) bool {
@@ -250,6 +237,10 @@ func describe(rep engine.Report, n int) string {
 			if c.Status != checks.Passed {
 				cs = append(cs, c.ID+" "+statusWord(c.Status)+": "+oneLine(c.Message))
 			}
+		}
+		if len(cs) == 0 { // nothing of its own to show: no label left dangling
+			parts = append(parts, msg("verify.seen.step_only", "n", st.Number, "status", statusWord(st.Status)))
+			continue
 		}
 		parts = append(parts, msg("verify.seen.step", "n", st.Number, "status", statusWord(st.Status), "checks", strings.Join(cs, " / ")))
 	}

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
@@ -41,14 +40,6 @@ type prover struct {
 
 	// mut keeps what the mutation proof needs of the proof (--mutants).
 	mut *mutationLog
-
-	seen *messages // every message seen, for the placeholder check
-}
-
-// messages are the texts the proof's reports carried.
-type messages struct {
-	mu  sync.Mutex
-	all map[string]bool
 }
 
 // session is one run of the lab from its start: a fresh lab root (the
@@ -74,7 +65,6 @@ func (p *prover) prepare(ctx context.Context) error {
 	if err := extract(p.text.FS, p.text.Answers, p.answers); err != nil {
 		return &EnvError{msg("verify.answers", "dir", p.text.Answers, "err", err)}
 	}
-	p.seen = &messages{all: map[string]bool{}}
 	needCluster := len(p.kit.ClusterSteps()) > 0
 	if needCluster && !p.o.NoCluster {
 		if err := p.connect(ctx); err != nil {
@@ -175,11 +165,7 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 	if err := os.MkdirAll(s.root, 0o755); err != nil {
 		return nil, &EnvError{msg("verify.tmp", "err", err)}
 	}
-	if p.text.Start != "" {
-		if err := extract(p.text.FS, p.text.Start, s.root); err != nil {
-			return nil, &EnvError{msg("verify.answers", "dir", p.text.Start, "err", err)}
-		}
-	}
+	// The run lays the lab's start/ out in the root, as for a learner.
 	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: s.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
 	switch {
 	case p.clusterOK:
@@ -187,11 +173,9 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 	case len(p.kit.ClusterSteps()) > 0:
 		o.Cluster.Mode = labrun.ClusterOff
 	}
-	if record != "" {
-		// The trace names the lab's default root, the path a newcomer
-		// sees in the step texts; the files really are under root.
-		o.Shown = p.text.DefaultRoot
-	}
+	// Messages and the trace name the lab's default root, the path a
+	// newcomer sees in the step texts; the files really are under root.
+	o.Shown = p.text.DefaultRoot
 	run, err := labrun.New(o)
 	if err != nil {
 		return nil, &EnvError{msg("verify.no_sandbox", "err", err)}
@@ -203,7 +187,6 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 			return nil, &EnvError{msg("verify.record_failed", "path", record, "err", err)}
 		}
 	}
-	run.Tap(p.note)
 	if p.mut != nil && p.session == nil {
 		run.Observe(p.mut.observe) // the proof's own session only
 	}

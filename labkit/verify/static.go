@@ -11,27 +11,35 @@ import (
 	"github.com/labhub/labmate/tui"
 )
 
-// staticRows are the lab-wide checks that need no run: the lab compiles
-// (every authoring problem a failing row), and every page renders within
-// the pane with no placeholder left.
+// staticRows are the lab-wide checks that need no run: the lab and its
+// verify.toml compile (every authoring problem a failing row, the first
+// row then failing), every message of the lab is well formed, and every
+// page renders within the pane with no placeholder left.
 func staticRows(kit *labkit.Lab, width int) []Row {
-	var rows []Row
+	var problems []string
 	for _, p := range kit.Problems {
-		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: p.Error()})
+		problems = append(problems, p.Error())
 	}
 	// The sandbox topology is read only by sandbox up and the proof's
 	// reset: a quantity or taint that cannot be read is an authoring
 	// error too, found here rather than on a learner's machine.
-	_, topoErr := sandbox.NodesOf(kit.Text)
-	if topoErr != nil {
-		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: topoErr.Error()})
+	if _, err := sandbox.NodesOf(kit.Text); err != nil {
+		problems = append(problems, err.Error())
 	}
 	if _, err := sandbox.ManifestsOf(kit.Text); err != nil {
-		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: err.Error()})
+		problems = append(problems, err.Error())
 	}
-	if len(kit.Problems) == 0 && topoErr == nil {
+	for _, p := range verifyProblems(kit.Text) {
+		problems = append(problems, p.Error())
+	}
+	var rows []Row
+	for _, p := range problems {
+		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: p})
+	}
+	if len(problems) == 0 {
 		rows = append(rows, Row{Case: msg("verify.case.compile"), Expected: msg("verify.expect.compiles"), Seen: msg("verify.seen.compiles"), OK: true})
 	}
+	rows = append(rows, messageRow(kit))
 	text := kit.Text
 	pages := []struct {
 		name string
@@ -71,6 +79,3 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 
 // leftoverPage is a page placeholder content.Expand did not fill.
 var leftoverPage = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{[A-Za-z_]+\}\}`) })
-
-// leftoverMsg is a message placeholder nothing filled.
-var leftoverMsg = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[a-z_]+\}`) })

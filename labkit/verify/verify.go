@@ -36,7 +36,7 @@ type Options struct {
 	// Record writes the reference run (solutions only, no wrong
 	// answers) to this trace file, kept only if it replays to every step
 	// passing in order; Pace is the pause after each step passes.
-	Record  string
+	Record string
 	// Mutants adds the mutation proof: near-misses made from each step's
 	// reference solution must not pass, restylings of its files must.
 	Mutants bool
@@ -58,8 +58,10 @@ type Row struct {
 	Expected string
 	Seen     string
 	OK       bool
-	Skipped  bool // not verified (a cluster step with --no-cluster)
-	Took     time.Duration
+	// Skipped: not verified (a cluster step with --no-cluster), or not
+	// tried (a case after a step whose solution did not pass).
+	Skipped bool
+	Took    time.Duration
 }
 
 // Result is a whole proof.

@@ -43,8 +43,10 @@ func InitMain() {
 	// No process the helper starts may hold its channels.
 	unix.CloseOnExec(statusFD)
 	unix.CloseOnExec(filterFD)
-	switch c.Mode {
-	case SandboxNamespaces:
+	switch {
+	case c.Mode == SandboxNamespaces && c.Inner:
+		nsInner(c)
+	case c.Mode == SandboxNamespaces:
 		os.Exit(nsInit(c))
 	default:
 		execContained(c)
@@ -79,7 +81,7 @@ func setLimits(l observe.Limits, procs uint64) {
 // where asked, the unprivileged user for a root labmate, the system-call
 // filter, then exec.
 func execContained(c initConfig) {
-	setLimits(c.Limits, procLimitOutside(c.UID, c.Limits.Procs))
+	procs := procLimitOutside(c.UID, c.Limits.Procs)
 	if c.Mode == SandboxLandlock {
 		err := landlock.V7.BestEffort().Restrict(
 			landlock.RODirs("/"),
@@ -95,12 +97,21 @@ func execContained(c initConfig) {
 			setupFailed(stepErr{"setuid", err})
 		}
 	}
+	execScript(c, procs)
+}
+
+// execScript moves to the script's directory, loads the system-call
+// filter, takes the run's limits and execs the script; only its start
+// failure comes back. The limits come last: the Go runtime (and the race
+// detector's, in tests) must not allocate under them.
+func execScript(c initConfig, procs uint64) {
 	if err := os.Chdir(c.Dir); err != nil {
 		setupFailed(stepErr{"chdir", err})
 	}
 	if err := applyFilter(c); err != nil {
 		setupFailed(stepErr{"seccomp", err})
 	}
+	setLimits(c.Limits, procs)
 	err := syscall.Exec(c.Script, []string{c.Script}, c.Env)
 	// The script's own start failure (fd 3 closes unread on success).
 	_ = json.NewEncoder(os.NewFile(statusFD, "status")).Encode(initStatus{StartErr: errnoText(err), Errno: errnoOf(err)})
@@ -168,9 +179,13 @@ func countProcs(uid int) int {
 	return n
 }
 
-// nsInit is PID 1 of a run's namespaces: it builds the read-only root,
-// runs the script, reaps every process, and when the script's main
-// process ends kills all the others. The status goes to fd 3.
+// nsInit is PID 1 of a run's namespaces: it starts the run's first
+// process (labmate again, as nsInner), reaps every process, and when
+// that one ends kills all the others. Its result goes to fd 3 after
+// anything the inner process reported there (the parent reads the
+// first). PID 1 itself takes neither the script's limits nor its
+// filter: it is a Go program that goes on running (allocating, and
+// under the race detector mapping shadow memory) while the script runs.
 func nsInit(c initConfig) int {
 	status := os.NewFile(statusFD, "status")
 	report := func(s initStatus) int {
@@ -185,27 +200,39 @@ func nsInit(c initConfig) int {
 		for range sigs {
 		}
 	}()
+	self, err := os.Executable()
+	if err != nil {
+		return report(initStatus{Setup: stepErr{"find helper", err}.Error(), Errno: errnoOf(err)})
+	}
+	c.Inner = true
+	attr := &syscall.ProcAttr{Env: []string{initEnv + "=1"}, Files: []uintptr{0, 1, 2, statusFD, filterFD}}
+	pid, err := syscall.ForkExec(self, []string{self, initArg, encodeConfig(c)}, attr)
+	if err != nil {
+		return report(initStatus{Setup: stepErr{"start inner helper", err}.Error(), Errno: errnoOf(err)})
+	}
+	// Only the inner process and what it starts hold the filter channel
+	// now, so the parent's end closes when the run has ended.
+	_ = unix.Close(filterFD)
+	return report(reap(pid))
+}
+
+// nsInner is the run's first process inside its namespaces: it builds
+// the read-only root, then takes the script's limits, user and filter
+// and execs it (as execContained does outside namespaces).
+func nsInner(c initConfig) {
 	if err := buildRoot(c); err != nil {
-		return report(initStatus{Setup: err.Error(), Errno: errnoOf(err)})
+		setupFailed(err)
 	}
 	if c.Probe {
-		return report(initStatus{})
+		_ = json.NewEncoder(os.NewFile(statusFD, "status")).Encode(initStatus{})
+		os.Exit(0)
 	}
-	setLimits(c.Limits, uint64(c.Limits.Procs))
-	if err := applyFilter(c); err != nil {
-		return report(initStatus{Setup: stepErr{"seccomp", err}.Error(), Errno: errnoOf(err)})
-	}
-	attr := &syscall.ProcAttr{Dir: c.Dir, Env: c.Env, Files: []uintptr{0, 1, 2}, Sys: &syscall.SysProcAttr{}}
 	if c.UID >= 0 {
-		attr.Sys.Credential = &syscall.Credential{Uid: uint32(c.UID), Gid: uint32(c.GID)}
+		if err := dropTo(c.UID, c.GID); err != nil {
+			setupFailed(stepErr{"setuid", err})
+		}
 	}
-	// Forked from this (locked, filtered) thread, the script inherits
-	// the filter and no_new_privs.
-	pid, err := syscall.ForkExec(c.Script, []string{c.Script}, attr)
-	if err != nil {
-		return report(initStatus{StartErr: errnoText(err), Errno: errnoOf(err)})
-	}
-	return report(reap(pid))
+	execScript(c, uint64(c.Limits.Procs))
 }
 
 // reap waits for every process of the run; when the main one (pid) ends

@@ -72,6 +72,9 @@ type initConfig struct {
 	Mode SandboxMode `json:"mode"`
 	// Probe: set the sandbox up, then exit without running anything.
 	Probe bool `json:"probe,omitempty"`
+	// Inner: this is the run's first process inside the namespaces,
+	// started by their PID 1 (namespaces mode only).
+	Inner bool `json:"inner,omitempty"`
 	// Root is the host directory the new root file system is built on
 	// (namespaces); RunDir the host run directory, mounted writable at
 	// InsideRunDir; Layer mirrors the root with the spec's files and trap

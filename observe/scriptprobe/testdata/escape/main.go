@@ -105,9 +105,15 @@ func calls() {
 
 func grow() {
 	n := 0
+	var held [][]byte
 	for ; n < 4096; n++ {
 		b, err := syscall.Mmap(-1, 0, 1<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 		if err != nil {
+			// Give the memory back first: reporting allocates, and the
+			// Go runtime dies rather than fail an allocation.
+			for _, h := range held {
+				_ = syscall.Munmap(h)
+			}
 			report("grow", err)
 			fmt.Printf("grown=%d\n", n)
 			return
@@ -115,6 +121,7 @@ func grow() {
 		for i := 0; i < len(b); i += 4096 {
 			b[i] = 1
 		}
+		held = append(held, b)
 	}
 	report("grow", nil)
 }

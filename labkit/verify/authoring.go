@@ -1,0 +1,111 @@
+package verify
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
+)
+
+// verifyProblems are verify.toml's authoring errors, each at its line: a
+// step ID the lab has not (the step's cases would never run), a step
+// proved twice, a wrong answer's check its step does not declare (it
+// could never be refused by it), a status there is not, an earlier step
+// it breaks that is not earlier. A Go step's check IDs are its code's:
+// only a run shows them.
+func verifyProblems(text *content.Lab) []*content.Problem {
+	if text.Verify == nil {
+		return nil
+	}
+	file := path.Join(text.Where, "verify.toml")
+	var out []*content.Problem
+	at := func(key, name string, kv ...any) {
+		sp := text.VerifyAt(key)
+		out = append(out, &content.Problem{File: file, Line: sp.Line, Col: sp.Col, Msg: msg(name, kv...)})
+	}
+	var ids []string
+	for _, s := range text.Steps {
+		ids = append(ids, s.ID)
+	}
+	seen := map[string]bool{}
+	for i, vs := range text.Verify.Steps {
+		base := fmt.Sprintf("steps.%d.", i)
+		si := slices.IndexFunc(text.Steps, func(s content.Step) bool { return s.ID == vs.ID })
+		switch {
+		case si < 0:
+			at(base+"id", "verify.authoring.no_step", "id", vs.ID, "ids", strings.Join(ids, ", "))
+			continue
+		case seen[vs.ID]:
+			at(base+"id", "verify.authoring.dup_step", "id", vs.ID)
+		}
+		seen[vs.ID] = true
+		st := text.Steps[si]
+		for j, w := range vs.Wrong {
+			wb := fmt.Sprintf("%swrong.%d.", base, j)
+			if w.Check != "" && len(st.Checks) > 0 && !slices.ContainsFunc(st.Checks, func(c content.Check) bool { return c.ID == w.Check }) {
+				var have []string
+				for _, c := range st.Checks {
+					have = append(have, c.ID)
+				}
+				at(wb+"check", "verify.authoring.no_check", "case", w.Case, "check", w.Check, "n", st.Number, "checks", strings.Join(have, ", "))
+			}
+			if w.Status != "" && !slices.Contains(statuses, checks.Status(w.Status)) {
+				at(wb+"status", "verify.authoring.bad_status", "case", w.Case, "status", w.Status, "statuses", joinStatuses())
+			}
+			for _, b := range w.Breaks {
+				if b < 1 || b >= st.Number {
+					at(wb+"breaks", "verify.authoring.bad_breaks", "case", w.Case, "step", b, "n", st.Number)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// statuses are the statuses a wrong answer may be shown with.
+var statuses = []checks.Status{checks.Failed, checks.Waiting, checks.Unknown, checks.Error}
+
+func joinStatuses() string {
+	s := make([]string, len(statuses))
+	for i, st := range statuses {
+		s[i] = string(st)
+	}
+	return strings.Join(s, ", ")
+}
+
+// messageRow holds every text of the lab to its form, not only those a
+// case showed: a text a declarative check shows had its placeholders held
+// to what that check fills there when the lab compiled; every text, and
+// so one no declarative check shows (a Go lab's), writes its particles
+// after placeholders as pairs. Each problem names its key and where the
+// text is.
+func messageRow(kit *labkit.Lab) Row {
+	keys := kit.Text.OwnKeys()
+	var bad []string
+	shown := 0
+	for _, k := range keys {
+		if kit.ShowsText(k) {
+			shown++
+		}
+		tpl, _ := kit.Text.MsgTemplate(k)
+		for _, p := range content.FormProblems(tpl) {
+			bad = append(bad, msg("verify.seen.message_form", "key", k, "where", kit.Text.MsgWhere(k), "problem", p))
+		}
+	}
+	row := Row{Case: msg("verify.case.messages"), Expected: msg("verify.expect.messages"), OK: len(bad) == 0,
+		Seen: msg("verify.seen.messages", "n", len(keys), "shown", shown, "form", len(keys)-shown)}
+	switch shown {
+	case len(keys):
+		row.Seen = msg("verify.seen.messages_all", "n", len(keys))
+	case 0:
+		row.Seen = msg("verify.seen.messages_form", "n", len(keys))
+	}
+	if len(bad) > 0 {
+		row.Seen = strings.Join(bad, "; ")
+	}
+	return row
+}

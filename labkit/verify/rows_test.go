@@ -1,0 +1,60 @@
+package verify
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+)
+
+// A placeholder a check left unfilled is named by its message key and
+// where its text is written, with the text.
+func TestPlaceholderRowNamesTheKeyAndItsLine(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"lab.toml":      "id = \"rows\"\ntitle = \"행\"\n",
+		"messages.toml": "[rows]\nok = \"{path} {이/가} 있습니다\"\n\n[rows.go]\nshown = \"{gto} 개를 셌습니다\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lab, err := content.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &prover{o: Options{Progress: io.Discard}, text: lab}
+	lab.Msg("rows.ok", "path", "a")
+	if rows := p.textRows(); !rows[1].OK {
+		t.Fatalf("every placeholder filled, yet: %+v", rows[1])
+	}
+	lab.Msg("rows.go.shown", "got", 3) // a Go check's typo
+	holes := p.textRows()[1]
+	if holes.OK || !strings.Contains(holes.Seen, "rows.go.shown (messages.toml:5:1)") || !strings.Contains(holes.Seen, "{gto}") ||
+		!strings.Contains(holes.Seen, "개를 셌습니다") {
+		t.Errorf("row %+v does not name the key, its line and the placeholder", holes)
+	}
+}
+
+// A step that shows nothing of its own (it passed, or waits with every
+// check passed) is worded without a dangling label.
+func TestDescribeLeavesNoDanglingLabel(t *testing.T) {
+	rep := engine.Report{Steps: []engine.StepResult{
+		{Number: 1, Status: checks.Failed, Checks: []checks.Result{{ID: "a.x", Status: checks.Failed, Message: "틀림"}}},
+		{Number: 2, Status: checks.Passed, Checks: []checks.Result{{ID: "b.y", Status: checks.Passed}}},
+	}}
+	got := describe(rep, 2)
+	for _, part := range strings.Split(got, "; ") {
+		if strings.HasSuffix(strings.TrimSpace(part), ":") {
+			t.Errorf("%q ends in a dangling label (in %q)", part, got)
+		}
+	}
+	if !strings.Contains(got, "a.x") || !strings.Contains(got, "2단계") {
+		t.Errorf("describe = %q", got)
+	}
+}
