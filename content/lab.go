@@ -151,8 +151,12 @@ type VerifyStep struct {
 
 // Equivalent names one mutant by its exact change (as `lab verify
 // --mutants` prints it) and says why it is no mistake.
+// Under names many at once: "FILE PATH" is every field and live mutant
+// of FILE at PATH or below it (a part of an object the step does not
+// teach, e.g. a container's command).
 type Equivalent struct {
 	Mutant string `toml:"mutant"`
+	Under  string `toml:"under"`
 	Reason string `toml:"reason"`
 }
 

@@ -81,10 +81,13 @@ type mutationLog struct {
 	marks  map[int]int
 	script map[int]time.Duration // running the solution
 	pass   map[int]time.Duration // from then until the step passed
+	// mutated are the steps whose near-misses were made (the proof's
+	// goroutine only).
+	mutated map[int]bool
 }
 
 func newMutationLog() *mutationLog {
-	return &mutationLog{marks: map[int]int{}, script: map[int]time.Duration{}, pass: map[int]time.Duration{}}
+	return &mutationLog{marks: map[int]int{}, script: map[int]time.Duration{}, pass: map[int]time.Duration{}, mutated: map[int]bool{}}
 }
 
 func (l *mutationLog) observe(o observe.Observation) {
@@ -148,11 +151,12 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 			continue
 		}
 		ms := p.mutantsOf(ctx, st.Number, vs, state)
+		p.mut.mutated[st.Number] = true
 		for _, m := range ms {
 			if ctx.Err() != nil {
 				return all
 			}
-			if eq, ok := equivalent(vs, m.Desc); ok {
+			if eq, ok := equivalent(vs, m); ok {
 				m.Outcome, m.Reason = outEquivalent, eq.Reason
 				continue
 			}
@@ -169,12 +173,26 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 	return all
 }
 
-func equivalent(vs content.VerifyStep, desc string) (content.Equivalent, bool) {
-	i := slices.IndexFunc(vs.Equivalent, func(e content.Equivalent) bool { return e.Mutant == desc })
+func equivalent(vs content.VerifyStep, m *Mutant) (content.Equivalent, bool) {
+	i := slices.IndexFunc(vs.Equivalent, func(e content.Equivalent) bool { return declares(e, m) })
 	if i < 0 {
 		return content.Equivalent{}, false
 	}
 	return vs.Equivalent[i], true
+}
+
+// declares says whether e names m: by its exact change, or (under) as a
+// field or live mutant of e's file at e's path or below it.
+func declares(e content.Equivalent, m *Mutant) bool {
+	if e.Mutant != "" {
+		return e.Mutant == m.Desc
+	}
+	file, path, ok := strings.Cut(strings.TrimSpace(e.Under), " ")
+	if !ok || (m.Op != opField && m.Op != opLive) || m.file != file {
+		return false
+	}
+	path = strings.TrimSpace(path)
+	return m.path == path || strings.HasPrefix(m.path, path+".") || strings.HasPrefix(m.path, path+"[")
 }
 
 // mutantsOf makes step n's near-misses: its files' fields changed (judged
@@ -359,8 +377,8 @@ func (p *prover) mutantRows(all []*Mutant) []Row {
 				ms = append(ms, m)
 			}
 		}
-		if len(ms) == 0 && len(p.equivalentsOf(st.ID)) == 0 {
-			continue // a step the proof did not reach (or has no solution)
+		if !p.mut.mutated[st.Number] {
+			continue // a step the proof did not reach, skipped, or with no solution
 		}
 		rows = append(rows, stepMutantRows(st.Number, ms, p.equivalentsOf(st.ID))...)
 	}
@@ -414,13 +432,17 @@ func stepMutantRows(n int, ms []*Mutant, declared []content.Equivalent) []Row {
 		}
 	}
 	for _, eq := range declared {
-		if !slices.ContainsFunc(ms, func(m *Mutant) bool { return m.Desc == eq.Mutant }) {
+		named := eq.Mutant
+		if named == "" {
+			named = eq.Under
+		}
+		if !slices.ContainsFunc(ms, func(m *Mutant) bool { return declares(eq, m) }) {
 			rows = append(rows, Row{Step: n, Case: msg("verify.case.stale_equivalent"), Expected: msg("verify.expect.equivalent"),
-				Seen: msg("verify.seen.stale_equivalent", "mutant", eq.Mutant)})
+				Seen: msg("verify.seen.stale_equivalent", "mutant", named)})
 		}
 		if strings.TrimSpace(eq.Reason) == "" {
 			rows = append(rows, Row{Step: n, Case: msg("verify.case.stale_equivalent"), Expected: msg("verify.expect.reason"),
-				Seen: msg("verify.seen.no_reason", "mutant", eq.Mutant)})
+				Seen: msg("verify.seen.no_reason", "mutant", named)})
 		}
 	}
 	return rows

@@ -79,6 +79,7 @@ func (p *prover) verdict(ctx context.Context, m *Mutant) {
 		}
 	}()
 	var graceC <-chan time.Time
+	acting := (<-chan struct{})(done) // nil once the actions ended
 	for {
 		select {
 		case <-ctx.Done():
@@ -94,8 +95,8 @@ func (p *prover) verdict(ctx context.Context, m *Mutant) {
 				m.Outcome = outSurvived
 				return
 			}
-		case <-done:
-			done, graceC = nil, time.After(p.grace(m.Step))
+		case <-acting:
+			acting, graceC = nil, time.After(p.grace(m.Step))
 		case <-graceC:
 			m.Outcome = outKilled
 			last := p.st.Last()
