@@ -32,5 +32,5 @@ trap '"$bin" sandbox down --name "$name" >/dev/null' EXIT
 "$bin" lab verify "$lab" --record "$dest" \
 	--kubeconfig "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/kubeconfig.yaml"
 # The embedded copy must pass the test CI runs.
-go test -count=1 -run '^TestReferenceRunsPassInOrder$' -v ./trace
+go test -count=1 -run '^TestReferenceRunsPassInOrder$' -v ./labrun
 printf 'record-reference: wrote %s (%s bytes, %s lines)\n' "$dest" "$(wc -c <"$dest" | tr -d ' ')" "$(wc -l <"$dest" | tr -d ' ')" >&2

@@ -817,7 +817,7 @@ func TestTmuxLabPicker(t *testing.T) {
 	root := t.TempDir()
 	p := startProgram(t, bin, 60, 24, env, "--root", root, "--no-cluster")
 	title := msg("tui.picker.title")
-	s := p.waitFor(title, "driver-reboot", "gpu-incident")
+	s := p.waitFor(append([]string{title}, content.IDs()...)...)
 	checkPickerRows(t, s, 60)
 	// It is told the window's size (as the TUI is, by RunProgram) and
 	// lays the list out again for a narrower pane.
@@ -833,11 +833,12 @@ func TestTmuxLabPicker(t *testing.T) {
 		t.Fatal(err)
 	}
 	steps := fmt.Sprintf("0/%d", len(drv.Steps))
-	// IDs sorted: driver-reboot first, gpu-incident second. The cursor
-	// wraps from the top to the last lab and back down to the first,
-	// and enter opens the lab under it.
+	// IDs sorted: driver-reboot first. The cursor wraps from the top to
+	// the last lab and back down to the first, and enter opens the lab
+	// under it.
+	ids := content.IDs()
 	p.keys("k")
-	p.waitFor("▸ 2 gpu-incident")
+	p.waitFor(fmt.Sprintf("▸ %d %s", len(ids), ids[len(ids)-1]))
 	p.keys("j", "Enter")
 	s = p.waitFor("labmate", steps)
 	p.checkScreen(s)

@@ -275,7 +275,7 @@ func TestLabListJSON(t *testing.T) {
 		}
 		ids[l["id"].(string)] = l["steps"].(float64)
 	}
-	if ids["gpu-incident"] != 8 || ids["driver-reboot"] != 5 {
+	if len(ids) != 3 || ids["gpu-incident"] != 8 || ids["driver-reboot"] != 5 || ids["gpu-quota"] != 5 {
 		t.Errorf("labs %v", ids)
 	}
 }

@@ -154,10 +154,16 @@ func (p *prover) shell(ctx context.Context, script string) (string, error) {
 	if binDir == "" {
 		binDir = sandbox.Options{}.ResolvedBinDir()
 	}
-	env = append(env, "ROOT="+p.root, "ANSWERS="+p.answers, "KUBECONFIG="+p.kubeconfigFile,
+	// verify.toml's reset script runs before the first session, when no
+	// lab root exists yet: it runs in the proof's temporary directory.
+	dir := p.tmp
+	if p.session != nil {
+		dir = p.root
+	}
+	env = append(env, "ROOT="+dir, "ANSWERS="+p.answers, "KUBECONFIG="+p.kubeconfigFile,
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var out bytes.Buffer
-	r, err := interp.New(interp.Dir(p.root), interp.Env(expand.ListEnviron(env...)), interp.StdIO(nil, &out, &out))
+	r, err := interp.New(interp.Dir(dir), interp.Env(expand.ListEnviron(env...)), interp.StdIO(nil, &out, &out))
 	if err != nil {
 		return "", err
 	}
