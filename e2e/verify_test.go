@@ -51,7 +51,7 @@ func TestLabsVerify(t *testing.T) {
 		t.Run(l.ID(), func(t *testing.T) {
 			reset(t)
 			start := time.Now()
-			cmd := exec.Command(bin, "lab", "verify", l.ID(), "--kubeconfig", kubeconfig,
+			cmd := exec.Command(bin, "lab", "verify", l.ID(), "--mutants", "--kubeconfig", kubeconfig,
 				"--context", sandbox.Context(sandboxtest.Options()), "--state-dir", t.TempDir())
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -80,6 +80,10 @@ func TestLabsVerify(t *testing.T) {
 						t.Errorf("step %d: no holding row %q:\n%s", st.Number, c, table)
 					}
 				}
+				// Its near-misses were made and none survived undeclared.
+				if _, ok := byID[st.ID]; ok && !rowHeld(table, st.Number, "변이") {
+					t.Errorf("step %d: no holding mutants row:\n%s", st.Number, table)
+				}
 				for _, w := range byID[st.ID].Wrong {
 					cases++
 					if !rowHeld(table, st.Number, "오답 "+w.Case) {
@@ -87,7 +91,7 @@ func TestLabsVerify(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: %d wrong answers refused, every step solved, in %s", l.ID(), cases, time.Since(start).Round(time.Second))
+			t.Logf("%s: %d wrong answers refused, every step solved, its near-misses killed or declared, in %s", l.ID(), cases, time.Since(start).Round(time.Second))
 		})
 	}
 }
