@@ -147,7 +147,7 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 	for _, st := range p.text.Steps {
 		vs, ok := byID[st.ID]
 		state, solved := states[st.Number]
-		if !ok || !solved {
+		if !ok || !solved || (len(p.o.MutantSteps) > 0 && !slices.Contains(p.o.MutantSteps, st.Number)) {
 			continue
 		}
 		ms := p.mutantsOf(ctx, st.Number, vs, state)

@@ -40,8 +40,10 @@ type Options struct {
 	// Mutants adds the mutation proof: near-misses made from each step's
 	// reference solution must not pass, restylings of its files must.
 	Mutants bool
-	Pace    time.Duration
-	Labmate string // labmate's version, for the trace header
+	// MutantSteps, when set, makes near-misses of these steps only.
+	MutantSteps []int
+	Pace        time.Duration
+	Labmate     string // labmate's version, for the trace header
 	// Timeout bounds the wait for each case's verdict (the lab's
 	// verify.toml may say; 60 s when neither does).
 	Timeout time.Duration
