@@ -44,16 +44,20 @@ fi
 # The race detector where labmate's own goroutines meet: the engine and
 # what feeds and consumes it (sources, run, class publisher and watch,
 # trace, the shared caches of content and labkit, doctor's and verify's
-# fan-outs, the sandbox users' lock). Not: the tmux-driven TUI packages
-# (real panes; -race only slows the timing they watch), the packages whose
-# tests re-execute the test binary as the script sandbox's helper
-# (observe/scriptprobe, labs/gpuincident: the race runtime's shadow memory
-# does not fit under the helper's RLIMIT_DATA, so every contained run fails
-# there), and packages that drive built binaries (cmd/labmate, e2e) or hold
-# no goroutines of their own (the race detector has nothing to see there,
+# fan-outs, the sandbox users' lock), and the script sandbox
+# (observe/scriptprobe: goroutines run a script's scenarios at once, serve
+# seccomp notifications, read the helper's status pipe and the script's
+# output).
+# Not: the tmux-driven TUI packages (real panes; -race only slows the
+# timing they watch); labs/gpuincident, whose tests run the lab's checks
+# through scriptprobe and start no goroutine of their own (the race
+# detector would see only scriptprobe's again, at about 3.5 times the
+# time: 17 s plain, 60 s with -race on a busy 2-core machine); and
+# packages that drive built binaries (cmd/labmate, e2e) or hold no
+# goroutines of their own (the race detector has nothing to see there,
 # and each -race package is a second compile and link).
 race_pkgs=(class content doctor engine internal/latest labkit labkit/verify labrun
-  observe/cluster observe/files sandbox/sandboxtest trace)
+  observe/cluster observe/files observe/scriptprobe sandbox/sandboxtest trace)
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/labmate-test.XXXXXX")"
 times="$work/times"
