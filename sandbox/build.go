@@ -99,14 +99,11 @@ func Build(ctx context.Context, opts Options, force bool) error {
 	}
 	modFlags := "GOFLAGS=-mod=mod -buildvcs=false"
 
-	opts.progress("sandbox.build.k8s", "version", cluster.K8sVersion)
+	// One go build for the Kubernetes commands and etcd: the packages
+	// they share compile once, and the links overlap the compiles.
+	opts.progress("sandbox.build.k8s", "version", cluster.K8sVersion, "etcd", cluster.EtcdVersion)
 	if err := goRun(filepath.Join(src, "k8s"), []string{modFlags},
 		"build", "-trimpath", "-ldflags="+k8sLdflags(time.Now()), "-o", tmp+string(filepath.Separator), "./cmd/..."); err != nil {
-		return err
-	}
-	opts.progress("sandbox.build.etcd", "version", cluster.EtcdVersion)
-	if err := goRun(filepath.Join(src, "etcd"), []string{modFlags},
-		"build", "-trimpath", "-ldflags=-s -w", "-o", filepath.Join(tmp, "etcd"), "."); err != nil {
 		return err
 	}
 	opts.progress("sandbox.build.kwok", "version", cluster.KwokVersion)

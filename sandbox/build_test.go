@@ -15,11 +15,12 @@ import (
 	"github.com/labhub/labmate/hack/cluster"
 )
 
-// The embedded recipe is complete: both modules with their go.mod (under
-// its real name) and go.sum, and the k8s module's four commands.
+// The embedded recipe is complete: the module with its go.mod (under its
+// real name) and go.sum, and a command for every binary but kwok's two
+// (go install builds those).
 func TestRecipeEmbedded(t *testing.T) {
 	mods := cluster.Modules()
-	if len(mods) != 2 {
+	if len(mods) != 1 {
 		t.Fatalf("%d modules", len(mods))
 	}
 	for _, m := range mods {
@@ -32,13 +33,18 @@ func TestRecipeEmbedded(t *testing.T) {
 			t.Errorf("%s: go.mod.in not renamed", m.Dir)
 		}
 	}
-	for _, c := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"} {
+	for _, c := range Binaries {
+		if c == "kwok" || c == "kwokctl" {
+			continue
+		}
 		if len(mods[0].Files["cmd/"+c+"/main.go"]) == 0 {
 			t.Errorf("k8s recipe lacks cmd/%s", c)
 		}
 	}
-	if !strings.Contains(string(mods[0].Files["go.mod"]), "k8s.io/kubernetes "+cluster.K8sVersion) {
-		t.Errorf("k8s go.mod does not require %s", cluster.K8sVersion)
+	for _, req := range []string{"k8s.io/kubernetes " + cluster.K8sVersion, "go.etcd.io/etcd/server/v3 " + cluster.EtcdVersion} {
+		if !strings.Contains(string(mods[0].Files["go.mod"]), req) {
+			t.Errorf("k8s go.mod does not require %s", req)
+		}
 	}
 }
 

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Proves that a release archive alone brings up the sandbox on a machine
-# with Go and nothing else: it builds labmate with goreleaser (snapshot,
-# this machine's target), packs it as .goreleaser.yaml's archive does
-# (binary, README.md, docs/*.md), unpacks it into an empty directory
-# outside the checkout and, from there, runs `labmate sandbox build`, `up`,
-# `status` and `down` on a cluster of its own.
+# with Go and nothing else: it builds labmate for this machine as
+# .goreleaser.yaml's build does and packs it as its archive does (binary,
+# README.md, docs/*.md) with scripts/releasebuild (goreleaser itself is
+# built from source and run only by `make release-check`), unpacks it into
+# an empty directory outside the checkout and, from there, runs
+# `labmate sandbox build`, `up`, `status` and `down` on a cluster of its
+# own.
 #
 # The binaries are built into $LABMATE_CLUSTER_BIN (default: the usual
 # cache), so after a first build this only checks that the recipe embedded
@@ -15,7 +17,6 @@ cd "$(dirname "$0")/.."
 repo="$(pwd)"
 name="${LABMATE_ARCHIVE_CLUSTER:-labmate-archive}"
 
-goreleaser="$(./scripts/goreleaser-bin.sh)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/labmate-archive.XXXXXX")"
 cleanup() {
   local rc=$?
@@ -30,14 +31,10 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-echo "== archive: goreleaser build --snapshot"
-mkdir -p "$work/build"
-"$goreleaser" build --snapshot --clean --single-target --output "$work/build/labmate" >"$work/build.log" 2>&1 ||
-  { cat "$work/build.log"; exit 1; }
-tar -czf "$work/labmate.tar.gz" -C "$work/build" labmate -C "$repo" README.md $(cd "$repo" && ls docs/*.md)
+echo "== archive: built and packed as .goreleaser.yaml says (scripts/releasebuild)"
+archive="$(go run ./scripts/releasebuild -o "$work/build")"
 mkdir "$work/unpacked"
-tar -xzf "$work/labmate.tar.gz" -C "$work/unpacked"
-rm -rf "$repo/dist"
+tar -xzf "$archive" -C "$work/unpacked"
 
 cd "$work/unpacked"
 case "$(pwd)" in "$repo"*) echo "archive-sandbox-check: unpacked inside the checkout" >&2; exit 1 ;; esac

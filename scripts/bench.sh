@@ -6,6 +6,10 @@
 #   LABMATE_E2E=1 scripts/bench.sh   also API-change-to-result on the sandbox
 #   scripts/bench.sh tui        only the TUI's start and idle (bench_tui)
 #   scripts/bench.sh verify     only `labmate lab verify` of every lab (bench_verify)
+#   scripts/bench.sh ci fresh   the first `make test` of a fresh machine:
+#                               .ci/run with a fresh HOME (empty Go caches,
+#                               no cluster binaries), phase by phase
+#   scripts/bench.sh ci warm    `make test` again, phase by phase
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -86,6 +90,45 @@ bench_verify() {
     "$bin" sandbox down --name "$name" >/dev/null
   done
 }
+
+# --- the test run itself -----------------------------------------------
+# bench_ci fresh|warm: wall time of the whole run and of each phase
+# (scripts/test.sh prints them at its end), with the machine's load
+# average before and after (other work on the machine slows every phase).
+# fresh is what Done means for a new machine: `env -i PATH=$PATH
+# HOME=$(mktemp -d) CI=true bash .ci/run`, the HOME removed afterwards.
+# LABMATE_E2E_CLUSTER and LABMATE_ARCHIVE_CLUSTER pass through.
+bench_ci() {
+  local kind=$1 log home t0 t1 rc=0 env=()
+  log="$(mktemp "${TMPDIR:-/tmp}/labmate-bench-ci.XXXXXX")"
+  for v in LABMATE_E2E_CLUSTER LABMATE_ARCHIVE_CLUSTER; do
+    [ -n "${!v:-}" ] && env+=("$v=${!v}")
+  done
+  echo "== $kind run; load average before: $(cut -d' ' -f1-3 /proc/loadavg); nproc $(nproc)"
+  t0=$(date +%s)
+  case "$kind" in
+  fresh)
+    home="$(mktemp -d)"
+    env -i PATH="$PATH" HOME="$home" CI=true "${env[@]}" bash .ci/run 2>&1 | tee "$log" || rc=$?
+    # The module cache is read-only; go clean removes it.
+    env -i PATH="$PATH" HOME="$home" go clean -modcache 2>/dev/null || true
+    rm -rf "$home"
+    ;;
+  warm) env "${env[@]}" make test 2>&1 | tee "$log" || rc=$? ;;
+  *) echo "usage: scripts/bench.sh ci fresh|warm" >&2; return 2 ;;
+  esac
+  t1=$(date +%s)
+  echo "== $kind run: $(awk -v s=$((t1 - t0)) 'BEGIN { printf "%.1f", s / 60 }') min wall, exit $rc; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  # The phase table test.sh printed, as one README cell.
+  sed -n '/^== phases/,$p' "$log" | awk '/^   / { name = $0; sub(/^   /, "", name); sub(/ +[0-9.]+ min$/, "", name); printf "%s%s %s min", sep, name, $(NF-1); sep = "; " } END { print "" }'
+  rm -f "$log"
+  return "$rc"
+}
+
+if [ "${1:-}" = "ci" ]; then
+  bench_ci "${2:-warm}"
+  exit
+fi
 
 if [ "${1:-}" = "verify" ]; then
   bin="$(mktemp -d)/labmate"

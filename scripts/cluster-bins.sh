@@ -13,8 +13,9 @@
 # Usage: scripts/cluster-bins.sh [--force]
 #   --force   rebuild even if the stamp says the binaries are current
 #
-# Cold build on a 2-core machine: about 6-10 minutes (Go module downloads
-# included); with a warm Go build cache: well under a minute; cached: instant.
+# Cold build on a 2-core machine: about 10-15 minutes (Go module downloads
+# included; docs/SANDBOX.md has the measurements); with a warm Go build
+# cache: well under a minute; cached: instant.
 set -euo pipefail
 for arg in "$@"; do
 	case "$arg" in

@@ -2,7 +2,24 @@
 # Runs the whole test suite on a fresh machine: builds the lab cluster's
 # binaries from the Go module proxy (cached after the first run), validates
 # the release config, then runs every Go test including the end-to-end ones
-# against a real kwok control plane and the real-tmux TUI tests.
+# against a real kwok control plane and the real-tmux TUI tests, with vet
+# and staticcheck. At the end it prints how long each phase took
+# (scripts/bench.sh ci turns that into README's Measured rows).
+#
+# Every package's tests run exactly once, in one of four groups:
+#   race, local      go test -race, no sandbox needed
+#   plain, local     go test, no sandbox needed
+#   race, cluster    go test -race against the e2e sandbox
+#   plain, cluster   go test against the e2e sandbox
+# "cluster" packages are those whose tests import sandbox/sandboxtest;
+# "race" packages are listed in race_pkgs below. The check after the lists
+# fails when a package is in none or two of them.
+#
+# Two lanes run side by side: the local lane (both local groups) starts
+# once vet and staticcheck are done; the cluster lane waits for the
+# cluster binaries, which build in the background from the start (on a
+# fresh machine the longest step, mostly compiling; on a warm one a stamp
+# check), then runs the release-archive check and both cluster groups.
 #
 # The e2e tests run on their own sandbox cluster, $LABMATE_E2E_CLUSTER
 # (default labmate-e2e, see sandbox/sandboxtest), never on the learner's
@@ -11,7 +28,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-export GOFLAGS="${GOFLAGS:-} -buildvcs=false"
+# -trimpath everywhere: the release archive's labmate is built with it
+# (.goreleaser.yaml), and a compile with it and one without are cached
+# apart, so one flag for every build here compiles each package once.
+export GOFLAGS="${GOFLAGS:-} -buildvcs=false -trimpath"
 export LABMATE_E2E="${LABMATE_E2E:-1}"
 # sandboxtest.DefaultCluster; exported so that the tests and the teardown
 # below agree on the name.
@@ -21,53 +41,198 @@ if [ "$LABMATE_E2E_CLUSTER" = "labmate" ]; then
   exit 2
 fi
 
-echo "== go vet"
-go vet ./...
+# The race detector where labmate's own goroutines meet: the engine and
+# what feeds and consumes it (sources, run, class publisher and watch,
+# trace, the shared caches of content and labkit, doctor's and verify's
+# fan-outs, the sandbox users' lock), and the script sandbox
+# (observe/scriptprobe: goroutines run a script's scenarios at once, serve
+# seccomp notifications, read the helper's status pipe and the script's
+# output).
+# Not: the tmux-driven TUI packages (real panes; -race only slows the
+# timing they watch); labs/gpuincident, whose tests run the lab's checks
+# through scriptprobe and start no goroutine of their own (the race
+# detector would see only scriptprobe's again, at about 3.5 times the
+# time: 17 s plain, 60 s with -race on a busy 2-core machine); and
+# packages that drive built binaries (cmd/labmate, e2e) or hold no
+# goroutines of their own (the race detector has nothing to see there,
+# and each -race package is a second compile and link).
+race_pkgs=(class content doctor engine internal/latest labkit labkit/verify labrun
+  observe/cluster observe/files observe/scriptprobe sandbox/sandboxtest trace)
 
-# staticcheck, pinned, run from the module proxy (nothing to install).
-echo "== staticcheck"
-go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+work="$(mktemp -d "${TMPDIR:-/tmp}/labmate-test.XXXXXX")"
+times="$work/times"
+: >"$times"
+t_start=$(date +%s)
 
-if [ "$LABMATE_E2E" = "1" ]; then
-  echo "== cluster binaries (kwok, kwokctl, kube-apiserver, ...)"
-  LABMATE_CLUSTER_BIN="$(./scripts/cluster-bins.sh | tail -n 1)"
-  export LABMATE_CLUSTER_BIN
-  echo "   in $LABMATE_CLUSTER_BIN"
+# phase NAME CMD...: runs CMD as phase NAME, recording its wall time.
+phase() {
+  local name=$1 t0 rc=0
+  shift
+  echo "== $name"
+  t0=$(date +%s)
+  "$@" || rc=$?
+  echo "$name	$(($(date +%s) - t0))" >>"$times"
+  return "$rc"
+}
 
-  e2e_down() {
-    local rc=$?
+summary() {
+  echo "== phases (wall time; the two lanes and the cluster build overlap)"
+  awk -F'\t' '{ printf "   %-44s %6.1f min\n", $1, $2 / 60 }' "$times"
+  awk -v s="$(($(date +%s) - t_start))" 'BEGIN { printf "   %-44s %6.1f min\n", "total", s / 60 }'
+}
+
+# background CMD...: runs CMD in the background in a process group of its
+# own (so that an early exit ends it and everything it started), adding
+# its pid to bg_pids.
+bg_pids=""
+background() {
+  set -m
+  "$@" &
+  set +m
+  bg_pids="$bg_pids $!"
+}
+
+finish() {
+  local rc=$?
+  # Background work still running means this script is exiting early.
+  for pid in $bg_pids; do kill -TERM -- "-$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  if [ "$LABMATE_E2E" = "1" ] && [ -x "$work/labmate" ]; then
     if [ "${LABMATE_KEEP_SANDBOX:-}" = "1" ]; then
       echo "== keeping the e2e sandbox \"$LABMATE_E2E_CLUSTER\" (LABMATE_KEEP_SANDBOX=1); remove it with: go run ./cmd/labmate sandbox down --name $LABMATE_E2E_CLUSTER"
     else
       echo "== e2e sandbox \"$LABMATE_E2E_CLUSTER\" down"
-      go run ./cmd/labmate sandbox down --name "$LABMATE_E2E_CLUSTER" ||
+      "$work/labmate" sandbox down --name "$LABMATE_E2E_CLUSTER" ||
         echo "test.sh: could not remove the e2e sandbox; run: go run ./cmd/labmate sandbox down --name $LABMATE_E2E_CLUSTER" >&2
     fi
-    exit "$rc"
-  }
-  trap e2e_down EXIT
-  # An interrupt ends the script through the EXIT trap too.
-  trap 'exit 130' INT
-  trap 'exit 143' TERM
+  fi
+  [ -s "$times" ] && summary
+  rm -rf "$work"
+  exit "$rc"
+}
+trap finish EXIT
+# An interrupt ends the script through the EXIT trap too.
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- the four groups ------------------------------------------------------
+# One collation for sort, comm and cmp.
+export LC_COLLATE=C
+module="$(go list -m)"
+all="$work/all"
+go list ./... | sort >"$all"
+go list -f '{{.ImportPath}} {{join .TestImports " "}} {{join .XTestImports " "}}' ./... |
+  awk -v s="$module/sandbox/sandboxtest" '{ for (i = 2; i <= NF; i++) if ($i == s) { print $1; break } }' |
+  sort >"$work/cluster"
+printf "$module/%s\n" "${race_pkgs[@]}" | sort >"$work/race"
+if ! missing=$(comm -23 "$work/race" "$all") || [ -n "$missing" ]; then
+  echo "test.sh: race_pkgs names packages that do not exist (renamed?): $missing" >&2
+  exit 2
+fi
+comm -12 "$work/race" "$work/cluster" >"$work/race-cluster"
+comm -23 "$work/race" "$work/cluster" >"$work/race-local"
+comm -23 "$all" "$work/race" | comm -12 - "$work/cluster" >"$work/plain-cluster"
+comm -23 "$all" "$work/race" | comm -23 - "$work/cluster" >"$work/plain-local"
+# Every package in exactly one group: nothing dropped, nothing run twice.
+groups=("$work/race-local" "$work/plain-local" "$work/race-cluster" "$work/plain-cluster")
+if [ -n "$(sort "${groups[@]}" | uniq -d)" ] || ! sort "${groups[@]}" | cmp -s - "$all"; then
+  echo "test.sh: the test groups do not cover every package exactly once:" >&2
+  diff <(sort "${groups[@]}") "$all" >&2 || true
+  exit 2
 fi
 
-echo "== release config"
-./scripts/release-check.sh
+# --- build, and the cluster binaries in the background -------------------
+# labmate itself first: vet then finds its packages compiled, and the
+# cluster build and the teardown run it without compiling it again.
+phase "build labmate" go build -o "$work/labmate" ./cmd/labmate
 
+# cluster_build: what scripts/cluster-bins.sh does (`labmate sandbox
+# build`): module downloads, then compiling; a stamp check when current.
+# Its exit status lands in $work/cluster-build.rc for the cluster lane.
+cluster_build() {
+  local t0 rc=0
+  t0=$(date +%s)
+  "$work/labmate" sandbox build >"$work/bin-dir" 2>"$work/cluster-build.log" || rc=$?
+  echo "cluster binaries (in the background)	$(($(date +%s) - t0))" >>"$times"
+  echo "$rc" >"$work/cluster-build.rc"
+}
 if [ "$LABMATE_E2E" = "1" ]; then
-  echo "== release archive alone: labmate sandbox build/up/down outside the checkout"
-  ./scripts/archive-sandbox-check.sh
+  echo "== cluster binaries (kwok, kwokctl, kube-apiserver, ...), in the background"
+  background cluster_build
 fi
 
-# The race detector on every package that does not drive the TUI in tmux
-# (tui and its subpackages: real panes, where -race only slows the
-# timing the tests watch). Unit tests only here: LABMATE_E2E=0 skips the
-# cluster tests, which the full run below does without -race.
-echo "== go test -race"
-# shellcheck disable=SC2046
-LABMATE_E2E=0 go test -race -count=1 $(go list ./... | grep -v -e '/tui$' -e '/tui/')
+phase "go vet" go vet ./...
+# staticcheck, pinned, run from the module proxy (nothing to install).
+phase "staticcheck" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+# The config's fields labmate relies on are checked by go test
+# (scripts/releasebuild); goreleaser itself only when a release file
+# changed since its recorded check (see scripts/release-check.sh).
+phase "release config" ./scripts/release-check.sh --if-changed
 
-echo "== go test"
-# -p 1: the machine has two cores, and the e2e packages share one cluster
-# (sandboxtest); the unit packages are fast either way.
-go test -p 1 -count=1 -timeout 40m ./...
+# gotest NAME FLAGS... -- LISTFILE: go test of the packages in LISTFILE.
+gotest() {
+  local name=$1 list=${*: -1} pkgs
+  set -- "${@:2:$#-3}"
+  pkgs=$(cat "$list")
+  if [ -z "$pkgs" ]; then
+    return 0
+  fi
+  # shellcheck disable=SC2086
+  phase "$name" go test -count=1 -timeout 40m "$@" $pkgs
+}
+
+# The local lane: unit tests, TUI in tmux, script sandbox. -p 2 for the
+# race group (CPU-bound unit tests); -p 1 for the rest, whose tmux panes
+# and contained scripts run beside the cluster lane.
+local_lane() {
+  local rc=0
+  gotest "go test -race (local)" -race -p 2 -- "$work/race-local" || rc=1
+  gotest "go test (local)" -p 1 -- "$work/plain-local" || rc=1
+  return "$rc"
+}
+
+wait_file() {
+  until [ -s "$1" ]; do sleep 1; done
+}
+
+# The cluster lane: one sandbox shared by every test binary
+# (sandboxtest), one binary at a time (-p 1).
+cluster_lane() {
+  local rc=0
+  if [ "$LABMATE_E2E" = "1" ]; then
+    phase "wait for the cluster binaries" wait_file "$work/cluster-build.rc"
+    cat "$work/cluster-build.log"
+    if [ "$(cat "$work/cluster-build.rc")" != 0 ]; then
+      return 1
+    fi
+    LABMATE_CLUSTER_BIN="$(tail -n 1 "$work/bin-dir")"
+    export LABMATE_CLUSTER_BIN
+    echo "   in $LABMATE_CLUSTER_BIN"
+    phase "release archive" ./scripts/archive-sandbox-check.sh || rc=1
+  fi
+  gotest "go test -race (cluster)" -race -p 1 -- "$work/race-cluster" || rc=1
+  gotest "go test (cluster)" -p 1 -- "$work/plain-cluster" || rc=1
+  return "$rc"
+}
+
+# Each lane's lines carry its name, so the two streams can be told apart;
+# each lane's exit status lands in a file.
+run_lane() {
+  set +e
+  "${1}_lane" 2>&1 | sed -u "s/^/[$1] /"
+  local status=("${PIPESTATUS[@]}")
+  echo "${status[0]}" >"$work/$1.rc"
+}
+background run_lane local
+background run_lane cluster
+wait_file "$work/local.rc"
+wait_file "$work/cluster.rc"
+wait
+bg_pids=""
+local_rc=$(cat "$work/local.rc")
+cluster_rc=$(cat "$work/cluster.rc")
+if [ "$local_rc" != 0 ] || [ "$cluster_rc" != 0 ]; then
+  echo "test.sh: FAIL (local lane: exit $local_rc, cluster lane: exit $cluster_rc)" >&2
+  exit 1
+fi
+echo "test.sh: ok"

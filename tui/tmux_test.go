@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -22,7 +23,9 @@ import (
 // keys and read the screen back with capture-pane. They build
 // tui/internal/tuidemo (the TUI on a fixed report with the embedded lab)
 // and cmd/labmate (the program itself: live on files, and replaying), and
-// skip when tmux is missing or with -short.
+// skip when tmux is missing or with -short. They run in parallel with each
+// other (go test -parallel, GOMAXPROCS by default): each pane has a tmux
+// server of its own, and most of a test's time is waiting for a screen.
 
 var tmuxSeq atomic.Int64
 
@@ -32,8 +35,10 @@ type pane struct {
 	w, h   int
 }
 
-// built is a program built once per test binary.
+// built is a program built once per test binary (the tmux tests run in
+// parallel: the first to need it builds it, the others wait).
 type built struct {
+	mu   sync.Mutex
 	path string
 	err  error
 	done bool
@@ -44,6 +49,8 @@ var demoBin, labmateBin built
 // build runs go build for pkg once and returns the binary.
 func (b *built) build(t *testing.T, pkg string) string {
 	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	if !b.done {
 		b.done = true
 		dir, err := os.MkdirTemp("", "labmate-test-bin")
@@ -310,6 +317,7 @@ func realLab(t *testing.T) *content.Lab {
 }
 
 func TestTmuxSizesAndSteps(t *testing.T) {
+	t.Parallel()
 	lab := realLab(t)
 	for _, sz := range [][2]int{{60, 20}, {80, 24}, {100, 40}, {160, 50}} {
 		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
@@ -358,6 +366,7 @@ func TestTmuxSizesAndSteps(t *testing.T) {
 }
 
 func TestTmuxHintLadder(t *testing.T) {
+	t.Parallel()
 	lab := realLab(t)
 	p := startPane(t, 60, 30, nil)
 	p.waitFor("labmate")
@@ -391,6 +400,7 @@ func TestTmuxHintLadder(t *testing.T) {
 }
 
 func TestTmuxNoColor(t *testing.T) {
+	t.Parallel()
 	colourSGR := regexp.MustCompile(`\x1b\[[0-9;]*?(?:^|;)?(3[0-9]|4[0-9]|9[0-7]|10[0-7])(;[0-9;]*)?m`)
 	p := startPane(t, 80, 24, []string{"NO_COLOR=1"})
 	p.waitFor("labmate")
@@ -412,6 +422,7 @@ func TestTmuxNoColor(t *testing.T) {
 }
 
 func TestTmuxResizeLeavesNoGarbage(t *testing.T) {
+	t.Parallel()
 	p := startPane(t, 100, 30, nil)
 	p.waitFor("labmate")
 	p.keys("2")
@@ -443,6 +454,7 @@ func TestTmuxResizeLeavesNoGarbage(t *testing.T) {
 }
 
 func TestTmuxToastAndRegression(t *testing.T) {
+	t.Parallel()
 	p := startPane(t, 80, 24, nil)
 	p.waitFor("labmate")
 	p.keys("2")
@@ -471,6 +483,7 @@ func TestTmuxToastAndRegression(t *testing.T) {
 }
 
 func TestTmuxCopyGoesToTmuxBuffer(t *testing.T) {
+	t.Parallel()
 	lab := realLab(t)
 	targets := copyTargets(lab.Steps[0].Body, fixture.Root)
 	if len(targets) == 0 {
@@ -491,6 +504,7 @@ func TestTmuxCopyGoesToTmuxBuffer(t *testing.T) {
 // After SIGTERM, SIGHUP and SIGINT the program ends and leaves the
 // terminal as it found it: alternate screen off, cursor visible.
 func TestTmuxSignalsRestoreTerminal(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []string{"TERM", "HUP", "INT"} {
 		t.Run(sig, func(t *testing.T) {
 			p := startPane(t, 80, 24, nil)
@@ -529,6 +543,7 @@ func TestTmuxSignalsRestoreTerminal(t *testing.T) {
 // the main screen for the learner to see (on the alternate screen they
 // would vanish with it).
 func TestTmuxPanicRestoresTerminal(t *testing.T) {
+	t.Parallel()
 	p := startPane(t, 80, 24, []string{"TUIDEMO_PANIC=1"})
 	p.waitFor("labmate")
 	p.keys("r")
@@ -557,6 +572,7 @@ func TestTmuxPanicRestoresTerminal(t *testing.T) {
 // labmate's own while idle (a timer, a redraw, polling) costs more than
 // the margin and fails the test.
 func TestTmuxIdleCPU(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat("/proc/self/stat"); err != nil {
 		t.Fatal("no /proc here: idle CPU cannot be measured")
 	}
@@ -625,6 +641,7 @@ func idleCPU(t *testing.T, pid int, window time.Duration) float64 {
 // a cluster on a lab root holding the reference files of steps 1 and 2:
 // the program the learner runs, not the harness, reading real files.
 func TestTmuxRealBinary(t *testing.T) {
+	t.Parallel()
 	bin := buildLabmate(t)
 	dir := t.TempDir()
 	root := filepath.Join(dir, "gpuop")
@@ -673,6 +690,7 @@ func xdgEnv(t *testing.T) []string {
 // status in the header, pause, jump to the next change, every step green
 // at the end, speed changes, and an idle program once paused or finished.
 func TestTmuxReplay(t *testing.T) {
+	t.Parallel()
 	bin := buildLabmate(t)
 	tr, err := trace.ReferenceOf(realLab(t))
 	if err != nil {
@@ -812,6 +830,7 @@ func TestTmuxReplay(t *testing.T) {
 // picker in a 60-column pane; the lab picked opens, and the next start at
 // the same root opens it again without asking.
 func TestTmuxLabPicker(t *testing.T) {
+	t.Parallel()
 	bin := buildLabmate(t)
 	env := append(xdgEnv(t), "LABMATE_LAB=")
 	root := t.TempDir()

@@ -4,12 +4,18 @@
 //
 //	_k8s   kube-apiserver, kube-controller-manager, kube-scheduler, kubectl
 //	       (k8s.io/kubernetes with every staging module replaced by its
-//	       release)
-//	_etcd  etcd (go.etcd.io/etcd/server/v3 etcdmain)
+//	       release) and etcd (go.etcd.io/etcd/server/v3 etcdmain), one
+//	       module built by one `go build`, so that what the API server and
+//	       etcd share (etcd's client and API, gRPC, protobuf, OpenTelemetry,
+//	       Prometheus) compiles once
 //
-// Each is a small Go module whose go.mod is stored as go.mod.in: a go.mod
-// would make it a module of its own, which go:embed cannot reach, and the
-// leading underscore keeps the root module's ./... out of it. To work on a
+// kwok and kwokctl are not in it: kwok v0.8.0 requires k8s.io modules
+// v0.36, which k8s.io/kubernetes v1.34 does not build with; `go install`
+// builds them with their own go.mod.
+//
+// The module's go.mod is stored as go.mod.in: a go.mod would make it a
+// module of its own, which go:embed cannot reach, and the leading
+// underscore keeps the root module's ./... out of it. To work on the
 // recipe by hand, copy it somewhere, rename go.mod.in to go.mod and build
 // there; `labmate sandbox build` does exactly that in a temporary
 // directory.
@@ -32,12 +38,12 @@ const (
 	KwokVersion = "v0.8.0"
 )
 
-//go:embed _k8s _etcd
+//go:embed _k8s
 var files embed.FS
 
 // Module is one recipe module: the directory it unpacks to and its files.
 type Module struct {
-	Dir   string            // "k8s", "etcd"
+	Dir   string            // "k8s"
 	Files map[string][]byte // path inside Dir -> content, go.mod under its real name
 }
 
@@ -45,7 +51,7 @@ type Module struct {
 // them (go.mod.in renamed to go.mod).
 func Modules() []Module {
 	var out []Module
-	for _, dir := range []string{"k8s", "etcd"} {
+	for _, dir := range []string{"k8s"} {
 		m := Module{Dir: dir, Files: map[string][]byte{}}
 		root := "_" + dir
 		_ = fs.WalkDir(files, root, func(p string, d fs.DirEntry, err error) error {
