@@ -144,6 +144,20 @@ type VerifyStep struct {
 	ID    string  `toml:"id"`
 	Solve Action  `toml:"solve"`
 	Wrong []Wrong `toml:"wrong"`
+	// Equivalent are near-misses `lab verify --mutants` makes that the
+	// author accepts as right, each with why.
+	Equivalent []Equivalent `toml:"equivalent"`
+}
+
+// Equivalent names one mutant by its exact change (as `lab verify
+// --mutants` prints it) and says why it is no mistake.
+// Under names many at once: "FILE PATH" is every field and live mutant
+// of FILE at PATH or below it (a part of an object the step does not
+// teach, e.g. a container's command).
+type Equivalent struct {
+	Mutant string `toml:"mutant"`
+	Under  string `toml:"under"`
+	Reason string `toml:"reason"`
 }
 
 // Action is what the verifier does to the lab root and the sandbox:

@@ -6,15 +6,19 @@ package e2e
 // second lab, written only with the authoring kit, is proven the same way.
 
 import (
-	"k8s.io/client-go/dynamic"
-
 	"bytes"
 	"context"
+	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/pelletier/go-toml/v2"
+	"k8s.io/client-go/dynamic"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/labtest"
@@ -51,7 +55,7 @@ func TestLabsVerify(t *testing.T) {
 		t.Run(l.ID(), func(t *testing.T) {
 			reset(t)
 			start := time.Now()
-			cmd := exec.Command(bin, "lab", "verify", l.ID(), "--kubeconfig", kubeconfig,
+			cmd := exec.Command(bin, "lab", "verify", l.ID(), "--mutants", "--kubeconfig", kubeconfig,
 				"--context", sandbox.Context(sandboxtest.Options()), "--state-dir", t.TempDir())
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -80,6 +84,10 @@ func TestLabsVerify(t *testing.T) {
 						t.Errorf("step %d: no holding row %q:\n%s", st.Number, c, table)
 					}
 				}
+				// Its near-misses were made and none survived undeclared.
+				if _, ok := byID[st.ID]; ok && !rowHeld(table, st.Number, "변이") {
+					t.Errorf("step %d: no holding mutants row:\n%s", st.Number, table)
+				}
 				for _, w := range byID[st.ID].Wrong {
 					cases++
 					if !rowHeld(table, st.Number, "오답 "+w.Case) {
@@ -87,7 +95,7 @@ func TestLabsVerify(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: %d wrong answers refused, every step solved, in %s", l.ID(), cases, time.Since(start).Round(time.Second))
+			t.Logf("%s: %d wrong answers refused, every step solved, its near-misses killed or declared, in %s", l.ID(), cases, time.Since(start).Round(time.Second))
 		})
 	}
 }
@@ -102,4 +110,79 @@ func rowHeld(table string, step int, what string) bool {
 		}
 	}
 	return false
+}
+
+// A lab whose rule is loosened is caught by its own near-misses:
+// driver-reboot with trainer-b's toleration rule taken out of its file
+// check lets a trainer-b without the toleration through, and `lab
+// verify --mutants-step 3` exits 1 naming that survivor.
+func TestMutantsCatchALoosenedLabRule(t *testing.T) {
+	kubeconfig := sandboxtest.Start(t)
+	sandboxtest.LockLab(t)
+	bin := buildLabmate(t)
+	dir := filepath.Join(t.TempDir(), "driver-reboot")
+	text, err := content.Load("driver-reboot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, text.FS); err != nil {
+		t.Fatal(err)
+	}
+	labToml := filepath.Join(dir, "lab.toml")
+	raw, err := os.ReadFile(labToml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lab map[string]any
+	if err := toml.Unmarshal(raw, &lab); err != nil {
+		t.Fatal(err)
+	}
+	removed := 0
+	for _, s := range lab["steps"].([]any) {
+		step := s.(map[string]any)
+		if step["id"] != "reboot" {
+			continue
+		}
+		for _, c := range step["checks"].([]any) {
+			check := c.(map[string]any)
+			if check["id"] != "file" {
+				continue
+			}
+			var kept []any
+			for _, r := range check["rules"].([]any) {
+				if r.(map[string]any)["field"] == "spec.tolerations" {
+					removed++
+					continue
+				}
+				kept = append(kept, r)
+			}
+			check["rules"] = kept
+		}
+	}
+	if removed != 1 {
+		t.Fatalf("removed %d toleration rules from step 3's file check, want 1 (lab.toml changed?)", removed)
+	}
+	out, err := toml.Marshal(lab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(labToml, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "lab", "verify", dir, "--mutants-step", "3", "--kubeconfig", kubeconfig,
+		"--context", sandbox.Context(sandboxtest.Options()), "--state-dir", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+		t.Fatalf("lab verify of the loosened lab: %v, want exit 1\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	survivor := "field k8s/trainer-b.yaml delete spec.tolerations"
+	for _, line := range strings.Split(stdout.String(), "\n") {
+		if strings.HasPrefix(line, "✗") && strings.Contains(line, "살아남은 변이") && strings.Contains(line, survivor) {
+			return
+		}
+	}
+	t.Errorf("no survivor row naming %q:\n%s", survivor, stdout.String())
 }

@@ -138,6 +138,19 @@ func (e *Engine) Probes() []observe.ProbeSpec {
 	return out
 }
 
+// Fork returns an engine that starts where this one stands (what it
+// observed, what it remembers) and goes its own way: it persists nothing
+// and taps nothing. It is for trying an observation without making it
+// (lab verify judging a near-miss). Not for a running engine.
+func (e *Engine) Fork() *Engine {
+	cfg := e.cfg
+	cfg.SaveWitness, cfg.Tap = nil, nil
+	f := &Engine{cfg: cfg, store: e.store.Clone(), witness: e.Witness(), seq: e.seq}
+	f.sources = append(f.sources, e.sources...)
+	f.problems = append(f.problems, e.problems...)
+	return f
+}
+
 // Witness returns a copy of the current memory.
 func (e *Engine) Witness() checks.Witness {
 	w := checks.Witness{Facts: make(map[string]checks.WitnessFact, len(e.witness.Facts))}

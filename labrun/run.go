@@ -54,15 +54,16 @@ type Options struct {
 
 // Run is one run of a lab. Start it once; Stop ends it.
 type Run struct {
-	lab      *content.Lab
-	shown    string
-	engine   *engine.Engine
-	sources  []observe.Source
-	files    *files.Source
-	replay   *trace.Replay
-	progress *state.Store
-	taps     []func(Update)
-	warnings []string
+	lab       *content.Lab
+	shown     string
+	engine    *engine.Engine
+	sources   []observe.Source
+	files     *files.Source
+	replay    *trace.Replay
+	progress  *state.Store
+	taps      []func(Update)
+	observers []func(observe.Observation)
+	warnings  []string
 
 	rec *trace.Recorder
 
@@ -112,8 +113,22 @@ func (r *Run) Record(path, labmate string) error {
 		return &RecordError{Path: path, Err: err}
 	}
 	r.rec = rec
-	r.engine.SetTap(rec.Record)
+	r.Observe(rec.Record)
 	return nil
+}
+
+// Observe adds a function that sees every observation the engine
+// applies, in order (the recorder; lab verify keeping what it saw to
+// judge near-misses on). It runs on the engine's goroutine and must not
+// block. Call it before Start.
+func (r *Run) Observe(fn func(observe.Observation)) {
+	r.observers = append(r.observers, fn)
+	obs := r.observers
+	r.engine.SetTap(func(o observe.Observation) {
+		for _, f := range obs {
+			f(o)
+		}
+	})
 }
 
 // Tap adds a function that sees every report the engine publishes, in

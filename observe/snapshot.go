@@ -112,6 +112,10 @@ func (st *Store) Apply(o Observation) {
 	}
 }
 
+// Clone returns a store that starts where this one stands and goes its
+// own way.
+func (st *Store) Clone() *Store { return &Store{snap: *st.Snapshot()} }
+
 // Snapshot returns a copy that later Apply calls do not change.
 func (st *Store) Snapshot() *Snapshot {
 	s := st.snap

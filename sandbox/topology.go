@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"maps"
 	"net"
@@ -14,10 +15,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
-	"k8s.io/client-go/util/retry"
 
 	"github.com/labhub/labmate/content"
 )
@@ -282,6 +283,42 @@ func wipe(ctx context.Context, dyn dynamic.Interface, gvrs []schema.GroupVersion
 	return nil
 }
 
+// restoreNode sets a node's labels, taints, schedulability, capacity and
+// allocatable to fresh's with JSON patches, which carry no resource
+// version: kwok writes node status all the time, and an update that
+// reads first loses that race again and again.
+func restoreNode(ctx context.Context, cs kubernetes.Interface, fresh *corev1.Node) error {
+	type op struct {
+		Op    string `json:"op"`
+		Path  string `json:"path"`
+		Value any    `json:"value"`
+	}
+	taints := fresh.Spec.Taints
+	if taints == nil {
+		taints = []corev1.Taint{}
+	}
+	meta, err := json.Marshal([]op{
+		{"add", "/metadata/labels", fresh.Labels},
+		{"add", "/spec/taints", taints},
+		{"add", "/spec/unschedulable", false},
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := cs.CoreV1().Nodes().Patch(ctx, fresh.Name, types.JSONPatchType, meta, metav1.PatchOptions{}); err != nil {
+		return err
+	}
+	status, err := json.Marshal([]op{
+		{"add", "/status/capacity", fresh.Status.Capacity},
+		{"add", "/status/allocatable", fresh.Status.Allocatable},
+	})
+	if err != nil {
+		return err
+	}
+	_, err = cs.CoreV1().Nodes().Patch(ctx, fresh.Name, types.JSONPatchType, status, metav1.PatchOptions{}, "status")
+	return err
+}
+
 // resetNodes makes the fake nodes exactly the topology.
 func resetNodes(ctx context.Context, cs kubernetes.Interface, nodes []NodeSpec) error {
 	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: KwokNodeLabel + "=kwok"})
@@ -309,24 +346,7 @@ func resetNodes(ctx context.Context, cs kubernetes.Interface, nodes []NodeSpec) 
 			}
 			continue
 		}
-		fresh := Node(spec)
-		// kwok writes node status all the time: read, change, write,
-		// and again on a conflict.
-		err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-			cur, err := cs.CoreV1().Nodes().Get(ctx, n.Name, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			cur.Labels, cur.Spec.Taints, cur.Spec.Unschedulable = fresh.Labels, fresh.Spec.Taints, false
-			updated, err := cs.CoreV1().Nodes().Update(ctx, cur, metav1.UpdateOptions{})
-			if err != nil {
-				return err
-			}
-			updated.Status.Capacity, updated.Status.Allocatable = fresh.Status.Capacity, fresh.Status.Allocatable
-			_, err = cs.CoreV1().Nodes().UpdateStatus(ctx, updated, metav1.UpdateOptions{})
-			return err
-		})
-		if err != nil {
+		if err := restoreNode(ctx, cs, Node(spec)); err != nil {
 			return wrapMsg(err, "sandbox.err.reset_node", "node", n.Name)
 		}
 		delete(want, n.Name)

@@ -6,6 +6,7 @@
 #   LABMATE_E2E=1 scripts/bench.sh   also API-change-to-result on the sandbox
 #   scripts/bench.sh tui        only the TUI's start and idle (bench_tui)
 #   scripts/bench.sh verify     only `labmate lab verify` of every lab (bench_verify)
+#   scripts/bench.sh mutants    `labmate lab verify --mutants` of every lab, once each
 #   scripts/bench.sh ci fresh   the first `make test` of a fresh machine:
 #                               .ci/run with a fresh HOME (empty Go caches,
 #                               no cluster binaries), phase by phase
@@ -75,17 +76,21 @@ bench_tui() {
 # labmate-bench-ID, brought up first and removed afterwards): the wall
 # time of the whole proof, reset of the sandbox included.
 bench_verify() {
-  local bin=$1 lab name kc i t0 t1
+  local bin=$1 lab name kc i t0 t1 runs=3 flags=()
+  if [ "${2:-}" = "--mutants" ]; then
+    # The mutation proof is minutes per lab: once each.
+    runs=1 flags=(--mutants)
+  fi
   export LABMATE_CLUSTER_BIN="${LABMATE_CLUSTER_BIN:-$(./scripts/cluster-bins.sh | tail -n 1)}"
   for lab in $("$bin" lab list --json | sed -n 's/.*"id": "\(.*\)",/\1/p'); do
     name="labmate-bench-$lab"
     "$bin" sandbox up --lab "$lab" --name "$name" >/dev/null
     kc="${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/kubeconfig.yaml"
-    for i in 1 2 3; do
+    for i in $(seq "$runs"); do
       t0=$(date +%s.%N)
-      "$bin" lab verify "$lab" --kubeconfig "$kc" >/dev/null 2>&1 || echo "   verify $lab failed" >&2
+      "$bin" lab verify "$lab" "${flags[@]}" --kubeconfig "$kc" >/dev/null 2>&1 || echo "   verify $lab failed" >&2
       t1=$(date +%s.%N)
-      echo "   lab verify $lab: $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
+      echo "   lab verify $lab ${flags[*]}: $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
     done
     "$bin" sandbox down --name "$name" >/dev/null
   done
@@ -130,10 +135,14 @@ if [ "${1:-}" = "ci" ]; then
   exit
 fi
 
-if [ "${1:-}" = "verify" ]; then
+if [ "${1:-}" = "verify" ] || [ "${1:-}" = "mutants" ]; then
   bin="$(mktemp -d)/labmate"
   go build -o "$bin" ./cmd/labmate
-  bench_verify "$bin"
+  if [ "$1" = "mutants" ]; then
+    bench_verify "$bin" --mutants
+  else
+    bench_verify "$bin"
+  fi
   exit
 fi
 

@@ -20,6 +20,8 @@ type verifyOptions struct {
 	*common
 	watch   bool
 	record  string
+	mutants bool
+	steps   []int
 	pace    time.Duration
 	timeout time.Duration
 	binDir  string
@@ -40,6 +42,8 @@ func newLabVerifyCmd(c *common, streams ioStreams) *cobra.Command {
 	fs := cmd.Flags()
 	fs.BoolVar(&o.watch, "watch", false, content.Msg("verify.flag.watch"))
 	fs.StringVar(&o.record, "record", "", content.Msg("verify.flag.record"))
+	fs.BoolVar(&o.mutants, "mutants", false, content.Msg("verify.flag.mutants"))
+	fs.IntSliceVar(&o.steps, "mutants-step", nil, content.Msg("verify.flag.mutants_step"))
 	fs.DurationVar(&o.pace, "pace", 3*time.Second, content.Msg("verify.flag.pace"))
 	fs.DurationVar(&o.timeout, "timeout", 0, content.Msg("verify.flag.timeout"))
 	fs.StringVar(&o.binDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
@@ -55,6 +59,10 @@ func (o *verifyOptions) Run(ctx context.Context, args []string) int {
 	o.labArg(args)
 	if o.watch && o.labDir == "" {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_needs_dir"))
+		return exitUsage
+	}
+	if o.mutants && o.record != "" {
+		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.mutants_and_record"))
 		return exitUsage
 	}
 	if o.watch && o.record != "" {
@@ -96,7 +104,7 @@ func (o *verifyOptions) once(ctx context.Context) int {
 	}
 	res, err := verify.Run(ctx, verify.Options{
 		Lab: kit, Kubeconfig: o.kubeconfig, Context: o.kubeCtx, NoCluster: o.noCluster,
-		BinDir: sandbox.Options{BinDir: o.binDir}.ResolvedBinDir(), Record: o.record, Pace: o.pace, Labmate: version,
+		BinDir: sandbox.Options{BinDir: o.binDir}.ResolvedBinDir(), Record: o.record, Mutants: o.mutants || len(o.steps) > 0, MutantSteps: o.steps, Pace: o.pace, Labmate: version,
 		Timeout: o.timeout, Progress: progress,
 	})
 	var ee *verify.EnvError

@@ -88,6 +88,18 @@ func (p *prover) row(r Row) Row {
 	return r
 }
 
+// passedUpTo is the condition that steps 1 to n all passed.
+func passedUpTo(n int) func(engine.Report) bool {
+	return func(r engine.Report) bool {
+		for i := 1; i <= n; i++ {
+			if st := r.Step(i); st == nil || st.Status != checks.Passed {
+				return false
+			}
+		}
+		return true
+	}
+}
+
 // solve applies a step's reference solution and waits until that step and
 // every earlier one pass, then checks that no later one passed early.
 func (p *prover) solve(ctx context.Context, n int, a content.Action, name string) Row {
@@ -98,15 +110,12 @@ func (p *prover) solve(ctx context.Context, n int, a content.Action, name string
 		return p.row(row)
 	}
 	wait := p.caseWait(n)
-	rep, ok := p.until(ctx, wait, func(r engine.Report) bool {
-		for i := 1; i <= n; i++ {
-			if st := r.Step(i); st == nil || st.Status != checks.Passed {
-				return false
-			}
-		}
-		return true
-	})
+	acted := time.Now()
+	rep, ok := p.until(ctx, wait, passedUpTo(n))
 	row.Took = time.Since(start)
+	if ok && p.mut != nil {
+		p.mut.solved(n, acted.Sub(start), time.Since(acted))
+	}
 	if !ok {
 		row.Seen = msg("verify.seen.timeout", "timeout", wait, "report", describe(rep, n))
 		return p.row(row)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 
@@ -31,10 +32,14 @@ type prover struct {
 	cs                      kubernetes.Interface
 	dyn                     dynamic.Interface
 	clusterOK               bool // the proof may touch the sandbox
+	mapper                  meta.RESTMapper
 	tmp                     string
 	sessions                int // how many sessions were made, for their roots' names
 
 	*session
+
+	// mut keeps what the mutation proof needs of the proof (--mutants).
+	mut *mutationLog
 }
 
 // session is one run of the lab from its start: a fresh lab root (the
@@ -181,6 +186,9 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 		if err := run.Record(s.recPath, p.o.Labmate); err != nil {
 			return nil, &EnvError{msg("verify.record_failed", "path", record, "err", err)}
 		}
+	}
+	if p.mut != nil && p.session == nil {
+		run.Observe(p.mut.observe) // the proof's own session only
 	}
 	s.st = run.Start(ctx)
 	return s, nil

@@ -36,9 +36,14 @@ type Options struct {
 	// Record writes the reference run (solutions only, no wrong
 	// answers) to this trace file, kept only if it replays to every step
 	// passing in order; Pace is the pause after each step passes.
-	Record  string
-	Pace    time.Duration
-	Labmate string // labmate's version, for the trace header
+	Record string
+	// Mutants adds the mutation proof: near-misses made from each step's
+	// reference solution must not pass, restylings of its files must.
+	Mutants bool
+	// MutantSteps, when set, makes near-misses of these steps only.
+	MutantSteps []int
+	Pace        time.Duration
+	Labmate     string // labmate's version, for the trace header
 	// Timeout bounds the wait for each case's verdict (the lab's
 	// verify.toml may say; 60 s when neither does).
 	Timeout time.Duration
@@ -65,6 +70,8 @@ type Row struct {
 type Result struct {
 	Lab  string
 	Rows []Row
+	// Mutants are the mutation proof's near-misses with their outcomes.
+	Mutants []*Mutant
 }
 
 // OK reports whether every case held. A case skipped on request (a
@@ -125,6 +132,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 
 	p := &prover{o: o, text: text, kit: o.Lab}
+	if o.Mutants && o.Record == "" {
+		p.mut = newMutationLog()
+	}
 	// Whatever prepare made (the temp dir with its flattened kubeconfig,
 	// a half-written recording) goes, also when it fails.
 	defer p.cleanup()
@@ -137,6 +147,10 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return res, err
 	}
 	_ = p.run.Stop()
+	if p.mut != nil {
+		res.Mutants = p.mutate(ctx)
+		res.Rows = append(res.Rows, p.mutantRows(res.Mutants)...)
+	}
 	res.Rows = append(res.Rows, p.textRows()...)
 	return res, nil
 }

@@ -18,7 +18,11 @@ var (
 
 func evalDropIn(in checks.Input) checks.StepEval {
 	tf := checks.OpenTOML(in, "dropin", dropInPath)
+	// The drop-in is written in config version 2 (its plugin names say
+	// so) and must say it: version 1 reads plugins by their short names,
+	// version 3 is containerd 2.x's layout.
 	specs := []checks.KeySpec{
+		{ID: "dropin.version", Path: []string{"version"}, Anchor: -1, Want: int64(2), Hint: versionHint, PathHint: pathHints},
 		{ID: "dropin.nvidia-runtime-type", Path: nvidiaTypePath, Anchor: runtimeAnchor, Want: runcRuntimeType, Hint: runtimeTypeHint, PathHint: pathHints},
 		{ID: "dropin.nvidia-binary-name", Path: nvidiaBinaryPath, Anchor: runtimeAnchor, Want: nvidiaBinary, Hint: binaryNameHint, PathHint: pathHints},
 		{ID: "dropin.nvidia-systemd-cgroup", Path: nvidiaSystemdPath, Anchor: runtimeAnchor, Want: true, Hint: systemdHint, PathHint: pathHints},
@@ -34,6 +38,7 @@ func evalDropIn(in checks.Input) checks.StepEval {
 	if d := tf.Doc; d != nil {
 		runtimes, _ := runtimeNames(d)
 		ev.Observed = append(ev.Observed,
+			valueFact(d, "version", []string{"version"}),
 			checks.Fact{Label: msg("files.fact.runtimes"), Value: checks.JoinOr(runtimes, ", ")},
 			valueFact(d, "runtimes.nvidia.runtime_type", nvidiaTypePath),
 			valueFact(d, "runtimes.nvidia.options.BinaryName", nvidiaBinaryPath),

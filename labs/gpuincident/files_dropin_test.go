@@ -10,7 +10,7 @@ import (
 func TestDropInReferencePasses(t *testing.T) {
 	root := labRoot(t, nil)
 	ev := evalStep(t, stepDropIn, root, observeRoot(t, root))
-	assertAllPassed(t, ev, 5)
+	assertAllPassed(t, ev, 6)
 	if got := fact(ev, "runtimes.nvidia.options.BinaryName"); !strings.Contains(got, nvidiaBinary) {
 		t.Errorf("observed BinaryName %q", got)
 	}
@@ -22,9 +22,16 @@ func TestDropInWrong(t *testing.T) {
 		binary  = "dropin.nvidia-binary-name"
 		systemd = "dropin.nvidia-systemd-cgroup"
 		file    = "dropin.file"
+		version = "dropin.version"
 		full    = `plugins."io.containerd.grpc.v1.cri".containerd.runtimes.nvidia`
 	)
 	runVariants(t, stepDropIn, dropInPath, []variant{
+		{name: "version 1", fixture: "dropin/version-1.toml",
+			fail: map[string][]string{version: {"값이 1", "plugins.cri"}}},
+		{name: "no version", fixture: "dropin/no-version.toml",
+			fail: map[string][]string{version: {"version"}}},
+		{name: "version is a string", fixture: "dropin/version-string.toml",
+			fail: map[string][]string{version: {`"2"`}}},
 		{name: "BinaryName is the hook", fixture: "dropin/binary-hook.toml",
 			fail: map[string][]string{binary: {"nvidia-container-runtime-hook", `"/usr/bin/nvidia-container-runtime"`, "훅", "8번째 줄"}}},
 		{name: "BinaryName without a path", fixture: "dropin/binary-relative.toml",
@@ -57,7 +64,7 @@ func TestDropInWrong(t *testing.T) {
 		{name: "plugins.cri", fixture: "dropin/v1-plugin-name.toml",
 			fail: map[string][]string{rtype: {"plugins.cri.containerd", "version 1"}, binary: {"version 1"}, systemd: {"version 1"}}},
 		{name: "containerd 2.x plugin name", fixture: "dropin/v3-plugin-name.toml",
-			fail: map[string][]string{rtype: {"io.containerd.cri.v1.runtime", "containerd 2.x"}, binary: {"containerd 2.x"}, systemd: {"containerd 2.x"}}},
+			fail: map[string][]string{rtype: {"io.containerd.cri.v1.runtime", "containerd 2.x"}, binary: {"containerd 2.x"}, systemd: {"containerd 2.x"}, version: {"containerd 2.x"}}},
 		{name: "runtime named differently", fixture: "dropin/runtime-name-typo.toml",
 			fail: map[string][]string{
 				rtype:  {full + ".runtime_type", `plugins."io.containerd.grpc.v1.cri".containerd.runtimes 까지는 있지만`, "nvidia.runtime_type"},

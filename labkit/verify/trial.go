@@ -1,0 +1,199 @@
+package verify
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/engine"
+)
+
+// try runs a mutant for real: the sandbox back at the lab's start (when
+// the lab reads it), a session of its own, the solutions of the steps
+// before it each waited for until it passes, then the mutant's actions,
+// then the verdict: the step passing within its grace is a survivor, else
+// the mutant is killed by the first check of the step that did not pass.
+func (p *prover) try(ctx context.Context, m *Mutant) {
+	if p.kit.ReadsCluster(m.Step) && !p.clusterOK {
+		m.Outcome, m.Note = outNotTried, msg("verify.untried.no_cluster")
+		return
+	}
+	if p.clusterOK && p.readsClusterUpTo(m.Step) {
+		if err := p.reset(ctx); err != nil {
+			m.Outcome, m.Note = outNotTried, err.Error()
+			return
+		}
+	}
+	sess, err := p.newSession(ctx, "")
+	if err != nil {
+		m.Outcome, m.Note = outNotTried, err.Error()
+		return
+	}
+	defer sess.close()
+	t := *p
+	t.session = sess
+	if _, ok := t.until(ctx, p.o.Timeout, func(r engine.Report) bool { return r.Ready }); !ok {
+		m.Outcome, m.Note = outNotTried, msg("verify.not_ready", "timeout", p.o.Timeout)
+		return
+	}
+	for k := 1; k <= m.prefix; k++ {
+		if _, err := t.apply(ctx, p.solveOf(k)); err != nil {
+			m.Outcome, m.Note = outNotTried, msg("verify.untried.prefix", "step", k, "err", oneLine(err.Error()))
+			return
+		}
+		// Step k could not have passed before its solution ran: no need
+		// to let the reports settle first.
+		if _, ok := t.st.Until(ctx, p.o.Timeout, 0, passedUpTo(k)); !ok {
+			m.Outcome, m.Note = outNotTried, msg("verify.untried.prefix_failed", "step", k)
+			return
+		}
+	}
+	t.verdict(ctx, m)
+}
+
+// verdict runs the mutant's actions and watches its step meanwhile: the
+// step passing at any moment, while they run or within the grace after,
+// makes a survivor; else the mutant is killed by the first check of the
+// step that did not pass. The actions may wait for what never comes
+// (kubectl wait on a pod the mutant made unschedulable): they are bounded
+// by the budget.
+func (p *prover) verdict(ctx context.Context, m *Mutant) {
+	actx, cancel := context.WithTimeout(ctx, p.budget(m.Step))
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, a := range m.acts {
+			if _, err := p.apply(actx, a); err != nil {
+				return // a near-miss whose commands fail is judged by what they left
+			}
+		}
+	}()
+	var graceC <-chan time.Time
+	acting := (<-chan struct{})(done) // nil once the actions ended
+	for {
+		select {
+		case <-ctx.Done():
+			cancel()
+			<-done
+			m.Outcome, m.Note = outNotTried, ctx.Err().Error()
+			return
+		case u := <-p.st.Updates():
+			p.st.Take(u)
+			if st := u.Step(m.Step); st != nil && st.Status == checks.Passed {
+				cancel()
+				<-done
+				m.Outcome = outSurvived
+				return
+			}
+		case <-acting:
+			acting, graceC = nil, time.After(p.grace(m.Step))
+		case <-graceC:
+			m.Outcome = outKilled
+			last := p.st.Last()
+			if st := last.Step(m.Step); st != nil {
+				for _, c := range st.Checks {
+					if c.Status != checks.Passed {
+						m.By = c.ID
+						break
+					}
+				}
+			}
+			return
+		}
+	}
+}
+
+// readsClusterUpTo says whether any step up to n reads the cluster.
+func (p *prover) readsClusterUpTo(n int) bool {
+	for i := 1; i <= n; i++ {
+		if p.kit.ReadsCluster(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// budget bounds a mutant's actions: twice what the step's solution took,
+// at least five seconds, at most the case timeout.
+func (p *prover) budget(n int) time.Duration {
+	p.mut.mu.Lock()
+	d := 2 * p.mut.script[n]
+	p.mut.mu.Unlock()
+	return min(max(d, 5*time.Second), p.o.Timeout)
+}
+
+// grace is how long a mutant's step may take to pass once its actions
+// ended before it counts as refused: three times what the reference took
+// once its solution ran, at least two seconds, at most the case timeout.
+func (p *prover) grace(n int) time.Duration {
+	p.mut.mu.Lock()
+	d := 3 * p.mut.pass[n]
+	p.mut.mu.Unlock()
+	return min(max(d, 2*time.Second), p.o.Timeout)
+}
+
+// answerPath is a reference file in the answers directory.
+func (p *prover) answerPath(rel string) string {
+	return filepath.Join(p.answers, filepath.FromSlash(rel))
+}
+
+// serverRefuses asks the sandbox's API server, with a server-side dry
+// run of each object of a manifest, whether it would take them: a
+// manifest it refuses as invalid cannot be applied, so a step whose
+// solution applies it cannot pass (the object stays missing). why is the
+// server's own reason. Any other answer (a namespace not there yet, the
+// server unreachable) decides nothing.
+func (p *prover) serverRefuses(ctx context.Context, body []byte) (bool, string) {
+	if !p.clusterOK {
+		return false, ""
+	}
+	if p.mapper == nil {
+		p.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(p.cs.Discovery()))
+	}
+	docs, err := parseYAML(body)
+	if err != nil {
+		return true, err.Error()
+	}
+	for _, d := range docs {
+		var obj map[string]any
+		if err := d.Decode(&obj); err != nil || obj == nil {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		gvk := u.GroupVersionKind()
+		if gvk.Kind == "" || gvk.Version == "" || u.GetName() == "" {
+			return true, "apiVersion, kind, metadata.name"
+		}
+		mapping, err := p.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err != nil {
+			return true, err.Error()
+		}
+		// Created afresh under another name, so the object is judged
+		// whole, not merged into the one the proof left there.
+		u.SetGenerateName(u.GetName() + "-")
+		u.SetName("")
+		var ri dynamic.ResourceInterface = p.dyn.Resource(mapping.Resource)
+		if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+			ns := u.GetNamespace()
+			if ns == "" {
+				ns = metav1.NamespaceDefault
+			}
+			ri = p.dyn.Resource(mapping.Resource).Namespace(ns)
+		}
+		_, err = ri.Create(ctx, u, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}, FieldManager: "labmate-verify"})
+		if apierrors.IsInvalid(err) || apierrors.IsBadRequest(err) {
+			return true, err.Error()
+		}
+	}
+	return false, ""
+}
