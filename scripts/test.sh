@@ -177,8 +177,10 @@ gotest() {
   if [ -z "$pkgs" ]; then
     return 0
   fi
+  # 60m: e2e proves every installed lab with its near-misses
+  # (`lab verify --mutants`), minutes per lab.
   # shellcheck disable=SC2086
-  phase "$name" go test -count=1 -timeout 40m "$@" $pkgs
+  phase "$name" go test -count=1 -timeout 60m "$@" $pkgs
 }
 
 # The local lane: unit tests, TUI in tmux, script sandbox. -p 2 for the
