@@ -1,6 +1,6 @@
 // Package doctor looks at the learner's environment and says, in Korean,
 // what is right and what is wrong with it: the kubeconfig and the API
-// server, the three lab nodes, the lab root, the file watcher, the terminal
+// server, the lab's nodes and resources, the lab root, the file watcher, the terminal
 // and tmux. Every finding that is not right carries the command that fixes
 // it. Every probe has its own timeout and the whole run is bounded, so
 // doctor answers within a few seconds even when the API server's address

@@ -1,4 +1,4 @@
-// Command labmate is a terminal companion for the GPU incident lab. This
+// Command labmate is a terminal companion for hands-on Kubernetes labs. This
 // package only wires: it builds the command tree (cobra), sources, the
 // engine and the TUI from the other packages, and maps results to exit
 // codes.
