@@ -16,7 +16,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
@@ -110,10 +109,7 @@ func writeLab(t *testing.T, files map[string]string) string {
 func TestCustomResourceLabE2E(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	cs := sandboxtest.Client(t)
-	dyn, err := dynamic.NewForConfig(sandboxtest.RESTConfig(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn := sandboxtest.Dynamic(t)
 	sandboxtest.LockLab(t)
 	bin := buildLabmate(t)
 	dir := writeLab(t, gadgetLab)

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
-	"k8s.io/client-go/dynamic"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/labtest"
@@ -29,10 +28,7 @@ import (
 func TestLabsVerify(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	cs := sandboxtest.Client(t)
-	dyn, err := dynamic.NewForConfig(sandboxtest.RESTConfig(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dyn := sandboxtest.Dynamic(t)
 	sandboxtest.LockLab(t)
 	bin := buildLabmate(t)
 	labs := labtest.Installed(t)

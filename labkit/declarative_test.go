@@ -684,15 +684,7 @@ func failedScheduling(name, uid, message string, at time.Time) *corev1.Event {
 func TestWitnessDefaultsNameTheCondition(t *testing.T) {
 	lab := openEdited(t, func(s string) string {
 		s = strings.Replace(s, "remain = true\nfail = \"demo.pod.not_run\"\n", "remain = true\n", 1)
-		return s + `
-[[steps.checks]]
-id = "unschedulable"
-type = "witness"
-kind = "Pod"
-namespace = "demo"
-name = "widget"
-event = "FailedScheduling"
-`
+		return s + eventWitness
 	})
 	d := &demo{t: t, lab: lab, store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
 	d.stepOneDone()
@@ -778,15 +770,7 @@ func TestStepWithoutChecks(t *testing.T) {
 // after step 1 passed is. With any_time the order does not matter.
 func TestWitnessesKeepTheLabsOrder(t *testing.T) {
 	withEvent := func(s string) string {
-		return s + `
-[[steps.checks]]
-id = "unschedulable"
-type = "witness"
-kind = "Pod"
-namespace = "demo"
-name = "widget"
-event = "FailedScheduling"
-`
+		return s + eventWitness
 	}
 	d := &demo{t: t, lab: openEdited(t, withEvent), store: observe.NewStore(), now: time.Date(2026, 1, 1, 9, 0, 0, 0, time.UTC)}
 	d.store.Apply(observe.Observation{Cluster: &observe.ClusterObs{State: observe.ClusterSynced}})
@@ -824,3 +808,15 @@ event = "FailedScheduling"
 	d.put("Pod", pod("a", corev1.PodRunning, "u1"))
 	expect(t, d.eval(2), "cluster.ran", checks.Passed)
 }
+
+// eventWitness is a witness of step 2 that waits for the widget pod's
+// FailedScheduling event.
+const eventWitness = `
+[[steps.checks]]
+id = "unschedulable"
+type = "witness"
+kind = "Pod"
+namespace = "demo"
+name = "widget"
+event = "FailedScheduling"
+`

@@ -38,6 +38,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
@@ -306,4 +307,15 @@ type tbWriter struct{ tb testing.TB }
 func (w tbWriter) Write(p []byte) (int, error) {
 	w.tb.Logf("sandbox: %s", strings.TrimRight(string(p), "\n"))
 	return len(p), nil
+}
+
+// Dynamic is Start plus a dynamic client for the e2e cluster (any kind,
+// custom resources included).
+func Dynamic(t testing.TB) dynamic.Interface {
+	t.Helper()
+	dyn, err := dynamic.NewForConfig(RESTConfig(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dyn
 }
