@@ -42,12 +42,10 @@ func Build(ctx context.Context, opts Options, force bool) error {
 	}
 	defer unlock()
 
-	goVersion, err := exec.CommandContext(ctx, goBin, "env", "GOVERSION").Output()
+	want, err := stampOf(ctx, goBin)
 	if err != nil {
-		return wrapMsg(err, "sandbox.build.go_failed", "cmd", "go env GOVERSION", "log", "-")
+		return err
 	}
-	want := fmt.Sprintf("k8s=%s etcd=%s kwok=%s go=%s recipe=%s", cluster.K8sVersion, cluster.EtcdVersion,
-		cluster.KwokVersion, strings.TrimSpace(string(goVersion)), cluster.Hash())
 	stamp := filepath.Join(opts.BinDir, ".stamp")
 	if have, err := os.ReadFile(stamp); !force && err == nil && strings.TrimSpace(string(have)) == want && CheckBinaries(opts) == nil {
 		opts.progress("sandbox.build.up_to_date", "bin_dir", opts.BinDir)
@@ -61,26 +59,15 @@ func Build(ctx context.Context, opts Options, force bool) error {
 	}
 	defer os.RemoveAll(tmp)
 	src := filepath.Join(tmp, "src")
-	for _, m := range cluster.Modules() {
-		for p, data := range m.Files {
-			dst := filepath.Join(src, m.Dir, filepath.FromSlash(p))
-			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-				return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", tmp)
-			}
-			if err := os.WriteFile(dst, data, 0o644); err != nil {
-				return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", tmp)
-			}
-		}
+	if err := unpackRecipe(src); err != nil {
+		return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", tmp)
 	}
-	logPath := filepath.Join(filepath.Dir(LogFile(opts)), "build.log")
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
-		return wrapMsg(err, "sandbox.err.log_dir")
-	}
-	logf, err := os.Create(logPath)
+	logf, err := openBuildLog(opts)
 	if err != nil {
-		return wrapMsg(err, "sandbox.err.log_open")
+		return err
 	}
 	defer logf.Close()
+	logPath := logf.Name()
 	out := io.Writer(logf)
 	if opts.Verbose {
 		out = io.MultiWriter(logf, opts.Progress)
@@ -112,6 +99,57 @@ func Build(ctx context.Context, opts Options, force bool) error {
 		"sigs.k8s.io/kwok/cmd/kwok@"+cluster.KwokVersion, "sigs.k8s.io/kwok/cmd/kwokctl@"+cluster.KwokVersion); err != nil {
 		return err
 	}
+	if err := install(opts, tmp, logPath, stamp, want); err != nil {
+		return err
+	}
+	opts.progress("sandbox.build.done", "count", len(Binaries), "bin_dir", opts.BinDir, "elapsed", since(start))
+	return nil
+}
+
+// stampOf is what the binaries are made of: the versions built, the Go
+// that builds them and the recipe's hash. A bin dir whose stamp differs
+// is built again.
+func stampOf(ctx context.Context, goBin string) (string, error) {
+	goVersion, err := exec.CommandContext(ctx, goBin, "env", "GOVERSION").Output()
+	if err != nil {
+		return "", wrapMsg(err, "sandbox.build.go_failed", "cmd", "go env GOVERSION", "log", "-")
+	}
+	return fmt.Sprintf("k8s=%s etcd=%s kwok=%s go=%s recipe=%s", cluster.K8sVersion, cluster.EtcdVersion,
+		cluster.KwokVersion, strings.TrimSpace(string(goVersion)), cluster.Hash()), nil
+}
+
+// openBuildLog creates the build's log, next to the sandboxes' logs.
+func openBuildLog(opts Options) (*os.File, error) {
+	logPath := filepath.Join(filepath.Dir(LogFile(opts)), "build.log")
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+		return nil, wrapMsg(err, "sandbox.err.log_dir")
+	}
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, wrapMsg(err, "sandbox.err.log_open")
+	}
+	return logf, nil
+}
+
+// unpackRecipe writes the recipe's modules under src, one directory each.
+func unpackRecipe(src string) error {
+	for _, m := range cluster.Modules() {
+		for p, data := range m.Files {
+			dst := filepath.Join(src, m.Dir, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(dst, data, 0o644); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// install moves every binary built in tmp into the bin dir, once all of
+// them are there, and then writes the stamp that says what they are.
+func install(opts Options, tmp, logPath, stamp, want string) error {
 	for _, b := range Binaries {
 		if _, err := os.Stat(filepath.Join(tmp, b)); err != nil {
 			return wrapMsg(err, "sandbox.build.missing_after", "binary", b, "log", logPath)
@@ -125,7 +163,6 @@ func Build(ctx context.Context, opts Options, force bool) error {
 	if err := lockfile.WriteAtomic(stamp, []byte(want+"\n"), 0o644); err != nil {
 		return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)
 	}
-	opts.progress("sandbox.build.done", "count", len(Binaries), "bin_dir", opts.BinDir, "elapsed", since(start))
 	return nil
 }
 

@@ -43,32 +43,7 @@ func newSandboxCmd(c *common, streams ioStreams) *cobra.Command {
 	})
 	buildCmd.Flags().BoolVar(&force, "force", false, content.Msg("cli.flag.force"))
 	cmd.AddCommand(
-		verb("up", func(cmd *cobra.Command) int {
-			up := *opts
-			kit, err := c.resolveLab()
-			if err != nil {
-				return exitFor(err, streams.ErrOut)
-			}
-			if up.Nodes, err = sandbox.NodesOf(kit.Text); err != nil {
-				fmt.Fprintln(streams.ErrOut, err)
-				return exitUsage
-			}
-			if up.Manifests, err = sandbox.ManifestsOf(kit.Text); err != nil {
-				fmt.Fprintln(streams.ErrOut, err)
-				return exitUsage
-			}
-			up.Lab = kit.ID()
-			if err := sandbox.Up(cmd.Context(), up); err != nil {
-				fmt.Fprintln(streams.ErrOut, err)
-				return exitFail
-			}
-			ready := "cli.sandbox.ready"
-			if sandbox.Kubeconfig(*opts) != sandbox.Kubeconfig(sandbox.Options{}) {
-				ready = "cli.sandbox.ready_named" // the loader falls back to the default one only
-			}
-			fmt.Fprintln(streams.Out, content.Msg(ready, "kubeconfig", sandbox.Kubeconfig(*opts), "context", sandbox.Context(*opts)))
-			return exitOK
-		}),
+		verb("up", func(cmd *cobra.Command) int { return sandboxUp(cmd, c, *opts, streams) }),
 		verb("down", func(cmd *cobra.Command) int {
 			if err := sandbox.Down(cmd.Context(), *opts); err != nil {
 				fmt.Fprintln(streams.ErrOut, err)
@@ -77,23 +52,53 @@ func newSandboxCmd(c *common, streams ioStreams) *cobra.Command {
 			return exitOK
 		}),
 		buildCmd,
-		verb("status", func(cmd *cobra.Command) int {
-			so := *opts
-			// With a lab known, its topology is what Ready means.
-			if kit, err := c.resolveLab(); err == nil {
-				so.Nodes, _ = sandbox.NodesOf(kit.Text)
-			}
-			st, err := sandbox.Status(cmd.Context(), so)
-			fmt.Fprintln(streams.Out, st.String())
-			if err != nil {
-				fmt.Fprintln(streams.ErrOut, err)
-				return exitFail
-			}
-			if !st.Ready() {
-				return exitFail
-			}
-			return exitOK
-		}),
+		verb("status", func(cmd *cobra.Command) int { return sandboxStatus(cmd, c, *opts, streams) }),
 	)
 	return cmd
+}
+
+// sandboxUp is `labmate sandbox up`: the chosen lab's topology and start
+// objects, then where its kubeconfig is.
+func sandboxUp(cmd *cobra.Command, c *common, opts sandbox.Options, streams ioStreams) int {
+	kit, err := c.resolveLab()
+	if err != nil {
+		return exitFor(err, streams.ErrOut)
+	}
+	if opts.Nodes, err = sandbox.NodesOf(kit.Text); err != nil {
+		fmt.Fprintln(streams.ErrOut, err)
+		return exitUsage
+	}
+	if opts.Manifests, err = sandbox.ManifestsOf(kit.Text); err != nil {
+		fmt.Fprintln(streams.ErrOut, err)
+		return exitUsage
+	}
+	opts.Lab = kit.ID()
+	if err := sandbox.Up(cmd.Context(), opts); err != nil {
+		fmt.Fprintln(streams.ErrOut, err)
+		return exitFail
+	}
+	ready := "cli.sandbox.ready"
+	if sandbox.Kubeconfig(opts) != sandbox.Kubeconfig(sandbox.Options{}) {
+		ready = "cli.sandbox.ready_named" // the loader falls back to the default one only
+	}
+	fmt.Fprintln(streams.Out, content.Msg(ready, "kubeconfig", sandbox.Kubeconfig(opts), "context", sandbox.Context(opts)))
+	return exitOK
+}
+
+// sandboxStatus is `labmate sandbox status`: exit 0 only when it is ready.
+func sandboxStatus(cmd *cobra.Command, c *common, opts sandbox.Options, streams ioStreams) int {
+	// With a lab known, its topology is what Ready means.
+	if kit, err := c.resolveLab(); err == nil {
+		opts.Nodes, _ = sandbox.NodesOf(kit.Text)
+	}
+	st, err := sandbox.Status(cmd.Context(), opts)
+	fmt.Fprintln(streams.Out, st.String())
+	if err != nil {
+		fmt.Fprintln(streams.ErrOut, err)
+		return exitFail
+	}
+	if !st.Ready() {
+		return exitFail
+	}
+	return exitOK
 }

@@ -325,35 +325,44 @@ func (s *session) loop(st *connState) {
 					startProbe()
 				}
 			case evHealth:
-				if ev.err == nil {
-					delete(st.health, ev.informer)
-					// A list that succeeds says nothing of the watch
-					// after it; a watch needs the list before it.
-					delete(st.refused, ev.informer+" list")
-					if ev.verb == "watch" {
-						delete(st.refused, ev.informer+" watch")
-					}
-					break
-				}
-				if ev.refusal != nil {
-					delete(st.health, ev.informer)
-					st.refused[ev.informer+" "+ev.verb] = *ev.refusal
-					st.announce = true // the caches may never fill: `labmate check` must not wait
-					break
-				}
-				st.health[ev.informer] = problemOf(ev.err, s.src.opts.ProbeTimeout)
-				var status apierrors.APIStatus
-				if errors.As(ev.err, &status) {
-					// The server answered (forbidden, not found, ...):
-					// waiting on these caches would hang `labmate check`.
-					st.announce = true
-				} else if st.reach != reachNo {
+				if st.takeHealth(ev, s.src.opts.ProbeTimeout) {
 					startProbe()
 				}
 			}
 			s.emit(st)
 		}
 	}
+}
+
+// takeHealth takes one informer's list or watch result into st. It reports
+// whether reachability is worth probing again: an error the server did
+// not answer, while it is not already known unreachable.
+func (st *connState) takeHealth(ev connEvent, timeout time.Duration) (reprobe bool) {
+	if ev.err == nil {
+		delete(st.health, ev.informer)
+		// A list that succeeds says nothing of the watch after it; a
+		// watch needs the list before it.
+		delete(st.refused, ev.informer+" list")
+		if ev.verb == "watch" {
+			delete(st.refused, ev.informer+" watch")
+		}
+		return false
+	}
+	if ev.refusal != nil {
+		delete(st.health, ev.informer)
+		st.refused[ev.informer+" "+ev.verb] = *ev.refusal
+		st.announce = true // the caches may never fill: `labmate check` must not wait
+		return false
+	}
+	st.health[ev.informer] = problemOf(ev.err, timeout)
+	var status apierrors.APIStatus
+	if errors.As(ev.err, &status) {
+		// The server answered (forbidden, not found, ...): waiting on
+		// these caches would hang `labmate check`.
+		st.announce = true
+		return false
+	}
+	return st.reach != reachNo
 }
 
 // emit sends the ClusterObs for st when it differs from the last one, and
