@@ -85,7 +85,7 @@ func (p *prover) verdict(ctx context.Context, m *Mutant) {
 		case <-ctx.Done():
 			cancel()
 			<-done
-			m.Outcome, m.Note = outNotTried, ctx.Err().Error()
+			m.Outcome, m.Note = outNotTried, msg("verify.untried.stopped")
 			return
 		case u := <-p.st.Updates():
 			p.st.Take(u)
