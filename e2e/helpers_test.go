@@ -6,8 +6,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -17,20 +15,15 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/kubernetes"
 
+	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
-// buildLabmate builds the real binary once per test.
+// buildLabmate builds the real binary once per test binary.
 func buildLabmate(tb testing.TB) string {
 	tb.Helper()
-	bin := filepath.Join(tb.TempDir(), "labmate")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/labmate")
-	cmd.Dir = ".."
-	if out, err := cmd.CombinedOutput(); err != nil {
-		tb.Fatalf("go build ./cmd/labmate: %v\n%s", err, out)
-	}
-	return bin
+	return testbin.Build(tb, "../cmd/labmate")
 }
 
 // restoreNode puts a node's capacity and allocatable back to the

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
@@ -13,5 +14,7 @@ func TestMain(m *testing.M) {
 	if scriptprobe.IsInit() {
 		scriptprobe.InitMain()
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	testbin.Remove()
+	os.Exit(code)
 }

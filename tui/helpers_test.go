@@ -2,7 +2,6 @@ package tui
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
@@ -29,11 +29,7 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("TMUX")
 	code := m.Run()
 	// The programs the tmux tests built (tens of MB each).
-	for _, b := range []*built{&demoBin, &labmateBin} {
-		if b.path != "" {
-			os.RemoveAll(filepath.Dir(b.path))
-		}
-	}
+	testbin.Remove()
 	os.Exit(code)
 }
 

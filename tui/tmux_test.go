@@ -8,12 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
 	"github.com/labhub/labmate/tui/theme"
@@ -37,38 +37,6 @@ type pane struct {
 
 // built is a program built once per test binary (the tmux tests run in
 // parallel: the first to need it builds it, the others wait).
-type built struct {
-	mu   sync.Mutex
-	path string
-	err  error
-	done bool
-}
-
-var demoBin, labmateBin built
-
-// build runs go build for pkg once and returns the binary.
-func (b *built) build(t *testing.T, pkg string) string {
-	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.done {
-		b.done = true
-		dir, err := os.MkdirTemp("", "labmate-test-bin")
-		if err == nil {
-			b.path = filepath.Join(dir, filepath.Base(pkg))
-			out, berr := exec.Command("go", "build", "-o", b.path, pkg).CombinedOutput()
-			if berr != nil {
-				err = fmt.Errorf("go build %s: %v\n%s", pkg, berr, out)
-			}
-		}
-		b.err = err
-	}
-	if b.err != nil {
-		t.Fatal(b.err)
-	}
-	return b.path
-}
-
 // buildDemo builds the harness; it skips when tmux is missing or with
 // -short.
 func buildDemo(t *testing.T) string {
@@ -79,14 +47,14 @@ func buildDemo(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("-short: skipping real tmux panes")
 	}
-	return demoBin.build(t, "./internal/tuidemo")
+	return testbin.Build(t, "./internal/tuidemo")
 }
 
 // buildLabmate builds the real program, cmd/labmate.
 func buildLabmate(t *testing.T) string {
 	t.Helper()
 	buildDemo(t) // the tmux and -short checks
-	return labmateBin.build(t, "../cmd/labmate")
+	return testbin.Build(t, "../cmd/labmate")
 }
 
 // startPane runs the demo in a new tmux server of its own (its own socket,

@@ -2,13 +2,12 @@ package gpuincident
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
@@ -19,19 +18,9 @@ import (
 // root, at its host path elsewhere. The lab's own policy is kept.
 func escapeProbe(t *testing.T, mode scriptprobe.SandboxMode) observe.ProbeSpec {
 	t.Helper()
-	dir := t.TempDir()
-	if os.Getuid() == 0 {
-		// A root labmate runs the script as nobody, who must reach it.
-		for _, d := range []string{filepath.Dir(dir), dir} {
-			if err := os.Chmod(d, 0o711); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "escape"), "../../observe/scriptprobe/testdata/escape").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the escape helper: %v\n%s", err, out)
-	}
+	// In a directory anyone may reach: a root labmate runs the script
+	// as nobody.
+	dir := filepath.Dir(testbin.Build(t, "../../observe/scriptprobe/testdata/escape"))
 	spec := *stepCheckScript.Probe
 	spec.Sandbox.Env = []string{"ESCAPE=" + filepath.Join(dir, "escape")}
 	if mode == scriptprobe.SandboxNamespaces {

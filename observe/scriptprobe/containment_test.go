@@ -1,7 +1,6 @@
 package scriptprobe
 
 import (
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -19,11 +19,8 @@ import (
 // at its host path elsewhere.
 func buildEscape(t *testing.T, mode SandboxMode) observe.SandboxSpec {
 	t.Helper()
-	dir := reachableTempDir(t)
-	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "escape"), "./testdata/escape").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the escape helper: %v\n%s", err, out)
-	}
+	escape := testbin.Build(t, "./testdata/escape")
+	dir := filepath.Dir(escape)
 	if mode != SandboxNamespaces {
 		return observe.SandboxSpec{Env: []string{"ESCAPE=" + filepath.Join(dir, "escape")}}
 	}

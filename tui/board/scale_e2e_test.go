@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
@@ -64,10 +64,7 @@ func TestClassScaleE2E(t *testing.T) {
 	t.Logf("init of %d learners: %v", n, time.Since(start).Round(time.Millisecond))
 
 	// The real board binary, in tmux, for its RSS and CPU.
-	bin := filepath.Join(t.TempDir(), "labmate")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../cmd/labmate").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := testbin.Build(t, "../../cmd/labmate")
 	session := "labmate-class-scale-" + k8srand.String(4)
 	if out, err := exec.Command("tmux", "new-session", "-d", "-s", session, "-x", "160", "-y", "50",
 		bin, "class", "board", "--kubeconfig", kubeconfig, "-n", ns).CombinedOutput(); err != nil {

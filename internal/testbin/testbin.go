@@ -1,0 +1,145 @@
+// Package testbin builds the module's programs for tests that run them
+// as a learner would (the real labmate in tmux, against a sandbox, the
+// script sandbox's escape helper), and keeps go test's result cache
+// honest about it.
+//
+// go test caches a package's result keyed on its test binary and on the
+// files and environment the test read. A program the test builds with
+// `go build` and runs is neither: without more, a change to
+// labkit/verify would leave e2e's cached "ok" standing, since e2e's own
+// test binary does not contain labkit/verify. Build therefore reads
+// every directory of the module first (the go command records each one,
+// with the size and modification time of every file in it, as an input
+// of the test run), so any change to the module's sources, lab data or
+// testdata makes the next go test run the package again.
+package testbin
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+)
+
+var (
+	mu    sync.Mutex
+	built = map[string]result{}
+)
+
+type result struct {
+	path string
+	err  error
+}
+
+// Build builds the main package pkg (a path relative to the test's
+// package directory, as `go build` takes it, e.g. "../cmd/labmate") once
+// per test binary and returns the program's path, in a directory the
+// test process made and anyone may read and run (a script run as nobody
+// calls the escape helper). Build fails the test when the build fails.
+func Build(tb testing.TB, pkg string) string {
+	tb.Helper()
+	mu.Lock()
+	defer mu.Unlock()
+	r, ok := built[pkg]
+	if !ok {
+		r = build(pkg)
+		built[pkg] = r
+	}
+	if r.err != nil {
+		tb.Fatal(r.err)
+	}
+	return r.path
+}
+
+func build(pkg string) result {
+	root, err := moduleRoot()
+	if err != nil {
+		return result{err: err}
+	}
+	if err := readTree(root); err != nil {
+		return result{err: err}
+	}
+	removeStale()
+	dir := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return result{err: err}
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		return result{err: err}
+	}
+	path := filepath.Join(dir, filepath.Base(pkg))
+	out, err := exec.Command("go", "build", "-o", path, pkg).CombinedOutput()
+	if err != nil {
+		return result{err: fmt.Errorf("go build %s: %v\n%s", pkg, err, out)}
+	}
+	return result{path: path}
+}
+
+// prefix names the directories Build makes: one per test process,
+// prefix + its pid, so test binaries running at once never overwrite
+// each other's programs.
+const prefix = "labmate-testbin-"
+
+// removeStale removes the directories of test processes that have ended
+// (a test binary cannot clean up after its last test without a
+// TestMain, so the next one does).
+func removeStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), prefix+"*"))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(d), prefix))
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			_ = os.RemoveAll(d)
+		}
+	}
+}
+
+// moduleRoot is the directory of the go.mod above the working directory
+// (a test runs in its package's directory).
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("testbin: no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// readTree opens every directory under root except version control and
+// hidden ones: go test records each open directory's entries with their
+// sizes and times as an input of the run.
+func readTree(root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+}
+
+// Remove removes the programs this test process built; a TestMain calls
+// it after m.Run (without one, the next test process that builds removes
+// them).
+func Remove() {
+	_ = os.RemoveAll(filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid())))
+}
