@@ -219,9 +219,8 @@ type Start struct {
 func Reset(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, st Start) error {
 	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
 	defer cancel()
-	now := metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
 	for _, ns := range st.Namespaces {
-		if err := cs.CoreV1().Pods(ns).DeleteCollection(ctx, now, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+		if err := emptyNamespace(ctx, cs, ns); err != nil && !apierrors.IsNotFound(err) {
 			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
 		}
 		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
@@ -260,6 +259,33 @@ func Reset(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, 
 		return err
 	}
 	return applyManifests(ctx, cs, st.Manifests)
+}
+
+// emptyNamespace deletes what makes a namespace slow to go away: the
+// controllers that make pods, then the pods, at once. The namespace
+// controller waits 5 s after a namespace is deleted before it empties it
+// (kube-controller-manager's namespaceDeletionGracePeriod) and, when pods
+// are left with a grace period to honour, waits that long again; a
+// controller still there would make new pods in between (a DaemonSet does
+// at once). Emptied first, the namespace goes in one pass, about 5 s
+// instead of 10.
+func emptyNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
+	all, now := metav1.ListOptions{}, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
+	bg := metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}
+	for _, del := range []func() error{
+		func() error { return cs.AppsV1().DaemonSets(ns).DeleteCollection(ctx, bg, all) },
+		func() error { return cs.AppsV1().Deployments(ns).DeleteCollection(ctx, bg, all) },
+		func() error { return cs.AppsV1().StatefulSets(ns).DeleteCollection(ctx, bg, all) },
+		func() error { return cs.AppsV1().ReplicaSets(ns).DeleteCollection(ctx, bg, all) },
+		func() error { return cs.BatchV1().CronJobs(ns).DeleteCollection(ctx, bg, all) },
+		func() error { return cs.BatchV1().Jobs(ns).DeleteCollection(ctx, bg, all) },
+		func() error { return cs.CoreV1().Pods(ns).DeleteCollection(ctx, now, all) },
+	} {
+		if err := del(); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
 }
 
 // wipe deletes every object of each cluster-scoped resource. A resource
