@@ -27,12 +27,10 @@ func (w testWriter) Write(p []byte) (int, error) {
 
 // TestSandboxE2E brings up a real cluster (kwokctl binary runtime) from
 // nothing, checks the lab nodes, runs a pod on them, then tears the cluster
-// down. It uses the e2e cluster of the other packages' tests (sandboxtest),
-// never the learner's "labmate", and has it to itself while it runs
-// (sandboxtest.Exclusive waits for the other test binaries), so the tests
-// never run two control planes at once; later tests bring it up again.
+// down. The cluster is its own (sandboxtest.Own: labmate-e2e-self), never
+// the learner's "labmate" nor the one the other packages' tests share.
 func TestSandboxE2E(t *testing.T) {
-	opts := sandboxtest.Exclusive(t)
+	opts := sandboxtest.Own(t, "self")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	opts.Progress = testWriter{t}
@@ -182,7 +180,7 @@ func TestSandboxE2E(t *testing.T) {
 	if !st.Created || !st.Running || !st.Ready() || len(st.Nodes) != 3 || len(st.MissingBinaries) != 0 {
 		t.Errorf("Status = %+v", st)
 	}
-	if st.Context != "kwok-"+sandboxtest.Name() || st.Kubeconfig != kubeconfig {
+	if st.Context != "kwok-"+opts.Name || st.Kubeconfig != kubeconfig {
 		t.Errorf("Status names: context %q kubeconfig %q", st.Context, st.Kubeconfig)
 	}
 

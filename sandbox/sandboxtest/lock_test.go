@@ -75,14 +75,15 @@ func TestRefusesTheLearnersCluster(t *testing.T) {
 		"Client":     func(tb testing.TB) { Client(tb) },
 		"LockLab":    func(tb testing.TB) { LockLab(tb) },
 		"RESTConfig": func(tb testing.TB) { RESTConfig(tb) },
+		"Own":        func(tb testing.TB) { Own(tb, "x") },
 	} {
 		got := run(t, fn)
 		if !strings.Contains(got, EnvCluster+"="+sandbox.DefaultName) || !strings.Contains(got, DefaultCluster) {
 			t.Errorf("%s with the learner's name: stopped with %q", name, got)
 		}
 	}
-	if up || startErr != nil || users != nil {
-		t.Errorf("state changed: up %v, startErr %v, users held %v", up, startErr, users != nil)
+	if up || startErr != nil {
+		t.Errorf("state changed: up %v, startErr %v", up, startErr)
 	}
 	if entries, _ := os.ReadDir(filepath.Join(cache, "labmate", "sandbox")); len(entries) > 0 {
 		t.Errorf("lock files created: %v", entries)

@@ -19,9 +19,10 @@
 // A test that changes the lab's own objects (namespaces gpu-lab and
 // gpu-operator, RuntimeClass nvidia, the nodes' GPU amounts) calls LockLab
 // first, so that no two such tests interleave, in any test binary. A test
-// that must start and stop the cluster itself (the sandbox package's
-// self-test) calls Exclusive, which waits until no other test binary uses
-// the cluster: there is never a second control plane on the machine.
+// that needs a cluster of its own calls Own (the sandbox package's
+// self-test, which starts and stops it) or ForLab (one set up for a lab as
+// `labmate sandbox up --lab ID` does: e2e's lab proofs, which run at once,
+// each on its own).
 //
 // The binaries must have been built first (scripts/cluster-bins.sh); with
 // LABMATE_E2E=1 and no binaries, Start fails the test with the command to run.
@@ -62,11 +63,10 @@ const (
 )
 
 var (
-	// mu guards the fields below; Exclusive holds it for its whole test.
+	// mu guards the fields below.
 	mu       sync.Mutex
-	up       bool   // Up succeeded in this process since the last Exclusive
-	startErr error  // Up failed in this process: later Starts fail at once
-	users    func() // releases this binary's shared hold on the users lock
+	up       bool  // Up succeeded in this process
+	startErr error // Up failed in this process: later Starts fail at once
 )
 
 // Name is the e2e cluster's name: $LABMATE_E2E_CLUSTER, else DefaultCluster.
@@ -131,9 +131,6 @@ func options(tb testing.TB) sandbox.Options {
 // the cluster cannot be brought up. The context name is
 // sandbox.Context(Options()), which is also the kubeconfig's
 // current-context.
-//
-// From its first Start to its exit, the test binary holds the cluster's
-// users lock shared, so that Exclusive waits for it.
 func Start(t testing.TB) (kubeconfigPath string) {
 	t.Helper()
 	opts := options(t)
@@ -149,61 +146,13 @@ func Start(t testing.TB) (kubeconfigPath string) {
 	return sandbox.Kubeconfig(opts)
 }
 
-// bringUp takes the users lock shared and starts the cluster. mu is held.
+// bringUp starts the cluster. mu is held.
 func bringUp(t testing.TB, opts sandbox.Options) error {
 	t.Helper()
-	if users == nil {
-		unlock, err := acquire(t, lockPath(opts, "users"), false, "a test that starts and stops the e2e cluster itself")
-		if err != nil {
-			return err
-		}
-		users = unlock
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	opts.Progress = tbWriter{t}
 	return sandbox.Up(ctx, opts)
-}
-
-// Exclusive gives the test the e2e cluster to itself, to bring up, check
-// and tear down as it likes: it waits until no other test binary uses the
-// cluster (see Start) and keeps every other test, in any binary, from
-// starting on it until the test ends. A Start after it brings the cluster
-// up again. It skips the test unless LABMATE_E2E=1. The test reaches the
-// cluster through the options it returns, never through Start, Client or
-// RESTConfig, which wait for it to end.
-func Exclusive(t *testing.T) sandbox.Options {
-	t.Helper()
-	opts := options(t)
-	mu.Lock()
-	hadShared := users != nil
-	if hadShared {
-		// Drop this binary's own shared hold first: flock would count it
-		// as another user and wait for ever.
-		users()
-		users = nil
-	}
-	path := lockPath(opts, "users")
-	unlock, err := acquire(t, path, true, "the other test binaries using the e2e cluster to finish")
-	if err != nil {
-		mu.Unlock()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		defer mu.Unlock()
-		up, startErr = false, nil
-		unlock()
-		if !hadShared {
-			return
-		}
-		shared, err := acquire(t, path, false, "the e2e cluster's users lock")
-		if err != nil {
-			t.Error(err)
-			return
-		}
-		users = shared
-	})
-	return opts
 }
 
 // LockLab holds the e2e cluster's lab lock until the test ends: an OS file
@@ -318,4 +267,50 @@ func Dynamic(t testing.TB) dynamic.Interface {
 		t.Fatal(err)
 	}
 	return dyn
+}
+
+// Own names a cluster of the test's own, Name()+"-"+suffix, with the
+// e2e cluster's nodes, and takes it down when the test ends; the test
+// brings it up (sandbox.Up) when it likes. Another test binary's cluster
+// is never touched. Like Start, it skips the test unless LABMATE_E2E=1.
+func Own(t testing.TB, suffix string) sandbox.Options {
+	t.Helper()
+	opts := options(t)
+	opts.Name += "-" + suffix
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		if err := sandbox.Down(ctx, opts); err != nil {
+			t.Errorf("sandbox %s down: %v", opts.Name, err)
+		}
+	})
+	return opts
+}
+
+// ForLab brings up a sandbox of the test's own for one lab, as `labmate
+// sandbox up --lab ID --name NAME` does (the lab's nodes, its manifests,
+// the marker naming it), named Name()+"-"+suffix, and takes it down when
+// the test ends. Tests that each call it can run at once: a lab's proof
+// with its near-misses, mostly waiting on its cluster, runs beside the
+// other labs' instead of after them. Like Start, it skips the test unless
+// LABMATE_E2E=1.
+func ForLab(t testing.TB, lab *content.Lab, suffix string) sandbox.Options {
+	t.Helper()
+	opts := Own(t, suffix)
+	opts.Lab = lab.ID
+	var err error
+	if opts.Nodes, err = sandbox.NodesOf(lab); err != nil {
+		t.Fatal(err)
+	}
+	if opts.Manifests, err = sandbox.ManifestsOf(lab); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	up := opts
+	up.Progress = tbWriter{t}
+	if err := sandbox.Up(ctx, up); err != nil {
+		t.Fatalf("sandbox %s: %v", opts.Name, err)
+	}
+	return opts
 }

@@ -5,8 +5,6 @@ package sandboxtest_test
 import (
 	"context"
 	"os"
-	"path/filepath"
-	"syscall"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -46,16 +44,6 @@ func TestStart(t *testing.T) {
 	// A second Start in the same binary reuses the first.
 	if again := sandboxtest.Start(t); again != kubeconfig {
 		t.Errorf("second Start = %q", again)
-	}
-	// The binary holds the users lock shared, so a test that wants the
-	// cluster to itself (sandboxtest.Exclusive) waits.
-	f, err := os.Open(filepath.Join(sandboxtest.LockDir(), sandboxtest.Name()+"-users.lock"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err == nil {
-		t.Error("took the users lock exclusively while this binary uses the cluster")
 	}
 	cs := sandboxtest.Client(t)
 	nodes, err := cs.CoreV1().Nodes().List(context.Background(), metav1.ListOptions{LabelSelector: "type=kwok"})
