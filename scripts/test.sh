@@ -44,7 +44,7 @@ fi
 # The race detector where labmate's own goroutines meet: the engine and
 # what feeds and consumes it (sources, run, class publisher and watch,
 # trace, the shared caches of content and labkit, doctor's and verify's
-# fan-outs, the sandbox users' lock), and the script sandbox
+# fan-outs, the e2e sandbox started once per test binary), and the script sandbox
 # (observe/scriptprobe: goroutines run a script's scenarios at once, serve
 # seccomp notifications, read the helper's status pipe and the script's
 # output).
@@ -101,9 +101,16 @@ finish() {
     if [ "${LABMATE_KEEP_SANDBOX:-}" = "1" ]; then
       echo "== keeping the e2e sandbox \"$LABMATE_E2E_CLUSTER\" (LABMATE_KEEP_SANDBOX=1); remove it with: go run ./cmd/labmate sandbox down --name $LABMATE_E2E_CLUSTER"
     else
-      echo "== e2e sandbox \"$LABMATE_E2E_CLUSTER\" down"
-      "$work/labmate" sandbox down --name "$LABMATE_E2E_CLUSTER" ||
-        echo "test.sh: could not remove the e2e sandbox; run: go run ./cmd/labmate sandbox down --name $LABMATE_E2E_CLUSTER" >&2
+      # The shared one, and any a test brought up for itself
+      # (sandboxtest.ForLab: <name>-<suffix>) and could not take down
+      # because its binary was killed.
+      for dir in "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$LABMATE_E2E_CLUSTER" "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$LABMATE_E2E_CLUSTER"-*; do
+        [ -d "$dir" ] || [ "$dir" = "${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$LABMATE_E2E_CLUSTER" ] || continue
+        name=$(basename "$dir")
+        echo "== e2e sandbox \"$name\" down"
+        "$work/labmate" sandbox down --name "$name" ||
+          echo "test.sh: could not remove the e2e sandbox; run: go run ./cmd/labmate sandbox down --name $name" >&2
+      done
     fi
   fi
   [ -s "$times" ] && summary
@@ -161,13 +168,15 @@ if [ "$LABMATE_E2E" = "1" ]; then
   background cluster_build
 fi
 
-phase "go vet" go vet ./...
-# staticcheck, pinned, run from the module proxy (nothing to install).
-phase "staticcheck" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
-# The config's fields labmate relies on are checked by go test
-# (scripts/releasebuild); goreleaser itself only when a release file
-# changed since its recorded check (see scripts/release-check.sh).
-phase "release config" ./scripts/release-check.sh --if-changed
+# go test's result cache: a package whose test binary and inputs (the
+# files and environment its tests read; for the tests that build and run
+# labmate itself, every directory of the module, see internal/testbin)
+# did not change since it last passed is not run again, so a warm run
+# tests what changed. LABMATE_TEST_CACHE=0 runs every test anyway.
+count_flag=()
+if [ "${LABMATE_TEST_CACHE:-1}" = "0" ]; then
+  count_flag=(-count=1)
+fi
 
 # gotest NAME FLAGS... -- LISTFILE: go test of the packages in LISTFILE.
 gotest() {
@@ -180,14 +189,26 @@ gotest() {
   # 60m: e2e proves every installed lab with its near-misses
   # (`lab verify --mutants`), minutes per lab.
   # shellcheck disable=SC2086
-  phase "$name" go test -count=1 -timeout 60m "$@" $pkgs
+  phase "$name" go test "${count_flag[@]}" -timeout 60m "$@" $pkgs
 }
 
-# The local lane: unit tests, TUI in tmux, script sandbox. -p 2 for the
-# race group (CPU-bound unit tests); -p 1 for the rest, whose tmux panes
-# and contained scripts run beside the cluster lane.
+# The local lane: static analysis, unit tests, TUI in tmux, script
+# sandbox. It runs at a lower CPU priority (nice) than the cluster lane,
+# whose first part, compiling the cluster binaries on a fresh machine, is
+# the longest chain of the run: what the local lane does meanwhile only
+# fills the cores the compiler leaves idle. -p 2 for the race group
+# (CPU-bound unit tests); -p 1 for the rest, whose tmux panes and
+# contained scripts run beside the cluster lane.
 local_lane() {
   local rc=0
+  renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
+  phase "go vet" go vet ./... || rc=1
+  # staticcheck, pinned, run from the module proxy (nothing to install).
+  phase "staticcheck" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... || rc=1
+  # The config's fields labmate relies on are checked by go test
+  # (scripts/releasebuild); goreleaser itself only when a release file
+  # changed since its recorded check (see scripts/release-check.sh).
+  phase "release config" ./scripts/release-check.sh --if-changed || rc=1
   gotest "go test -race (local)" -race -p 2 -- "$work/race-local" || rc=1
   gotest "go test (local)" -p 1 -- "$work/plain-local" || rc=1
   return "$rc"
@@ -197,8 +218,12 @@ wait_file() {
   until [ -s "$1" ]; do sleep 1; done
 }
 
-# The cluster lane: one sandbox shared by every test binary
-# (sandboxtest), one binary at a time (-p 1).
+# The cluster lane: one sandbox shared by the test binaries (sandboxtest;
+# tests that change the lab's own objects take its lab lock, across
+# binaries), two binaries at a time (-p 2: most of their time is spent
+# waiting on clusters); e2e's lab proofs and the sandbox self-test each
+# bring up a cluster of their own. The release archive's check brings up
+# a cluster of its own too, so it runs beside the tests.
 cluster_lane() {
   local rc=0
   if [ "$LABMATE_E2E" = "1" ]; then
@@ -210,10 +235,15 @@ cluster_lane() {
     LABMATE_CLUSTER_BIN="$(tail -n 1 "$work/bin-dir")"
     export LABMATE_CLUSTER_BIN
     echo "   in $LABMATE_CLUSTER_BIN"
-    phase "release archive" ./scripts/archive-sandbox-check.sh || rc=1
+    phase "release archive (beside the tests)" ./scripts/archive-sandbox-check.sh >"$work/archive.log" 2>&1 &
+    archive=$!
   fi
-  gotest "go test -race (cluster)" -race -p 1 -- "$work/race-cluster" || rc=1
-  gotest "go test (cluster)" -p 1 -- "$work/plain-cluster" || rc=1
+  gotest "go test -race (cluster)" -race -p 2 -- "$work/race-cluster" || rc=1
+  gotest "go test (cluster)" -p 2 -- "$work/plain-cluster" || rc=1
+  if [ -n "${archive:-}" ]; then
+    wait "$archive" || rc=1
+    cat "$work/archive.log"
+  fi
   return "$rc"
 }
 
