@@ -187,3 +187,38 @@ func ReadLabObject(o *corev1.ConfigMap) (LabArchive, error) {
 func labMeta(o *corev1.ConfigMap) LabArchive {
 	return LabArchive{ID: o.Annotations[AnnotationLabID], Version: o.Annotations[AnnotationLabVersion], Sum: o.Annotations[AnnotationLabSum]}
 }
+
+// LabOtherID refuses a push of another lab than the class carries: the
+// learners' record objects and Roles name the class's lab, so another lab
+// needs `class init --lab`.
+type LabOtherID struct{ Have, Got string }
+
+func (e LabOtherID) Error() string {
+	return content.Msg("class.lab.push_other_id", "have", e.Have, "got", e.Got)
+}
+
+// PushLab replaces the class's lab mid-workshop with a new copy of the
+// same lab (its ID), which learners' watches then see. same is true when
+// the class already carries exactly these bytes (nothing is written). A
+// class with no lab is ErrNoLab. The lab there need not verify: a push
+// is how a damaged one is repaired.
+func PushLab(ctx context.Context, cs kubernetes.Interface, ns string, a LabArchive) (stored LabArchive, same bool, err error) {
+	if len(a.Bytes) > MaxLabBytes {
+		return LabArchive{}, false, LabTooBig{Size: len(a.Bytes)}
+	}
+	o, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, LabObject, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return LabArchive{}, false, fmt.Errorf("%w: %w", ErrNoLab, err)
+	}
+	if err != nil {
+		return LabArchive{}, false, err
+	}
+	if have := labMeta(o).ID; have != a.ID {
+		return LabArchive{}, false, LabOtherID{Have: have, Got: a.ID}
+	}
+	if cur, err := ReadLabObject(o); err == nil && cur.Sum == Digest(a.Bytes) && cur.Version == a.Version {
+		return cur, true, nil
+	}
+	stored, err = StoreLab(ctx, cs, ns, a)
+	return stored, false, err
+}

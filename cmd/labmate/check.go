@@ -66,6 +66,9 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	if o.replay != "" {
 		return o.checkReplay(ctx, stdout, stderr)
 	}
+	if err := o.useClassLab(ctx, o.class); err != nil {
+		return exitFor(err, stderr)
+	}
 	s, err := o.build()
 	if err != nil {
 		return exitFor(err, stderr)
@@ -85,6 +88,9 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	}
 	rep := s.run.Once(ctx, o.timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)
+	if o.class.File != "" {
+		s.publishOnce(ctx, o.class, rep, stderr)
+	}
 	return printReport(rep, o.step, o.json, stdout, stderr)
 }
 

@@ -37,13 +37,14 @@ func usageErr(key string, kv ...any) error {
 	return exitError{exitUsage, content.Msg(key, kv...)}
 }
 
-// newClassCmd is `labmate class`: init, board, export, preview.
+// newClassCmd is `labmate class`: init, board, export, preview, lab push.
 func newClassCmd(c *common, streams ioStreams) *cobra.Command {
-	cmd := newCommand("class", "init|board|export|preview", noArgs, nil)
+	cmd := newCommand("class", "init|board|export|preview|lab", noArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return &usageError{cmd: cmd, msg: content.Msg("class.cli.which")}
 	}
-	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassPreviewCmd(c, streams))
+	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassPreviewCmd(c, streams),
+		newClassLabCmd(streams))
 	return cmd
 }
 
@@ -87,6 +88,8 @@ type classInitOptions struct {
 	names []string
 	cfg   *rest.Config
 	cs    kubernetes.Interface
+	// ship is the lab the class carries (one --lab that can travel).
+	ship *class.LabArchive
 }
 
 func newClassInitCmd(streams ioStreams) *cobra.Command {
@@ -159,11 +162,28 @@ func (o *classInitOptions) Validate() error {
 		return usageErr("class.cli.out_missing")
 	}
 	if len(o.Labs) == 0 {
-		o.Labs = content.IDs() // every installed lab
+		o.Labs = content.IDs() // every built-in lab; none travels
+		return nil
 	}
+	if len(o.Labs) == 1 {
+		a, ship, err := packClassLab(o.Labs[0])
+		if err != nil {
+			return usageErr("class.cli.lab_refused", "lab", o.Labs[0], "err", err)
+		}
+		if len(a.Bytes) > class.MaxLabBytes {
+			return exitError{exitUsage, class.LabTooBig{Size: len(a.Bytes)}.Error()}
+		}
+		if ship {
+			o.ship = &a
+		}
+		o.Labs = []string{a.ID}
+		return nil
+	}
+	// Several labs: each learner's own labmate must have them built in;
+	// the class carries one lab at most.
 	for _, lab := range o.Labs {
 		if _, err := content.Load(lab); err != nil {
-			return usageErr("cli.lab_missing", "lab", lab, "err", err)
+			return usageErr("class.cli.labs_builtin", "lab", lab)
 		}
 	}
 	return nil
@@ -195,6 +215,9 @@ func (o *classInitOptions) Run(ctx context.Context) error {
 	for _, f := range files {
 		legacy = legacy || f.Legacy
 	}
+	if err := o.storeLab(ctx); err != nil {
+		return err
+	}
 	abs, _ := filepath.Abs(o.Out)
 	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_done", "n", len(files), "ns", o.Namespace, "dir", abs))
 	if legacy {
@@ -202,6 +225,76 @@ func (o *classInitOptions) Run(ctx context.Context) error {
 	}
 	if len(files) > 0 {
 		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next", "file", files[0].Path, "ns", o.Namespace))
+	}
+	return nil
+}
+
+// storeLab puts the lab the class carries into its namespace, or says
+// that the one lab named is built in and does not travel.
+func (o *classInitOptions) storeLab(ctx context.Context) error {
+	if o.ship == nil {
+		if len(o.Labs) == 1 {
+			fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_builtin", "lab", o.Labs[0]))
+		}
+		return nil
+	}
+	a, err := class.StoreLab(ctx, o.cs, o.Namespace, *o.ship)
+	if err != nil {
+		return exitError{exitFail, content.Msg("class.cli.lab_store_failed", "ns", o.Namespace, "err", classLabErr(err))}
+	}
+	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_stored", "lab", a.ID, "version", a.Version,
+		"size", class.ByteSize(len(a.Bytes)), "sum", a.Sum))
+	return nil
+}
+
+// ---------------------------------------------------------------- lab push
+
+// classLabPushOptions is `labmate class lab push DIR|ID`: a new copy of
+// the class's lab, mid-workshop.
+type classLabPushOptions struct {
+	adminFlags
+	streams ioStreams
+}
+
+func newClassLabCmd(streams ioStreams) *cobra.Command {
+	cmd := newCommand("class.lab", "push", noArgs, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		return &usageError{cmd: cmd, msg: content.Msg("class.cli.lab_which")}
+	}
+	o := &classLabPushOptions{streams: streams}
+	push := newCommand("class.lab.push", "DIR|ID", cobra.ExactArgs(1), nil)
+	push.RunE = func(cmd *cobra.Command, args []string) error { return o.Run(cmd.Context(), args[0]) }
+	o.bind(push)
+	cmd.AddCommand(push)
+	return cmd
+}
+
+// Run packs the lab and replaces the class's copy with it.
+func (o *classLabPushOptions) Run(ctx context.Context, ref string) error {
+	a, ship, err := packClassLab(ref)
+	switch {
+	case err != nil:
+		return usageErr("class.cli.lab_refused", "lab", ref, "err", err)
+	case !ship:
+		return usageErr("class.cli.lab_cannot_travel", "lab", a.ID)
+	case len(a.Bytes) > class.MaxLabBytes:
+		return exitError{exitUsage, class.LabTooBig{Size: len(a.Bytes)}.Error()}
+	}
+	_, cs, ns, err := o.load(30 * time.Second)
+	if err != nil {
+		return err
+	}
+	stored, same, err := class.PushLab(ctx, cs, ns, a)
+	switch {
+	case errors.Is(err, class.ErrNoLab):
+		return exitError{exitUsage, content.Msg("class.cli.push_no_lab", "ns", ns)}
+	case err != nil:
+		return exitError{exitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", classLabErr(err))}
+	case same:
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.push_same", "lab", stored.ID, "version", stored.Version, "sum", stored.Sum))
+	default:
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_stored", "lab", stored.ID, "version", stored.Version,
+			"size", class.ByteSize(len(stored.Bytes)), "sum", stored.Sum))
 	}
 	return nil
 }
@@ -347,7 +440,7 @@ func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 }
 
 func (s *setup) classIdentity(learner, name string) class.Identity {
-	return class.Identity{Learner: learner, Name: name, Lab: s.lab.ID, Labmate: version}
+	return class.Identity{Learner: learner, Name: name, Lab: s.lab.ID, LabVersion: s.lab.Version, Labmate: version}
 }
 
 // seedTracker hands what an earlier run recorded (hint levels, the page)

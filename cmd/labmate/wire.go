@@ -54,6 +54,10 @@ type common struct {
 	// resolved is the lab resolveLab found, so a command that asks twice
 	// (the TUI: the picker, then the wiring) compiles it once.
 	resolved *labkit.Lab
+	// classLab is the class's lab this run opens (--class, no lab
+	// named; classlab.go), and notices what fetching it had to say.
+	classLab *classLab
+	notices  []string
 }
 
 // setup is the wired-up program for one lab root: its run (sources,
@@ -88,7 +92,11 @@ func (c *common) build() (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.buildLab(s, kit)
+	if s, err = c.buildLab(s, kit); err != nil {
+		return nil, err
+	}
+	s.warnings = append(s.warnings, c.notices...)
+	return s, nil
 }
 
 // buildLab wires the program for a lab that is already chosen.
