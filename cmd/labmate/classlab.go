@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,61 +35,6 @@ type classLab struct {
 	Sum     string
 	// source is labstore's Source of the class's copies ("class NS SERVER").
 	source string
-}
-
-// packClassLab packs the lab a --lab value names, for the class to carry:
-// a directory, an installed lab ("ID" when labmate has none of that ID
-// built in, or "ID@VERSION", "ID@installed"), or a lab built into labmate.
-// A built-in lab that needs labmate's Go code cannot travel: ship is
-// false, and learners run their own labmate's copy, as before labs
-// travelled.
-func packClassLab(ref string) (a class.LabArchive, ship bool, err error) {
-	if fi, err := os.Stat(ref); err == nil && fi.IsDir() {
-		return packDir(ref)
-	}
-	id, at, pinned := strings.Cut(ref, "@")
-	if l, err := content.Load(id); err == nil && !pinned {
-		return packEmbedded(l)
-	}
-	if at == "installed" {
-		ref = id
-	}
-	in, err := labstore.Find(ref)
-	if err != nil {
-		return class.LabArchive{}, false, err
-	}
-	return packDir(in.Dir)
-}
-
-func packDir(dir string) (class.LabArchive, bool, error) {
-	kit, err := labstore.Check(dir)
-	if err != nil {
-		return class.LabArchive{}, false, err
-	}
-	b, err := labstore.Pack(dir)
-	if err != nil {
-		return class.LabArchive{}, false, err
-	}
-	return class.NewLabArchive(kit.ID(), kit.Text.Version, b), true, nil
-}
-
-// packEmbedded packs a built-in lab from a copy of its files.
-func packEmbedded(l *content.Lab) (class.LabArchive, bool, error) {
-	tmp, err := os.MkdirTemp("", "labmate-pack-")
-	if err != nil {
-		return class.LabArchive{}, false, err
-	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, l.ID)
-	if err := os.CopyFS(dir, l.FS); err != nil {
-		return class.LabArchive{}, false, err
-	}
-	a, _, err := packDir(dir)
-	var r *labstore.Refusal
-	if errors.As(err, &r) && r.Reason == labstore.GoChecks {
-		return class.LabArchive{ID: l.ID, Version: l.Version}, false, nil
-	}
-	return a, err == nil, err
 }
 
 // classSource is the Source labstore records for a class's lab: the class
