@@ -143,4 +143,3 @@ func (o *classLabPushOptions) Run(ctx context.Context, ref string) error {
 	}
 	return nil
 }
-
