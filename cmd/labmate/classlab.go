@@ -218,7 +218,9 @@ func (s *setup) publishOnce(ctx context.Context, f classFlags, rep engine.Report
 			if st.State == class.Connected && !st.Pending {
 				return
 			}
-			if st.State == class.Refused {
+			if st.State == class.Refused || st.State == class.Retrying {
+				// One evaluation, one try: check is not a session that
+				// waits for the class to come back.
 				fmt.Fprintln(stderr, content.Msg("class.cli.publish_failed", "err", classErr(st.Err)))
 				return
 			}
