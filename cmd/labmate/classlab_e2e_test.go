@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -128,9 +130,11 @@ func TestClassCarriesItsLabE2E(t *testing.T) {
 	}
 	exportShows(t, kubeconfig, ns, "1.0.0", 2)
 
-	// A new version while learner-01's labmate runs: the watch installs it
-	// and says so; the board marks both learners as behind until they
-	// start again.
+	// A new version while learner-01's labmate runs (the watch cmd wires)
+	// and learner-02's TUI runs in a 60-column tmux pane: the watch
+	// installs it and says so, the TUI's step strip says so; the board
+	// marks both learners as behind until they start again.
+	pane := ls[1].tuiInTmux(t)
 	ls[0].use(t)
 	l1, err := class.LoadLearner(ls[0].file)
 	if err != nil {
@@ -150,6 +154,8 @@ func TestClassCarriesItsLabE2E(t *testing.T) {
 		t.Fatalf("learner-01's watch: %+v, want 1.1.0", n)
 	}
 	stopWatch()
+	pane.waitFor(t, "새 실습 1.1.0: 재시작")
+	pane.quit(t)
 	if in := ls[0].installed(t); len(in) != 2 || in[1].Version != "1.1.0" {
 		t.Fatalf("learner-01's store after the watch: %+v, want 1.1.0 installed", in)
 	}
@@ -287,4 +293,76 @@ func nextNote(t *testing.T, ch <-chan tui.ClassLabNote) tui.ClassLabNote {
 
 func hangul(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 })
+}
+
+// tmuxPane is a labmate TUI running in a tmux pane of its own server.
+type tmuxPane struct {
+	tmux func(args ...string) ([]byte, error)
+}
+
+// tuiInTmux starts this learner's TUI (this test binary as labmate) with
+// --class and --root only, in a 60x20 pane, and waits until it shows the
+// class's lab.
+func (l classLearner) tuiInTmux(t *testing.T) tmuxPane {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("tmux is needed for the TUI's whole-program test")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	socket := "labmate-classlab-" + rand.String(6)
+	p := tmuxPane{tmux: func(args ...string) ([]byte, error) {
+		return exec.Command("tmux", append([]string{"-L", socket}, args...)...).CombinedOutput()
+	}}
+	t.Cleanup(func() { _, _ = p.tmux("kill-server") })
+	cmdline := fmt.Sprintf("env -i HOME=%q PATH=%q XDG_DATA_HOME=%q XDG_STATE_HOME=%q TERM=xterm-256color LANG=C.UTF-8 LABMATE_TEST_AS_LABMATE=1 %q --class %q --root %q",
+		os.Getenv("HOME"), os.Getenv("PATH"), l.data, l.state, self, l.file, l.root)
+	if out, err := p.tmux("new-session", "-d", "-x", "60", "-y", "20", cmdline); err != nil {
+		t.Fatalf("tmux: %v %s", err, out)
+	}
+	p.waitFor(t, "nginx")
+	return p
+}
+
+// waitFor waits up to 60 s for text in the pane; every line of the pane
+// fits its 60 columns.
+func (p tmuxPane) waitFor(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		out, _ := p.tmux("capture-pane", "-p")
+		if strings.Contains(string(out), text) {
+			for _, line := range strings.Split(string(out), "\n") {
+				if w := ansi.StringWidth(line); w > 60 {
+					t.Errorf("a pane line of %d cells: %q", w, line)
+				}
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the TUI's pane never showed %q:\n%s", text, out)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// quit presses q and waits for the TUI to end.
+func (p tmuxPane) quit(t *testing.T) {
+	t.Helper()
+	if out, err := p.tmux("send-keys", "q"); err != nil {
+		t.Fatalf("tmux send-keys: %v %s", err, out)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := p.tmux("has-session"); err != nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			pane, _ := p.tmux("capture-pane", "-p")
+			t.Fatalf("the TUI did not quit on q:\n%s", pane)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
