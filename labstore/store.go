@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/internal/safefile"
 	"github.com/labhub/labmate/labkit"
 )
 
@@ -251,3 +253,26 @@ func locked(root string, fn func() error) error {
 
 // embedded reports whether labmate has a lab of this ID built in.
 func embedded(id string) bool { return slices.Contains(content.IDs(), id) }
+
+// InstallFile installs the archive in the file at path (its absolute
+// path recorded as the source). A FIFO or device is refused, never
+// waited on; an archive over MaxArchiveSize is refused unread.
+func InstallFile(path string) (*Installed, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := safefile.Open(abs)
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return nil, &Refusal{Reason: Special, Entry: path}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	archive, err := io.ReadAll(io.LimitReader(f, MaxArchiveSize+1))
+	if err != nil {
+		return nil, err
+	}
+	return Install(archive, abs)
+}
