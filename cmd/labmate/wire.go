@@ -54,6 +54,9 @@ type common struct {
 	// resolved is the lab resolveLab found, so a command that asks twice
 	// (the TUI: the picker, then the wiring) compiles it once.
 	resolved *labkit.Lab
+	// ref is how the resolved lab was named ("gpu-incident",
+	// "my-lab@installed"), "" for --lab-dir: what rememberLab keeps.
+	ref string
 }
 
 // setup is the wired-up program for one lab root: its run (sources,
@@ -104,7 +107,7 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 	}
 	s.root = root
 
-	if s.store, err = state.Open(c.stateDir, lab.ID, root); err == nil {
+	if s.store, err = state.OpenLab(c.stateDir, stateLab(lab), root); err == nil {
 		s.state, err = s.store.Load()
 		switch {
 		case errors.Is(err, state.ErrCorrupt):
