@@ -192,6 +192,15 @@ func TestInstallRefusesASyntaxErrorAtItsLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What a killed install left is swept by the next, once it is old.
+	stale := filepath.Join(root, ".unpack-killed")
+	if err := os.MkdirAll(filepath.Join(stale, "lab"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Install(archive, "test")
 	r := refusal(t, err, NotALab)
 	p := r.Problems[0]
@@ -205,7 +214,7 @@ func TestInstallRefusesASyntaxErrorAtItsLine(t *testing.T) {
 		t.Errorf("refused lab listed: %+v", all)
 	}
 	if left, _ := filepath.Glob(filepath.Join(root, ".unpack-*")); len(left) != 0 {
-		t.Errorf("temporary directories left: %v", left)
+		t.Errorf("temporary directories left (an hour-old one not swept?): %v", left)
 	}
 	_, err = InstallDir(dir, dir)
 	refusal(t, err, NotALab)

@@ -81,6 +81,7 @@ func Install(archive []byte, source string) (*Installed, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
+	sweepUnpacked(root)
 	tmp, err := os.MkdirTemp(root, ".unpack-")
 	if err != nil {
 		return nil, err
@@ -123,6 +124,17 @@ func Install(archive []byte, source string) (*Installed, error) {
 	in.Current = true
 	in.Shadowed = embedded(in.ID)
 	return in, nil
+}
+
+// sweepUnpacked removes what an install cut short (a crash, a kill)
+// left: an install takes seconds, so one an hour old is nobody's.
+func sweepUnpacked(root string) {
+	olds, _ := filepath.Glob(filepath.Join(root, ".unpack-*"))
+	for _, p := range olds {
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			_ = os.RemoveAll(p)
+		}
+	}
 }
 
 // List is every installed lab, by ID, each ID's versions in the order
