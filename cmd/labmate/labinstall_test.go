@@ -9,6 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/state"
 )
 
 // copiedLab copies the driver-reboot lab (declarative checks only) to a new
@@ -159,5 +163,44 @@ func TestInstalledLabDoesNotShadowAnEmbeddedOne(t *testing.T) {
 		if code != exitFail || !strings.HasPrefix(out, want) {
 			t.Errorf("check --lab %s: exit %d, want the title %q first:\n%s%s", ref, code, want, out, stderr)
 		}
+	}
+}
+
+// A new version of an installed lab opens with the progress of the
+// steps whose IDs remain, and says so; the old version's file is its own.
+func TestProgressFollowsANewVersionByStepID(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	root, stateDir := t.TempDir(), t.TempDir()
+	v1 := copiedLab(t, "trip", "1.0.0")
+	if code, _, stderr := runStreams("lab", "install", v1); code != exitOK {
+		t.Fatal(stderr)
+	}
+	text, err := content.LoadDir(v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := state.OpenLab(stateDir, stateLab(text), root)
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	if err := st.Record(state.Event{Kind: state.StepPassed, Step: 1, At: at}, state.Event{Kind: state.StepPassed, Step: 2, At: at}); err != nil {
+		t.Fatal(err)
+	}
+	// 1.1.0 renames step 1's ID: its pass stays with 1.0.0.
+	v2 := copiedLab(t, "trip", "1.1.0")
+	setLabTOML(t, v2, `id = "driver-label"`, `id = "driver-label-v2"`)
+	if code, _, stderr := runStreams("lab", "install", v2); code != exitOK {
+		t.Fatal(stderr)
+	}
+	_, out, stderr := runStreams("check", "--lab", "trip", "--root", root, "--no-cluster", "--state-dir", stateDir)
+	if !strings.Contains(out+stderr, "버전 1.0.0 에서 1.1.0으로 바뀌었습니다") || !strings.Contains(out+stderr, "통과한 단계 1개") {
+		t.Errorf("no word of the progress carried to 1.1.0:\n%s%s", out, stderr)
+	}
+	text2, _ := content.LoadDir(v2)
+	st2, _ := state.OpenLab(stateDir, stateLab(text2), root)
+	f2, err := st2.Load()
+	if _, ok := f2.Progress.PassedAt[1]; err != nil || ok || len(f2.Progress.PassedAt) != 1 {
+		t.Errorf("1.1.0 progress = %v (%v), want step 2's pass only", f2.Progress.PassedAt, err)
+	}
+	if f1, _ := st.Load(); len(f1.Progress.PassedAt) != 2 {
+		t.Errorf("1.0.0 progress changed: %v", f1.Progress.PassedAt)
 	}
 }

@@ -121,6 +121,11 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 	} else {
 		s.warnings = append(s.warnings, content.Msg("cli.state_unavailable", "err", err))
 	}
+	if f := s.state; f.CarriedFrom != "" && s.store != nil && !exists(s.store.Path) {
+		// The first run of a new version: say what came along.
+		s.warnings = append(s.warnings, content.Msg("cli.state_carried", "lab", lab.ID, "from", f.CarriedFrom,
+			"to", lab.Version, "passed", len(f.Progress.PassedAt)))
+	}
 
 	mode := labrun.ClusterAuto
 	if c.noCluster {
@@ -177,4 +182,9 @@ func (c *common) openLog() error {
 func exitFor(err error, stderr io.Writer) int {
 	fmt.Fprintln(stderr, err)
 	return exitUsage
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
