@@ -50,6 +50,9 @@ var skipped = []string{".git", ".hg", ".svn"}
 // uid and gid 0 and one fixed time, gzip with no name or time, so the
 // same lab gives the same bytes wherever it lies.
 func Pack(dir string) ([]byte, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, &Refusal{Reason: Missing, Entry: dir}
+	}
 	fsys := os.DirFS(dir)
 	// Special files first: loading the lab must never open a FIFO.
 	names, err := labFiles(fsys)

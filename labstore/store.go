@@ -278,6 +278,9 @@ func InstallFile(path string) (*Installed, error) {
 	if errors.Is(err, safefile.ErrNotRegular) {
 		return nil, &Refusal{Reason: Special, Entry: path}
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Refusal{Reason: Missing, Entry: path}
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -75,8 +75,12 @@ func TestLabInstallRefusesASyntaxError(t *testing.T) {
 		t.Fatalf("exit %d, want 1 naming lab.toml's line 16:\n%s", code, stderr)
 	}
 	code, _, stderr = runStreams("lab", "install", filepath.Join(t.TempDir(), "none.tar.gz"))
-	if code != exitFail || !strings.Contains(stderr, "처리하지 못했습니다") {
+	if code != exitFail || !strings.Contains(stderr, "none.tar.gz 가 없습니다") {
 		t.Fatalf("a missing file: exit %d: %s", code, stderr)
+	}
+	code, _, stderr = runStreams("lab", "pack", filepath.Join(t.TempDir(), "nolab"))
+	if code != exitFail || !strings.Contains(stderr, "nolab") || !strings.Contains(stderr, "없습니다") {
+		t.Fatalf("a missing directory: exit %d: %s", code, stderr)
 	}
 }
 
