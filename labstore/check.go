@@ -30,14 +30,8 @@ func Check(dir string) (*labkit.Lab, error) {
 	if !ValidID(text.ID) {
 		return nil, &Refusal{Reason: BadID, Lab: text.ID}
 	}
-	var goSteps []string
-	for _, s := range text.Steps {
-		if len(s.Checks) == 0 {
-			goSteps = append(goSteps, fmt.Sprintf("%d (%s)", s.Number, s.ID))
-		}
-	}
-	if len(goSteps) > 0 {
-		return nil, &Refusal{Reason: GoChecks, Lab: text.ID, Steps: goSteps}
+	if steps := goSteps(text); len(steps) > 0 {
+		return nil, &Refusal{Reason: GoChecks, Lab: text.ID, Steps: steps}
 	}
 	kit, err := labkit.Compile(text, nil)
 	if err != nil {
@@ -55,6 +49,18 @@ func Check(dir string) (*labkit.Lab, error) {
 		return nil, &Refusal{Reason: NotALab, Problems: relative(probs, abs)}
 	}
 	return kit, nil
+}
+
+// goSteps are the lab's steps without declarative checks, which only
+// Go compiled into labmate (labs.Code) could decide, as "N (id)".
+func goSteps(l *content.Lab) []string {
+	var out []string
+	for _, s := range l.Steps {
+		if len(s.Checks) == 0 {
+			out = append(out, fmt.Sprintf("%d (%s)", s.Number, s.ID))
+		}
+	}
+	return out
 }
 
 // idForm is what an installed lab's ID may look like: it names a

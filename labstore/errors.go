@@ -11,6 +11,8 @@ import (
 type Reason string
 
 const (
+	// Missing: no lab directory or archive file at the path given.
+	Missing Reason = "missing"
 	// NotArchive: the bytes are not a gzip-compressed tar.
 	NotArchive Reason = "not-archive"
 	// UnsafePath: an entry's name is absolute, climbs out with "..", or

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -121,6 +122,23 @@ func TestPackIsDeterministic(t *testing.T) {
 	}
 }
 
+// A built-in lab packs to the bytes its directory packs to.
+func TestPackEmbeddedIsPackOfItsDirectory(t *testing.T) {
+	a, err := PackEmbedded("driver-reboot")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Pack(shipped)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if Sum(a) != Sum(b) {
+		t.Errorf("embedded driver-reboot packs to %s, its directory to %s", Sum(a), Sum(b))
+	}
+	_, err = PackEmbedded("gpu-incident")
+	refusal(t, err, GoChecks)
+}
+
 func TestPackRefusesALabThatNeedsGo(t *testing.T) {
 	_, err := Pack("../content/labs/gpu-incident")
 	r := refusal(t, err, GoChecks)
@@ -139,6 +157,16 @@ func TestPackRefusesASymlink(t *testing.T) {
 	if r.Entry != "steps/leak.md" {
 		t.Errorf("entry = %q", r.Entry)
 	}
+	// A FIFO where a message file would be: refused, never opened.
+	fifo := copyLab(t, shipped, 0o644, time.Now())
+	if err := syscall.Mkfifo(filepath.Join(fifo, "messages-x.toml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = Pack(fifo)
+	refusal(t, err, Special)
+	useStore(t)
+	_, err = InstallFile(filepath.Join(fifo, "messages-x.toml"))
+	refusal(t, err, Special)
 }
 
 // breakLine replaces line n (1-based) of the lab's lab.toml.
@@ -164,6 +192,15 @@ func TestInstallRefusesASyntaxErrorAtItsLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// What a killed install left is swept by the next, once it is old.
+	stale := filepath.Join(root, ".unpack-killed")
+	if err := os.MkdirAll(filepath.Join(stale, "lab"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
 	_, err = Install(archive, "test")
 	r := refusal(t, err, NotALab)
 	p := r.Problems[0]
@@ -177,7 +214,7 @@ func TestInstallRefusesASyntaxErrorAtItsLine(t *testing.T) {
 		t.Errorf("refused lab listed: %+v", all)
 	}
 	if left, _ := filepath.Glob(filepath.Join(root, ".unpack-*")); len(left) != 0 {
-		t.Errorf("temporary directories left: %v", left)
+		t.Errorf("temporary directories left (an hour-old one not swept?): %v", left)
 	}
 	_, err = InstallDir(dir, dir)
 	refusal(t, err, NotALab)

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/labhub/labmate/content"
 )
 
 // Limits of a lab archive, the same for packing and installing so a lab
@@ -48,10 +50,43 @@ var skipped = []string{".git", ".hg", ".svn"}
 // uid and gid 0 and one fixed time, gzip with no name or time, so the
 // same lab gives the same bytes wherever it lies.
 func Pack(dir string) ([]byte, error) {
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, &Refusal{Reason: Missing, Entry: dir}
+	}
+	fsys := os.DirFS(dir)
+	// Special files first: loading the lab must never open a FIFO.
+	names, err := labFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
 	if _, err := Check(dir); err != nil {
 		return nil, err
 	}
-	return packFS(os.DirFS(dir))
+	return packFiles(fsys, names)
+}
+
+// PackEmbedded packs a lab built into labmate, byte for byte as Pack
+// packs its directory content/labs/<id>: what a class ships when its
+// lab is one of labmate's own. A lab whose steps need Go is refused as
+// Pack refuses it: where it is installed, only declarative checks run.
+func PackEmbedded(id string) ([]byte, error) {
+	l, err := content.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	if steps := goSteps(l); len(steps) > 0 {
+		return nil, &Refusal{Reason: GoChecks, Lab: l.ID, Steps: steps}
+	}
+	return packFS(l.FS)
+}
+
+// packFS writes the archive of the files of fsys.
+func packFS(fsys fs.FS) ([]byte, error) {
+	names, err := labFiles(fsys)
+	if err != nil {
+		return nil, err
+	}
+	return packFiles(fsys, names)
 }
 
 // Sum is the archive's sha256, in hex: what `lab pack` prints and what
@@ -61,10 +96,10 @@ func Sum(archive []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-// packFS writes the archive of the files of fsys. A symlink, device or
-// other special file is refused (it would not survive Install); so is a
-// lab beyond the limits.
-func packFS(fsys fs.FS) ([]byte, error) {
+// labFiles are the names of the regular files of fsys, sorted. A
+// symlink, device or other special file is refused (it would not
+// survive Install); so are more than MaxEntries files.
+func labFiles(fsys fs.FS) ([]string, error) {
 	var names []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -89,6 +124,12 @@ func packFS(fsys fs.FS) ([]byte, error) {
 		return nil, &Refusal{Reason: TooMany, Size: int64(len(names)), Limit: MaxEntries}
 	}
 	slices.Sort(names)
+	return names, nil
+}
+
+// packFiles writes the archive of the named files of fsys, refusing a
+// file or a lab beyond the limits.
+func packFiles(fsys fs.FS, names []string) ([]byte, error) {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	tw := tar.NewWriter(zw)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/internal/safefile"
 	"github.com/labhub/labmate/labkit"
 )
 
@@ -79,6 +81,7 @@ func Install(archive []byte, source string) (*Installed, error) {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		return nil, err
 	}
+	sweepUnpacked(root)
 	tmp, err := os.MkdirTemp(root, ".unpack-")
 	if err != nil {
 		return nil, err
@@ -121,6 +124,17 @@ func Install(archive []byte, source string) (*Installed, error) {
 	in.Current = true
 	in.Shadowed = embedded(in.ID)
 	return in, nil
+}
+
+// sweepUnpacked removes what an install cut short (a crash, a kill)
+// left: an install takes seconds, so one an hour old is nobody's.
+func sweepUnpacked(root string) {
+	olds, _ := filepath.Glob(filepath.Join(root, ".unpack-*"))
+	for _, p := range olds {
+		if fi, err := os.Stat(p); err == nil && time.Since(fi.ModTime()) > time.Hour {
+			_ = os.RemoveAll(p)
+		}
+	}
 }
 
 // List is every installed lab, by ID, each ID's versions in the order
@@ -251,3 +265,29 @@ func locked(root string, fn func() error) error {
 
 // embedded reports whether labmate has a lab of this ID built in.
 func embedded(id string) bool { return slices.Contains(content.IDs(), id) }
+
+// InstallFile installs the archive in the file at path (its absolute
+// path recorded as the source). A FIFO or device is refused, never
+// waited on; an archive over MaxArchiveSize is refused unread.
+func InstallFile(path string) (*Installed, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := safefile.Open(abs)
+	if errors.Is(err, safefile.ErrNotRegular) {
+		return nil, &Refusal{Reason: Special, Entry: path}
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, &Refusal{Reason: Missing, Entry: path}
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	archive, err := io.ReadAll(io.LimitReader(f, MaxArchiveSize+1))
+	if err != nil {
+		return nil, err
+	}
+	return Install(archive, abs)
+}
