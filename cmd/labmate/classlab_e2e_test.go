@@ -160,9 +160,15 @@ func TestClassCarriesItsLabE2E(t *testing.T) {
 		t.Fatalf("learner-01's store after the watch: %+v, want 1.1.0 installed", in)
 	}
 	boardMarksBehind(ctx, t, kubeconfig, ns, 2)
+	// The next start moves to 1.1.0, its progress carried from 1.0.0 for
+	// the steps whose IDs remain (state per lab version).
 	for _, l := range ls {
-		if code, rep, errOut := l.check(t); code != exitFail || rep.Step(1).Status != checks.Passed {
+		code, rep, errOut := l.check(t)
+		if code != exitFail || rep.Step(1).Status != checks.Passed {
 			t.Fatalf("%s after the push: exit %d %+v\n%s", l.id, code, rep.Steps, errOut)
+		}
+		if probs := strings.Join(rep.Problems, "\n"); !strings.Contains(probs, "버전 1.0.0 에서 1.1.0") || !strings.Contains(probs, "통과한 단계 1개") {
+			t.Errorf("%s's first start on 1.1.0 does not say its progress came along: %q", l.id, rep.Problems)
 		}
 	}
 	exportShows(t, kubeconfig, ns, "1.1.0", 2)
