@@ -182,3 +182,41 @@ func TestRecordsOfTheClassLabAreRead(t *testing.T) {
 		t.Fatalf("a lab version with a control character: %+v", c.Records[0])
 	}
 }
+
+// A push replaces the class's lab with a copy of the same lab; another
+// lab, or a class without one, is refused; the same bytes write nothing;
+// a damaged object is repaired.
+func TestPushLab(t *testing.T) {
+	cs := fake.NewClientset()
+	ctx := context.Background()
+	if _, _, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); !errors.Is(err, ErrNoLab) {
+		t.Fatalf("push to a class without a lab: %v", err)
+	}
+	if _, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := PushLab(ctx, cs, testNS, NewLabArchive("other-lab", "1", []byte("x")))
+	var other LabOtherID
+	if !errors.As(err, &other) || other.Have != "my-lab" || !hasHangul(err.Error()) {
+		t.Fatalf("push of another lab: %v", err)
+	}
+	before, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
+	if _, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil || !same {
+		t.Fatalf("push of the same bytes: same %v, %v", same, err)
+	}
+	after, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
+	if after.ResourceVersion != before.ResourceVersion {
+		t.Error("a push of the same bytes wrote the object")
+	}
+	tamper(t, cs, func(o map[string][]byte, _ map[string]string) { o[LabArchiveKey] = []byte("broken") })
+	if _, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil || same {
+		t.Fatalf("push over a damaged object: same %v, %v", same, err)
+	}
+	if got, err := FetchLab(ctx, cs, testNS); err != nil || string(got.Bytes) != "v1" {
+		t.Fatalf("after the repair: %v", err)
+	}
+	stored, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "2", []byte("v2")))
+	if err != nil || same || stored.Version != "2" {
+		t.Fatalf("push of version 2: %+v %v %v", stored.Version, same, err)
+	}
+}

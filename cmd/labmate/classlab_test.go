@@ -115,3 +115,47 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 		t.Errorf("the client's English %q reaches the learner: %q %q", e, rep.Problems, errOut)
 	}
 }
+
+// What --lab names for the class to carry: a directory, a built-in lab
+// that needs no Go (packed from a copy of its files), an installed lab;
+// a built-in lab that needs Go does not travel.
+func TestPackClassLab(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	dir := writeLab(t, versionedLab("2.0.0", ""))
+	if _, err := labstore.InstallDir(dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ref, id, version string
+		ship             bool
+	}{
+		{dir, "nginx-conf", "2.0.0", true},
+		{"nginx-conf", "nginx-conf", "2.0.0", true},
+		{"nginx-conf@2.0.0", "nginx-conf", "2.0.0", true},
+		{"driver-reboot", "driver-reboot", "", true},
+		{"driver-reboot@embedded", "driver-reboot", "", true},
+		{"gpu-incident", "gpu-incident", "", false},
+	} {
+		a, ship, err := packClassLab(tc.ref)
+		if err != nil || ship != tc.ship || a.ID != tc.id || tc.version != "" && a.Version != tc.version {
+			t.Errorf("%s: %s %s ship %v, %v; want %s ship %v", tc.ref, a.ID, a.Version, ship, err, tc.id, tc.ship)
+		}
+		if ship && (len(a.Bytes) == 0 || a.Sum != labstore.Sum(a.Bytes)) {
+			t.Errorf("%s: %d bytes, sum %s", tc.ref, len(a.Bytes), a.Sum)
+		}
+	}
+	// The same lab packs to the same bytes: a second push changes nothing.
+	a, _, _ := packClassLab(dir)
+	b, _, _ := packClassLab("nginx-conf")
+	if a.Sum != b.Sum {
+		t.Errorf("the directory and its installed copy pack differently: %s %s", a.Sum, b.Sum)
+	}
+	if _, _, err := packClassLab("no-such-lab"); err == nil {
+		t.Error("a lab that is nowhere packed")
+	}
+	code, _, errOut := runStreams("class", "init", "--kubeconfig", classKubeconfig(t, "https://127.0.0.1:1"), "-n", "w",
+		"--learners", "2", "--out", filepath.Join(t.TempDir(), "o"), "--lab", "gpu-incident,"+dir)
+	if code != exitUsage || !strings.Contains(errOut, "교실이 실어 나르는 실습은 하나뿐") {
+		t.Errorf("several --lab with a directory: exit %d\n%s", code, errOut)
+	}
+}

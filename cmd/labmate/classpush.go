@@ -20,20 +20,20 @@ import (
 // (class init --lab, class lab push) and store it in the class.
 
 // packClassLab packs the lab a --lab value names, for the class to carry:
-// a directory, an installed lab ("ID" when labmate has none of that ID
-// built in, or "ID@VERSION", "ID@installed"), or a lab built into labmate.
-// A built-in lab that needs labmate's Go code cannot travel: ship is
-// false, and learners run their own labmate's copy, as before labs
-// travelled.
+// a directory, or a lab named as --lab names one (labref.go: ID is the
+// built-in lab of that ID, else the installed one; ID@embedded,
+// ID@installed, ID@VERSION). A built-in lab that needs labmate's Go code
+// cannot travel: ship is false, and learners run their own labmate's
+// copy, as before labs travelled.
 func packClassLab(ref string) (a class.LabArchive, ship bool, err error) {
 	if fi, err := os.Stat(ref); err == nil && fi.IsDir() {
 		return packDir(ref)
 	}
-	id, at, pinned := strings.Cut(ref, "@")
-	if l, err := content.Load(id); err == nil && !pinned {
+	id, which, _ := strings.Cut(ref, "@")
+	if l, err := content.Load(id); err == nil && (which == refEmbedded || which == "") {
 		return packEmbedded(l)
 	}
-	if at == "installed" {
+	if which == refInstalled {
 		ref = id
 	}
 	in, err := labstore.Find(ref)
