@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/client-go/kubernetes"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
@@ -87,24 +88,40 @@ func (l classLearner) installed(t *testing.T) []labstore.Installed {
 // start; a tampered object is refused with a Korean message and the
 // learner keeps their verified copy.
 func TestClassCarriesItsLabE2E(t *testing.T) {
-	kubeconfig := sandboxtest.Start(t)
-	cs := sandboxtest.Client(t)
-	ns := "class-lab-" + rand.String(6)
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
+	e := newClassLabE2E(t)
+	e.firstStart(t)
+	e.pushReachesBoth(t)
+	e.tamperedIsRefused(t)
+}
 
+// classLabE2E is a class on the e2e sandbox carrying the file-only lab at
+// 1.0.0 (v1, its archive), and its two learners.
+type classLabE2E struct {
+	kubeconfig, ns string
+	cs             kubernetes.Interface
+	ctx            context.Context
+	v1             []byte
+	learners       []classLearner
+}
+
+// newClassLabE2E runs `class init --lab DIR` and lays out two learners'
+// machines, each with step 1 of the lab done in their root.
+func newClassLabE2E(t *testing.T) *classLabE2E {
+	e := &classLabE2E{kubeconfig: sandboxtest.Start(t), cs: sandboxtest.Client(t), ns: "class-lab-" + rand.String(6)}
+	t.Cleanup(func() { _ = e.cs.CoreV1().Namespaces().Delete(context.Background(), e.ns, metav1.DeleteOptions{}) })
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	e.ctx = ctx
 	v1Dir := writeLab(t, versionedLab("1.0.0", ""))
-	v1, err := labstore.Pack(v1Dir)
-	if err != nil {
+	var err error
+	if e.v1, err = labstore.Pack(v1Dir); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "class")
-	code, stdout, errOut := runStreams("class", "init", "--kubeconfig", kubeconfig, "-n", ns, "--learners", "2", "--out", out, "--lab", v1Dir)
-	if code != exitOK || !strings.Contains(stdout, labstore.Sum(v1)) || !strings.Contains(stdout, "nginx-conf 1.0.0") {
-		t.Fatalf("class init --lab DIR: exit %d, want the lab's sha256 %s said\n%s%s", code, labstore.Sum(v1), stdout, errOut)
+	code, stdout, errOut := runStreams("class", "init", "--kubeconfig", e.kubeconfig, "-n", e.ns, "--learners", "2", "--out", out, "--lab", v1Dir)
+	if code != exitOK || !strings.Contains(stdout, labstore.Sum(e.v1)) || !strings.Contains(stdout, "nginx-conf 1.0.0") {
+		t.Fatalf("class init --lab DIR: exit %d, want the lab's sha256 %s said\n%s%s", code, labstore.Sum(e.v1), stdout, errOut)
 	}
-	var ls []classLearner
 	for _, id := range []string{"learner-01", "learner-02"} {
 		l := classLearner{id: id, file: filepath.Join(out, id+".kubeconfig"), data: t.TempDir(), state: t.TempDir(), root: t.TempDir()}
 		if err := os.MkdirAll(filepath.Join(l.root, "bin"), 0o755); err != nil {
@@ -114,40 +131,51 @@ func TestClassCarriesItsLabE2E(t *testing.T) {
 		if err := os.Chmod(filepath.Join(l.root, "bin", "reload.sh"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		ls = append(ls, l)
+		e.learners = append(e.learners, l)
 	}
-	learnerMayReadOnlyTheLabObject(ctx, t, ls[0].file)
+	learnerMayReadOnlyTheLabObject(ctx, t, e.learners[0].file)
+	return e
+}
 
-	for _, l := range ls {
+// firstStart: each learner's `check --class` fetches, checks, installs
+// and runs the class's lab; the export shows both on 1.0.0.
+func (e *classLabE2E) firstStart(t *testing.T) {
+	for _, l := range e.learners {
 		code, rep, errOut := l.check(t)
 		if code != exitFail || rep.Step(1) == nil || rep.Step(1).Status != checks.Passed || len(rep.Steps) != 2 {
 			t.Fatalf("%s: check --class: exit %d, want the class's lab with step 1 passed: %+v\n%s", l.id, code, rep.Steps, errOut)
 		}
-		if in := l.installed(t); len(in) != 1 || in[0].ID != "nginx-conf" || in[0].Version != "1.0.0" || in[0].Sum != labstore.Sum(v1) ||
-			!strings.HasPrefix(in[0].Source, "class "+ns+" ") {
+		if in := l.installed(t); len(in) != 1 || in[0].ID != "nginx-conf" || in[0].Version != "1.0.0" || in[0].Sum != labstore.Sum(e.v1) ||
+			!strings.HasPrefix(in[0].Source, "class "+e.ns+" ") {
 			t.Fatalf("%s: installed %+v", l.id, in)
 		}
 	}
-	exportShows(t, kubeconfig, ns, "1.0.0", 2)
+	exportShows(t, e.kubeconfig, e.ns, "1.0.0", 2)
+}
 
-	// A new version while learner-01's labmate runs (the watch cmd wires)
-	// and learner-02's TUI runs in a 60-column tmux pane: the watch
-	// installs it and says so, the TUI's step strip says so; the board
-	// marks both learners as behind until they start again.
+// pushReachesBoth: a new version while learner-01's labmate runs (the
+// watch cmd wires) and learner-02's TUI runs in a 60-column tmux pane:
+// the watch installs it and says so, the TUI's step strip says so; the
+// board marks both learners as behind until they start again; the next
+// start moves to 1.1.0, its progress carried from 1.0.0 for the steps
+// whose IDs remain (state per lab version).
+func (e *classLabE2E) pushReachesBoth(t *testing.T) {
+	ls := e.learners
 	pane := ls[1].tuiInTmux(t)
 	ls[0].use(t)
 	l1, err := class.LoadLearner(ls[0].file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, ok := installedFromClass(classSource(l1), labstore.Sum(v1))
+	have, ok := installedFromClass(classSource(l1), labstore.Sum(e.v1))
 	if !ok {
 		t.Fatal("learner-01's copy of the class's lab is not found by its source")
 	}
-	wctx, stopWatch := context.WithCancel(ctx)
+	wctx, stopWatch := context.WithCancel(e.ctx)
+	defer stopWatch()
 	notes := watchClassLab(wctx, l1, have)
 	v2Dir := writeLab(t, versionedLab("1.1.0", "재시작 스크립트 (고친 판)"))
-	if code, stdout, errOut := runStreams("class", "lab", "push", v2Dir, "--kubeconfig", kubeconfig, "-n", ns); code != exitOK {
+	if code, stdout, errOut := runStreams("class", "lab", "push", v2Dir, "--kubeconfig", e.kubeconfig, "-n", e.ns); code != exitOK {
 		t.Fatalf("class lab push: exit %d\n%s%s", code, stdout, errOut)
 	}
 	if n := nextNote(t, notes); n.Refused || n.Version != "1.1.0" {
@@ -159,9 +187,7 @@ func TestClassCarriesItsLabE2E(t *testing.T) {
 	if in := ls[0].installed(t); len(in) != 2 || in[1].Version != "1.1.0" {
 		t.Fatalf("learner-01's store after the watch: %+v, want 1.1.0 installed", in)
 	}
-	boardMarksBehind(ctx, t, kubeconfig, ns, 2)
-	// The next start moves to 1.1.0, its progress carried from 1.0.0 for
-	// the steps whose IDs remain (state per lab version).
+	boardMarksBehind(e.ctx, t, e.kubeconfig, e.ns, 2)
 	for _, l := range ls {
 		code, rep, errOut := l.check(t)
 		if code != exitFail || rep.Step(1).Status != checks.Passed {
@@ -171,37 +197,44 @@ func TestClassCarriesItsLabE2E(t *testing.T) {
 			t.Errorf("%s's first start on 1.1.0 does not say its progress came along: %q", l.id, rep.Problems)
 		}
 	}
-	exportShows(t, kubeconfig, ns, "1.1.0", 2)
-	boardMarksBehind(ctx, t, kubeconfig, ns, 0)
+	exportShows(t, e.kubeconfig, e.ns, "1.1.0", 2)
+	boardMarksBehind(e.ctx, t, e.kubeconfig, e.ns, 0)
+}
 
-	// Tampered: the archive's bytes changed, its digest not.
-	ls[1].use(t)
-	l2, _ := class.LoadLearner(ls[1].file)
-	have, _ = installedFromClass(classSource(l2), "")
-	wctx, stopWatch = context.WithCancel(ctx)
-	notes = watchClassLab(wctx, l2, have)
-	obj, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, class.LabObject, metav1.GetOptions{})
+// tamperedIsRefused: the archive's bytes changed, its digest not. A
+// running learner's watch refuses it in Korean, their next start opens
+// the verified copy they have, and a learner with none cannot open it.
+func (e *classLabE2E) tamperedIsRefused(t *testing.T) {
+	l := e.learners[1]
+	l.use(t)
+	l2, err := class.LoadLearner(l.file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj.BinaryData[class.LabArchiveKey] = v1 // a real lab, just not the one the digest names
-	if _, err := cs.CoreV1().ConfigMaps(ns).Update(ctx, obj, metav1.UpdateOptions{}); err != nil {
+	have, _ := installedFromClass(classSource(l2), "")
+	wctx, stopWatch := context.WithCancel(e.ctx)
+	defer stopWatch()
+	notes := watchClassLab(wctx, l2, have)
+	obj, err := e.cs.CoreV1().ConfigMaps(e.ns).Get(e.ctx, class.LabObject, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj.BinaryData[class.LabArchiveKey] = e.v1 // a real lab, just not the one the digest names
+	if _, err := e.cs.CoreV1().ConfigMaps(e.ns).Update(e.ctx, obj, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := nextNote(t, notes); !n.Refused || !strings.Contains(n.Why, "sha256") || !hangul(n.Why) {
 		t.Fatalf("learner-02's watch of a tampered lab: %+v, want refused in Korean", n)
 	}
-	stopWatch()
-	code, rep, errOut := ls[1].check(t)
+	code, rep, errOut := l.check(t)
 	if code != exitFail || !strings.Contains(strings.Join(rep.Problems, "\n"), "전에 받아 둔 실습 nginx-conf 1.1.0") {
 		t.Fatalf("learner-02 with a tampered class lab: exit %d, problems %q\n%s", code, rep.Problems, errOut)
 	}
-	if in := ls[1].installed(t); in[len(in)-1].Version != "1.1.0" || len(in) != 2 {
+	if in := l.installed(t); in[len(in)-1].Version != "1.1.0" || len(in) != 2 {
 		t.Fatalf("learner-02's store after the tampered lab: %+v", in)
 	}
-	exportShows(t, kubeconfig, ns, "1.1.0", 2)
-	// A learner with no verified copy cannot open it at all.
-	fresh := ls[0]
+	exportShows(t, e.kubeconfig, e.ns, "1.1.0", 2)
+	fresh := e.learners[0]
 	fresh.data = t.TempDir()
 	if code, _, errOut := fresh.check(t); code != exitUsage || !strings.Contains(errOut, "sha256") || !strings.Contains(errOut, "받아 둔 교실 실습도 없어") {
 		t.Fatalf("a fresh learner with a tampered class lab: exit %d\n%s", code, errOut)
