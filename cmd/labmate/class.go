@@ -334,6 +334,9 @@ func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 	o := &classPreviewOptions{common: c, streams: streams}
 	cmd := newCommand("class.preview", flagsUse(), noArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := o.useClassLab(cmd.Context(), o.classFlags); err != nil {
+			return exitError{exitUsage, err.Error()}
+		}
 		s, err := o.build()
 		if err != nil {
 			var ee envError

@@ -106,6 +106,14 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 		t.Fatalf("tampered, nothing installed before: exit %d\n%s", code, errOut)
 	}
 
+	// preview opens the same lab and shows its version in the record.
+	l.use(t)
+	code, stdout, errOut := runStreams("class", "preview", "--class", l.file, "--root", l.root)
+	var rec class.Record
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || code != exitOK || rec.Lab != "nginx-conf" || rec.LabVersion != "1.0.0" {
+		t.Fatalf("class preview --class: exit %d, %v, %+v\n%s", code, err, rec, errOut)
+	}
+
 	srv.Close()
 	code, rep, errOut = l.check(t)
 	if code != exitFail || len(rep.Steps) != 2 || !strings.Contains(strings.Join(rep.Problems, "\n"), "전에 받아 둔 실습 nginx-conf 1.0.0") {
