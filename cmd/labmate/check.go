@@ -84,6 +84,7 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	defer s.stop(o.record, stderr)
 	if o.watch {
 		s.startClass(ctx, o.class, false)
+		sayClassLab(o.classLabNotes(ctx, o.class), stderr)
 		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
 	}
 	rep := s.run.Once(ctx, o.timeout)

@@ -233,3 +233,25 @@ func (s *setup) publishOnce(ctx context.Context, f classFlags, rep engine.Report
 
 // publishWait bounds publishOnce.
 const publishWait = 15 * time.Second
+
+// sayClassLab words the class lab's notes on stderr, for `check --watch
+// --class`, which has no step strip.
+func sayClassLab(notes <-chan tui.ClassLabNote, stderr io.Writer) {
+	if notes == nil {
+		return
+	}
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				slog.Error("class lab notes panicked", "panic", r)
+			}
+		}()
+		for n := range notes {
+			if n.Refused {
+				fmt.Fprintln(stderr, n.Why)
+				continue
+			}
+			fmt.Fprintln(stderr, content.Msg("class.lab.toast_new", "version", n.Version))
+		}
+	}()
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,6 +18,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/labstore"
+	"github.com/labhub/labmate/tui"
 )
 
 // A lab too big for one object is refused by init before it connects
@@ -165,5 +167,19 @@ func TestPackClassLab(t *testing.T) {
 		"--learners", "2", "--out", filepath.Join(t.TempDir(), "o"), "--lab", "gpu-incident,"+dir)
 	if code != exitUsage || !strings.Contains(errOut, "교실이 실어 나르는 실습은 하나뿐") {
 		t.Errorf("several --lab with a directory: exit %d\n%s", code, errOut)
+	}
+}
+
+// check --watch --class words the class lab's notes on stderr, in Korean.
+func TestSayClassLab(t *testing.T) {
+	notes := make(chan tui.ClassLabNote, 2)
+	var out lines
+	sayClassLab(notes, &out)
+	notes <- tui.ClassLabNote{Version: "1.1.0"}
+	notes <- tui.ClassLabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}
+	close(notes)
+	got := out.waitLines(t, 2, 5*time.Second)
+	if !strings.Contains(got[0], "새 판 1.1.0") || !strings.Contains(got[1], "손상") {
+		t.Errorf("stderr: %q", got)
 	}
 }
