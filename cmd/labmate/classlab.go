@@ -21,10 +21,15 @@ import (
 // (class init --lab, class lab push), a learner's --class fetches it,
 // checks its digest, installs it with labstore and opens it.
 
-// fetchTimeout bounds a learner's fetch of the class's lab at start: a
-// class cluster that is away costs a few seconds, then the copy
-// installed before opens.
-const fetchTimeout = 10 * time.Second
+// Bounds of a learner's fetch of the class's lab at start: with a copy
+// installed from the class before, a class cluster that is away or slow
+// costs a few seconds, then that copy opens; without one, the fetch may
+// take as long as one class request may (a slow network, a lab near
+// 1 MiB).
+const (
+	fetchTimeout     = 10 * time.Second
+	fetchTimeoutKept = 4 * time.Second
+)
 
 // classLab is the class's lab a learner runs: where labstore installed
 // it, and what the class said of it.
@@ -78,7 +83,11 @@ func fetchClassLab(ctx context.Context, l class.Learner) (*classLab, string, err
 	if err != nil {
 		return nil, "", nil
 	}
-	fctx, cancel := context.WithTimeout(ctx, fetchTimeout)
+	timeout := fetchTimeout
+	if _, ok := installedFromClass(src, ""); ok {
+		timeout = fetchTimeoutKept
+	}
+	fctx, cancel := context.WithTimeout(ctx, timeout)
 	a, err := class.FetchLab(fctx, cs, l.Namespace)
 	cancel()
 	if errors.Is(err, class.ErrNoLab) {

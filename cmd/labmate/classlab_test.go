@@ -44,13 +44,17 @@ func TestClassInitRefusesALabTooBigBeforeConnecting(t *testing.T) {
 }
 
 // labServer is a class cluster that carries *obj as its lab object
-// (read at each request) and refuses everything else (the learner's
+// (read at each request; nil: it never answers) and refuses everything else (the learner's
 // record too: check says so and goes on).
 func labServer(t *testing.T, obj *atomic.Pointer[corev1.ConfigMap]) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		if r.Method == http.MethodGet && r.URL.Path == "/api/v1/namespaces/workshop/configmaps/"+class.LabObject {
+			if obj.Load() == nil { // a slow class cluster: no answer
+				<-r.Context().Done()
+				return
+			}
 			raw, _ := json.Marshal(obj.Load())
 			_, _ = w.Write(raw)
 			return
@@ -107,6 +111,16 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	if code, _, errOut := fresh.check(t); code != exitUsage || !strings.Contains(errOut, "손상되었거나 바뀌었습니다") {
 		t.Fatalf("tampered, nothing installed before: exit %d\n%s", code, errOut)
 	}
+
+	// A class cluster that does not answer costs the learner with a copy
+	// a few seconds, not a hang.
+	served.Store(nil)
+	start := time.Now()
+	code, rep, errOut = l.check(t)
+	if took := time.Since(start); code != exitFail || len(rep.Steps) != 2 || took > fetchTimeoutKept+3*time.Second {
+		t.Fatalf("slow class cluster: exit %d after %v, problems %q\n%s", code, took, rep.Problems, errOut)
+	}
+	served.Store(bad)
 
 	// preview opens the same lab and shows its version in the record.
 	l.use(t)
