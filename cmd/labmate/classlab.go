@@ -94,10 +94,10 @@ func fetchClassLab(ctx context.Context, l class.Learner) (*classLab, string, err
 		return nil, "", nil
 	}
 	var refused string
-	if have, ok := installedFromClass(src, a.Sum); err == nil && ok {
-		return have, "", nil // installed before: nothing to unpack
-	}
 	if err == nil {
+		if have, ok := installedFromClass(src, a.Sum); ok {
+			return have, "", nil // installed before: nothing to unpack
+		}
 		in, ierr := labstore.Install(a.Bytes, src)
 		if ierr == nil {
 			return &classLab{Dir: in.Dir, ID: in.ID, Version: in.Version, Sum: in.Sum, source: src}, "", nil
