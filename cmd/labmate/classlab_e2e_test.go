@@ -141,7 +141,9 @@ func newClassLabE2E(t *testing.T) *classLabE2E {
 // and runs the class's lab; the export shows both on 1.0.0.
 func (e *classLabE2E) firstStart(t *testing.T) {
 	for _, l := range e.learners {
+		start := time.Now()
 		code, rep, errOut := l.check(t)
+		t.Logf("%s: first check --class (fetch, verify, install, evaluate, publish): %v", l.id, time.Since(start).Round(time.Millisecond))
 		if code != exitFail || rep.Step(1) == nil || rep.Step(1).Status != checks.Passed || len(rep.Steps) != 2 {
 			t.Fatalf("%s: check --class: exit %d, want the class's lab with step 1 passed: %+v\n%s", l.id, code, rep.Steps, errOut)
 		}
@@ -151,6 +153,11 @@ func (e *classLabE2E) firstStart(t *testing.T) {
 		}
 	}
 	exportShows(t, e.kubeconfig, e.ns, "1.0.0", 2)
+	start := time.Now()
+	if code, _, errOut := e.learners[0].check(t); code != exitFail {
+		t.Fatalf("second start: exit %d\n%s", code, errOut)
+	}
+	t.Logf("learner-01: second check --class (the installed copy reused): %v", time.Since(start).Round(time.Millisecond))
 }
 
 // pushReachesBoth: a new version while learner-01's labmate runs (the

@@ -109,6 +109,9 @@ func newClassLabCmd(streams ioStreams) *cobra.Command {
 	o := &classLabPushOptions{streams: streams}
 	push := newCommand("class.lab.push", "DIR|ID", cobra.ExactArgs(1), nil)
 	push.RunE = func(cmd *cobra.Command, args []string) error { return o.Run(cmd.Context(), args[0]) }
+	push.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs // a lab directory
+	}
 	o.bind(push)
 	cmd.AddCommand(push)
 	return cmd
