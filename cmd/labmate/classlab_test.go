@@ -174,6 +174,12 @@ func TestPackClassLab(t *testing.T) {
 	if a.Sum != b.Sum {
 		t.Errorf("the directory and its installed copy pack differently: %s %s", a.Sum, b.Sum)
 	}
+	// A built-in lab packs to what its directory packs to.
+	emb, _, _ := packClassLab("driver-reboot")
+	fromDir, _, err := packClassLab(filepath.Join("..", "..", "content", "labs", "driver-reboot"))
+	if err != nil || emb.Sum != fromDir.Sum {
+		t.Errorf("driver-reboot built in and from its directory: %s %s, %v", emb.Sum, fromDir.Sum, err)
+	}
 	if _, _, err := packClassLab("no-such-lab"); err == nil {
 		t.Error("a lab that is nowhere packed")
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -55,23 +54,18 @@ func packDir(dir string) (class.LabArchive, bool, error) {
 	return class.NewLabArchive(kit.ID(), kit.Text.Version, b), true, nil
 }
 
-// packEmbedded packs a built-in lab from a copy of its files.
+// packEmbedded packs a built-in lab (labstore.PackEmbedded: the bytes
+// its directory packs to); one that needs Go does not travel.
 func packEmbedded(l *content.Lab) (class.LabArchive, bool, error) {
-	tmp, err := os.MkdirTemp("", "labmate-pack-")
-	if err != nil {
-		return class.LabArchive{}, false, err
-	}
-	defer os.RemoveAll(tmp)
-	dir := filepath.Join(tmp, l.ID)
-	if err := os.CopyFS(dir, l.FS); err != nil {
-		return class.LabArchive{}, false, err
-	}
-	a, _, err := packDir(dir)
+	b, err := labstore.PackEmbedded(l.ID)
 	var r *labstore.Refusal
 	if errors.As(err, &r) && r.Reason == labstore.GoChecks {
 		return class.LabArchive{ID: l.ID, Version: l.Version}, false, nil
 	}
-	return a, err == nil, err
+	if err != nil {
+		return class.LabArchive{}, false, err
+	}
+	return class.NewLabArchive(l.ID, l.Version, b), true, nil
 }
 
 // storeLab puts the lab the class carries into its namespace, or says
