@@ -40,12 +40,14 @@ type Export struct {
 // from the record object's name, Flag (and no steps) when its content
 // is not believed.
 type ExportLearner struct {
-	Name    string       `json:"name"`
-	Learner string       `json:"learner"`
-	Lab     string       `json:"lab"`
-	Updated time.Time    `json:"updated"`
-	Flag    Flag         `json:"flag,omitempty"`
-	Steps   []ExportStep `json:"steps"`
+	Name    string `json:"name"`
+	Learner string `json:"learner"`
+	Lab     string `json:"lab"`
+	// LabVersion is the version of the lab the learner's labmate ran.
+	LabVersion string       `json:"labVersion,omitempty"`
+	Updated    time.Time    `json:"updated"`
+	Flag       Flag         `json:"flag,omitempty"`
+	Steps      []ExportStep `json:"steps"`
 }
 
 // ExportStep is one step for grading; Status as in `check --json`.
@@ -59,7 +61,7 @@ type ExportStep struct {
 func ToExport(c Class) Export {
 	e := Export{Learners: []ExportLearner{}}
 	for _, r := range c.Records {
-		l := ExportLearner{Name: r.Name, Learner: r.Learner, Lab: r.Lab, Updated: r.Updated, Flag: r.Flag, Steps: []ExportStep{}}
+		l := ExportLearner{Name: r.Name, Learner: r.Learner, Lab: r.Lab, LabVersion: r.LabVersion, Updated: r.Updated, Flag: r.Flag, Steps: []ExportStep{}}
 		for _, s := range r.Steps {
 			l.Steps = append(l.Steps, ExportStep{Number: s.Number, Status: s.Status, Hints: s.Hints})
 		}
@@ -77,22 +79,23 @@ func WriteJSON(w io.Writer, c Class) error {
 
 // WriteCSV writes one row per learner and step (a long table a
 // spreadsheet pivots as it likes): name, learner, lab, updated, flag,
-// step, status, hints. A learner with no steps (none yet, or a flagged
+// step, status, hints, lab_version (last, so sheets made before it
+// keep their columns). A learner with no steps (none yet, or a flagged
 // record) gets one row with empty step columns, so nobody vanishes from
 // the grade sheet.
 func WriteCSV(w io.Writer, c Class) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints"})
+	_ = cw.Write([]string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints", "lab_version"})
 	for _, l := range ToExport(c).Learners {
 		updated := ""
 		if !l.Updated.IsZero() {
 			updated = l.Updated.UTC().Format(time.RFC3339)
 		}
 		if len(l.Steps) == 0 {
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, string(l.Flag), "", "", ""})
+			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, string(l.Flag), "", "", "", l.LabVersion})
 		}
 		for _, s := range l.Steps {
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, string(l.Flag), strconv.Itoa(s.Number), string(s.Status), strconv.Itoa(s.Hints)})
+			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, string(l.Flag), strconv.Itoa(s.Number), string(s.Status), strconv.Itoa(s.Hints), l.LabVersion})
 		}
 	}
 	cw.Flush()

@@ -177,6 +177,14 @@ func initLearner(ctx context.Context, cfg InitConfig, learner string) (LearnerFi
 		Resources:     []string{"configmaps"},
 		ResourceNames: names,
 		Verbs:         []string{"get", "patch"},
+	}, {
+		// The class's lab, by name: get, and list/watch with a
+		// metadata.name field selector (the API server authorizes those
+		// as requests for that name), never the namespace's list.
+		APIGroups:     []string{""},
+		Resources:     []string{"configmaps"},
+		ResourceNames: []string{LabObject},
+		Verbs:         []string{"get", "list", "watch"},
 	}}}
 	if _, err := cs.RbacV1().Roles(ns).Create(ctx, role, co); apierrors.IsAlreadyExists(err) {
 		_, err = cs.RbacV1().Roles(ns).Update(ctx, role, metav1.UpdateOptions{FieldManager: InitFieldManager})

@@ -54,9 +54,12 @@ type Record struct {
 	// record object's name prefix).
 	Learner string `json:"learner"`
 	// Name is the name the learner chose to be shown as (--class-name).
-	Name    string `json:"name"`
-	Lab     string `json:"lab"`
-	Labmate string `json:"labmate"`
+	Name string `json:"name"`
+	Lab  string `json:"lab"`
+	// LabVersion is the version of the lab the learner runs (lab.toml's
+	// version; empty for a lab without one).
+	LabVersion string `json:"labVersion,omitempty"`
+	Labmate    string `json:"labmate"`
 	// Updated is when labmate last saw something a teacher cares about
 	// change.
 	Updated time.Time `json:"updated"`

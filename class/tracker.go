@@ -36,7 +36,10 @@ type Identity struct {
 	Learner string
 	Name    string
 	Lab     string
-	Labmate string
+	// LabVersion is the version of the lab run (the class's lab, or an
+	// installed one); empty when the lab has none.
+	LabVersion string
+	Labmate    string
 }
 
 // Tracker folds Updates into a Record and tells whether something a
@@ -59,7 +62,7 @@ func NewTracker(id Identity, now func() time.Time) *Tracker {
 		name = id.Learner
 	}
 	return &Tracker{
-		rec:   Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, Labmate: id.Labmate, Steps: []StepRecord{}},
+		rec:   Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, LabVersion: id.LabVersion, Labmate: id.Labmate, Steps: []StepRecord{}},
 		hints: map[int]Hints{},
 		now:   now,
 	}

@@ -66,21 +66,39 @@ func SplitObjectName(name string) (learner, lab string, ok bool) {
 // name is <learner>.<lab>, and it carries the record label or the lab is
 // installed. Not the label alone: the learner may patch their object's
 // labels, and would drop out of the export by removing it.
-func isRecord(o *corev1.ConfigMap) (lab string, ok bool) {
+func isRecord(o *corev1.ConfigMap, known func(string) bool) (lab string, ok bool) {
 	_, lab, ok = SplitObjectName(o.Name)
-	return lab, ok && (o.Labels[LabelRecord] == "true" || installedLab(lab))
+	return lab, ok && (o.Labels[LabelRecord] == "true" || known(lab))
 }
 
 // installedLab reports whether labmate has the lab (content.IDs); a
 // variable so that tests can name labs of their own.
 var installedLab = func(lab string) bool { return slices.Contains(content.IDs(), lab) }
 
+// knownLabs are the labs whose records are read: labmate's own, and the
+// lab the class carries (its lab object, which only the instructor can
+// write: learners may only read it).
+func knownLabs(classLab string) func(string) bool {
+	return func(lab string) bool { return lab != "" && lab == classLab || installedLab(lab) }
+}
+
+// classLabOf is the ID of the lab the class carries ("" when none), from
+// the lab object among objs.
+func classLabOf(objs []*corev1.ConfigMap) LabArchive {
+	for _, o := range objs {
+		if o.Name == LabObject {
+			return labMeta(o)
+		}
+	}
+	return LabArchive{}
+}
+
 // readObject is the record an object holds, as far as it is believed: ok
 // is false for an object that is not a record (its name is not
 // <learner>.<lab>). A record that cannot be believed comes back with its
 // learner and lab from the name, its name the learner's slot, no steps,
 // and Flag set.
-func readObject(o *corev1.ConfigMap) (r Record, ok bool) {
+func readObject(o *corev1.ConfigMap, known func(string) bool) (r Record, ok bool) {
 	learner, lab, ok := SplitObjectName(o.Name)
 	if !ok {
 		return Record{}, false
@@ -89,7 +107,7 @@ func readObject(o *corev1.ConfigMap) (r Record, ok bool) {
 		return Record{Schema: Schema, Learner: learner, Name: learner, Lab: lab, Steps: []StepRecord{}, Flag: f}, true
 	}
 	raw := o.Data[DataKey]
-	if !installedLab(lab) || len(raw) > MaxRecordBytes {
+	if !known(lab) || len(raw) > MaxRecordBytes {
 		return flagged(Malformed)
 	}
 	r, err := Unmarshal([]byte(raw))
@@ -111,6 +129,9 @@ func (r Record) bounded() error {
 	}
 	if !printable(r.Labmate) || len(r.Labmate) > maxTextBytes {
 		return errors.New("labmate")
+	}
+	if !printable(r.LabVersion) || len(r.LabVersion) > maxVersionBytes {
+		return errors.New("lab version")
 	}
 	if len(r.Steps) > MaxSteps || r.Current < 0 || r.Current > MaxSteps ||
 		r.Page != nil && (*r.Page < 0 || *r.Page > MaxSteps) {

@@ -26,6 +26,9 @@ type Class struct {
 	// Err is the newest watch error (nil once the watch works again).
 	Err error
 	At  time.Time
+	// Lab is the lab the class carries (its ID, version and digest, no
+	// bytes; zero when the class carries none).
+	Lab LabArchive
 }
 
 // Watch runs an informer on the ConfigMaps of the class namespace and
@@ -61,7 +64,7 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 				slog.Error("class watch panicked", "panic", r)
 			}
 		}()
-		memo := recordMemo{}
+		memo := &recordMemo{}
 		synced := false
 		syncedCh := make(chan struct{})
 		go func() {
@@ -101,7 +104,12 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 
 // recordMemo keeps each object's decoded record by resource version, so
 // one learner's change costs one decode, not one per learner.
-type recordMemo map[string]memoEntry
+// A change of the class's lab empties it: whether a record's lab is
+// known depends on it.
+type recordMemo struct {
+	classLab string
+	entries  map[string]memoEntry
+}
 
 type memoEntry struct {
 	rv  string
@@ -109,21 +117,24 @@ type memoEntry struct {
 	ok  bool
 }
 
-func (m recordMemo) collect(objs []*corev1.ConfigMap, lab string) Class {
+func (m *recordMemo) collect(objs []*corev1.ConfigMap, lab string) Class {
 	live := make(map[string]bool, len(objs))
-	read := func(o *corev1.ConfigMap) (Record, bool) {
+	if cl := classLabOf(objs).ID; m.entries == nil || cl != m.classLab {
+		m.classLab, m.entries = cl, map[string]memoEntry{}
+	}
+	read := func(o *corev1.ConfigMap, known func(string) bool) (Record, bool) {
 		live[o.Name] = true
-		if e, ok := m[o.Name]; ok && e.rv == o.ResourceVersion && o.ResourceVersion != "" {
+		if e, ok := m.entries[o.Name]; ok && e.rv == o.ResourceVersion && o.ResourceVersion != "" {
 			return e.rec, e.ok
 		}
-		r, ok := readObject(o)
-		m[o.Name] = memoEntry{rv: o.ResourceVersion, rec: r, ok: ok}
+		r, ok := readObject(o, known)
+		m.entries[o.Name] = memoEntry{rv: o.ResourceVersion, rec: r, ok: ok}
 		return r, ok
 	}
 	c := collect(objs, lab, read)
-	for name := range m {
+	for name := range m.entries {
 		if !live[name] {
-			delete(m, name)
+			delete(m.entries, name)
 		}
 	}
 	return c
@@ -135,13 +146,14 @@ func Collect(objs []*corev1.ConfigMap, lab string) Class {
 	return collect(objs, lab, readObject)
 }
 
-func collect(objs []*corev1.ConfigMap, lab string, read func(*corev1.ConfigMap) (Record, bool)) Class {
-	var c Class
+func collect(objs []*corev1.ConfigMap, lab string, read func(*corev1.ConfigMap, func(string) bool) (Record, bool)) Class {
+	c := Class{Lab: classLabOf(objs)}
+	known := knownLabs(c.Lab.ID)
 	for _, o := range objs {
-		if l, ok := isRecord(o); !ok || lab != "" && l != lab {
+		if l, ok := isRecord(o, known); !ok || lab != "" && l != lab {
 			continue
 		}
-		if r, ok := read(o); ok {
+		if r, ok := read(o, known); ok {
 			c.Records = append(c.Records, r)
 		}
 	}

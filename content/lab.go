@@ -8,8 +8,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -19,7 +21,11 @@ import (
 // of it but the markdown and the messages; verify.toml holds the author's
 // proof (Verify).
 type Lab struct {
-	ID          string `toml:"id"`
+	ID string `toml:"id"`
+	// Version names this edition of the lab ("1.0.0"): progress is kept
+	// per version, and an installed lab lives under its ID and version.
+	// A lab.toml without one is version "0" (NoVersion).
+	Version     string `toml:"version"`
 	Title       string `toml:"title"`
 	DefaultRoot string `toml:"default_root"`
 	IntroFile   string `toml:"intro"`
@@ -262,6 +268,9 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 		return nil, err
 	}
 	l.spans = stepSpans(raw)
+	if err := checkVersion(path.Join(where, "lab.toml"), raw, l); err != nil {
+		return nil, err
+	}
 	if l.Answers == "" {
 		l.Answers = "reference"
 	}
@@ -396,4 +405,32 @@ func StepRange(ns []int) string {
 		parts[i] = fmt.Sprint(n)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// NoVersion is the version of a lab whose lab.toml names none.
+const NoVersion = "0"
+
+// versionForm is what a version may look like: it names a directory
+// (an installed lab's) and a state file, so no slash, no "..", no space.
+var versionForm = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z._+-]{0,63}$`)
+})
+
+// ValidVersion reports whether v is a well-formed lab version.
+func ValidVersion(v string) bool {
+	return versionForm().MatchString(v) && !strings.Contains(v, "..")
+}
+
+// checkVersion defaults a missing version to NoVersion and refuses one
+// that could not name a directory, at its place in lab.toml.
+func checkVersion(file string, raw []byte, l *Lab) error {
+	if l.Version == "" {
+		l.Version = NoVersion
+		return nil
+	}
+	if ValidVersion(l.Version) {
+		return nil
+	}
+	at := keyPositions(raw)["version"]
+	return &Problem{File: file, Line: at.Line, Col: at.Col, Msg: Msg("content.bad_version", "version", l.Version)}
 }

@@ -66,14 +66,8 @@ func RememberLab(dir, root, lab string) error {
 }
 
 func choicesPath(dir string) (string, error) {
-	if dir == "" {
-		d, err := Dir()
-		if err != nil {
-			return "", err
-		}
-		dir = d
-	}
-	return filepath.Join(dir, choicesFile), nil
+	dir, err := orDir(dir)
+	return filepath.Join(dir, choicesFile), err
 }
 
 func readChoices(path string) (choices, error) {

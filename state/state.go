@@ -7,8 +7,6 @@ package state
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,6 +31,14 @@ type File struct {
 	Root     string         `json:"root"`
 	Witness  checks.Witness `json:"witness"`
 	Progress Progress       `json:"progress"`
+	// LabVersion is the version of the lab this file keeps ("" for a
+	// file of labmate before versions); Steps its step IDs by number,
+	// so the numbers above are never read against another version's.
+	LabVersion string         `json:"lab_version,omitempty"`
+	Steps      map[int]string `json:"steps,omitempty"`
+	// CarriedFrom is the version whose progress this file started from
+	// (OpenLab), "" when it started empty or from a file before versions.
+	CarriedFrom string `json:"carried_from,omitempty"`
 }
 
 // Progress is the learner's way through the lab.
@@ -54,6 +60,9 @@ type Store struct {
 	Path string
 	lab  string
 	root string
+	// version and steps are the lab's (OpenLab).
+	version string
+	steps   map[int]string
 }
 
 // Dir returns the XDG state directory for labmate.
@@ -68,22 +77,19 @@ func Dir() (string, error) {
 	return filepath.Join(home, ".local", "state", "labmate"), nil
 }
 
-// Open returns the store for a lab at a root, under dir (Dir() when empty).
-// Nothing is created until the first write.
+// Open returns the store labmate kept before versions for a lab at a
+// root, under dir (Dir() when empty): OpenLab of the lab without a
+// version. Nothing is created until the first write.
 func Open(dir, lab, root string) (*Store, error) {
-	if dir == "" {
-		d, err := Dir()
-		if err != nil {
-			return nil, err
-		}
-		dir = d
+	return OpenLab(dir, Lab{ID: lab}, root)
+}
+
+// orDir is dir, or Dir() when it is empty.
+func orDir(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
 	}
-	sum := sha256.Sum256([]byte(root))
-	return &Store{
-		Path: filepath.Join(dir, lab, hex.EncodeToString(sum[:6]), "state.json"),
-		lab:  lab,
-		root: root,
-	}, nil
+	return Dir()
 }
 
 // ErrCorrupt wraps a state file that could not be read; Load moved it
@@ -201,13 +207,21 @@ func (s *Store) Reset(step int, keyPrefixes []string) error {
 }
 
 func (s *Store) empty() File {
-	return File{Version: Version, Lab: s.lab, Root: s.root}
+	return File{Version: Version, Lab: s.lab, Root: s.root, LabVersion: s.version, Steps: s.steps}
 }
 
+// read reads the file; a missing one of a versioned lab starts from the
+// version used before (OpenLab), renumbered by step ID like a file whose
+// recorded step numbers are not the lab's now.
 func (s *Store) read() (File, error) {
 	raw, err := readRegular(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return s.empty(), nil
+		f := s.empty()
+		if prev, ok := s.previous(); ok && s.version != "" {
+			f.Progress, f.Witness, f.CarriedFrom = prev.Progress, prev.Witness, prev.LabVersion
+			s.renumber(&f, prev.Steps)
+		}
+		return f, nil
 	}
 	if err != nil {
 		return s.empty(), err
@@ -225,6 +239,7 @@ func (s *Store) read() (File, error) {
 		return s.empty(), fmt.Errorf("%w (%s); moved to %s", ErrCorrupt, reason, aside)
 	}
 	f.Lab, f.Root = s.lab, s.root
+	s.renumber(&f, f.Steps)
 	return f, nil
 }
 
@@ -232,6 +247,12 @@ func (s *Store) read() (File, error) {
 // new content, never a torn one.
 func (s *Store) write(f File) error {
 	f.Version = Version
+	if s.version != "" {
+		f.LabVersion = s.version
+	}
+	if len(s.steps) > 0 {
+		f.Steps = s.steps
+	}
 	raw, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err

@@ -46,3 +46,55 @@ func (m Model) classNote() (stripNote, bool) {
 		return stripNote{text, m.th.Hint}, true
 	}
 }
+
+// ClassLabNote is what the class said of its lab while the learner runs
+// it (--class with the class's lab): a new version, installed and opened
+// at the next start, or a lab object that was refused (tampered,
+// unreadable), the learner keeping the copy they run.
+type ClassLabNote struct {
+	Version string
+	Refused bool
+	// Why is the refusal in Korean, shown once as a toast.
+	Why string
+}
+
+// classLabMsg is the newest ClassLabNote.
+type classLabMsg struct{ note ClassLabNote }
+
+// waitClassLab re-arms on the class lab's notes (nil: none, no command).
+func waitClassLab(ch <-chan ClassLabNote) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		n, ok := <-ch
+		if !ok {
+			return nil
+		}
+		return classLabMsg{n}
+	}
+}
+
+// classLabNote is the step strip's note about the class's lab: a new
+// version waiting for the next start, or a refused one.
+func (m Model) classLabNote() (stripNote, bool) {
+	switch n := m.classLab; {
+	case n == nil:
+		return stripNote{}, false
+	case n.Refused:
+		return stripNote{content.Msg("class.indicator.lab_refused"), m.th.Alert}, true
+	default:
+		return stripNote{content.Msg("class.indicator.lab_new", "version", n.Version), m.th.Banner}, true
+	}
+}
+
+// noteClassLab shows a class lab note: in the strip until the next one,
+// and once, whole, as a toast.
+func (m *Model) noteClassLab(n ClassLabNote) tea.Cmd {
+	m.classLab = &n
+	text := n.Why
+	if !n.Refused {
+		text = content.Msg("class.lab.toast_new", "version", n.Version)
+	}
+	return tea.Batch(m.foot.showToast(toast{text: text, target: -1}), waitClassLab(m.opts.ClassLab))
+}

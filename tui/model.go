@@ -53,6 +53,8 @@ type Model struct {
 
 	report *engine.Report
 	class  class.Status // the class publisher's newest status (--class only)
+	// classLab is the newest note about the class's lab (nil: none).
+	classLab *ClassLabNote
 
 	docs   renderings
 	pg     pager
@@ -117,7 +119,7 @@ func New(opts Options) Model {
 // Init starts reading reports (and, in a replay, its progress) and shows
 // start-up notices.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitReport(m.opts.Updates), m.replay.Init(), waitClass(m.opts.Class)}
+	cmds := []tea.Cmd{waitReport(m.opts.Updates), m.replay.Init(), waitClass(m.opts.Class), waitClassLab(m.opts.ClassLab)}
 	if len(m.opts.Notices) > 0 {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg{} })
 	}
@@ -199,6 +201,8 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 	case classMsg:
 		m.class = msg.st
 		return waitClass(m.opts.Class)
+	case classLabMsg:
+		return m.noteClassLab(msg.note)
 	case toastExpiredMsg:
 		m.foot.expire(msg.id)
 	case copiedMsg:

@@ -53,6 +53,9 @@ type Options struct {
 	// Class, if set, delivers the class publisher's status (--class); the
 	// step strip then ends with a small class indicator.
 	Class <-chan class.Status
+	// ClassLab, if set, delivers what the class said of its lab while it
+	// runs (a new version, a refused one): a note in the step strip.
+	ClassLab <-chan ClassLabNote
 }
 
 // ReplayControl is what the TUI needs of a replay (package trace

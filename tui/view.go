@@ -187,6 +187,9 @@ func (m Model) stripNotes() []stripNote {
 	if n, ok := m.classNote(); ok {
 		out = append(out, n)
 	}
+	if n, ok := m.classLabNote(); ok {
+		out = append(out, n)
+	}
 	if m.opts.Banner != "" {
 		out = append(out, stripNote{m.opts.Banner, m.th.Banner})
 	}

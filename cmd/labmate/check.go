@@ -66,6 +66,9 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	if o.replay != "" {
 		return o.checkReplay(ctx, stdout, stderr)
 	}
+	if err := o.useClassLab(ctx, o.class); err != nil {
+		return exitFor(err, stderr)
+	}
 	s, err := o.build()
 	if err != nil {
 		return exitFor(err, stderr)
@@ -81,10 +84,14 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	defer s.stop(o.record, stderr)
 	if o.watch {
 		s.startClass(ctx, o.class, false)
+		sayClassLab(o.classLabNotes(ctx, o.class), stderr)
 		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
 	}
 	rep := s.run.Once(ctx, o.timeout)
 	rep.Problems = append(s.warnings, rep.Problems...)
+	if o.class.File != "" {
+		s.publishOnce(ctx, o.class, rep, stderr)
+	}
 	return printReport(rep, o.step, o.json, stdout, stderr)
 }
 

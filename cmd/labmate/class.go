@@ -37,13 +37,14 @@ func usageErr(key string, kv ...any) error {
 	return exitError{exitUsage, content.Msg(key, kv...)}
 }
 
-// newClassCmd is `labmate class`: init, board, export, preview.
+// newClassCmd is `labmate class`: init, board, export, preview, lab push.
 func newClassCmd(c *common, streams ioStreams) *cobra.Command {
-	cmd := newCommand("class", "init|board|export|preview", noArgs, nil)
+	cmd := newCommand("class", "init|board|export|preview|lab", noArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return &usageError{cmd: cmd, msg: content.Msg("class.cli.which")}
 	}
-	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassPreviewCmd(c, streams))
+	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassPreviewCmd(c, streams),
+		newClassLabCmd(streams))
 	return cmd
 }
 
@@ -87,6 +88,8 @@ type classInitOptions struct {
 	names []string
 	cfg   *rest.Config
 	cs    kubernetes.Interface
+	// ship is the lab the class carries (one --lab that can travel).
+	ship *class.LabArchive
 }
 
 func newClassInitCmd(streams ioStreams) *cobra.Command {
@@ -159,11 +162,28 @@ func (o *classInitOptions) Validate() error {
 		return usageErr("class.cli.out_missing")
 	}
 	if len(o.Labs) == 0 {
-		o.Labs = content.IDs() // every installed lab
+		o.Labs = content.IDs() // every built-in lab; none travels
+		return nil
 	}
+	if len(o.Labs) == 1 {
+		a, ship, err := packClassLab(o.Labs[0])
+		if err != nil {
+			return usageErr("class.cli.lab_refused", "lab", o.Labs[0], "err", err)
+		}
+		if len(a.Bytes) > class.MaxLabBytes {
+			return exitError{exitUsage, class.LabTooBig{Size: len(a.Bytes)}.Error()}
+		}
+		if ship {
+			o.ship = &a
+		}
+		o.Labs = []string{a.ID}
+		return nil
+	}
+	// Several labs: each learner's own labmate must have them built in;
+	// the class carries one lab at most.
 	for _, lab := range o.Labs {
 		if _, err := content.Load(lab); err != nil {
-			return usageErr("cli.lab_missing", "lab", lab, "err", err)
+			return usageErr("class.cli.labs_builtin", "lab", lab)
 		}
 	}
 	return nil
@@ -194,6 +214,9 @@ func (o *classInitOptions) Run(ctx context.Context) error {
 	legacy := false
 	for _, f := range files {
 		legacy = legacy || f.Legacy
+	}
+	if err := o.storeLab(ctx); err != nil {
+		return err
 	}
 	abs, _ := filepath.Abs(o.Out)
 	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_done", "n", len(files), "ns", o.Namespace, "dir", abs))
@@ -311,6 +334,9 @@ func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 	o := &classPreviewOptions{common: c, streams: streams}
 	cmd := newCommand("class.preview", flagsUse(), noArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if err := o.useClassLab(cmd.Context(), o.classFlags); err != nil {
+			return exitError{exitUsage, err.Error()}
+		}
 		s, err := o.build()
 		if err != nil {
 			var ee envError
@@ -347,7 +373,7 @@ func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 }
 
 func (s *setup) classIdentity(learner, name string) class.Identity {
-	return class.Identity{Learner: learner, Name: name, Lab: s.lab.ID, Labmate: version}
+	return class.Identity{Learner: learner, Name: name, Lab: s.lab.ID, LabVersion: s.lab.Version, Labmate: version}
 }
 
 // seedTracker hands what an earlier run recorded (hint levels, the page)

@@ -25,7 +25,15 @@ func TestMain(m *testing.M) {
 	if os.Getenv(EnvLab) == "" {
 		os.Setenv(EnvLab, "gpu-incident")
 	}
-	os.Exit(m.Run())
+	// Labs the person running the tests installed are not the tests'.
+	data, err := os.MkdirTemp("", "labmate-data-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_DATA_HOME", data)
+	code := m.Run()
+	os.RemoveAll(data)
+	os.Exit(code)
 }
 
 func runStreams(args ...string) (code int, stdout, stderr string) {

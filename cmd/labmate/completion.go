@@ -12,7 +12,6 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/kubeconfig"
-	"github.com/labhub/labmate/labkit"
 )
 
 // newCompletionCmd is `labmate completion bash|zsh|fish|powershell`, in
@@ -63,11 +62,12 @@ func (c *common) completeContexts(cmd *cobra.Command, _ []string, toComplete str
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
 
-// completeLabs lists the installed labs.
+// completeLabs lists what --lab takes: the embedded labs and the
+// installed ones (labOptions).
 func completeLabs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	var out []cobra.Completion
-	for _, l := range labkit.Installed() {
-		out = append(out, cobra.CompletionWithDesc(l.ID(), l.Text.Title))
+	for _, l := range labOptions() {
+		out = append(out, cobra.CompletionWithDesc(l.Ref, l.Text.Title))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -57,7 +57,7 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		for _, a := range kit.Scope.Accesses() {
 			l.Access = append(l.Access, doctor.Access{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, Text: a.String()})
 		}
-		if st, err := state.Open(c.stateDir, lab.ID, root); err == nil {
+		if st, err := state.OpenLab(c.stateDir, stateLab(lab), root); err == nil {
 			l.StatePath = st.Path
 		}
 		opts.Labs = append(opts.Labs, l)
@@ -97,7 +97,7 @@ func (o *doctorOptions) labs() ([]*labkit.Lab, error) {
 	if ch, ok := isChooseLab(err); ok {
 		var out []*labkit.Lab
 		for _, l := range ch.labs {
-			if k, err := labkit.Open(l.ID); err == nil {
+			if k, err := openRef(l.Ref, ch.labs); err == nil {
 				out = append(out, k)
 			}
 		}

@@ -48,6 +48,16 @@ func maxArgs(n int) cobra.PositionalArgs {
 	}
 }
 
+// exactArgs wants exactly n positional arguments.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return &usageError{cmd: cmd, msg: content.Msg("cli.missing_args", "use", cmd.Use)}
+		}
+		return maxArgs(n)(cmd, args)
+	}
+}
+
 // flagError words pflag's typed parse errors in Korean.
 func flagError(cmd *cobra.Command, err error) error {
 	var (

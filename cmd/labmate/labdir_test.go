@@ -270,8 +270,8 @@ func TestLabListJSON(t *testing.T) {
 	}
 	ids := map[string]float64{}
 	for _, l := range labs {
-		if len(l) != 3 || l["title"] == "" {
-			t.Errorf("entry %v: want exactly id, title, steps", l)
+		if len(l) != 6 || l["title"] == "" || l["source"] != "embedded" || l["version"] != "1.0.0" || l["lab"] != l["id"] {
+			t.Errorf("entry %v: want exactly id, title, steps, version 1.0.0, source embedded, lab", l)
 		}
 		ids[l["id"].(string)] = l["steps"].(float64)
 	}

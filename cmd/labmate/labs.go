@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -23,10 +22,10 @@ import (
 const EnvLab = "LABMATE_LAB"
 
 // chooseLab is the answer of resolveLab when nothing says which of
-// several installed labs to open: the TUI shows a picker, doctor looks at
-// every lab, the other commands say how to choose.
+// several labs to open: the TUI shows a picker, doctor looks at every
+// lab, the other commands say how to choose.
 type chooseLab struct {
-	labs []*content.Lab
+	labs []labOption
 	cmd  string // the command that asked ("labmate check"), for the commands to suggest
 }
 
@@ -42,16 +41,17 @@ func (e *chooseLab) Error() string {
 	ids := make([]string, len(e.labs))
 	var commands []string
 	for i, l := range e.labs {
-		ids[i] = l.ID
-		commands = append(commands, content.Msg("cli.choose_lab_command", "cmd", e.suggested(), "lab", l.ID, "title", l.Title, "root", l.DefaultRoot))
+		ids[i] = l.Ref
+		commands = append(commands, content.Msg("cli.choose_lab_command", "cmd", e.suggested(), "lab", l.Ref, "title", l.Text.Title, "root", l.Text.DefaultRoot))
 	}
 	return content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "), "commands", strings.Join(commands, "\n"), "env", EnvLab)
 }
 
 // resolveLab decides which lab a command works on: --lab-dir, --lab,
 // $LABMATE_LAB, the lab last chosen for this root (while it is still
-// installed), the only installed lab, then the lab the root points to
-// (labForRoot), in that order. Anything else is a *chooseLab.
+// there), the only lab there is, then the lab the root points to
+// (labForRoot), in that order; the labs are the embedded ones and the
+// installed ones (labOptions). Anything else is a *chooseLab.
 func (c *common) resolveLab() (*labkit.Lab, error) {
 	if c.resolved != nil {
 		return c.resolved, nil
@@ -72,74 +72,63 @@ func (c *common) findLab() (*labkit.Lab, error) {
 	}
 	// Deciding reads the labs' text only; only the chosen lab is
 	// compiled (its CEL and all), so a start costs one lab, not every one.
-	var installed []*content.Lab
-	for _, lid := range content.IDs() {
-		if l, err := content.Load(lid); err == nil {
-			installed = append(installed, l)
-		}
+	options := labOptions()
+	ref := c.lab
+	if ref == "" {
+		ref = os.Getenv(EnvLab)
 	}
-	id := c.lab
-	if id == "" {
-		id = os.Getenv(EnvLab)
-	}
-	if id == "" {
+	if ref == "" {
 		// A remembered lab that is gone (renamed, removed in an
-		// upgrade) is no choice: the other rules decide.
+		// upgrade or by lab remove) is no choice: the other rules decide.
 		chosen, _ := state.ChosenLab(c.stateDir, c.rootKey())
-		if slices.ContainsFunc(installed, func(l *content.Lab) bool { return l.ID == chosen }) {
-			id = chosen
+		if slices.ContainsFunc(options, func(l labOption) bool { return l.Ref == chosen }) {
+			ref = chosen
 		}
 	}
-	if id == "" && len(installed) == 1 {
-		id = installed[0].ID
+	if ref == "" && len(options) == 1 {
+		ref = options[0].Ref
 	}
-	if id == "" {
-		id = c.labForRoot(installed)
+	if ref == "" {
+		ref = c.labForRoot(options)
 	}
-	if id == "" {
-		return nil, &chooseLab{labs: installed, cmd: c.cmdPath}
+	if ref == "" {
+		return nil, &chooseLab{labs: options, cmd: c.cmdPath}
 	}
-	l, err := labkit.Open(id)
+	l, err := openRef(ref, options)
 	if err != nil {
-		return nil, envError{content.Msg("cli.lab_missing", "lab", id, "err", err)}
+		return nil, envError{content.Msg("cli.lab_missing", "lab", ref, "err", err)}
 	}
+	c.ref = ref
 	return l, nil
 }
 
-// labForRoot is the one installed lab the lab root points to, or "".
+// labForRoot is the one lab the lab root points to, or "".
 // A named root chooses the lab whose default root it is, else the lab
 // used with it before (labmate keeps progress for that lab and root).
 // With no root named, each lab would use its default root: the one lab
 // whose default root exists chooses, else the one used there before.
-func (c *common) labForRoot(installed []*content.Lab) string {
+func (c *common) labForRoot(options []labOption) string {
 	only := func(match func(l *content.Lab) bool) string {
-		var ids []string
-		for _, l := range installed {
-			if match(l) {
-				ids = append(ids, l.ID)
+		var refs []string
+		for _, l := range options {
+			if match(l.Text) {
+				refs = append(refs, l.Ref)
 			}
 		}
-		if len(ids) == 1 {
-			return ids[0]
+		if len(refs) == 1 {
+			return refs[0]
 		}
 		return ""
 	}
-	usedAt := func(l *content.Lab, root string) bool {
-		st, err := state.Open(c.stateDir, l.ID, root)
-		if err != nil {
-			return false
-		}
-		_, err = os.Stat(st.Path)
-		return err == nil
-	}
+	usedAt := func(l *content.Lab, root string) bool { return state.Used(c.stateDir, l.ID, root) }
 	if key := c.rootKey(); key != "" {
-		if id := only(func(l *content.Lab) bool { return sameDir(l.DefaultRoot, key) }); id != "" {
-			return id
+		if ref := only(func(l *content.Lab) bool { return sameDir(l.DefaultRoot, key) }); ref != "" {
+			return ref
 		}
 		return only(func(l *content.Lab) bool { return usedAt(l, key) })
 	}
-	if id := only(func(l *content.Lab) bool { return isDir(l.DefaultRoot) }); id != "" {
-		return id
+	if ref := only(func(l *content.Lab) bool { return isDir(l.DefaultRoot) }); ref != "" {
+		return ref
 	}
 	return only(func(l *content.Lab) bool {
 		root, err := c.rootFor(l)
@@ -204,11 +193,12 @@ func (c *common) rootFor(lab *content.Lab) (string, error) {
 	return filepath.Abs(root)
 }
 
-// rememberLab keeps the TUI's lab for this root, so the next `labmate`
-// opens it without asking. Labs from a directory are not remembered.
-func (c *common) rememberLab(l *labkit.Lab) {
-	if l.Text.Dir == "" {
-		_ = state.RememberLab(c.stateDir, c.rootKey(), l.ID())
+// rememberLab keeps the TUI's lab for this root, as --lab named it, so
+// the next `labmate` opens it without asking. Labs from a directory
+// (--lab-dir) are not remembered.
+func (c *common) rememberLab(*labkit.Lab) {
+	if c.ref != "" && c.labDir == "" {
+		_ = state.RememberLab(c.stateDir, c.rootKey(), c.ref)
 	}
 }
 
@@ -218,39 +208,8 @@ func newLabCmd(c *common, streams ioStreams) *cobra.Command {
 		_ = cmd.Help()
 		return exitOK
 	})
-	cmd.AddCommand(newLabListCmd(streams), newLabVerifyCmd(c, streams), newLabRBACCmd(c, streams))
-	return cmd
-}
-
-// labEntry is one line of `labmate lab list --json`, stable for tools.
-type labEntry struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Steps int    `json:"steps"`
-}
-
-// newLabListCmd is `labmate lab list [--json]`.
-func newLabListCmd(streams ioStreams) *cobra.Command {
-	var asJSON bool
-	cmd := newCommand("lab.list", flagsUse(), noArgs, func(*cobra.Command, []string) int {
-		entries := []labEntry{}
-		for _, l := range labkit.Installed() {
-			entries = append(entries, labEntry{ID: l.ID(), Title: l.Text.Title, Steps: len(l.Text.Steps)})
-		}
-		if asJSON {
-			enc := json.NewEncoder(streams.Out)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(entries); err != nil {
-				return exitUsage
-			}
-			return exitOK
-		}
-		for _, e := range entries {
-			fmt.Fprintln(streams.Out, content.Msg("cli.lab_line", "id", e.ID, "steps", e.Steps, "title", e.Title))
-		}
-		return exitOK
-	})
-	cmd.Flags().BoolVar(&asJSON, "json", false, content.Msg("cli.flag.json"))
+	cmd.AddCommand(newLabListCmd(streams), newLabVerifyCmd(c, streams), newLabRBACCmd(c, streams),
+		newLabInstallCmd(streams), newLabPackCmd(streams), newLabRemoveCmd(streams))
 	return cmd
 }
 
@@ -289,7 +248,7 @@ func (c *common) openTrace(name string) (*trace.Trace, *labkit.Lab, error) {
 			return tr, kit, nil
 		}
 	}
-	kit, err := labkit.Open(tr.Header.Lab)
+	kit, err := openRef(tr.Header.Lab, labOptions())
 	if err != nil {
 		return nil, nil, envError{content.Msg("cli.lab_missing", "lab", tr.Header.Lab, "err", err)}
 	}
@@ -308,7 +267,7 @@ func (c *common) pickLab(ctx context.Context, themeName string, streams ioStream
 	}
 	var labs []tui.LabChoice
 	for _, l := range ch.labs {
-		labs = append(labs, tui.LabChoice{ID: l.ID, Title: l.Title, Steps: len(l.Steps)})
+		labs = append(labs, tui.LabChoice{ID: l.Ref, Title: l.Text.Title, Steps: len(l.Text.Steps)})
 	}
 	id, err := tui.PickLab(ctx, labs, themeName)
 	if errors.Is(err, tui.ErrNoChoice) {

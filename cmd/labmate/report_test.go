@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/report"
 	"github.com/labhub/labmate/state"
@@ -187,9 +188,15 @@ func TestReportUnwritablePath(t *testing.T) {
 	}
 }
 
+// mustStore is the store of gpu-incident's version at root, as the
+// commands open it.
 func mustStore(t *testing.T, dir, root string) *state.Store {
 	t.Helper()
-	s, err := state.Open(dir, "gpu-incident", root)
+	lab, err := content.Load("gpu-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := state.OpenLab(dir, stateLab(lab), root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,6 +49,9 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	stderr := o.streams.ErrOut
 	c := o.common
 	c.lenient = true
+	if err := c.useClassLab(ctx, o.class); err != nil {
+		return exitFor(err, stderr)
+	}
 	if code, ok := c.pickLab(ctx, o.theme, o.streams); !ok {
 		return code
 	}
@@ -72,6 +75,7 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	if pub != nil {
 		opts = publishing(opts, pub)
 	}
+	opts.ClassLab = c.classLabNotes(ctx, o.class)
 	opts.Updates = s.run.Start(ctx).Updates()
 	if err := s.runTUI(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))

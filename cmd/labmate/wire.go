@@ -54,6 +54,13 @@ type common struct {
 	// resolved is the lab resolveLab found, so a command that asks twice
 	// (the TUI: the picker, then the wiring) compiles it once.
 	resolved *labkit.Lab
+	// ref is how the resolved lab was named ("gpu-incident",
+	// "my-lab@installed"), "" for --lab-dir: what rememberLab keeps.
+	ref string
+	// classLab is the class's lab this run opens (--class, no lab
+	// named; classlab.go), and notices what fetching it had to say.
+	classLab *classLab
+	notices  []string
 }
 
 // setup is the wired-up program for one lab root: its run (sources,
@@ -88,7 +95,11 @@ func (c *common) build() (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.buildLab(s, kit)
+	if s, err = c.buildLab(s, kit); err != nil {
+		return nil, err
+	}
+	s.warnings = append(s.warnings, c.notices...)
+	return s, nil
 }
 
 // buildLab wires the program for a lab that is already chosen.
@@ -104,7 +115,7 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 	}
 	s.root = root
 
-	if s.store, err = state.Open(c.stateDir, lab.ID, root); err == nil {
+	if s.store, err = state.OpenLab(c.stateDir, stateLab(lab), root); err == nil {
 		s.state, err = s.store.Load()
 		switch {
 		case errors.Is(err, state.ErrCorrupt):
@@ -117,6 +128,11 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 		}
 	} else {
 		s.warnings = append(s.warnings, content.Msg("cli.state_unavailable", "err", err))
+	}
+	if f := s.state; f.CarriedFrom != "" && s.store != nil && !exists(s.store.Path) {
+		// The first run of a new version: say what came along.
+		s.warnings = append(s.warnings, content.Msg("cli.state_carried", "lab", lab.ID, "from", f.CarriedFrom,
+			"to", lab.Version, "passed", len(f.Progress.PassedAt)))
 	}
 
 	mode := labrun.ClusterAuto
@@ -174,4 +190,9 @@ func (c *common) openLog() error {
 func exitFor(err error, stderr io.Writer) int {
 	fmt.Fprintln(stderr, err)
 	return exitUsage
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }

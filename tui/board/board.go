@@ -265,6 +265,14 @@ func (m Model) Stuck(r class.Record) bool {
 	return r.Current > 0 && !r.CurrentSince.IsZero() && m.now.Sub(r.CurrentSince) >= m.opts.Stuck
 }
 
+// Behind reports whether r runs another version of the class's lab than
+// the one the class carries now (an older one, until the learner restarts
+// labmate after a push).
+func (m Model) Behind(r class.Record) bool {
+	l := m.class.Lab
+	return r.Flag == "" && l.ID != "" && r.Lab == l.ID && r.LabVersion != "" && r.LabVersion != l.Version
+}
+
 // Regressed reports whether r went back from passed recently.
 func (m Model) Regressed(r class.Record) bool {
 	g := r.Regression
@@ -310,8 +318,12 @@ func (m Model) title() string {
 			regressed++
 		}
 	}
-	t := content.Msg("class.board.title", "ns", m.opts.Namespace, "n", len(m.rows), "stuck", stuck, "regressed", regressed,
-		"sort", content.Msg(fmt.Sprintf("class.board.sort.%d", m.sort)))
+	key, l := "class.board.title", m.class.Lab
+	if l.ID != "" {
+		key = "class.board.title_lab"
+	}
+	t := content.Msg(key, "ns", m.opts.Namespace, "lab", l.ID, "version", l.Version, "n", len(m.rows), "stuck", stuck,
+		"regressed", regressed, "sort", content.Msg(fmt.Sprintf("class.board.sort.%d", m.sort)))
 	switch {
 	case m.class.Err != nil:
 		t += "  " + m.th.Alert.Render(content.Msg("class.board.watch_error"))
@@ -385,6 +397,9 @@ func (m Model) row(r class.Record, selected bool, n, nw int) string {
 	if m.Stuck(r) {
 		marks = append(marks, m.th.Banner.Render(content.Msg("class.board.mark.stuck")))
 	}
+	if m.Behind(r) {
+		marks = append(marks, m.th.Muted.Render(content.Msg("class.board.mark.behind")))
+	}
 	b.WriteString(strings.Join(marks, " "))
 	line := strings.TrimRight(b.String(), " ")
 	if selected {
@@ -437,7 +452,11 @@ func (m Model) detailLines() []string {
 	if !r.Updated.IsZero() {
 		updated = content.Msg("class.board.ago", "t", Ago(m.now.Sub(r.Updated)))
 	}
-	lines = append(lines, m.th.Muted.Render(content.Msg("class.board.detail.meta", "version", r.Labmate, "updated", updated)))
+	meta := content.Msg("class.board.detail.meta", "version", r.Labmate, "updated", updated)
+	if r.LabVersion != "" {
+		meta += "  " + content.Msg("class.board.detail.lab_version", "lab", r.Lab, "version", r.LabVersion)
+	}
+	lines = append(lines, m.th.Muted.Render(meta))
 	if g := r.Regression; g != nil {
 		lines = append(lines, m.th.Alert.Render(content.Msg("class.board.detail.regression", "step", g.Step, "t", Ago(m.now.Sub(g.At)))))
 	}

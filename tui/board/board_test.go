@@ -260,3 +260,42 @@ func TestFlaggedRecords(t *testing.T) {
 		t.Errorf("detail of the forged record:\n%s", d)
 	}
 }
+
+// A class that carries its own lab: the title names the lab and the
+// version it carries, a learner still on an older version is marked
+// 구판 (until they restart), and the detail says which version they run.
+func TestBoardShowsTheLabVersionEachLearnerRuns(t *testing.T) {
+	c := fixtureClass(3)
+	c.Lab = class.LabArchive{ID: "gpu-incident", Version: "1.1.0"}
+	for i := range c.Records {
+		c.Records[i].LabVersion = "1.1.0"
+	}
+	c.Records[1].LabVersion = "1.0.0"
+	m := step(newBoard(80, 24), ClassMsg(c))
+	view := ansi.Strip(m.View())
+	lines := strings.Split(view, "\n")
+	if !strings.Contains(lines[0], "실습 gpu-incident 1.1.0") {
+		t.Errorf("title %q does not name the class's lab and version", lines[0])
+	}
+	behind := 0
+	for _, l := range lines {
+		if strings.Contains(l, "구판") {
+			behind++
+			if !strings.Contains(l, c.Records[1].Name) {
+				t.Errorf("구판 on the wrong row: %q", l)
+			}
+		}
+	}
+	if behind != 1 {
+		t.Errorf("%d rows marked 구판, want 1:\n%s", behind, view)
+	}
+	for _, l := range lines {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("line of %d cells: %q", w, l)
+		}
+	}
+	m = keys(m, "down", "enter")
+	if d := ansi.Strip(m.View()); !strings.Contains(d, "실습 gpu-incident 1.0.0") {
+		t.Errorf("the detail of a learner on 1.0.0 does not say so:\n%s", d)
+	}
+}

@@ -1,0 +1,224 @@
+package class
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/validation"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/labhub/labmate/content"
+)
+
+// The class's lab travels the other way from the records: the instructor
+// stores one packed lab (whatever bytes the caller packed; this package
+// does not open them) in the class namespace, as one ConfigMap named
+// LabObject, and every learner may get and watch exactly that object.
+// A learner's labmate checks the bytes against the digest stored beside
+// them before it hands them on, so bytes changed behind the instructor's
+// back (the object edited, a copy gone wrong) are refused.
+
+const (
+	// LabObject is the name of the ConfigMap carrying the class's lab. It
+	// holds no dot, so it can never be read as a record (<learner>.<lab>).
+	LabObject = "labmate-lab"
+	// LabArchiveKey is the binaryData key holding the packed lab.
+	LabArchiveKey = "lab.tar.gz"
+	// LabelClassLab marks the lab object ("true").
+	LabelClassLab = "labmate.dev/class-lab"
+	// Annotations of the lab object: the lab's ID and version, and the
+	// sha256 (hex) of the archive's bytes. Annotations, not labels: a
+	// sha256 in hex is 64 characters, one more than a label value may be.
+	AnnotationLabID      = "labmate.dev/lab-id"
+	AnnotationLabVersion = "labmate.dev/lab-version"
+	AnnotationLabSum     = "labmate.dev/lab-sha256"
+
+	// MaxLabBytes is the largest archive one object can carry: the API
+	// server refuses a ConfigMap whose keys and values together pass
+	// 1 MiB.
+	MaxLabBytes = 1<<20 - len(LabArchiveKey)
+	// maxVersionBytes bounds a lab version as the class carries it.
+	maxVersionBytes = 128
+)
+
+// LabArchive is a packed lab as the class carries it.
+type LabArchive struct {
+	ID      string
+	Version string
+	// Sum is the sha256 of Bytes, hex.
+	Sum   string
+	Bytes []byte
+}
+
+// NewLabArchive wraps packed bytes with their digest.
+func NewLabArchive(id, version string, b []byte) LabArchive {
+	return LabArchive{ID: id, Version: version, Sum: Digest(b), Bytes: b}
+}
+
+// Digest is the sha256 of b in hex, as `lab pack` prints it.
+func Digest(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+// LabTooBig refuses a lab that does not fit in one object.
+type LabTooBig struct{ Size int }
+
+func (e LabTooBig) Error() string {
+	return content.Msg("class.lab.too_big", "size", ByteSize(e.Size), "max", ByteSize(MaxLabBytes+len(LabArchiveKey)))
+}
+
+// LabTampered refuses a lab object whose bytes are not the ones its
+// digest names.
+type LabTampered struct{ Want, Got string }
+
+func (e LabTampered) Error() string {
+	return content.Msg("class.lab.tampered", "want", short(e.Want), "got", short(e.Got))
+}
+
+// LabUnreadable refuses a lab object that lacks what StoreLab writes
+// (the archive, its ID, its digest) or breaks a bound.
+type LabUnreadable struct{ What string }
+
+func (e LabUnreadable) Error() string { return content.Msg("class.lab.unreadable", "what", e.What) }
+
+// LabBadID refuses a lab ID that cannot name a record object.
+type LabBadID struct{ ID string }
+
+func (e LabBadID) Error() string { return content.Msg("class.lab.bad_id", "id", e.ID) }
+
+// ErrNoLab says the class carries no lab (no lab object, or a class made
+// before labs travelled, whose Role does not let the learner read it).
+var ErrNoLab = errors.New("the class carries no lab")
+
+func short(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
+}
+
+// ByteSize words a size for a message: bytes, KiB or MiB, one decimal.
+func ByteSize(n int) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// validLabID: the ID ends record object names (<learner>.<lab>) and the
+// lab label.
+func validLabID(id string) bool {
+	return id != "" && len(validation.IsDNS1123Subdomain("x."+id)) == 0 && len(validation.IsValidLabelValue(id)) == 0
+}
+
+// StoreLab puts the lab in the class namespace, replacing the one there
+// (server-side apply, InitFieldManager). The digest is computed here from
+// the bytes, never taken from the caller.
+func StoreLab(ctx context.Context, cs kubernetes.Interface, ns string, a LabArchive) (LabArchive, error) {
+	if len(a.Bytes) > MaxLabBytes {
+		return LabArchive{}, LabTooBig{Size: len(a.Bytes)}
+	}
+	if !validLabID(a.ID) {
+		return LabArchive{}, LabBadID{ID: a.ID}
+	}
+	if len(a.Version) > maxVersionBytes || !printable(a.Version) {
+		return LabArchive{}, LabUnreadable{What: "version"}
+	}
+	a = NewLabArchive(a.ID, a.Version, a.Bytes)
+	obj := corev1ac.ConfigMap(LabObject, ns).
+		WithLabels(map[string]string{LabelClass: "true", LabelClassLab: "true", LabelLab: a.ID}).
+		WithAnnotations(map[string]string{AnnotationLabID: a.ID, AnnotationLabVersion: a.Version, AnnotationLabSum: a.Sum}).
+		WithBinaryData(map[string][]byte{LabArchiveKey: a.Bytes})
+	if _, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, obj, metav1.ApplyOptions{FieldManager: InitFieldManager, Force: true}); err != nil {
+		return LabArchive{}, err
+	}
+	return a, nil
+}
+
+// FetchLab reads the class's lab and checks its bytes against its digest.
+// No lab object, or no right to read one, is ErrNoLab.
+func FetchLab(ctx context.Context, cs kubernetes.Interface, ns string) (LabArchive, error) {
+	o, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, LabObject, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
+		return LabArchive{}, fmt.Errorf("%w: %w", ErrNoLab, err)
+	}
+	if err != nil {
+		return LabArchive{}, err
+	}
+	return ReadLabObject(o)
+}
+
+// ReadLabObject is the lab a lab object carries, refused unless its bytes
+// hash to the digest beside them.
+func ReadLabObject(o *corev1.ConfigMap) (LabArchive, error) {
+	a := labMeta(o)
+	b, ok := o.BinaryData[LabArchiveKey]
+	switch {
+	case !ok:
+		return LabArchive{}, LabUnreadable{What: LabArchiveKey}
+	case len(b) > MaxLabBytes:
+		return LabArchive{}, LabTooBig{Size: len(b)}
+	case !validLabID(a.ID):
+		return LabArchive{}, LabBadID{ID: a.ID}
+	case len(a.Version) > maxVersionBytes || !printable(a.Version):
+		return LabArchive{}, LabUnreadable{What: AnnotationLabVersion}
+	case len(a.Sum) != sha256.Size*2:
+		return LabArchive{}, LabUnreadable{What: AnnotationLabSum}
+	}
+	if got := Digest(b); got != a.Sum {
+		return LabArchive{}, LabTampered{Want: a.Sum, Got: got}
+	}
+	a.Bytes = b
+	return a, nil
+}
+
+// labMeta is what a lab object says of its lab, without the bytes.
+func labMeta(o *corev1.ConfigMap) LabArchive {
+	return LabArchive{ID: o.Annotations[AnnotationLabID], Version: o.Annotations[AnnotationLabVersion], Sum: o.Annotations[AnnotationLabSum]}
+}
+
+// LabOtherID refuses a push of another lab than the class carries: the
+// learners' record objects and Roles name the class's lab, so another lab
+// needs `class init --lab`.
+type LabOtherID struct{ Have, Got string }
+
+func (e LabOtherID) Error() string {
+	return content.Msg("class.lab.push_other_id", "have", e.Have, "got", e.Got)
+}
+
+// PushLab replaces the class's lab mid-workshop with a new copy of the
+// same lab (its ID), which learners' watches then see. same is true when
+// the class already carries exactly these bytes (nothing is written). A
+// class with no lab is ErrNoLab. The lab there need not verify: a push
+// is how a damaged one is repaired.
+func PushLab(ctx context.Context, cs kubernetes.Interface, ns string, a LabArchive) (stored LabArchive, same bool, err error) {
+	if len(a.Bytes) > MaxLabBytes {
+		return LabArchive{}, false, LabTooBig{Size: len(a.Bytes)}
+	}
+	o, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, LabObject, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return LabArchive{}, false, fmt.Errorf("%w: %w", ErrNoLab, err)
+	}
+	if err != nil {
+		return LabArchive{}, false, err
+	}
+	if have := labMeta(o).ID; have != a.ID {
+		return LabArchive{}, false, LabOtherID{Have: have, Got: a.ID}
+	}
+	if cur, err := ReadLabObject(o); err == nil && cur.Sum == Digest(a.Bytes) && cur.Version == a.Version {
+		return cur, true, nil
+	}
+	stored, err = StoreLab(ctx, cs, ns, a)
+	return stored, false, err
+}

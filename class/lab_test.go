@@ -1,0 +1,222 @@
+package class
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func hasHangul(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 })
+}
+
+// A lab that does not fit in one object is refused before anything is
+// written, with its size in the message.
+func TestStoreLabRefusesALabTooBigForOneObject(t *testing.T) {
+	cs := fake.NewClientset()
+	ctx := context.Background()
+	if _, err := StoreLab(ctx, cs, testNS, NewLabArchive("big-lab", "1", make([]byte, MaxLabBytes))); err != nil {
+		t.Fatalf("a lab of exactly MaxLabBytes: %v", err)
+	}
+	_, err := StoreLab(ctx, cs, testNS, NewLabArchive("big-lab", "2", make([]byte, 3<<19)))
+	var big LabTooBig
+	if !errors.As(err, &big) || big.Size != 3<<19 {
+		t.Fatalf("a 1.5 MiB lab: %v, want LabTooBig", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "1.5 MiB") || !strings.Contains(msg, "1.0 MiB") || !hasHangul(msg) {
+		t.Errorf("message %q: want the size, the limit, in Korean", msg)
+	}
+	got, err := FetchLab(ctx, cs, testNS)
+	if err != nil || got.Version != "1" {
+		t.Fatalf("the refused lab replaced the stored one: %+v, %v", got.Version, err)
+	}
+}
+
+func TestStoreAndFetchLab(t *testing.T) {
+	cs := fake.NewClientset()
+	ctx := context.Background()
+	if _, err := FetchLab(ctx, cs, testNS); !errors.Is(err, ErrNoLab) {
+		t.Fatalf("a class without a lab: %v, want ErrNoLab", err)
+	}
+	payload := []byte("packed lab bytes")
+	// The digest is the bytes', whatever the caller says.
+	stored, err := StoreLab(ctx, cs, testNS, LabArchive{ID: "my-lab", Version: "1.2.0", Sum: "cafe", Bytes: payload})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if stored.Sum != Digest(payload) || len(stored.Sum) != 64 {
+		t.Fatalf("stored sum %q, want the bytes' sha256", stored.Sum)
+	}
+	got, err := FetchLab(ctx, cs, testNS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.ID != "my-lab" || got.Version != "1.2.0" || got.Sum != stored.Sum || !bytes.Equal(got.Bytes, payload) {
+		t.Fatalf("fetched %+v", got)
+	}
+	// The lab object is never read as a record.
+	o, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
+	if _, ok := readObject(o, knownLabs("my-lab")); ok {
+		t.Error("the lab object was read as a record")
+	}
+	for _, id := range []string{"", "My_Lab", "a.b/c", strings.Repeat("x", 64)} {
+		if _, err := StoreLab(ctx, cs, testNS, NewLabArchive(id, "1", payload)); !errors.As(err, new(LabBadID)) {
+			t.Errorf("lab ID %q: %v, want LabBadID", id, err)
+		}
+	}
+}
+
+// Bytes changed behind the digest are refused with a Korean message that
+// names both digests; so is an object missing its digest.
+func TestFetchLabRefusesBytesThatDoNotMatchTheirDigest(t *testing.T) {
+	cs := fake.NewClientset()
+	ctx := context.Background()
+	stored, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("the instructor's lab")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tamper(t, cs, func(o map[string][]byte, ann map[string]string) { o[LabArchiveKey] = []byte("someone else's lab") })
+	_, err = FetchLab(ctx, cs, testNS)
+	var bad LabTampered
+	if !errors.As(err, &bad) || bad.Want != stored.Sum || bad.Got != Digest([]byte("someone else's lab")) {
+		t.Fatalf("tampered bytes: %v, want LabTampered", err)
+	}
+	if msg := err.Error(); !hasHangul(msg) || !strings.Contains(msg, stored.Sum[:12]) {
+		t.Errorf("message %q: want Korean naming the digest", msg)
+	}
+	tamper(t, cs, func(_ map[string][]byte, ann map[string]string) { delete(ann, AnnotationLabSum) })
+	if _, err := FetchLab(ctx, cs, testNS); !errors.As(err, new(LabUnreadable)) {
+		t.Fatalf("no digest: %v, want LabUnreadable", err)
+	}
+}
+
+func tamper(t *testing.T, cs *fake.Clientset, edit func(map[string][]byte, map[string]string)) {
+	t.Helper()
+	ctx := context.Background()
+	o, err := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit(o.BinaryData, o.Annotations)
+	if _, err := cs.CoreV1().ConfigMaps(testNS).Update(ctx, o, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The watch says nothing of the lab the learner has, delivers a new
+// verified version, and delivers a tampered object as refused.
+func TestWatchLabNoticesANewVersion(t *testing.T) {
+	cs := fake.NewClientset()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	v1, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	notices := WatchLab(ctx, cs, testNS, v1.Sum)
+	select {
+	case n := <-notices:
+		t.Fatalf("a notice for the lab the learner has: %+v", n)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "2", []byte("v2"))); err != nil {
+		t.Fatal(err)
+	}
+	n := next(t, notices)
+	if n.Err != nil || n.Lab.Version != "2" || string(n.Lab.Bytes) != "v2" {
+		t.Fatalf("notice %+v, want version 2", n)
+	}
+	tamper(t, cs, func(o map[string][]byte, _ map[string]string) { o[LabArchiveKey] = []byte("v3?") })
+	if n := next(t, notices); !errors.As(n.Err, new(LabTampered)) {
+		t.Fatalf("notice %+v, want LabTampered", n)
+	}
+}
+
+func next(t *testing.T, ch <-chan LabNotice) LabNotice {
+	t.Helper()
+	select {
+	case n := <-ch:
+		return n
+	case <-time.After(10 * time.Second):
+		t.Fatal("no notice")
+	}
+	return LabNotice{}
+}
+
+// Records of the lab the class carries are read even though labmate does
+// not embed it; without the lab object they are for an unknown lab.
+// The lab object comes from the instructor (learners may only read it), so
+// its ID is believed; a learner's record naming a lab version is kept.
+func TestRecordsOfTheClassLabAreRead(t *testing.T) {
+	data := recordJSON(t, "ana", "own-lab", func(r *Record) { r.LabVersion = "2.0" })
+	rec := object("ana.own-lab", data)
+	rec.ResourceVersion = "5" // so the board's memo keeps it
+	labObj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: LabObject,
+		Annotations: map[string]string{AnnotationLabID: "own-lab", AnnotationLabVersion: "2.0"}}}
+	c := Collect([]*corev1.ConfigMap{rec, labObj}, "")
+	if len(c.Records) != 1 || c.Records[0].Flag != "" || c.Records[0].LabVersion != "2.0" || c.Lab.Version != "2.0" {
+		t.Fatalf("with the class's lab object: %+v", c)
+	}
+	c = Collect([]*corev1.ConfigMap{rec}, "")
+	if len(c.Records) != 1 || c.Records[0].Flag != Malformed {
+		t.Fatalf("without it: %+v, want flagged malformed", c)
+	}
+	// The memo of the board's watch forgets what it decided when the
+	// class's lab changes.
+	m := &recordMemo{}
+	if c := m.collect([]*corev1.ConfigMap{rec}, ""); c.Records[0].Flag != Malformed {
+		t.Fatalf("memo without the lab object: %+v", c.Records[0])
+	}
+	if c := m.collect([]*corev1.ConfigMap{rec, labObj}, ""); c.Records[0].Flag != "" {
+		t.Fatalf("memo after the lab object arrived: %+v", c.Records[0])
+	}
+	bad := recordJSON(t, "ana", "own-lab", func(r *Record) { r.LabVersion = "2\x1b[31m" })
+	if c := Collect([]*corev1.ConfigMap{object("ana.own-lab", bad), labObj}, ""); c.Records[0].Flag != Malformed {
+		t.Fatalf("a lab version with a control character: %+v", c.Records[0])
+	}
+}
+
+// A push replaces the class's lab with a copy of the same lab; another
+// lab, or a class without one, is refused; the same bytes write nothing;
+// a damaged object is repaired.
+func TestPushLab(t *testing.T) {
+	cs := fake.NewClientset()
+	ctx := context.Background()
+	if _, _, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); !errors.Is(err, ErrNoLab) {
+		t.Fatalf("push to a class without a lab: %v", err)
+	}
+	if _, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := PushLab(ctx, cs, testNS, NewLabArchive("other-lab", "1", []byte("x")))
+	var other LabOtherID
+	if !errors.As(err, &other) || other.Have != "my-lab" || !hasHangul(err.Error()) {
+		t.Fatalf("push of another lab: %v", err)
+	}
+	before, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
+	if _, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil || !same {
+		t.Fatalf("push of the same bytes: same %v, %v", same, err)
+	}
+	after, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
+	if after.ResourceVersion != before.ResourceVersion {
+		t.Error("a push of the same bytes wrote the object")
+	}
+	tamper(t, cs, func(o map[string][]byte, _ map[string]string) { o[LabArchiveKey] = []byte("broken") })
+	if _, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil || same {
+		t.Fatalf("push over a damaged object: same %v, %v", same, err)
+	}
+	if got, err := FetchLab(ctx, cs, testNS); err != nil || string(got.Bytes) != "v1" {
+		t.Fatalf("after the repair: %v", err)
+	}
+	stored, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "2", []byte("v2")))
+	if err != nil || same || stored.Version != "2" {
+		t.Fatalf("push of version 2: %+v %v %v", stored.Version, same, err)
+	}
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/internal/kubeerr"
+	"github.com/labhub/labmate/labstore"
+	"github.com/labhub/labmate/tui"
+)
+
+// A lab too big for one object is refused by init before it connects
+// anywhere (the kubeconfig names nothing that listens) or writes a
+// learner's kubeconfig, with the lab's size in Korean.
+func TestClassInitRefusesALabTooBigBeforeConnecting(t *testing.T) {
+	files := versionedLab("1.0.0", "")
+	blob := make([]byte, 1<<20+(1<<18)) // 1.25 MiB that gzip cannot shrink
+	if _, err := rand.Read(blob); err != nil {
+		t.Fatal(err)
+	}
+	files["assets/recording.bin"] = string(blob)
+	dir := writeLab(t, files)
+	out := filepath.Join(t.TempDir(), "class")
+	code, stdout, errOut := runStreams("class", "init", "--kubeconfig", classKubeconfig(t, "https://127.0.0.1:1"), "-n", "w",
+		"--learners", "2", "--out", out, "--lab", dir)
+	if code != exitUsage || !strings.Contains(errOut, "1.3 MiB") || !strings.Contains(errOut, "교실 오브젝트 하나에") {
+		t.Fatalf("exit %d, want 2 with the size in Korean:\n%s%s", code, stdout, errOut)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("init wrote %s before refusing: %v", out, err)
+	}
+}
+
+// labServer is a class cluster that carries *obj as its lab object
+// (read at each request; nil: it never answers) and refuses everything else (the learner's
+// record too: check says so and goes on).
+func labServer(t *testing.T, obj *atomic.Pointer[corev1.ConfigMap]) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.Method == http.MethodGet && r.URL.Path == "/api/v1/namespaces/workshop/configmaps/"+class.LabObject {
+			if obj.Load() == nil { // a slow class cluster: no answer
+				<-r.Context().Done()
+				return
+			}
+			raw, _ := json.Marshal(obj.Load())
+			_, _ = w.Write(raw)
+			return
+		}
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"Forbidden","code":403}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func labObject(t *testing.T, dir string) *corev1.ConfigMap {
+	t.Helper()
+	b, err := labstore.Pack(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: class.LabObject, Namespace: "workshop", Annotations: map[string]string{
+			class.AnnotationLabID: "nginx-conf", class.AnnotationLabVersion: "1.0.0", class.AnnotationLabSum: labstore.Sum(b)}},
+		BinaryData: map[string][]byte{class.LabArchiveKey: b},
+	}
+}
+
+// Offline afterwards: once the class's lab is installed, a tampered object
+// is refused and the installed copy opens, saying why; so it does with
+// the class cluster gone. A learner with no copy cannot open it.
+func TestClassLabOfflineAndTampered(t *testing.T) {
+	l := classLearner{id: "learner-01", data: t.TempDir(), state: t.TempDir(), root: t.TempDir()}
+	good := labObject(t, writeLab(t, versionedLab("1.0.0", "")))
+	var served atomic.Pointer[corev1.ConfigMap]
+	served.Store(good)
+	srv := labServer(t, &served)
+	l.file = classKubeconfig(t, srv.URL)
+	code, rep, errOut := l.check(t)
+	if code != exitFail || len(rep.Steps) != 2 || len(rep.Problems) != 0 {
+		t.Fatalf("first start: exit %d, steps %d, problems %q\n%s", code, len(rep.Steps), rep.Problems, errOut)
+	}
+	if !strings.Contains(errOut, "교실에 보내지 못했습니다") {
+		t.Errorf("a refused record is not said on stderr: %q", errOut)
+	}
+
+	bad := good.DeepCopy()
+	bad.BinaryData[class.LabArchiveKey][100] ^= 1
+	served.Store(bad)
+	code, rep, _ = l.check(t)
+	if probs := strings.Join(rep.Problems, "\n"); code != exitFail || len(rep.Steps) != 2 ||
+		!strings.Contains(probs, "손상되었거나 바뀌었습니다") || !strings.Contains(probs, "전에 받아 둔 실습 nginx-conf 1.0.0") {
+		t.Fatalf("tampered: exit %d, problems %q", code, rep.Problems)
+	}
+	fresh := l
+	fresh.data = t.TempDir()
+	if code, _, errOut := fresh.check(t); code != exitUsage || !strings.Contains(errOut, "손상되었거나 바뀌었습니다") {
+		t.Fatalf("tampered, nothing installed before: exit %d\n%s", code, errOut)
+	}
+
+	// A class cluster that does not answer costs the learner with a copy
+	// a few seconds, not a hang.
+	served.Store(nil)
+	start := time.Now()
+	code, rep, errOut = l.check(t)
+	if took := time.Since(start); code != exitFail || len(rep.Steps) != 2 || took > fetchTimeoutKept+3*time.Second {
+		t.Fatalf("slow class cluster: exit %d after %v, problems %q\n%s", code, took, rep.Problems, errOut)
+	}
+	served.Store(bad)
+
+	// preview opens the same lab and shows its version in the record.
+	l.use(t)
+	code, stdout, errOut := runStreams("class", "preview", "--class", l.file, "--root", l.root)
+	var rec class.Record
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || code != exitOK || rec.Lab != "nginx-conf" || rec.LabVersion != "1.0.0" {
+		t.Fatalf("class preview --class: exit %d, %v, %+v\n%s", code, err, rec, errOut)
+	}
+
+	srv.Close()
+	code, rep, errOut = l.check(t)
+	if code != exitFail || len(rep.Steps) != 2 || !strings.Contains(strings.Join(rep.Problems, "\n"), "전에 받아 둔 실습 nginx-conf 1.0.0") {
+		t.Fatalf("offline: exit %d, problems %q\n%s", code, rep.Problems, errOut)
+	}
+	if e := kubeerr.ClientEnglish(strings.Join(rep.Problems, "\n") + errOut); e != "" {
+		t.Errorf("the client's English %q reaches the learner: %q %q", e, rep.Problems, errOut)
+	}
+}
+
+// What --lab names for the class to carry: a directory, a built-in lab
+// that needs no Go (packed from a copy of its files), an installed lab;
+// a built-in lab that needs Go does not travel.
+func TestPackClassLab(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	dir := writeLab(t, versionedLab("2.0.0", ""))
+	if _, err := labstore.InstallDir(dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ref, id, version string
+		ship             bool
+	}{
+		{dir, "nginx-conf", "2.0.0", true},
+		{"nginx-conf", "nginx-conf", "2.0.0", true},
+		{"nginx-conf@2.0.0", "nginx-conf", "2.0.0", true},
+		{"driver-reboot", "driver-reboot", "", true},
+		{"driver-reboot@embedded", "driver-reboot", "", true},
+		{"gpu-incident", "gpu-incident", "", false},
+	} {
+		a, ship, err := packClassLab(tc.ref)
+		if err != nil || ship != tc.ship || a.ID != tc.id || tc.version != "" && a.Version != tc.version {
+			t.Errorf("%s: %s %s ship %v, %v; want %s ship %v", tc.ref, a.ID, a.Version, ship, err, tc.id, tc.ship)
+		}
+		if ship && (len(a.Bytes) == 0 || a.Sum != labstore.Sum(a.Bytes)) {
+			t.Errorf("%s: %d bytes, sum %s", tc.ref, len(a.Bytes), a.Sum)
+		}
+	}
+	// The same lab packs to the same bytes: a second push changes nothing.
+	a, _, _ := packClassLab(dir)
+	b, _, _ := packClassLab("nginx-conf")
+	if a.Sum != b.Sum {
+		t.Errorf("the directory and its installed copy pack differently: %s %s", a.Sum, b.Sum)
+	}
+	// A built-in lab packs to what its directory packs to.
+	emb, _, _ := packClassLab("driver-reboot")
+	fromDir, _, err := packClassLab(filepath.Join("..", "..", "content", "labs", "driver-reboot"))
+	if err != nil || emb.Sum != fromDir.Sum {
+		t.Errorf("driver-reboot built in and from its directory: %s %s, %v", emb.Sum, fromDir.Sum, err)
+	}
+	if _, _, err := packClassLab("no-such-lab"); err == nil {
+		t.Error("a lab that is nowhere packed")
+	}
+	code, _, errOut := runStreams("class", "init", "--kubeconfig", classKubeconfig(t, "https://127.0.0.1:1"), "-n", "w",
+		"--learners", "2", "--out", filepath.Join(t.TempDir(), "o"), "--lab", "gpu-incident,"+dir)
+	if code != exitUsage || !strings.Contains(errOut, "교실이 실어 나르는 실습은 하나뿐") {
+		t.Errorf("several --lab with a directory: exit %d\n%s", code, errOut)
+	}
+}
+
+// check --watch --class words the class lab's notes on stderr, in Korean.
+func TestSayClassLab(t *testing.T) {
+	notes := make(chan tui.ClassLabNote, 2)
+	var out lines
+	sayClassLab(notes, &out)
+	notes <- tui.ClassLabNote{Version: "1.1.0"}
+	notes <- tui.ClassLabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}
+	close(notes)
+	got := out.waitLines(t, 2, 5*time.Second)
+	if !strings.Contains(got[0], "새 판 1.1.0") || !strings.Contains(got[1], "손상") {
+		t.Errorf("stderr: %q", got)
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+// The installed labs' commands: lab list, install, pack and remove.
+// They wire labstore to the command line and word its answers.
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labstore"
+)
+
+// labEntry is one line of `labmate lab list --json`, stable for tools.
+type labEntry struct {
+	ID      string `json:"id"`
+	Title   string `json:"title"`
+	Steps   int    `json:"steps"`
+	Version string `json:"version"`
+	// Source is embedded (built into labmate) or installed (lab install).
+	Source string `json:"source"`
+	// Lab is what --lab takes to open it.
+	Lab string `json:"lab"`
+	// For an installed lab: its archive's sha256 and where it came from.
+	Sum  string `json:"sha256,omitempty"`
+	From string `json:"from,omitempty"`
+}
+
+const (
+	sourceEmbedded  = "embedded"
+	sourceInstalled = "installed"
+)
+
+// labEntries are the embedded labs that compile, then every installed
+// version of every installed lab.
+func labEntries() ([]labEntry, error) {
+	entries := []labEntry{}
+	for _, l := range labkit.Installed() {
+		entries = append(entries, labEntry{ID: l.ID(), Title: l.Text.Title, Steps: len(l.Text.Steps),
+			Version: l.Text.Version, Source: sourceEmbedded, Lab: l.ID()})
+	}
+	all, err := labstore.List()
+	for _, in := range all {
+		steps := 0
+		if l, err := content.LoadDir(in.Dir); err == nil {
+			steps = len(l.Steps)
+		}
+		entries = append(entries, labEntry{ID: in.ID, Title: in.Title, Steps: steps, Version: in.Version,
+			Source: sourceInstalled, Lab: installedRef(in), Sum: in.Sum, From: in.Source})
+	}
+	return entries, err
+}
+
+// newLabListCmd is `labmate lab list [--json]`.
+func newLabListCmd(streams ioStreams) *cobra.Command {
+	var asJSON bool
+	cmd := newCommand("lab.list", flagsUse(), noArgs, func(*cobra.Command, []string) int {
+		entries, err := labEntries()
+		if err != nil {
+			fmt.Fprintln(streams.ErrOut, content.Msg("cli.store.unreadable", "err", err))
+		}
+		if asJSON {
+			enc := json.NewEncoder(streams.Out)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(entries); err != nil {
+				return exitUsage
+			}
+			return exitOK
+		}
+		for _, e := range entries {
+			fmt.Fprintln(streams.Out, content.Msg("cli.lab_line", "lab", e.Lab, "version", e.Version,
+				"source", content.Msg("cli.store.source_"+e.Source), "steps", e.Steps, "title", e.Title))
+			if e.Source == sourceInstalled && strings.HasSuffix(e.Lab, "@"+refInstalled) {
+				fmt.Fprintln(streams.Out, content.Msg("cli.store.shadowed_line", "id", e.ID, "lab", e.Lab))
+			}
+		}
+		return exitOK
+	})
+	cmd.Flags().BoolVar(&asJSON, "json", false, content.Msg("cli.flag.json"))
+	return cmd
+}
+
+// newLabInstallCmd is `labmate lab install DIR|FILE.tar.gz`.
+func newLabInstallCmd(streams ioStreams) *cobra.Command {
+	cmd := newCommand("lab.install", "DIR|FILE.tar.gz", exactArgs(1), func(_ *cobra.Command, args []string) int {
+		in, err := install(args[0])
+		if err != nil {
+			fmt.Fprintln(streams.ErrOut, storeError(args[0], err))
+			return exitFail
+		}
+		fmt.Fprintln(streams.Out, content.Msg("cli.store.installed", "id", in.ID, "version", in.Version, "dir", in.Dir, "sum", in.Sum))
+		if in.Replaced != "" {
+			fmt.Fprintln(streams.Out, content.Msg("cli.store.replaced", "id", in.ID, "version", in.Version, "old", in.Replaced))
+		}
+		if in.Shadowed {
+			fmt.Fprintln(streams.Out, content.Msg("cli.store.shadowed", "id", in.ID, "lab", installedRef(*in)))
+		} else {
+			fmt.Fprintln(streams.Out, content.Msg("cli.store.open_with", "lab", installedRef(*in)))
+		}
+		return exitOK
+	})
+	return cmd
+}
+
+// install installs a lab directory, or an archive file.
+func install(arg string) (*labstore.Installed, error) {
+	if fi, err := os.Stat(arg); err == nil && fi.IsDir() {
+		abs, err := filepath.Abs(arg)
+		if err != nil {
+			return nil, err
+		}
+		return labstore.InstallDir(abs, abs)
+	}
+	return labstore.InstallFile(arg)
+}
+
+// newLabPackCmd is `labmate lab pack DIR [-o FILE]`.
+func newLabPackCmd(streams ioStreams) *cobra.Command {
+	var out string
+	cmd := newCommand("lab.pack", "DIR "+flagsUse(), exactArgs(1), func(_ *cobra.Command, args []string) int {
+		archive, err := labstore.Pack(args[0])
+		if err != nil {
+			fmt.Fprintln(streams.ErrOut, storeError(args[0], err))
+			return exitFail
+		}
+		if out == "" {
+			kit, _ := labkit.OpenDir(args[0])
+			out = kit.ID() + "-" + kit.Text.Version + ".tar.gz"
+		}
+		if err := os.WriteFile(out, archive, 0o644); err != nil {
+			fmt.Fprintln(streams.ErrOut, content.Msg("cli.store.write_failed", "file", out, "err", err))
+			return exitFail
+		}
+		fmt.Fprintln(streams.Out, content.Msg("cli.store.packed", "file", out, "size", len(archive), "sum", labstore.Sum(archive)))
+		return exitOK
+	})
+	cmd.Flags().StringVarP(&out, "output", "o", "", content.Msg("cli.store.flag_output"))
+	metavars(cmd.Flags(), map[string]string{"output": "FILE"})
+	_ = cmd.MarkFlagFilename("output", "tar.gz")
+	return cmd
+}
+
+// newLabRemoveCmd is `labmate lab remove ID[@VERSION]`.
+func newLabRemoveCmd(streams ioStreams) *cobra.Command {
+	cmd := newCommand("lab.remove", "ID[@VERSION]", exactArgs(1), func(_ *cobra.Command, args []string) int {
+		ref := strings.TrimSuffix(args[0], "@"+refInstalled)
+		gone, err := labstore.Uninstall(ref)
+		if err != nil {
+			fmt.Fprintln(streams.ErrOut, storeError(args[0], err))
+			return exitFail
+		}
+		for _, in := range gone {
+			fmt.Fprintln(streams.Out, content.Msg("cli.store.removed", "id", in.ID, "version", in.Version))
+		}
+		return exitOK
+	})
+	cmd.ValidArgsFunction = completeInstalled
+	return cmd
+}
+
+// storeError words a failed install, pack or remove: a labstore refusal
+// says itself in Korean; any other error (a file that cannot be read)
+// is wrapped in a Korean line naming what was asked for.
+func storeError(arg string, err error) string {
+	var r *labstore.Refusal
+	if errors.As(err, &r) {
+		return r.Error()
+	}
+	return content.Msg("cli.store.failed", "arg", arg, "err", err)
+}
+
+// completeInstalled lists the installed labs (lab remove).
+func completeInstalled(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	all, _ := labstore.List()
+	var out []cobra.Completion
+	for _, in := range all {
+		out = append(out, cobra.CompletionWithDesc(in.ID+"@"+in.Version, in.Title))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
