@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,11 +26,14 @@ import (
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
-// Each lab (each half of its steps' near-misses, see shardsOf) is proven on a
-// sandbox of its own, all at once: the proofs mostly wait on their
-// clusters (a near-miss's grace, a namespace going away), so together
-// they take about as long as the longest alone. The subtests run in
-// goroutines of their own rather than with t.Parallel, whose limit
+// Each lab is proven in shards (--mutants-shard K/N: its near-misses to
+// try on the cluster split between them by a hash), each on a sandbox of
+// its own, all at once: a proof's time is mostly its cluster trials, each
+// a sandbox reset (about 5 s of which is the namespace controller's fixed
+// wait), the earlier steps' solutions, the near-miss and its grace, so
+// together they take about as long as one shard alone. Every shard also
+// proves every step's start, solution and wrong answers. The subtests run
+// in goroutines of their own rather than with t.Parallel, whose limit
 // (-parallel, GOMAXPROCS by default) would run two at a time on a 2-core
 // machine.
 func TestLabsVerify(t *testing.T) {
@@ -39,58 +41,27 @@ func TestLabsVerify(t *testing.T) {
 	bin := buildLabmate(t)
 	var wg sync.WaitGroup
 	for _, l := range labtest.Installed(t) {
-		for _, steps := range shardsOf(l.Text) {
-			name := l.ID()
-			if steps != nil {
-				name += "-steps-" + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(steps)), "-"), "[]")
-			}
+		for k := 1; k <= shards; k++ {
 			wg.Go(func() {
-				t.Run(name, func(t *testing.T) { proveLab(t, bin, l.Text, steps) })
+				t.Run(fmt.Sprintf("%s-%d-of-%d", l.ID(), k, shards), func(t *testing.T) { proveLab(t, bin, l.Text, k) })
 			})
 		}
 	}
 	wg.Wait()
 }
 
-// shardsOf splits a lab's near-misses over two proofs, its odd steps'
-// and its even ones, each on a sandbox of its own: a proof's time is
-// mostly its cluster trials (a sandbox reset, about 5 s of which is the
-// namespace controller's fixed wait, then the earlier steps' solutions,
-// the near-miss and its grace), and alternate steps share a lab's
-// costlier steps about evenly (driver-reboot: 139 s of trials odd, 121 s
-// even). Every proof also proves every step's start, solution and wrong
-// answers.
-func shardsOf(lab *content.Lab) [][]int {
-	var odd, even []int
-	for _, st := range lab.Steps {
-		if st.Number%2 == 1 {
-			odd = append(odd, st.Number)
-		} else {
-			even = append(even, st.Number)
-		}
-	}
-	if len(even) == 0 {
-		return [][]int{nil}
-	}
-	return [][]int{odd, even}
-}
+// shards is how many sandboxes prove each lab's near-misses.
+const shards = 3
 
-// proveLab runs `labmate lab verify ID --mutants` on a sandbox of the
-// test's own, brought up for the lab as an author would (`labmate sandbox
-// up --lab ID`), the near-misses limited to steps when given, and requires
-// every case of the table to hold.
-func proveLab(t *testing.T, bin string, lab *content.Lab, steps []int) {
-	suffix := lab.ID
-	for _, n := range steps {
-		suffix += "-" + strconv.Itoa(n)
-	}
-	opts := sandboxtest.ForLab(t, lab, suffix)
+// proveLab runs `labmate lab verify ID --mutants --mutants-shard
+// SHARD/shards` on a sandbox of the test's own, brought up for the lab as
+// an author would (`labmate sandbox up --lab ID`), and requires every case
+// of the table to hold.
+func proveLab(t *testing.T, bin string, lab *content.Lab, shard int) {
+	opts := sandboxtest.ForLab(t, lab, fmt.Sprintf("%s-%d", lab.ID, shard))
 	start := time.Now()
-	args := []string{"lab", "verify", lab.ID, "--mutants", "--kubeconfig", sandbox.Kubeconfig(opts),
-		"--context", sandbox.Context(opts), "--state-dir", t.TempDir()}
-	for _, n := range steps {
-		args = append(args, "--mutants-step", strconv.Itoa(n))
-	}
+	args := []string{"lab", "verify", lab.ID, "--mutants", "--mutants-shard", fmt.Sprintf("%d/%d", shard, shards),
+		"--kubeconfig", sandbox.Kubeconfig(opts), "--context", sandbox.Context(opts), "--state-dir", t.TempDir()}
 	cmd := exec.Command(bin, args...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -121,7 +92,7 @@ func proveLab(t *testing.T, bin string, lab *content.Lab, steps []int) {
 		}
 		// Its near-misses were made and none survived undeclared.
 		_, declared := byID[st.ID]
-		if declared && (steps == nil || slices.Contains(steps, st.Number)) && !rowHeld(table, st.Number, "변이") {
+		if declared && !rowHeld(table, st.Number, "변이") {
 			t.Errorf("step %d: no holding mutants row:\n%s", st.Number, table)
 		}
 		for _, w := range byID[st.ID].Wrong {
@@ -131,16 +102,8 @@ func proveLab(t *testing.T, bin string, lab *content.Lab, steps []int) {
 			}
 		}
 	}
-	t.Logf("%s: %d wrong answers refused, every step solved, the near-misses of steps %v killed or declared, in %s",
-		lab.ID, cases, stepsOr(steps), time.Since(start).Round(time.Second))
-}
-
-// stepsOr names the steps whose near-misses a proof made.
-func stepsOr(steps []int) string {
-	if steps == nil {
-		return "all"
-	}
-	return fmt.Sprint(steps)
+	t.Logf("%s: %d wrong answers refused, every step solved, shard %d/%d of its near-misses killed or declared, in %s",
+		lab.ID, cases, shard, shards, time.Since(start).Round(time.Second))
 }
 
 // rowHeld reports whether the table has a row of step for the case,

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +24,9 @@ type verifyOptions struct {
 	record  string
 	mutants bool
 	steps   []int
+	shard   string // K/N
+	shardK  int
+	shardN  int
 	pace    time.Duration
 	timeout time.Duration
 	binDir  string
@@ -44,11 +49,12 @@ func newLabVerifyCmd(c *common, streams ioStreams) *cobra.Command {
 	fs.StringVar(&o.record, "record", "", content.Msg("verify.flag.record"))
 	fs.BoolVar(&o.mutants, "mutants", false, content.Msg("verify.flag.mutants"))
 	fs.IntSliceVar(&o.steps, "mutants-step", nil, content.Msg("verify.flag.mutants_step"))
+	fs.StringVar(&o.shard, "mutants-shard", "", content.Msg("verify.flag.mutants_shard"))
 	fs.DurationVar(&o.pace, "pace", 3*time.Second, content.Msg("verify.flag.pace"))
 	fs.DurationVar(&o.timeout, "timeout", 0, content.Msg("verify.flag.timeout"))
 	fs.StringVar(&o.binDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
 	fs.BoolVar(&o.progress, "progress", false, content.Msg("verify.flag.progress"))
-	metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR"})
+	metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR", "mutants-shard": "K/N"})
 	_ = cmd.MarkFlagFilename("record", "jsonl")
 	cmd.ValidArgsFunction = completeLabs
 	return cmd
@@ -61,7 +67,13 @@ func (o *verifyOptions) Run(ctx context.Context, args []string) int {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_needs_dir"))
 		return exitUsage
 	}
-	if o.mutants && o.record != "" {
+	shard, shards, ok := parseShard(o.shard)
+	if !ok {
+		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.bad_shard", "shard", o.shard))
+		return exitUsage
+	}
+	o.shardK, o.shardN = shard, shards
+	if (o.mutants || o.shardN > 0) && o.record != "" {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.mutants_and_record"))
 		return exitUsage
 	}
@@ -104,7 +116,7 @@ func (o *verifyOptions) once(ctx context.Context) int {
 	}
 	res, err := verify.Run(ctx, verify.Options{
 		Lab: kit, Kubeconfig: o.kubeconfig, Context: o.kubeCtx, NoCluster: o.noCluster,
-		BinDir: sandbox.Options{BinDir: o.binDir}.ResolvedBinDir(), Record: o.record, Mutants: o.mutants || len(o.steps) > 0, MutantSteps: o.steps, Pace: o.pace, Labmate: version,
+		BinDir: sandbox.Options{BinDir: o.binDir}.ResolvedBinDir(), Record: o.record, Mutants: o.mutants || len(o.steps) > 0 || o.shardN > 0, MutantSteps: o.steps, Shard: o.shardK, Shards: o.shardN, Pace: o.pace, Labmate: version,
 		Timeout: o.timeout, Progress: progress,
 	})
 	var ee *verify.EnvError
@@ -121,4 +133,18 @@ func (o *verifyOptions) once(ctx context.Context) int {
 		return exitFail
 	}
 	return exitOK
+}
+
+// parseShard reads --mutants-shard K/N (1 <= K <= N); "" is no shard.
+func parseShard(s string) (k, n int, ok bool) {
+	if s == "" {
+		return 0, 0, true
+	}
+	a, b, found := strings.Cut(s, "/")
+	k, err1 := strconv.Atoi(a)
+	n, err2 := strconv.Atoi(b)
+	if !found || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
+		return 0, 0, false
+	}
+	return k, n, true
 }

@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"slices"
 	"sort"
@@ -42,6 +43,7 @@ const (
 	outFalseFail  = "false-fail"
 	outHeld       = "held" // a restyle that still passes
 	outNotTried   = "not-tried"
+	outElsewhere  = "elsewhere" // another shard's to try (Options.Shards)
 )
 
 // maxLive bounds the live mutants of one file: one for each value the
@@ -160,6 +162,10 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 				m.Outcome, m.Reason = outEquivalent, eq.Reason
 				continue
 			}
+			if m.Outcome == "" && !p.inShard(m) {
+				m.Outcome = outElsewhere
+				continue
+			}
 			took := ""
 			if m.Outcome == "" {
 				start := time.Now()
@@ -171,6 +177,18 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 		all = append(all, ms...)
 	}
 	return all
+}
+
+// inShard says whether this proof tries m on the cluster: always, unless
+// it proves one shard of several (Options.Shards), where m's shard is an
+// FNV hash of its step and exact change, the same in every proof.
+func (p *prover) inShard(m *Mutant) bool {
+	if p.o.Shards <= 1 {
+		return true
+	}
+	h := fnv.New32a()
+	fmt.Fprintf(h, "%d %s", m.Step, m.Desc)
+	return int(h.Sum32()%uint32(p.o.Shards)) == p.o.Shard-1
 }
 
 func equivalent(vs content.VerifyStep, m *Mutant) (content.Equivalent, bool) {
@@ -394,6 +412,15 @@ func (p *prover) equivalentsOf(id string) []content.Equivalent {
 	return nil
 }
 
+// elsewhere is the summary's note of the near-misses another shard
+// tries, "" when there are none.
+func elsewhere(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return msg("verify.seen.mutants_elsewhere", "n", n)
+}
+
 func stepMutantRows(n int, ms []*Mutant, declared []content.Equivalent) []Row {
 	count := map[string]int{}
 	killers := map[string]int{}
@@ -416,7 +443,7 @@ func stepMutantRows(n int, ms []*Mutant, declared []content.Equivalent) []Row {
 	sum := Row{Step: n, Case: msg("verify.case.mutants"), Expected: msg("verify.expect.mutants"),
 		Seen: msg("verify.seen.mutants", "made", made, "killed", count[outKilled], "by", killedBy,
 			"survived", count[outSurvived], "equivalent", count[outEquivalent], "restyled", count[outHeld]+count[outFalseFail],
-			"false", count[outFalseFail], "untried", count[outNotTried]),
+			"false", count[outFalseFail], "untried", count[outNotTried]) + elsewhere(count[outElsewhere]),
 		OK: count[outSurvived] == 0 && count[outFalseFail] == 0}
 	rows := []Row{sum}
 	for _, m := range ms {

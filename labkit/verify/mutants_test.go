@@ -1,6 +1,8 @@
 package verify
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/labhub/labmate/content"
@@ -60,5 +62,44 @@ func TestMutantRows(t *testing.T) {
 		if !containsAll(failed[i], []string{w}) {
 			t.Errorf("failed row %d %q lacks %q", i, failed[i], w)
 		}
+	}
+}
+
+// Shards of a proof split the near-misses to try between them: each one
+// is tried by exactly one shard, every shard gets some, and the summary
+// of a shard says how many another shard tries.
+func TestShardsTryEachNearMissOnce(t *testing.T) {
+	var ms []*Mutant
+	for step := 1; step <= 3; step++ {
+		for i := range 20 {
+			ms = append(ms, &Mutant{Step: step, Op: opField, Desc: fmt.Sprintf("field k8s/a.yaml set spec.x %d", i)})
+		}
+	}
+	const n = 3
+	tried := map[*Mutant]int{}
+	for k := 1; k <= n; k++ {
+		p := &prover{o: Options{Shard: k, Shards: n}}
+		mine := 0
+		for _, m := range ms {
+			if p.inShard(m) {
+				tried[m]++
+				mine++
+			}
+		}
+		if mine == 0 {
+			t.Errorf("shard %d/%d tries none of %d near-misses", k, n, len(ms))
+		}
+	}
+	for _, m := range ms {
+		if tried[m] != 1 {
+			t.Errorf("%d %q tried by %d shards, want 1", m.Step, m.Desc, tried[m])
+		}
+	}
+	if p := (&prover{}); !p.inShard(ms[0]) {
+		t.Error("a proof of no shard does not try every near-miss")
+	}
+	rows := stepMutantRows(1, []*Mutant{{Step: 1, Outcome: outKilled}, {Step: 1, Outcome: outElsewhere}}, nil)
+	if !rows[0].OK || !strings.Contains(rows[0].Seen, msg("verify.seen.mutants_elsewhere", "n", 1)) {
+		t.Errorf("summary of a shard: %+v", rows[0])
 	}
 }

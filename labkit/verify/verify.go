@@ -42,8 +42,15 @@ type Options struct {
 	Mutants bool
 	// MutantSteps, when set, makes near-misses of these steps only.
 	MutantSteps []int
-	Pace        time.Duration
-	Labmate     string // labmate's version, for the trace header
+	// Shard and Shards, when Shards > 1, try on the cluster only the
+	// near-misses of shard Shard (1-based) of Shards: each one's shard is
+	// a hash of its step and exact change, so proofs of every shard on
+	// sandboxes of their own, run at once, try each near-miss exactly
+	// once between them. Near-misses judged from the files, and the
+	// declarations, are judged in every shard.
+	Shard, Shards int
+	Pace          time.Duration
+	Labmate       string // labmate's version, for the trace header
 	// Timeout bounds the wait for each case's verdict (the lab's
 	// verify.toml may say; 60 s when neither does).
 	Timeout time.Duration
