@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
 )
 
 // Limits of a lab archive, the same for packing and installing so a lab
@@ -50,19 +51,28 @@ var skipped = []string{".git", ".hg", ".svn"}
 // uid and gid 0 and one fixed time, gzip with no name or time, so the
 // same lab gives the same bytes wherever it lies.
 func Pack(dir string) ([]byte, error) {
+	archive, _, err := PackLab(dir)
+	return archive, err
+}
+
+// PackLab is Pack that also returns the lab it packed, as Check compiled
+// it (its ID and version name the archive).
+func PackLab(dir string) ([]byte, *labkit.Lab, error) {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return nil, &Refusal{Reason: Missing, Entry: dir}
+		return nil, nil, &Refusal{Reason: Missing, Entry: dir}
 	}
 	fsys := os.DirFS(dir)
 	// Special files first: loading the lab must never open a FIFO.
 	names, err := labFiles(fsys)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if _, err := Check(dir); err != nil {
-		return nil, err
+	lab, err := Check(dir)
+	if err != nil {
+		return nil, nil, err
 	}
-	return packFiles(fsys, names)
+	archive, err := packFiles(fsys, names)
+	return archive, lab, err
 }
 
 // PackEmbedded packs a lab built into labmate, byte for byte as Pack

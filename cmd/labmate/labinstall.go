@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labstore"
 )
@@ -125,16 +126,15 @@ func install(arg string) (*labstore.Installed, error) {
 func newLabPackCmd(streams ioStreams) *cobra.Command {
 	var out string
 	cmd := newCommand("lab.pack", "DIR "+flagsUse(), exactArgs(1), func(_ *cobra.Command, args []string) int {
-		archive, err := labstore.Pack(args[0])
+		archive, kit, err := labstore.PackLab(args[0])
 		if err != nil {
 			fmt.Fprintln(streams.ErrOut, storeError(args[0], err))
 			return exitFail
 		}
 		if out == "" {
-			kit, _ := labkit.OpenDir(args[0])
 			out = kit.ID() + "-" + kit.Text.Version + ".tar.gz"
 		}
-		if err := os.WriteFile(out, archive, 0o644); err != nil {
+		if err := lockfile.WriteAtomic(out, archive, 0o644); err != nil {
 			fmt.Fprintln(streams.ErrOut, content.Msg("cli.store.write_failed", "file", out, "err", err))
 			return exitFail
 		}
