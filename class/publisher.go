@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/utils/clock"
 
 	"github.com/labhub/labmate/internal/latest"
 )
@@ -61,7 +62,10 @@ type PublisherConfig struct {
 	// Retry is the backoff after a failed send (1 s doubling to 30 s when
 	// zero; refusals wait at least the cap).
 	Retry wait.Backoff
-	Now   func() time.Time
+	// Clock is the publisher's time (the real one when nil): records'
+	// times, the interval between sends and the retry's backoff. Tests
+	// step a fake one instead of sleeping.
+	Clock clock.Clock
 	// Sent, if set, is called after every successful send with the record
 	// sent (tests and the benchmark time it).
 	Sent func(Record)
@@ -92,12 +96,12 @@ func NewPublisher(cfg PublisherConfig) *Publisher {
 	if cfg.Retry.Duration <= 0 {
 		cfg.Retry = wait.Backoff{Duration: time.Second, Factor: 2, Jitter: 0.2, Steps: 6, Cap: 30 * time.Second}
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Clock == nil {
+		cfg.Clock = clock.RealClock{}
 	}
 	p := &Publisher{
 		cfg:      cfg,
-		tracker:  NewTracker(cfg.Identity, cfg.Now),
+		tracker:  NewTracker(cfg.Identity, cfg.Clock.Now),
 		wake:     make(chan struct{}, 1),
 		statusCh: make(chan Status, 1),
 	}
@@ -164,7 +168,8 @@ func (p *Publisher) Run(ctx context.Context) {
 		if !p.isDirty() {
 			continue
 		}
-		if limiter.Wait(ctx) != nil {
+		now := p.cfg.Clock.Now()
+		if !p.sleep(ctx, limiter.ReserveN(now, 1).DelayFrom(now)) {
 			return
 		}
 		p.mu.Lock()
@@ -196,15 +201,26 @@ func (p *Publisher) Run(ctx context.Context) {
 			delay = max(delay, backoff.Cap)
 		}
 		p.setStatus(st)
-		select {
-		case <-ctx.Done():
+		if !p.sleep(ctx, delay) {
 			return
-		case <-time.After(delay):
 		}
 		select {
 		case p.wake <- struct{}{}:
 		default:
 		}
+	}
+}
+
+// sleep waits d on the publisher's clock; false when ctx ended first.
+func (p *Publisher) sleep(ctx context.Context, d time.Duration) bool {
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	select {
+	case <-ctx.Done():
+		return false
+	case <-p.cfg.Clock.After(d):
+		return true
 	}
 }
 
@@ -231,7 +247,7 @@ func (p *Publisher) send(ctx context.Context, rec Record) error {
 }
 
 func (p *Publisher) setStatus(st Status) {
-	st.At = p.cfg.Now()
+	st.At = p.cfg.Clock.Now()
 	old := p.status.Swap(&st)
 	if old.State == st.State && old.Pending == st.Pending && errors.Is(old.Err, st.Err) {
 		return

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
+	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/labhub/labmate/checks"
 )
@@ -52,43 +53,48 @@ func fastRetry() wait.Backoff {
 }
 
 // A burst of changes costs one request per interval, and the newest
-// record is the one that lands (latest wins), with labmate's field manager.
+// record is the one that lands (latest wins), with labmate's field
+// manager. The publisher's clock is a fake one the test steps: what is
+// sent when is decided by the limiter, not by how fast this machine is.
 func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 	f := &feed{}
 	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
-	var sent atomic.Int64
-	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 300 * time.Millisecond,
-		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}, Sent: func(Record) { sent.Add(1) }})
+	clk := testingclock.NewFakeClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	const interval = 2 * time.Second
+	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: interval, Clock: clk,
+		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)
+	requests := func(n int64) func() bool { return func() bool { return p.Requests() == n } }
 
-	start := time.Now()
+	// The limiter's burst of two: the first two changes go out at once.
+	p.Publish(Update{Report: f.report(checks.Failed, checks.Failed, checks.Failed)})
+	waitFor(t, "the first send", requests(1))
+	p.Publish(Update{Hints: &Hints{Step: 1, Seen: 2}})
+	waitFor(t, "the second send", requests(2))
+
+	// Then a burst of 60 changes waits for the interval: the sender
+	// blocks on the clock and sends nothing meanwhile.
 	sts := []checks.Status{checks.Failed, checks.Failed, checks.Failed}
 	for i := range 30 {
 		sts[i%3] = []checks.Status{checks.Failed, checks.Passed, checks.Waiting}[i%3]
 		p.Publish(Update{Report: f.report(sts...)})
-		hints := i
-		p.Publish(Update{Hints: &Hints{Step: 1, Seen: hints}})
+		p.Publish(Update{Hints: &Hints{Step: 1, Seen: 3 + i}})
+	}
+	waitFor(t, "the sender to wait for the interval", clk.HasWaiters)
+	if n := p.Requests(); n != 2 {
+		t.Fatalf("%d requests before the interval passed, want 2", n)
 	}
 	want := p.Record()
-	waitFor(t, "the newest record", func() bool {
-		cm, err := cs.CoreV1().ConfigMaps(testNS).Get(ctx, ObjectName("learner-01", "gpu-incident"), metav1.GetOptions{})
-		if err != nil {
-			return false
-		}
-		r, err := Unmarshal([]byte(cm.Data[DataKey]))
-		return err == nil && r.Step(1) != nil && r.Step(1).Hints == 29
-	})
-	elapsed := time.Since(start)
+
+	// One interval later, one send carries the newest record.
+	clk.Step(interval)
+	waitFor(t, "the send after the interval", requests(3))
+	waitFor(t, "connected", func() bool { return p.Status().State == Connected })
 	got := storedRecord(t, cs, "learner-01")
-	if got.Step(1).Status != want.Step(1).Status || got.Step(3).Status != want.Step(3).Status {
+	if got.Step(1).Hints != 32 || got.Step(1).Status != want.Step(1).Status || got.Step(3).Status != want.Step(3).Status {
 		t.Fatalf("stored %+v, want %+v", got.Steps, want.Steps)
-	}
-	// 60 updates in a burst: the first two go out at once (the
-	// limiter's burst), the rest fold into at most one send per interval.
-	if max := int64(elapsed/(300*time.Millisecond)) + 3; p.Requests() > max {
-		t.Fatalf("%d requests in %v, want at most %d", p.Requests(), elapsed, max)
 	}
 	cm, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, ObjectName("learner-01", "gpu-incident"), metav1.GetOptions{})
 	owned := false
@@ -98,15 +104,15 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 	if !owned {
 		t.Fatalf("no apply entry for %q in managed fields: %+v", FieldManager, cm.ManagedFields)
 	}
-	if p.Status().State != Connected {
-		t.Fatalf("status %v, want connected", p.Status())
+	// Nothing changed: nothing is due, and a long while later nothing
+	// more was sent.
+	p.Publish(Update{Hints: &Hints{Step: 1, Seen: 32}})
+	if p.isDirty() {
+		t.Fatal("an update that changed nothing is waiting to be sent")
 	}
-	// Nothing changed: nothing more is sent.
-	n := p.Requests()
-	p.Publish(Update{Hints: &Hints{Step: 1, Seen: 29}})
-	time.Sleep(400 * time.Millisecond)
-	if p.Requests() != n {
-		t.Fatalf("an update that changed nothing was sent (%d -> %d requests)", n, p.Requests())
+	clk.Step(10 * interval)
+	if n := p.Requests(); n != 3 {
+		t.Fatalf("an update that changed nothing was sent (%d requests, want 3)", n)
 	}
 }
 

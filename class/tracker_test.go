@@ -41,13 +41,13 @@ func stepsReport(sts ...checks.Status) *engine.Report {
 	return rep
 }
 
-type clock struct{ t time.Time }
+type stepClock struct{ t time.Time }
 
-func (c *clock) now() time.Time { return c.t }
+func (c *stepClock) now() time.Time { return c.t }
 
 func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
 	f := &feed{}
-	c := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	c := &stepClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	tr := NewTracker(Identity{Learner: "learner-01", Name: "지민", Lab: "gpu-incident", Labmate: "v1"}, c.now)
 
 	notReady := f.report(checks.Passed, checks.Passed)
