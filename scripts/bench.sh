@@ -209,7 +209,7 @@ if [ "${LABMATE_E2E:-}" = "1" ]; then
   export LABMATE_CLUSTER_BIN="${LABMATE_CLUSTER_BIN:-$(./scripts/cluster-bins.sh | tail -n 1)}"
   go test ./e2e -run '^$' -bench NodePatchToReport -benchtime 200x -count 3
   echo "== class of 200 learners: status change -> board row, requests, board RSS/CPU (sandbox, tmux)"
-  go test ./tui/board -run TestClassScaleE2E -count=1 -v | grep -E 'scale_e2e_test|ok|FAIL'
+  go test ./tui/board -run "^$" -bench BenchmarkClassScale -benchtime 1x -v | grep -E "scale_e2e_test|Benchmark|ok|FAIL"
   echo "== lab verify of every lab, sandbox up"
   bench_verify "$bin"
 fi

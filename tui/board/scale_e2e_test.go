@@ -22,22 +22,38 @@ import (
 	"github.com/labhub/labmate/tui/board"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	k8srand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // TestClassScaleE2E is the class at workshop scale, on the sandbox as the
 // class cluster: LABMATE_CLASS_LEARNERS (default 200) simulated learners,
 // each the real publisher with the real kubeconfig init wrote, walk the
 // eight steps (a hint opened 2 s into each step, the step passing 2-4 s
-// later: two sends every 4-6 s; at the end one regression). It
-// measures the time from a learner's status change to the board model's
-// row showing it (class.Watch, the board's informer feed, into
-// board.Model), the API requests per learner per minute, and the real
-// `labmate class board` binary's RSS and CPU (in tmux) during the walk and
-// idle after it. It fails when the board misses changes; with
-// LABMATE_CLASS_TARGETS=1 also when p99 exceeds 1 s or idle CPU 1 %.
+// later: two sends every 4-6 s; at the end one regression), watched by
+// the board's model (class.Watch into board.Model) and by the real
+// `labmate class board` binary in tmux. It fails when the board does not
+// come to show every learner's last state, or the binary does not list
+// every learner. Intermediate states may be folded away (latest wins, by
+// design), and how fast the board follows is measured, not asserted:
+// BenchmarkClassScale.
 //
 //	LABMATE_E2E=1 go test ./tui/board -run TestClassScaleE2E -v -count=1
 func TestClassScaleE2E(t *testing.T) {
+	classScale(t, false)
+}
+
+// BenchmarkClassScale is the same class, measured: status change -> board
+// row p50/p99, the API requests per learner per minute, the board
+// binary's RSS and its CPU during the walk and idle after it.
+//
+//	LABMATE_E2E=1 go test ./tui/board -run '^$' -bench BenchmarkClassScale -benchtime 1x -v
+func BenchmarkClassScale(b *testing.B) {
+	for b.Loop() {
+		classScale(b, true)
+	}
+}
+
+func classScale(t testing.TB, measure bool) {
 	n := 200
 	if v := os.Getenv("LABMATE_CLASS_LEARNERS"); v != "" {
 		n, _ = strconv.Atoi(v)
@@ -162,9 +178,46 @@ func TestClassScaleE2E(t *testing.T) {
 		}(l.ID, p, uint64(i))
 	}
 	wg.Wait()
-	time.Sleep(4 * time.Second) // the last sends
+
+	// Every learner's last state reaches the board (the walk ends on
+	// seven steps passed, step 8 regressed), however loaded the machine:
+	// a deadline for a broken board, not a speed target.
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 3*time.Minute, true, func(context.Context) (bool, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, f := range files {
+			if seen[f.Learner] != 7 {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		mu.Lock()
+		var behind []string
+		for _, f := range files {
+			if seen[f.Learner] != 7 {
+				behind = append(behind, fmt.Sprintf("%s: %d", f.Learner, seen[f.Learner]))
+			}
+		}
+		mu.Unlock()
+		t.Fatalf("the board does not show the last state (7 passed) of %d of %d learners after 3 min (%v); learner: passed steps shown: %s",
+			len(behind), n, err, strings.Join(behind, ", "))
+	}
+	var capture []byte
+	err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		capture, _ = exec.Command("tmux", "capture-pane", "-p", "-t", session).Output()
+		return strings.Contains(string(capture), "학습자 "+strconv.Itoa(n)+"명"), nil
+	})
+	if err != nil {
+		t.Fatalf("the board binary does not show %d learners after a minute:\n%s", n, capture)
+	}
 	walk := time.Since(walkStart)
 	cpuWalk := cpuTicks(t, boardPID) - cpu0
+	if !measure {
+		t.Logf("learners %d: every last state on the board, walk and settle %v", n, walk.Round(time.Second))
+		return
+	}
 
 	var requests int64
 	for _, p := range pubs {
@@ -181,10 +234,6 @@ func TestClassScaleE2E(t *testing.T) {
 
 	mu.Lock()
 	defer mu.Unlock()
-	missed := 0
-	for _, m := range changed {
-		missed += len(m)
-	}
 	slices.Sort(lat)
 	if len(lat) == 0 {
 		t.Fatal("the board saw no change")
@@ -192,7 +241,7 @@ func TestClassScaleE2E(t *testing.T) {
 	p50, p99 := lat[len(lat)/2], lat[len(lat)*99/100]
 	hz := 100.0 // USER_HZ on Linux
 	perMin := float64(requests) / float64(n) / walk.Minutes()
-	t.Logf("learners %d, walk %v, changes seen %d (not seen as their own row state: %d, folded by latest-wins)", n, walk.Round(time.Second), len(lat), missed)
+	t.Logf("learners %d, walk %v, changes seen as their own row state %d of %d (the rest folded by latest-wins)", n, walk.Round(time.Second), len(lat), n*9)
 	t.Logf("status change -> board row: p50 %v, p99 %v, max %v", p50.Round(time.Millisecond), p99.Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
 	slices.Sort(sentLat)
 	if len(sentLat) > 0 {
@@ -201,22 +250,12 @@ func TestClassScaleE2E(t *testing.T) {
 	t.Logf("API requests: %d, %.1f per learner per minute during the walk", requests, perMin)
 	t.Logf("board binary: RSS %d KiB; CPU %.2f %% during the walk, %.2f %% idle over %v",
 		rss, float64(cpuWalk)/hz/walk.Seconds()*100, float64(cpuIdle)/hz/idle.Seconds()*100, idle)
-	// Timings are reported, not asserted (a shared machine's load moves
-	// them); LABMATE_CLASS_TARGETS=1 turns the targets into failures.
-	if os.Getenv("LABMATE_CLASS_TARGETS") == "1" {
-		if p99 > time.Second {
-			t.Errorf("p99 %v > 1 s", p99)
-		}
-		if pct := float64(cpuIdle) / hz / idle.Seconds() * 100; pct >= 1 {
-			t.Errorf("board idle CPU %.2f %% >= 1 %%", pct)
-		}
-	}
-	if len(lat) < len(files)*8 {
-		t.Errorf("the board saw %d of %d changes", len(lat), len(files)*9)
-	}
-	capture, _ := exec.Command("tmux", "capture-pane", "-p", "-t", session).Output()
-	if !strings.Contains(string(capture), "학습자 "+strconv.Itoa(n)+"명") {
-		t.Errorf("the board binary does not show %d learners:\n%s", n, capture)
+	if b, ok := t.(*testing.B); ok {
+		b.ReportMetric(float64(p50.Milliseconds()), "ms-p50")
+		b.ReportMetric(float64(p99.Milliseconds()), "ms-p99")
+		b.ReportMetric(perMin, "req/learner/min")
+		b.ReportMetric(float64(rss), "KiB-rss")
+		b.ReportMetric(float64(cpuIdle)/hz/idle.Seconds()*100, "%cpu-idle")
 	}
 }
 
@@ -240,7 +279,7 @@ func walkReport(passed int) *engine.Report {
 	return rep
 }
 
-func cpuTicks(t *testing.T, pid int) int64 {
+func cpuTicks(t testing.TB, pid int) int64 {
 	t.Helper()
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
@@ -252,7 +291,7 @@ func cpuTicks(t *testing.T, pid int) int64 {
 	return u + s
 }
 
-func rssKiB(t *testing.T, pid int) int {
+func rssKiB(t testing.TB, pid int) int {
 	t.Helper()
 	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
