@@ -37,8 +37,10 @@ type verifyOptions struct {
 }
 
 // newLabVerifyCmd is `labmate lab verify [ID|DIR]`: the author's proof of
-// a lab. Exit 0 when every case holds, 1 when one does not, 2 when the
-// proof cannot run (no sandbox, a cluster that is not one).
+// a lab. Exit 0 when every case holds, 1 when one does not (a surviving
+// near-miss, a declared case that does not hold), 2 when the proof cannot
+// run (no sandbox, a cluster that is not one) or could not decide a case
+// (a near-miss whose baseline the environment kept from being set up).
 func newLabVerifyCmd(c *common, streams ioStreams) *cobra.Command {
 	o := &verifyOptions{common: c, streams: streams}
 	cmd := newCommand("lab.verify", "[ID|DIR] "+flagsUse(), maxArgs(1), func(cmd *cobra.Command, args []string) int {
@@ -129,8 +131,11 @@ func (o *verifyOptions) once(ctx context.Context) int {
 		return exitUsage
 	}
 	res.WriteTable(o.streams.Out)
-	if !res.OK() {
+	switch {
+	case !res.OK():
 		return exitFail
+	case len(res.Unproven()) > 0:
+		return exitUsage // could not prove: the environment, not the lab
 	}
 	return exitOK
 }

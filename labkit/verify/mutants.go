@@ -43,6 +43,9 @@ const (
 	outFalseFail  = "false-fail"
 	outHeld       = "held" // a restyle that still passes
 	outNotTried   = "not-tried"
+	// outEnv: the trial's baseline could not be set up, even after
+	// retries (a loaded or broken sandbox): the proof could not decide.
+	outEnv = "env"
 	outElsewhere  = "elsewhere" // another shard's to try (Options.Shards)
 )
 
@@ -421,6 +424,15 @@ func elsewhere(n int) string {
 	return msg("verify.seen.mutants_elsewhere", "n", n)
 }
 
+// envUntried is the summary's note of the near-misses the environment
+// kept from being tried, "" when there are none.
+func envUntried(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return msg("verify.seen.mutants_env", "n", n)
+}
+
 func stepMutantRows(n int, ms []*Mutant, declared []content.Equivalent) []Row {
 	count := map[string]int{}
 	killers := map[string]int{}
@@ -443,7 +455,7 @@ func stepMutantRows(n int, ms []*Mutant, declared []content.Equivalent) []Row {
 	sum := Row{Step: n, Case: msg("verify.case.mutants"), Expected: msg("verify.expect.mutants"),
 		Seen: msg("verify.seen.mutants", "made", made, "killed", count[outKilled], "by", killedBy,
 			"survived", count[outSurvived], "equivalent", count[outEquivalent], "restyled", count[outHeld]+count[outFalseFail],
-			"false", count[outFalseFail], "untried", count[outNotTried]) + elsewhere(count[outElsewhere]),
+			"false", count[outFalseFail], "untried", count[outNotTried]) + envUntried(count[outEnv]) + elsewhere(count[outElsewhere]),
 		OK: count[outSurvived] == 0 && count[outFalseFail] == 0}
 	rows := []Row{sum}
 	for _, m := range ms {
@@ -456,6 +468,9 @@ func stepMutantRows(n int, ms []*Mutant, declared []content.Equivalent) []Row {
 		case outNotTried:
 			rows = append(rows, Row{Step: n, Case: msg("verify.case.untried"), Expected: msg("verify.expect.not_passed"),
 				Seen: msg("verify.seen.untried", "desc", m.Desc, "why", m.Note), Skipped: true})
+		case outEnv:
+			rows = append(rows, Row{Step: n, Case: msg("verify.case.env_untried"), Expected: msg("verify.expect.not_passed"),
+				Seen: msg("verify.seen.untried", "desc", m.Desc, "why", m.Note), Unproven: true})
 		}
 	}
 	for _, eq := range declared {

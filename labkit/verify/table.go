@@ -11,6 +11,8 @@ import (
 // mark is a row's sign: held, did not hold, not proven.
 func (r Row) mark() string {
 	switch {
+	case r.Unproven:
+		return msg("verify.progress.unproven")
 	case r.Skipped:
 		return msg("verify.progress.skipped")
 	case !r.OK:
@@ -47,9 +49,11 @@ func (r Result) WriteTable(w io.Writer) {
 		b.WriteString(cells[4])
 		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
 	}
-	failed, skipped := 0, 0
+	failed, skipped, unproven := 0, 0, 0
 	for _, row := range r.Rows {
 		switch {
+		case row.Unproven:
+			unproven++
 		case row.Skipped:
 			skipped++
 		case !row.OK:
@@ -59,6 +63,8 @@ func (r Result) WriteTable(w io.Writer) {
 	switch {
 	case failed > 0:
 		fmt.Fprintln(w, msg("verify.summary.failed", "lab", r.Lab, "failed", failed, "n", len(r.Rows)))
+	case unproven > 0:
+		fmt.Fprintln(w, msg("verify.summary.unproven", "lab", r.Lab, "unproven", unproven, "n", len(r.Rows)))
 	case skipped > 0:
 		fmt.Fprintln(w, msg("verify.summary.skipped", "lab", r.Lab, "skipped", skipped, "n", len(r.Rows)))
 	default:

@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/restmapper"
@@ -22,42 +23,82 @@ import (
 // before it each waited for until it passes, then the mutant's actions,
 // then the verdict: the step passing within its grace is a survivor, else
 // the mutant is killed by the first check of the step that did not pass.
+//
+// A trial whose baseline cannot be set up (the sandbox does not reset,
+// the session is not ready, an earlier step's reference does not pass
+// again) says nothing of the lab: it is tried again after a backoff, and
+// when it still cannot run it is its own verdict (outEnv), which makes
+// the proof "could not prove", never a survivor.
 func (p *prover) try(ctx context.Context, m *Mutant) {
 	if p.kit.ReadsCluster(m.Step) && !p.clusterOK {
 		m.Outcome, m.Note = outNotTried, msg("verify.untried.no_cluster")
 		return
 	}
+	start := time.Now()
+	why, tries := retrying(ctx, baselineBackoff, func() string { return p.trial(ctx, m) })
+	switch {
+	case why == "":
+	case ctx.Err() != nil:
+		m.Outcome, m.Note = outNotTried, msg("verify.untried.stopped")
+	default:
+		m.Outcome, m.Note = outEnv, msg("verify.untried.env", "why", why, "tries", tries, "waited", time.Since(start))
+	}
+}
+
+// retrying calls once until it returns "" or b's steps are spent, waiting
+// b's next step between calls; it returns the last call's reason ("" when
+// one succeeded) and how many calls it made. It stops early when ctx ends.
+func retrying(ctx context.Context, b wait.Backoff, once func() string) (why string, tries int) {
+	for {
+		tries++
+		why = once()
+		if why == "" || ctx.Err() != nil || b.Steps <= 1 {
+			return why, tries
+		}
+		select {
+		case <-ctx.Done():
+			return why, tries
+		case <-time.After(b.Step()):
+		}
+	}
+}
+
+// baselineBackoff spaces the tries of a trial whose baseline could not be
+// set up: three tries, 5 s then 15 s apart, so a machine busy for half a
+// minute does not decide a proof.
+var baselineBackoff = wait.Backoff{Duration: 5 * time.Second, Factor: 3, Steps: 3}
+
+// trial is one try of m: it sets up the baseline and, when that holds,
+// decides m's verdict and returns "". Otherwise it returns why the
+// baseline could not be set up, and m is left undecided.
+func (p *prover) trial(ctx context.Context, m *Mutant) (why string) {
 	if p.clusterOK && p.readsClusterUpTo(m.Step) {
 		if err := p.reset(ctx); err != nil {
-			m.Outcome, m.Note = outNotTried, err.Error()
-			return
+			return err.Error()
 		}
 	}
 	sess, err := p.newSession(ctx, "")
 	if err != nil {
-		m.Outcome, m.Note = outNotTried, err.Error()
-		return
+		return err.Error()
 	}
 	defer sess.close()
 	t := *p
 	t.session = sess
 	if _, ok := t.until(ctx, p.o.Timeout, func(r engine.Report) bool { return r.Ready }); !ok {
-		m.Outcome, m.Note = outNotTried, msg("verify.not_ready", "timeout", p.o.Timeout)
-		return
+		return msg("verify.not_ready", "timeout", p.o.Timeout)
 	}
 	for k := 1; k <= m.prefix; k++ {
 		if _, err := t.apply(ctx, p.solveOf(k)); err != nil {
-			m.Outcome, m.Note = outNotTried, msg("verify.untried.prefix", "step", k, "err", oneLine(err.Error()))
-			return
+			return msg("verify.untried.prefix", "step", k, "err", oneLine(err.Error()))
 		}
 		// Step k could not have passed before its solution ran: no need
 		// to let the reports settle first.
 		if _, ok := t.st.Until(ctx, p.o.Timeout, 0, passedUpTo(k)); !ok {
-			m.Outcome, m.Note = outNotTried, msg("verify.untried.prefix_failed", "step", k)
-			return
+			return msg("verify.untried.prefix_failed", "step", k, "timeout", p.o.Timeout)
 		}
 	}
 	t.verdict(ctx, m)
+	return ""
 }
 
 // verdict runs the mutant's actions and watches its step meanwhile: the

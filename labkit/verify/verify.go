@@ -70,7 +70,11 @@ type Row struct {
 	// Skipped: not verified (a cluster step with --no-cluster), or not
 	// tried (a case after a step whose solution did not pass).
 	Skipped bool
-	Took    time.Duration
+	// Unproven: a case the environment kept from being decided (a
+	// near-miss whose baseline could not be set up, even after retries):
+	// not a failure of the lab, but the proof is not complete.
+	Unproven bool
+	Took     time.Duration
 }
 
 // Result is a whole proof.
@@ -82,21 +86,34 @@ type Result struct {
 }
 
 // OK reports whether every case held. A case skipped on request (a
-// cluster step with --no-cluster) is reported, not failed.
+// cluster step with --no-cluster) or left unproven by the environment is
+// reported, not failed.
 func (r Result) OK() bool {
 	for _, row := range r.Rows {
-		if !row.OK && !row.Skipped {
+		if !row.OK && !row.Skipped && !row.Unproven {
 			return false
 		}
 	}
 	return len(r.Rows) > 0
 }
 
+// Unproven returns the rows the environment kept from being decided: a
+// proof with none failed but these could not prove the lab (exit 2).
+func (r Result) Unproven() []Row {
+	var out []Row
+	for _, row := range r.Rows {
+		if row.Unproven {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
 // Failed returns the rows that did not hold.
 func (r Result) Failed() []Row {
 	var out []Row
 	for _, row := range r.Rows {
-		if !row.OK && !row.Skipped {
+		if !row.OK && !row.Skipped && !row.Unproven {
 			out = append(out, row)
 		}
 	}
