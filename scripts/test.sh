@@ -21,6 +21,20 @@
 # fresh machine the longest step, mostly compiling; on a warm one a stamp
 # check), then runs the release-archive check and both cluster groups.
 #
+# How much runs at once is derived from the cores present (nproc), never
+# fixed: a suite that decides anything on time must not load the machine
+# past what it carries (a fresh 2-core run with six lab sandboxes, the
+# -race lane, staticcheck and the release archive at once reached load
+# 26, and trials timed out). The rule:
+#   - clusters of a test's own (e2e's lab proofs, the sandbox self-test,
+#     the release archive's check) take one of $cores machine-wide slots
+#     each (sandboxtest.Slots, LABMATE_E2E_SANDBOXES), the rest wait;
+#   - test binaries: the cluster groups run -p 2 (plain; e2e is one of the
+#     two) and -p 1 (race) beside each other, the local ones -p $cores;
+#   - compiling (the cluster binaries, vet, staticcheck) overlaps the local
+#     tests at a lower priority (nice 10), never the cluster tests' trials.
+# The load average is sampled every 10 s and its peak printed at the end.
+#
 # The e2e tests run on their own sandbox cluster, $LABMATE_E2E_CLUSTER
 # (default labmate-e2e, see sandbox/sandboxtest), never on the learner's
 # "labmate" cluster from `labmate sandbox up`. It is torn down when this
@@ -59,6 +73,7 @@ fi
 race_pkgs=(class content doctor engine internal/latest labkit labkit/verify labrun
   observe/cluster observe/files observe/scriptprobe sandbox/sandboxtest trace)
 
+cores="$(nproc)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/labmate-test.XXXXXX")"
 times="$work/times"
 : >"$times"
@@ -79,6 +94,18 @@ summary() {
   echo "== phases (wall time; the two lanes and the cluster build overlap)"
   awk -F'\t' '{ printf "   %-44s %6.1f min\n", $1, $2 / 60 }' "$times"
   awk -v s="$(($(date +%s) - t_start))" 'BEGIN { printf "   %-44s %6.1f min\n", "total", s / 60 }'
+  if [ -s "$work/load" ]; then
+    awk -v c="$cores" '{ if ($2 > m) { m = $2; at = $1 } s += $2; n++ }
+      END { printf "== load average (1 min) on %d cores: peak %.1f at %d min, mean %.1f over %d samples\n", c, m, at / 60, s / n, n }' "$work/load"
+  fi
+}
+
+# The load average, every 10 s: seconds since the start, then the 1-minute
+# load (summary prints its peak).
+sample_load() {
+  while sleep 10; do
+    echo "$(($(date +%s) - t_start)) $(cut -d' ' -f1 /proc/loadavg)" >>"$work/load"
+  done
 }
 
 # background CMD...: runs CMD in the background in a process group of its
@@ -121,6 +148,9 @@ trap finish EXIT
 # An interrupt ends the script through the EXIT trap too.
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+background sample_load
+load_pid=${bg_pids##* }
 
 # --- the four groups ------------------------------------------------------
 # One collation for sort, comm and cmp.
@@ -209,9 +239,38 @@ local_lane() {
   # (scripts/releasebuild); goreleaser itself only when a release file
   # changed since its recorded check (see scripts/release-check.sh).
   phase "release config" ./scripts/release-check.sh --if-changed || rc=1
-  gotest "go test -race (local)" -race -p 2 -- "$work/race-local" || rc=1
+  gotest "go test -race (local)" -race -p "$cores" -- "$work/race-local" || rc=1
   gotest "go test (local)" -p 1 -- "$work/plain-local" || rc=1
+  # The release archive brings up a cluster of its own: after the local
+  # tests, in one of the machine-wide slots the e2e tests' own clusters
+  # take too.
+  if [ "$LABMATE_E2E" = "1" ]; then
+    wait_file "$work/cluster-build.rc"
+    if [ "$(cat "$work/cluster-build.rc")" = 0 ]; then
+      LABMATE_CLUSTER_BIN="$(tail -n 1 "$work/bin-dir")" phase "release archive" with_slot ./scripts/archive-sandbox-check.sh || rc=1
+    fi
+  fi
   return "$rc"
+}
+
+# with_slot CMD...: runs CMD holding one of the machine-wide slots of
+# clusters of their own (sandboxtest.Slots: the same lock files, flock).
+with_slot() {
+  local dir="${XDG_CACHE_HOME:-$HOME/.cache}/labmate/sandbox/own-slots" n="${LABMATE_E2E_SANDBOXES:-$cores}" i fd rc
+  mkdir -p "$dir"
+  while :; do
+    for ((i = 0; i < n; i++)); do
+      exec {fd}>"$dir/slot-$i"
+      if flock -n "$fd"; then
+        rc=0
+        "$@" || rc=$?
+        exec {fd}>&-
+        return "$rc"
+      fi
+      exec {fd}>&-
+    done
+    sleep 1
+  done
 }
 
 wait_file() {
@@ -220,10 +279,10 @@ wait_file() {
 
 # The cluster lane: one sandbox shared by the test binaries (sandboxtest;
 # tests that change the lab's own objects take its lab lock, across
-# binaries), both groups at once, two binaries at a time each (-p 2: most
-# of their time is spent waiting on clusters); e2e's lab proofs and the
-# sandbox self-test each bring up a cluster of their own. The release archive's check brings up
-# a cluster of its own too, so it runs beside the tests.
+# binaries), both groups at once: the plain one two binaries at a time
+# (e2e, the longest, and one other), the race one a binary at a time
+# beside it. Clusters of a test's own (e2e's lab proofs, the sandbox
+# self-test) wait for one of the machine-wide slots.
 cluster_lane() {
   local rc=0
   if [ "$LABMATE_E2E" = "1" ]; then
@@ -235,20 +294,12 @@ cluster_lane() {
     LABMATE_CLUSTER_BIN="$(tail -n 1 "$work/bin-dir")"
     export LABMATE_CLUSTER_BIN
     echo "   in $LABMATE_CLUSTER_BIN"
-    phase "release archive (beside the tests)" ./scripts/archive-sandbox-check.sh >"$work/archive.log" 2>&1 &
-    archive=$!
   fi
-  # Both groups at once: e2e, the longest package, need not wait for the
-  # race group, which on a fresh machine is mostly compiling.
-  gotest "go test -race (cluster)" -race -p 2 -- "$work/race-cluster" >"$work/race-cluster.log" 2>&1 &
+  gotest "go test -race (cluster)" -race -p 1 -- "$work/race-cluster" >"$work/race-cluster.log" 2>&1 &
   local race=$!
   gotest "go test (cluster)" -p 2 -- "$work/plain-cluster" || rc=1
   wait "$race" || rc=1
   cat "$work/race-cluster.log"
-  if [ -n "${archive:-}" ]; then
-    wait "$archive" || rc=1
-    cat "$work/archive.log"
-  fi
   return "$rc"
 }
 
@@ -264,6 +315,7 @@ background run_lane local
 background run_lane cluster
 wait_file "$work/local.rc"
 wait_file "$work/cluster.rc"
+kill -TERM -- "-$load_pid" 2>/dev/null || true
 wait
 bg_pids=""
 local_rc=$(cat "$work/local.rc")

@@ -88,3 +88,33 @@ func WriteAtomic(path string, data []byte, perm os.FileMode) error {
 	}
 	return nil
 }
+
+// Slot takes one of n slots in dir (files slot-0 ... slot-(n-1), each
+// an exclusive Lock), waiting until one is free or ctx ends: a counting
+// semaphore across processes, so that test binaries running at once
+// never hold more than n of a costly thing together.
+func Slot(ctx context.Context, dir string, n int) (unlock func(), err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	n = max(n, 1)
+	for {
+		for i := range n {
+			l := flock.New(filepath.Join(dir, fmt.Sprintf("slot-%d", i)), flock.SetPermissions(0o644))
+			ok, err := l.TryLock()
+			if err != nil {
+				l.Close()
+				return nil, fmt.Errorf("lock %s: %w", dir, err)
+			}
+			if ok {
+				return func() { _ = l.Unlock() }, nil
+			}
+			l.Close()
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("lock %s: %w", dir, ctx.Err())
+		case <-time.After(retry):
+		}
+	}
+}

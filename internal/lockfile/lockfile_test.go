@@ -56,3 +56,29 @@ func TestWriteAtomic(t *testing.T) {
 		t.Error("write into a missing directory succeeded")
 	}
 }
+
+// Slot lets n holders in at once, and the next waits until one leaves.
+func TestSlotCountsHolders(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	a, err := Slot(ctx, dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Slot(ctx, dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	if _, err := Slot(short, dir, 2); err == nil {
+		t.Fatal("a third holder got one of two slots")
+	}
+	a()
+	c, err := Slot(ctx, dir, 2)
+	if err != nil {
+		t.Fatalf("a freed slot was not taken: %v", err)
+	}
+	b()
+	c()
+}

@@ -45,8 +45,8 @@ const (
 	outNotTried   = "not-tried"
 	// outEnv: the trial's baseline could not be set up, even after
 	// retries (a loaded or broken sandbox): the proof could not decide.
-	outEnv = "env"
-	outElsewhere  = "elsewhere" // another shard's to try (Options.Shards)
+	outEnv       = "env"
+	outElsewhere = "elsewhere" // another shard's to try (Options.Shards)
 )
 
 // maxLive bounds the live mutants of one file: one for each value the
