@@ -326,10 +326,20 @@ func within(root, p string) bool {
 // scan re-reads the given observed files and emits those that changed
 // (all of them when initial is set).
 func (s *Source) scan(ctx context.Context, out chan<- observe.Observation, paths []string, initial bool) {
+	s.scanKept(ctx, out, paths, initial, nil)
+}
+
+// scanKept is scan, except that a file for which kept (when not nil),
+// asked after the file was read, says false is neither emitted nor
+// remembered.
+func (s *Source) scanKept(ctx context.Context, out chan<- observe.Observation, paths []string, initial bool, kept func(p string) bool) {
 	paths = append([]string(nil), paths...)
 	sort.Strings(paths)
 	for _, p := range paths {
 		f := Read(s.opts.Root, p)
+		if kept != nil && !kept(p) {
+			continue
+		}
 		s.mu.Lock()
 		prev, seen := s.last[p]
 		changed := initial || !seen || !sameFile(prev, f)

@@ -40,6 +40,10 @@ func (s *Source) look(p string) statKey {
 	return statKey{exists: true, size: fi.Size(), mtime: fi.ModTime(), mode: fi.Mode(), ino: inode(fi)}
 }
 
+// forgotten is the look of a file whose last read did not count: no file,
+// present or absent, looks like it, so the next tick sees it move.
+var forgotten = statKey{size: -1}
+
 // poll is Run without file events.
 func (s *Source) poll(ctx context.Context, out chan<- observe.Observation) error {
 	paths := s.paths()
@@ -91,7 +95,17 @@ func (s *Source) poll(ctx context.Context, out chan<- observe.Observation) error
 		if !s.settle(ctx, moved, looks) {
 			return nil
 		}
-		s.scan(ctx, out, moved, false)
+		// A write that began right after the file held still may have
+		// been read half done: a file that moved while it was read is not
+		// emitted, and its look is forgotten so that the next tick sees
+		// it move and lets it settle again.
+		s.scanKept(ctx, out, moved, false, func(p string) bool {
+			if s.look(p) != looks[p] {
+				looks[p] = forgotten
+				return false
+			}
+			return true
+		})
 	}
 }
 
