@@ -192,14 +192,17 @@ func TestSlowReaderGetsNewestReport(t *testing.T) {
 	for _, body := range []string{"ok", "no", "ok", "no", "ok"} {
 		src.obs <- fileObs("a", body)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// The reader is slow: it comes back after the engine had time to
+	// fold all five (generous, for a loaded machine), then drains until
+	// the channel is quiet; the newest report must be the last "ok".
+	time.Sleep(500 * time.Millisecond)
 	var last Report
 	for {
 		select {
 		case r := <-out:
 			last = r
 			continue
-		case <-time.After(100 * time.Millisecond):
+		case <-time.After(500 * time.Millisecond):
 		}
 		break
 	}

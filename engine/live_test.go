@@ -50,7 +50,8 @@ func startLive(t testing.TB, debounce time.Duration) *liveLab {
 // until waits for a report in which step n has the wanted status.
 func (l *liveLab) until(t testing.TB, n int, want checks.Status) engine.Report {
 	t.Helper()
-	deadline := time.After(15 * time.Second)
+	// Long enough for a loaded machine; met at once when the code is right.
+	deadline := time.After(60 * time.Second)
 	for {
 		if l.last.Ready && l.last.Step(n) != nil && l.last.Step(n).Status == want {
 			return l.last

@@ -79,11 +79,17 @@ func waitReplay(r ReplayControl, last time.Time) tea.Cmd {
 		if _, ok := <-r.Updates(); !ok {
 			return replayEndedMsg{}
 		}
-		if d := replayStatusGap - time.Since(last); d > 0 {
+		if d := replayDelay(last, time.Now()); d > 0 {
 			time.Sleep(d)
 		}
 		return replayMsg{status: r.Status(), done: r.Done(), at: time.Now()}
 	}
+}
+
+// replayDelay is how long a change seen at now waits before its read, the
+// last read having been at last: the rest of replayStatusGap, or nothing.
+func replayDelay(last, now time.Time) time.Duration {
+	return max(replayStatusGap-now.Sub(last), 0)
 }
 
 // syncKeys enables the controls while the replay runs (and normal says

@@ -255,12 +255,15 @@ func TestReplayStatusReadsAreSpaced(t *testing.T) {
 	if rm, ok := msg.(replayMsg); !ok || rm.status != paused {
 		t.Errorf("got %#v", msg)
 	}
-	// Long after the last read, a change is read at once.
-	f.set(playing)
-	start = time.Now()
-	waitReplay(f, time.Now().Add(-time.Second))()
-	if d := time.Since(start); d > 20*time.Millisecond {
-		t.Errorf("an isolated change waited %s", d)
+	// Long after the last read, a change is read at once; soon after it,
+	// it waits for the rest of the gap. (Decided on given times: how fast
+	// this machine runs the read is not the question.)
+	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	if d := replayDelay(at.Add(-time.Second), at); d != 0 {
+		t.Errorf("an isolated change waits %s", d)
+	}
+	if d := replayDelay(at.Add(-10*time.Millisecond), at); d != replayStatusGap-10*time.Millisecond {
+		t.Errorf("a change 10 ms after the last read waits %s, want %s", d, replayStatusGap-10*time.Millisecond)
 	}
 }
 

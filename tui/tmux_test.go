@@ -165,7 +165,7 @@ func (p *pane) capture(escapes bool) string {
 // changing, and returns it.
 func (p *pane) waitFor(wants ...string) string {
 	p.t.Helper()
-	deadline := time.Now().Add(8 * time.Second)
+	deadline := time.Now().Add(patience)
 	last := ""
 	for {
 		s := p.capture(false)
@@ -197,8 +197,15 @@ func (p *pane) resize(w, h int) {
 // it returns the last screen and false.
 func (p *pane) waitUntil(ok func(string) bool) (string, bool) {
 	p.t.Helper()
-	return p.waitUntilFor(8*time.Second, ok)
+	return p.waitUntilFor(patience, ok)
 }
+
+// patience is the least time a test waits for what must come: a wait
+// that is met returns at once, so a long one costs nothing when the code
+// is right, and a loaded 2-core machine (the whole suite, or two burning
+// loops beside it) still meets it. Callers' shorter windows say what they
+// expect; they are raised to this.
+const patience = 30 * time.Second
 
 func (p *pane) waitUntilFor(d time.Duration, ok func(string) bool) (string, bool) {
 	p.t.Helper()

