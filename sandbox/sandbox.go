@@ -15,6 +15,8 @@
 package sandbox
 
 import (
+	"github.com/labhub/labmate/internal/dirs"
+
 	"errors"
 	"fmt"
 	"io"
@@ -151,15 +153,7 @@ func DefaultBinDir() string {
 
 // cacheHome mirrors the shell's ${XDG_CACHE_HOME:-$HOME/.cache}, so that the
 // Go side and scripts/cluster-bins.sh agree on every platform.
-func cacheHome() string {
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return d
-	}
-	if h, err := os.UserHomeDir(); err == nil && h != "" {
-		return filepath.Join(h, ".cache")
-	}
-	return filepath.Join(os.TempDir(), "labmate-cache")
-}
+func cacheHome() string { return dirs.Cache() }
 
 // withDefaults returns o with every empty field filled in.
 func (o Options) withDefaults() Options {
@@ -185,15 +179,7 @@ func (o Options) withDefaults() Options {
 }
 
 // kwokWorkdir is kwokctl's work directory: $KWOK_WORKDIR or ~/.kwok.
-func kwokWorkdir() string {
-	if d := os.Getenv("KWOK_WORKDIR"); d != "" {
-		return d
-	}
-	if h, err := os.UserHomeDir(); err == nil && h != "" {
-		return filepath.Join(h, ".kwok")
-	}
-	return filepath.Join(os.TempDir(), "kwok")
-}
+func kwokWorkdir() string { return dirs.KwokWorkdir() }
 
 // ClusterDir is the directory kwokctl keeps the cluster in
 // (~/.kwok/clusters/<name>).

@@ -9,6 +9,8 @@
 package kubeconfig
 
 import (
+	"github.com/labhub/labmate/internal/dirs"
+
 	"errors"
 	"fmt"
 	"net"
@@ -97,15 +99,7 @@ type Loaded struct {
 // names it (a test in package sandbox holds the two equal). The home
 // directory is asked for now, not at start-up.
 func SandboxKubeconfig() string {
-	dir := os.Getenv("KWOK_WORKDIR")
-	if dir == "" {
-		if h, err := os.UserHomeDir(); err == nil && h != "" {
-			dir = filepath.Join(h, ".kwok")
-		} else {
-			dir = filepath.Join(os.TempDir(), "kwok")
-		}
-	}
-	return filepath.Join(dir, "clusters", "labmate", "kubeconfig.yaml")
+	return dirs.KwokKubeconfig("labmate")
 }
 
 // Rules are the loading rules for o: kubectl's (only Path with Only),

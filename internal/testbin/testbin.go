@@ -58,6 +58,68 @@ func Build(tb testing.TB, pkg string) string {
 	return r.path
 }
 
+// BuildFor is Build for a test whose result depends on less than the
+// whole module: instead of every directory, it reads (and so makes the
+// go command record as the run's inputs) the module-relative directories
+// in inputs: "dir" its own entries, "dir/..." with every directory below
+// it. A lab's proof names its
+// lab's data and the verifier's sources, so go test reruns it when they
+// change and keeps its result when only another lab or the TUI did. The
+// program is still built from the whole module (go build's own cache
+// decides what it compiles).
+func BuildFor(tb testing.TB, pkg string, inputs ...string) string {
+	tb.Helper()
+	root, err := moduleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, in := range inputs {
+		var err error
+		if dir, ok := strings.CutSuffix(in, "/..."); ok {
+			err = readTree(filepath.Join(root, filepath.FromSlash(dir)))
+		} else {
+			_, err = os.ReadDir(filepath.Join(root, filepath.FromSlash(in)))
+		}
+		if err != nil {
+			tb.Fatalf("testbin: input %s: %v", in, err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	r, ok := built[pkg]
+	if !ok {
+		r = compile(pkg)
+		built[pkg] = r
+	}
+	if r.err != nil {
+		tb.Fatal(r.err)
+	}
+	return r.path
+}
+
+// ModuleDirs returns the module-relative directories of the module's
+// packages pkgs import, themselves included (`go list -deps`): the Go
+// sources a program's behaviour there comes from.
+func ModuleDirs(pkgs ...string) ([]string, error) {
+	root, err := moduleRoot()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("go", append([]string{"list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}"}, pkgs...)...)
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -deps %s: %v", strings.Join(pkgs, " "), err)
+	}
+	var dirs []string
+	for _, d := range strings.Fields(string(out)) {
+		if rel, err := filepath.Rel(root, d); err == nil && !strings.HasPrefix(rel, "..") {
+			dirs = append(dirs, filepath.ToSlash(rel))
+		}
+	}
+	return dirs, nil
+}
+
 func build(pkg string) result {
 	root, err := moduleRoot()
 	if err != nil {
@@ -66,6 +128,11 @@ func build(pkg string) result {
 	if err := readTree(root); err != nil {
 		return result{err: err}
 	}
+	return compile(pkg)
+}
+
+// compile builds pkg into this test process's directory.
+func compile(pkg string) result {
 	removeStale()
 	dir := filepath.Join(os.TempDir(), prefix+strconv.Itoa(os.Getpid()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -32,8 +32,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -47,6 +45,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/internal/testslots"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -99,21 +98,6 @@ func gpuNodes() []sandbox.NodeSpec {
 		panic(err)
 	}
 	return nodes
-}
-
-// EnvSlots overrides how many clusters of their own (Own, ForLab) tests
-// may run at once, machine-wide.
-const EnvSlots = "LABMATE_E2E_SANDBOXES"
-
-// Slots is how many clusters of their own tests may run at once: one per
-// core (runtime.NumCPU), or $LABMATE_E2E_SANDBOXES. Besides them run the
-// shared e2e cluster and the test binaries themselves; more at once made a
-// 2-core machine's load average reach 26 and trials time out.
-func Slots() int {
-	if n, err := strconv.Atoi(os.Getenv(EnvSlots)); err == nil && n > 0 {
-		return n
-	}
-	return runtime.NumCPU()
 }
 
 // Enabled reports whether LABMATE_E2E=1.
@@ -292,20 +276,14 @@ func Dynamic(t testing.TB) dynamic.Interface {
 // is never touched. Like Start, it skips the test unless LABMATE_E2E=1.
 //
 // A cluster of one's own costs a core or so while it is busy: Own first
-// takes one of Slots() machine-wide slots (across test binaries) and holds
-// it until the cluster is down, so that tests never run more clusters at
-// once than the machine carries; the others wait their turn.
+// takes one of the machine-wide slots (internal/testslots, across test
+// binaries) and holds it until the cluster is down, so that tests never
+// run more clusters at once than the machine carries; the others wait.
 func Own(t testing.TB, suffix string) sandbox.Options {
 	t.Helper()
 	opts := options(t)
 	opts.Name += "-" + suffix
-	ctx, cancel := context.WithTimeout(context.Background(), lockWait)
-	defer cancel()
-	release, err := lockfile.Slot(ctx, filepath.Join(LockDir(), "own-slots"), Slots())
-	if err != nil {
-		t.Fatalf("waiting for a sandbox slot: %v", err)
-	}
-	t.Cleanup(release) // after the cluster is down: cleanups run last first
+	testslots.Take(t) // released after the cluster is down: cleanups run last first
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
