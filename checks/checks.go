@@ -49,9 +49,8 @@ type StepEval struct {
 type Input struct {
 	Lab     *content.Lab // the lab's text: its messages first, then the shared ones
 	Snap    *observe.Snapshot
-	Root    string         // absolute lab root, only for messages
-	Witness *Witness       // facts of the past; read-only here
-	Prior   map[int]Status // statuses of earlier steps in this evaluation
+	Root    string   // absolute lab root, only for messages
+	Witness *Witness // facts of the past; read-only here
 }
 
 // Msg is the lab's message for key (see content.Lab.Msg): primitives

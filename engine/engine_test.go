@@ -12,7 +12,8 @@ import (
 	"github.com/labhub/labmate/observe"
 )
 
-// A two-step lab whose checks read one file each.
+// A two-step lab whose checks read one file each; step 2 waits while
+// step 1's file is not right.
 func testLab() (*content.Lab, []checks.Step) {
 	lab := &content.Lab{ID: "t", Title: "T", Steps: []content.Step{
 		{Number: 1, ID: "one", Title: "하나"},
@@ -31,7 +32,7 @@ func testLab() (*content.Lab, []checks.Step) {
 	steps := []checks.Step{
 		{Number: 1, ID: "one", Files: []string{"a"}, Eval: fileIs("a", "ok")},
 		{Number: 2, ID: "two", Files: []string{"b", "a"}, Eval: func(in checks.Input) checks.StepEval {
-			if in.Prior[1] != checks.Passed {
+			if f := in.Snap.File("a"); f.State != observe.FilePresent || string(f.Content) != "ok" {
 				return checks.StepEval{Checks: []checks.Result{{ID: "b", Status: checks.Waiting}}}
 			}
 			return fileIs("b", "ok")(in)
@@ -44,7 +45,7 @@ func fileObs(path, body string) observe.Observation {
 	return observe.Observation{Time: time.Now(), File: &observe.FileObs{Path: path, State: observe.FilePresent, Content: []byte(body)}}
 }
 
-func TestEvaluatePassesPriorStatuses(t *testing.T) {
+func TestEvaluateJudgesStepsInOrder(t *testing.T) {
 	lab, steps := testLab()
 	e := New(Config{Lab: lab, Steps: steps, Root: "/r"})
 	rep := e.Evaluate()
