@@ -100,6 +100,17 @@ func Aggregate(rs []Result) Status {
 	return worst
 }
 
+// FirstFailing is the first of a step's results that did not pass (in
+// the step's order: the one to fix first), nil when every one passed.
+func FirstFailing(rs []Result) *Result {
+	for i := range rs {
+		if rs[i].Status != Passed {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
 // Code is the Go half of a lab whose steps need checks no declarative
 // primitive covers: its steps, matched to the lab's steps by ID. Package
 // labs lists every lab's Code.

@@ -61,12 +61,33 @@ func (r *Report) Step(n int) *StepResult {
 
 // AllPassed reports whether every step in the report passed.
 func (r *Report) AllPassed() bool {
+	return len(r.Steps) > 0 && r.Passed() == len(r.Steps)
+}
+
+// Passed counts the report's passed steps.
+func (r *Report) Passed() int {
+	n := 0
 	for _, s := range r.Steps {
-		if s.Status != checks.Passed {
-			return false
+		if s.Status == checks.Passed {
+			n++
 		}
 	}
-	return len(r.Steps) > 0
+	return n
+}
+
+// FirstFailing is the first of the step's checks that did not pass
+// (checks.FirstFailing), nil when every check passed.
+func (s *StepResult) FirstFailing() *checks.Result { return checks.FirstFailing(s.Checks) }
+
+// PassedChecks counts the step's passed checks.
+func (s *StepResult) PassedChecks() int {
+	n := 0
+	for _, c := range s.Checks {
+		if c.Status == checks.Passed {
+			n++
+		}
+	}
+	return n
 }
 
 // Config builds an Engine.

@@ -252,3 +252,25 @@ func TestRunSurvivesPanics(t *testing.T) {
 		}
 	}
 }
+
+func TestStepAndReportCounts(t *testing.T) {
+	sr := StepResult{Number: 1, Status: checks.Failed, Checks: []checks.Result{
+		{ID: "a", Status: checks.Passed}, {ID: "b", Status: checks.Waiting}, {ID: "c", Status: checks.Failed}}}
+	if f := sr.FirstFailing(); f == nil || f.ID != "b" {
+		t.Errorf("FirstFailing = %+v, want b (the first not passed)", f)
+	}
+	if n := sr.PassedChecks(); n != 1 {
+		t.Errorf("PassedChecks = %d, want 1", n)
+	}
+	ok := StepResult{Number: 2, Status: checks.Passed, Checks: []checks.Result{{ID: "d", Status: checks.Passed}}}
+	if f := ok.FirstFailing(); f != nil {
+		t.Errorf("FirstFailing of a passed step = %+v", f)
+	}
+	rep := Report{Steps: []StepResult{sr, ok}}
+	if rep.Passed() != 1 || rep.AllPassed() {
+		t.Errorf("Passed = %d, AllPassed = %v; want 1, false", rep.Passed(), rep.AllPassed())
+	}
+	if (&Report{}).AllPassed() {
+		t.Error("a report of no steps all passed")
+	}
+}

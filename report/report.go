@@ -71,12 +71,9 @@ func Build(lab *content.Lab, rep engine.Report, p state.Progress, written time.T
 		if st.Observed == nil {
 			st.Observed = []checks.Fact{}
 		}
-		if st.Status == checks.Passed {
-			r.Passed++
-		}
 		r.Steps = append(r.Steps, st)
 	}
-	r.Total = len(r.Steps)
+	r.Passed, r.Total = rep.Passed(), len(r.Steps)
 	return r
 }
 

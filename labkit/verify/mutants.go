@@ -392,10 +392,8 @@ func judgeRestyle(state *engine.Engine, n int, file string, body []byte, mode os
 	if st == nil {
 		return "?"
 	}
-	for _, c := range st.Checks {
-		if c.Status != checks.Passed {
-			return c.ID
-		}
+	if c := st.FirstFailing(); c != nil {
+		return c.ID
 	}
 	return ""
 }
