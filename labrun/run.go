@@ -246,14 +246,12 @@ func safeTap(tap func(Update), u Update) {
 // timeline whichever command the learner used. saved is whether the
 // state now holds them (a save was tried and did not fail).
 func (r *Run) recordPasses(rep engine.Report) (saved bool, err error) {
-	if r.progress == nil || !rep.Ready {
+	if r.progress == nil {
 		return false, nil
 	}
 	var evs []state.Event
-	for _, st := range rep.Steps {
-		if st.Status == checks.Passed {
-			evs = append(evs, state.Event{Kind: state.StepPassed, Step: st.Number, At: rep.Time})
-		}
+	for _, n := range Passes(&rep) {
+		evs = append(evs, state.Event{Kind: state.StepPassed, Step: n, At: rep.Time})
 	}
 	if len(evs) == 0 {
 		return false, nil
