@@ -49,9 +49,8 @@ type StepEval struct {
 type Input struct {
 	Lab     *content.Lab // the lab's text: its messages first, then the shared ones
 	Snap    *observe.Snapshot
-	Root    string         // absolute lab root, only for messages
-	Witness *Witness       // facts of the past; read-only here
-	Prior   map[int]Status // statuses of earlier steps in this evaluation
+	Root    string   // absolute lab root, only for messages
+	Witness *Witness // facts of the past; read-only here
 }
 
 // Msg is the lab's message for key (see content.Lab.Msg): primitives
@@ -99,6 +98,17 @@ func Aggregate(rs []Result) Status {
 		}
 	}
 	return worst
+}
+
+// FirstFailing is the first of a step's results that did not pass (in
+// the step's order: the one to fix first), nil when every one passed.
+func FirstFailing(rs []Result) *Result {
+	for i := range rs {
+		if rs[i].Status != Passed {
+			return &rs[i]
+		}
+	}
+	return nil
 }
 
 // Code is the Go half of a lab whose steps need checks no declarative

@@ -28,7 +28,9 @@ const labsDir = "labs"
 var (
 	sharedOnce sync.Once
 	shared     map[string]string
-	sharedErr  error
+	// sharedErr is what stopped the shared text loading (a test fails on
+	// it); labmate still runs, showing keys for the missing texts.
+	sharedErr error
 
 	labsOnce sync.Once
 	labs     map[string]*Lab
@@ -160,13 +162,6 @@ func HasMsg(key string) bool {
 	sharedOnce.Do(loadShared)
 	_, ok := shared[key]
 	return ok
-}
-
-// SharedErr is the error loading the shared text, if any (for tests and
-// doctor: labmate still runs, showing keys for missing texts).
-func SharedErr() error {
-	sharedOnce.Do(loadShared)
-	return sharedErr
 }
 
 // fill replaces {name} placeholders with the kv pairs' values and each

@@ -814,3 +814,12 @@ func TestNilLabHasSharedMessages(t *testing.T) {
 		t.Error("a nil lab's HasMsg does not answer from the shared text")
 	}
 }
+
+// Every shared text file loads: one that does not parse would leave
+// labmate showing message keys.
+func TestSharedTextLoads(t *testing.T) {
+	sharedOnce.Do(loadShared)
+	if sharedErr != nil {
+		t.Fatal(sharedErr)
+	}
+}

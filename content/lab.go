@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/labhub/labmate/internal/safefile"
 )
 
 // Lab is one lab as data: its text, what it watches, the sandbox it needs
@@ -248,7 +250,9 @@ func LoadDir(dir string) (*Lab, error) {
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil, &Problem{File: dir, Msg: Msg("content.not_lab_dir", "dir", dir)}
 	}
-	l, err := loadLab(os.DirFS(abs), abs)
+	// A FIFO or device where a lab file should be is refused, never
+	// waited on.
+	l, err := loadLab(safefile.DirFS(abs), abs)
 	if err != nil {
 		return nil, err
 	}

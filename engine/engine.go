@@ -7,7 +7,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"reflect"
 	"runtime/debug"
 	"slices"
@@ -62,12 +61,33 @@ func (r *Report) Step(n int) *StepResult {
 
 // AllPassed reports whether every step in the report passed.
 func (r *Report) AllPassed() bool {
+	return len(r.Steps) > 0 && r.Passed() == len(r.Steps)
+}
+
+// Passed counts the report's passed steps.
+func (r *Report) Passed() int {
+	n := 0
 	for _, s := range r.Steps {
-		if s.Status != checks.Passed {
-			return false
+		if s.Status == checks.Passed {
+			n++
 		}
 	}
-	return len(r.Steps) > 0
+	return n
+}
+
+// FirstFailing is the first of the step's checks that did not pass
+// (checks.FirstFailing), nil when every check passed.
+func (s *StepResult) FirstFailing() *checks.Result { return checks.FirstFailing(s.Checks) }
+
+// PassedChecks counts the step's passed checks.
+func (s *StepResult) PassedChecks() int {
+	n := 0
+	for _, c := range s.Checks {
+		if c.Status == checks.Passed {
+			n++
+		}
+	}
+	return n
 }
 
 // Config builds an Engine.
@@ -214,7 +234,6 @@ func (e *Engine) Evaluate() Report {
 	for _, s := range e.cfg.Steps {
 		byID[s.ID] = s
 	}
-	prior := map[int]checks.Status{}
 	inOrder, remembered := true, false
 	var steps []StepResult
 	for _, ls := range e.cfg.Lab.Steps {
@@ -224,13 +243,12 @@ func (e *Engine) Evaluate() Report {
 			remembered = true
 		}
 		if ok && s.Eval != nil {
-			ev := safeEval(s, checks.Input{Lab: e.cfg.Lab, Snap: snap, Root: e.cfg.Root, Witness: &e.witness, Prior: copyPrior(prior)})
+			ev := safeEval(s, checks.Input{Lab: e.cfg.Lab, Snap: snap, Root: e.cfg.Root, Witness: &e.witness})
 			sr.Checks, sr.Observed = ev.Checks, ev.Observed
 		} else {
 			sr.Checks = []checks.Result{{ID: ls.ID, Status: checks.Unknown, Message: content.Msg("engine.no_checks")}}
 		}
 		sr.Status = checks.Aggregate(sr.Checks)
-		prior[ls.Number] = sr.Status
 		inOrder = inOrder && sr.Status == checks.Passed
 		steps = append(steps, sr)
 	}
@@ -267,14 +285,6 @@ func (e *Engine) missing(snap *observe.Snapshot) []string {
 			key = "engine.kind_missing_unused"
 		}
 		out = append(out, content.Msg(key, "resource", m.Resource, "kind", m.Kind, "steps", content.StepRange(steps)))
-	}
-	return out
-}
-
-func copyPrior(m map[int]checks.Status) map[int]checks.Status {
-	out := make(map[int]checks.Status, len(m))
-	for k, v := range m {
-		out[k] = v
 	}
 	return out
 }
@@ -463,9 +473,4 @@ func runSource(ctx context.Context, src observe.Source, out chan<- observe.Obser
 func sameResults(a, b *Report) bool {
 	return a.Ready == b.Ready && reflect.DeepEqual(a.Cluster, b.Cluster) &&
 		reflect.DeepEqual(a.Steps, b.Steps) && reflect.DeepEqual(a.Problems, b.Problems)
-}
-
-// AbsRoot cleans a lab root for display and for sources.
-func AbsRoot(root string) (string, error) {
-	return filepath.Abs(root)
 }

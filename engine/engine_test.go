@@ -12,7 +12,8 @@ import (
 	"github.com/labhub/labmate/observe"
 )
 
-// A two-step lab whose checks read one file each.
+// A two-step lab whose checks read one file each; step 2 waits while
+// step 1's file is not right.
 func testLab() (*content.Lab, []checks.Step) {
 	lab := &content.Lab{ID: "t", Title: "T", Steps: []content.Step{
 		{Number: 1, ID: "one", Title: "하나"},
@@ -31,7 +32,7 @@ func testLab() (*content.Lab, []checks.Step) {
 	steps := []checks.Step{
 		{Number: 1, ID: "one", Files: []string{"a"}, Eval: fileIs("a", "ok")},
 		{Number: 2, ID: "two", Files: []string{"b", "a"}, Eval: func(in checks.Input) checks.StepEval {
-			if in.Prior[1] != checks.Passed {
+			if f := in.Snap.File("a"); f.State != observe.FilePresent || string(f.Content) != "ok" {
 				return checks.StepEval{Checks: []checks.Result{{ID: "b", Status: checks.Waiting}}}
 			}
 			return fileIs("b", "ok")(in)
@@ -44,7 +45,7 @@ func fileObs(path, body string) observe.Observation {
 	return observe.Observation{Time: time.Now(), File: &observe.FileObs{Path: path, State: observe.FilePresent, Content: []byte(body)}}
 }
 
-func TestEvaluatePassesPriorStatuses(t *testing.T) {
+func TestEvaluateJudgesStepsInOrder(t *testing.T) {
 	lab, steps := testLab()
 	e := New(Config{Lab: lab, Steps: steps, Root: "/r"})
 	rep := e.Evaluate()
@@ -252,5 +253,27 @@ func TestRunSurvivesPanics(t *testing.T) {
 		case <-deadline:
 			t.Fatal("engine stopped after a panic")
 		}
+	}
+}
+
+func TestStepAndReportCounts(t *testing.T) {
+	sr := StepResult{Number: 1, Status: checks.Failed, Checks: []checks.Result{
+		{ID: "a", Status: checks.Passed}, {ID: "b", Status: checks.Waiting}, {ID: "c", Status: checks.Failed}}}
+	if f := sr.FirstFailing(); f == nil || f.ID != "b" {
+		t.Errorf("FirstFailing = %+v, want b (the first not passed)", f)
+	}
+	if n := sr.PassedChecks(); n != 1 {
+		t.Errorf("PassedChecks = %d, want 1", n)
+	}
+	ok := StepResult{Number: 2, Status: checks.Passed, Checks: []checks.Result{{ID: "d", Status: checks.Passed}}}
+	if f := ok.FirstFailing(); f != nil {
+		t.Errorf("FirstFailing of a passed step = %+v", f)
+	}
+	rep := Report{Steps: []StepResult{sr, ok}}
+	if rep.Passed() != 1 || rep.AllPassed() {
+		t.Errorf("Passed = %d, AllPassed = %v; want 1, false", rep.Passed(), rep.AllPassed())
+	}
+	if (&Report{}).AllPassed() {
+		t.Error("a report of no steps all passed")
 	}
 }

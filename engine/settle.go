@@ -13,8 +13,8 @@ import (
 // way (truncate-then-write, a file written in chunks): shown as is, that
 // is a red flash. The settle gate therefore compares each new evaluation
 // with the last published one check by check, and holds a step whose
-// checks got worse while a file that step (or an earlier step, through
-// Prior) reads is still changing. When the files have been quiet for the
+// checks got worse while a file that step (or an earlier step) reads is
+// still changing. When the files have been quiet for the
 // settle window, the step is shown as it then is, red included.
 
 // defaultSettle is how long a file must be quiet before a result it made

@@ -26,7 +26,7 @@ var t0 = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 
 func ms(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
 
-// Two steps: 1 reads a, 2 reads b (and is decided after 1, through Prior).
+// Two steps: 1 reads a, 2 reads b (and is decided after 1).
 func gate(published Report) *settleGate {
 	g := newSettleGate(40*time.Millisecond, 250*time.Millisecond, map[int][]string{1: {"a"}, 2: {"b"}})
 	g.shown(published)

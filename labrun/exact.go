@@ -3,6 +3,7 @@ package labrun
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
@@ -18,6 +19,28 @@ import (
 // were live. The trace's skipped lines are added to the report's
 // Problems.
 func Exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.Trace) (engine.Report, []Change, error) {
+	return exact(ctx, lab, steps, t, nil)
+}
+
+// ExactPasses is Exact that gives, instead of the changes, when each
+// step first passed as an offset into the trace, by the rule a live run
+// records (Passes), so a report of a trace dates a pass as the live
+// report would have.
+func ExactPasses(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.Trace) (engine.Report, map[int]time.Duration, error) {
+	first := map[int]time.Duration{}
+	rep, _, err := exact(ctx, lab, steps, t, func(at time.Duration, rep *engine.Report) {
+		for _, n := range Passes(rep) {
+			if _, ok := first[n]; !ok {
+				first[n] = at
+			}
+		}
+	})
+	return rep, first, err
+}
+
+// exact is Exact, handing each evaluation (with the recorded time of the
+// record it followed) to each when it is set.
+func exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.Trace, each func(time.Duration, *engine.Report)) (engine.Report, []Change, error) {
 	if lab == nil {
 		return engine.Report{}, nil, errors.New("labrun: Exact without a lab")
 	}
@@ -26,6 +49,9 @@ func Exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.
 	}
 	e := engine.New(engine.Config{Lab: lab, Steps: steps, Root: t.Header.Root})
 	rep := e.Evaluate()
+	if each != nil {
+		each(0, &rep)
+	}
 	var all []Change
 	for i, rec := range t.Records {
 		if err := ctx.Err(); err != nil {
@@ -38,11 +64,31 @@ func Exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.
 			all = append(all, c)
 		}
 		rep = next
+		if each != nil {
+			each(rec.At, &rep)
+		}
 	}
 	for _, w := range t.Warnings {
 		rep.Problems = append(rep.Problems, w.Error())
 	}
 	return rep, all, nil
+}
+
+// Passes are the steps a report shows passed, once it is ready: before
+// every source delivered its initial state a step may pass on part of
+// the picture. This is the one rule for when a step first passed, for a
+// live run's progress (Run) and a trace's report (ExactPasses).
+func Passes(rep *engine.Report) []int {
+	if !rep.Ready {
+		return nil
+	}
+	var out []int
+	for _, st := range rep.Steps {
+		if st.Status == checks.Passed {
+			out = append(out, st.Number)
+		}
+	}
+	return out
 }
 
 // FirstPassed returns step numbers in the order they first turned passed.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/trace"
@@ -143,4 +144,44 @@ func memTrace() *trace.Trace {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	return &trace.Trace{Name: "mem", Header: trace.Header{Format: trace.Format, Version: trace.Version, Lab: "gpu-incident", Started: t0},
 		Records: []trace.Record{{Line: 2, Obs: observe.Observation{Time: t0, File: &observe.FileObs{Path: "f0", State: observe.FileMissing}}}}}
+}
+
+// A step counts as passed only in a ready report: the one rule for when
+// a step first passed.
+func TestPassesOnlyOnceReady(t *testing.T) {
+	rep := engine.Report{Steps: []engine.StepResult{{Number: 1, Status: checks.Passed}, {Number: 2, Status: checks.Failed}}}
+	if got := Passes(&rep); got != nil {
+		t.Errorf("a report not yet ready passes %v", got)
+	}
+	rep.Ready = true
+	if got := Passes(&rep); !reflect.DeepEqual(got, []int{1}) {
+		t.Errorf("Passes = %v, want [1]", got)
+	}
+}
+
+// ExactPasses dates each step's first pass where the trace first showed
+// it passed, the step's first change to passed.
+func TestExactPassesDatesTheFirstPass(t *testing.T) {
+	kit := labtest.Installed(t)[0]
+	tr, err := trace.ReferenceOf(kit.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, changes, err := Exact(context.Background(), kit.Text, kit.Steps, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, passes, err := ExactPasses(context.Background(), kit.Text, kit.Steps, tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]time.Duration{}
+	for _, c := range changes {
+		if _, ok := want[c.Step]; !ok && c.To == checks.Passed {
+			want[c.Step] = c.At
+		}
+	}
+	if len(want) == 0 || !reflect.DeepEqual(passes, want) {
+		t.Errorf("ExactPasses = %v, want the first changes to passed %v", passes, want)
+	}
 }

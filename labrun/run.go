@@ -215,8 +215,12 @@ func (r *Run) forward(ctx context.Context, reports <-chan engine.Report, p *pump
 		case <-ctx.Done():
 			return
 		case rep := <-reports:
-			if err := r.recordPasses(rep); err != nil {
+			// A failed save is a problem until a save succeeds.
+			switch saved, err := r.recordPasses(rep); {
+			case err != nil:
 				saveErr = content.Msg("ops.watch.progress_failed", "err", err)
+			case saved:
+				saveErr = ""
 			}
 			if saveErr != "" {
 				rep.Problems = append(rep.Problems, saveErr)
@@ -239,21 +243,23 @@ func safeTap(tap func(Update), u Update) {
 
 // recordPasses keeps the first time each step was seen passing, once
 // every source delivered its initial state, so `labmate report` has a
-// timeline whichever command the learner used.
-func (r *Run) recordPasses(rep engine.Report) error {
-	if r.progress == nil || !rep.Ready {
-		return nil
+// timeline whichever command the learner used. saved is whether the
+// state now holds them (a save was tried and did not fail).
+func (r *Run) recordPasses(rep engine.Report) (saved bool, err error) {
+	if r.progress == nil {
+		return false, nil
 	}
 	var evs []state.Event
-	for _, st := range rep.Steps {
-		if st.Status == checks.Passed {
-			evs = append(evs, state.Event{Kind: state.StepPassed, Step: st.Number, At: rep.Time})
-		}
+	for _, n := range Passes(&rep) {
+		evs = append(evs, state.Event{Kind: state.StepPassed, Step: n, At: rep.Time})
 	}
 	if len(evs) == 0 {
-		return nil
+		return false, nil
 	}
-	return r.progress.Record(evs...)
+	if err := r.progress.Record(evs...); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 // Stop ends the run, waits for its goroutines, and closes the trace it

@@ -162,3 +162,52 @@ func TestReplayRunEndsLikeExact(t *testing.T) {
 		}
 	}
 }
+
+// A failed save of the learner's progress is a problem on the reports
+// until a save succeeds, then no longer.
+func TestAFailedProgressSaveIsClearedByTheNextSave(t *testing.T) {
+	store, err := state.Open(t.TempDir(), "lab", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A directory where the state file goes: every save fails.
+	if err := os.MkdirAll(store.Path, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	reports := make(chan engine.Report)
+	p := &pump{out: make(chan Update, 1)}
+	r := &Run{progress: store}
+	go r.forward(ctx, reports, p)
+	passed := func(seq uint64) engine.Report {
+		return engine.Report{Ready: true, Seq: seq, Time: time.Now(),
+			Steps: []engine.StepResult{{Number: 1, ID: "one", Status: checks.Passed}}}
+	}
+	next := func(rep engine.Report) engine.Report {
+		select {
+		case reports <- rep:
+		case <-ctx.Done():
+			t.Fatal("the run took no report")
+		}
+		select {
+		case u := <-p.out:
+			return u.Report
+		case <-ctx.Done():
+			t.Fatal("the run passed no report on")
+		}
+		return engine.Report{}
+	}
+	if got := next(passed(1)); len(got.Problems) != 1 {
+		t.Fatalf("after a failed save, problems %q; want the save's", got.Problems)
+	}
+	if err := os.Remove(store.Path); err != nil {
+		t.Fatal(err)
+	}
+	if got := next(passed(2)); len(got.Problems) != 0 {
+		t.Errorf("after a save that succeeded, problems %q; want none", got.Problems)
+	}
+	if f, err := store.Load(); err != nil || len(f.Progress.PassedAt) != 1 {
+		t.Errorf("progress after the second save: %+v, %v", f.Progress, err)
+	}
+}

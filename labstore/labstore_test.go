@@ -301,6 +301,33 @@ func TestInstallListRemove(t *testing.T) {
 	refusal(t, Remove("../etc"), NotInstalled)
 }
 
+// A re-install of the same version that fails keeps the copy that was
+// installed, where its record says it is.
+func TestAFailedReinstallKeepsTheOldCopy(t *testing.T) {
+	useStore(t)
+	dir := copyLab(t, shipped, 0o644, time.Now())
+	breakLine(t, dir, 12, `id = "my-reboot"`)
+	in, err := InstallDir(dir, "first")
+	if err != nil {
+		t.Fatal(err)
+	}
+	breakLine(t, dir, 14, `title = "바뀐 제목"`)
+	failed := errors.New("the disk is full")
+	moveIn = func(string, string) error { return failed }
+	defer func() { moveIn = os.Rename }()
+	if _, err := InstallDir(dir, "second"); !errors.Is(err, failed) {
+		t.Fatalf("a re-install whose move failed: %v", err)
+	}
+	cur, err := Find("my-reboot")
+	if err != nil || cur.Sum != in.Sum || cur.Source != "first" {
+		t.Fatalf("after the failed re-install, Find = %+v, %v; want the first copy", cur, err)
+	}
+	kit, err := cur.Open()
+	if err != nil || kit.Text.Title == "바뀐 제목" {
+		t.Errorf("the first copy is gone: %v", err)
+	}
+}
+
 func TestInstallOfAnEmbeddedIDIsShadowed(t *testing.T) {
 	useStore(t)
 	in, err := InstallDir(shipped, "copy")

@@ -69,10 +69,14 @@ func InstallDir(dir, source string) (*Installed, error) {
 	return Install(archive, source)
 }
 
+// moveIn moves a new copy into place; a test makes it fail.
+var moveIn = os.Rename
+
 // Install unpacks the archive into a temporary directory of the store
 // (unpack's refusals), proves it loads as a lab (Check), and moves it to
 // <Root>/<id>/<version>/ under the store's lock, its record beside it. A
-// copy of the same ID and version is replaced; other versions stay.
+// copy of the same ID and version is replaced only once the new one and
+// its record are in place (else it stays); other versions stay.
 func Install(archive []byte, source string) (*Installed, error) {
 	root, err := Root()
 	if err != nil {
@@ -106,17 +110,39 @@ func Install(archive []byte, source string) (*Installed, error) {
 		if err := os.MkdirAll(idDir, 0o755); err != nil {
 			return err
 		}
-		if err := os.Rename(in.Dir, filepath.Join(tmp, "old")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// The same version again: the old copy is set aside, not removed,
+		// until the new one and its record are in place, and put back if
+		// either fails, so a copy and its record always agree.
+		aside := filepath.Join(tmp, "old")
+		hadOld := true
+		if err := os.Rename(in.Dir, aside); errors.Is(err, fs.ErrNotExist) {
+			hadOld = false
+		} else if err != nil {
 			return err
 		}
-		if err := os.Rename(unpacked, in.Dir); err != nil {
+		putBack := func(err error) error {
+			if !hadOld {
+				return err
+			}
+			if rerr := os.Rename(aside, in.Dir); rerr != nil {
+				return errors.Join(err, rerr)
+			}
 			return err
+		}
+		if err := moveIn(unpacked, in.Dir); err != nil {
+			return putBack(err)
 		}
 		raw, err := json.MarshalIndent(in, "", "  ")
-		if err != nil {
-			return err
+		if err == nil {
+			err = lockfile.WriteAtomic(filepath.Join(idDir, recordName(in.Version)), append(raw, '\n'), 0o644)
 		}
-		return lockfile.WriteAtomic(filepath.Join(idDir, recordName(in.Version)), append(raw, '\n'), 0o644)
+		if err != nil {
+			if rerr := os.RemoveAll(in.Dir); rerr != nil {
+				return errors.Join(err, rerr)
+			}
+			return putBack(err)
+		}
+		return nil
 	})
 	if err != nil {
 		return nil, err

@@ -164,11 +164,8 @@ func (r Report) writeRemaining(w *mdWriter) {
 		}
 		left++
 		why := ""
-		for _, c := range s.Checks {
-			if c.Status != checks.Passed {
-				why = firstLine(c.Message)
-				break
-			}
+		if c := checks.FirstFailing(s.Checks); c != nil {
+			why = firstLine(c.Message)
 		}
 		w.line("- %s", msg("remaining_item", "step", s.Number, "title", s.Title,
 			"status", statusWord(s.Status), "msg", why))

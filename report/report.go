@@ -71,12 +71,9 @@ func Build(lab *content.Lab, rep engine.Report, p state.Progress, written time.T
 		if st.Observed == nil {
 			st.Observed = []checks.Fact{}
 		}
-		if st.Status == checks.Passed {
-			r.Passed++
-		}
 		r.Steps = append(r.Steps, st)
 	}
-	r.Total = len(r.Steps)
+	r.Passed, r.Total = rep.Passed(), len(r.Steps)
 	return r
 }
 
@@ -89,21 +86,20 @@ func (r Report) WriteJSON(w io.Writer) error {
 
 // FromTrace builds the report of a recorded session (a trace.Recorder
 // file or the built-in reference run): the trace is replayed through a
-// fresh engine, each step's first pass is when the trace turned it green,
+// fresh engine, each step's first pass dated as a live run dates it
+// (labrun.Passes: the first ready evaluation in which it passed),
 // and the report is written as of the trace's last record. A trace holds
 // observations only, so no hints or solutions are counted.
 func FromTrace(ctx context.Context, lab *content.Lab, steps []checks.Step, tr *trace.Trace) (Report, error) {
-	rep, changes, err := labrun.Exact(ctx, lab, steps, tr)
+	rep, passes, err := labrun.ExactPasses(ctx, lab, steps, tr)
 	if err != nil {
 		return Report{}, err
 	}
 	var p state.Progress
 	started := tr.Header.Started
 	p.Apply(state.Event{Kind: state.Visited, Step: 0, At: started})
-	for _, c := range changes {
-		if c.To == checks.Passed {
-			p.Apply(state.Event{Kind: state.StepPassed, Step: c.Step, At: started.Add(c.At)})
-		}
+	for n, at := range passes {
+		p.Apply(state.Event{Kind: state.StepPassed, Step: n, At: started.Add(at)})
 	}
 	return Build(lab, rep, p, started.Add(tr.Duration())), nil
 }

@@ -76,13 +76,7 @@ func (c canvas) checkList(r *engine.StepResult) []block {
 		return []block{c.section(content.Msg("tui.checks.title")),
 			{lines: wrap(content.Msg("tui.checks.none_yet"), c.width-1, " ", " ")}}
 	}
-	passed := 0
-	for _, ch := range r.Checks {
-		if ch.Status == checks.Passed {
-			passed++
-		}
-	}
-	out := []block{c.section(content.Msg("tui.checks.title_count", "passed", passed, "total", len(r.Checks)))}
+	out := []block{c.section(content.Msg("tui.checks.title_count", "passed", r.PassedChecks(), "total", len(r.Checks)))}
 	for _, ch := range r.Checks {
 		word := statusWord(ch.Status)
 		lines := wrap(word+"  "+sanitize(ch.Message), c.width-1, " ", "   ")

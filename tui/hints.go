@@ -12,10 +12,10 @@ import (
 // is saved.
 type ladder struct {
 	progress map[int]HintProgress
-	onSave   func(step int, hintsSeen int, solutionSeen bool) // nil: not saved
+	onSave   func(step int, hintsSeen int, solutionSeen bool) error // nil: not saved
 }
 
-func newLadder(from map[int]HintProgress, onSave func(int, int, bool)) ladder {
+func newLadder(from map[int]HintProgress, onSave func(int, int, bool) error) ladder {
 	l := ladder{progress: map[int]HintProgress{}, onSave: onSave}
 	for step, p := range from {
 		l.progress[step] = p
@@ -46,7 +46,7 @@ func (l ladder) save(step int) tea.Cmd {
 	}
 	p := l.progress[step]
 	on := l.onSave
-	return sideEffect(func() { on(step, p.Seen, p.Solution) })
+	return saving(func() error { return on(step, p.Seen, p.Solution) })
 }
 
 // syncKeys words the hint key for the next rung of step s's ladder (nil:

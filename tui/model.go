@@ -151,6 +151,19 @@ func sideEffect(f func()) tea.Cmd {
 	}
 }
 
+// saving runs a save of the learner's progress from a command; a save
+// that failed comes back as a saveFailedMsg.
+func saving(save func() error) tea.Cmd {
+	return func() tea.Msg {
+		if err := save(); err != nil {
+			return saveFailedMsg{err}
+		}
+		return nil
+	}
+}
+
+type saveFailedMsg struct{ err error }
+
 // Update handles one message.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	var cmd tea.Cmd
@@ -210,6 +223,8 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 			text: copiedText(msg, 0), target: -1,
 			words: func(room int) string { return copiedText(msg, room) },
 		})
+	case saveFailedMsg:
+		return m.foot.showToast(toast{text: content.Msg("tui.toast.save_failed", "err", msg.err), target: -1})
 	case noticesMsg:
 		if len(m.opts.Notices) > 0 {
 			// The notices themselves are listed on the introduction.
@@ -388,7 +403,7 @@ func (m Model) notePage(p int) tea.Cmd {
 	if on == nil {
 		return nil
 	}
-	return sideEffect(func() { on(p) })
+	return saving(func() error { return on(p) })
 }
 
 // stepAt returns the lab step shown on page p (nil for the introduction).

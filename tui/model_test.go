@@ -94,13 +94,14 @@ func TestHintLadder(t *testing.T) {
 	var mu sync.Mutex
 	var saved []HintProgress
 	m := testModel(t, 80, 30, func(o *Options) {
-		o.OnProgress = func(step, seen int, sol bool) {
+		o.OnProgress = func(step, seen int, sol bool) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if step != 1 {
 				t.Errorf("progress for step %d", step)
 			}
 			saved = append(saved, HintProgress{seen, sol})
+			return nil
 		}
 	})
 	lab := fixture.Lab()

@@ -36,16 +36,18 @@ type Options struct {
 	// an earlier run, by step number.
 	Progress map[int]HintProgress
 	// OnProgress, if set, is called (from a command, never from Update)
-	// whenever the learner opens another hint or the worked solution.
-	OnProgress func(step int, hintsSeen int, solutionSeen bool)
+	// whenever the learner opens another hint or the worked solution; an
+	// error it returns is shown in a toast.
+	OnProgress func(step int, hintsSeen int, solutionSeen bool) error
 	// Notices are Korean messages to show once at start (config warnings).
 	Notices []string
 	// StartPage is the page to open on (0 = introduction, n = step n), so
 	// reopening labmate returns to where the learner was.
 	StartPage int
 	// OnPage, if set, is called (from a command, never from Update) when
-	// the learner moves to another page.
-	OnPage func(page int)
+	// the learner moves to another page; an error it returns is shown in
+	// a toast.
+	OnPage func(page int) error
 	// Replay, if set, is the replay the reports come from: the TUI binds
 	// pause, speed and jump-to-next-change to it (those keys exist only
 	// then) and shows its Status in a header row, redrawn on Updates.

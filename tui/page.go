@@ -6,7 +6,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 )
@@ -238,10 +237,5 @@ func stepCounts(r *engine.Report) (passed, total int) {
 	if r == nil {
 		return 0, 0
 	}
-	for _, s := range r.Steps {
-		if s.Status == checks.Passed {
-			passed++
-		}
-	}
-	return passed, len(r.Steps)
+	return r.Passed(), len(r.Steps)
 }

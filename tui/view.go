@@ -242,13 +242,7 @@ func (m Model) statusLine() string {
 		st := m.status(s)
 		b.WriteString(m.th.Status(st).Render(statusWord(st)))
 		if r := m.result(s); r != nil {
-			passed := 0
-			for _, c := range r.Checks {
-				if c.Status == checks.Passed {
-					passed++
-				}
-			}
-			b.WriteString("  " + content.Msg("tui.status.checks", "passed", passed, "total", len(r.Checks)))
+			b.WriteString("  " + content.Msg("tui.status.checks", "passed", r.PassedChecks(), "total", len(r.Checks)))
 		}
 	} else if passed, total := stepCounts(m.report); total > 0 {
 		b.WriteString(content.Msg("tui.status.steps", "passed", passed, "total", total))

@@ -3,12 +3,14 @@ package main
 import (
 	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -189,6 +191,40 @@ func TestPackClassLab(t *testing.T) {
 		"--learners", "2", "--out", filepath.Join(t.TempDir(), "o"), "--lab", "gpu-incident,"+dir)
 	if code != exitUsage || !strings.Contains(errOut, "교실이 실어 나르는 실습은 하나뿐") {
 		t.Errorf("several --lab with a directory: exit %d\n%s", code, errOut)
+	}
+}
+
+// A FIFO named lab.toml is refused before the lab is read, never opened:
+// class lab push and class init --lab pack through the one rule of
+// labstore.PackLab (special files first).
+func TestPackClassLabRefusesAFIFOWithoutOpeningIt(t *testing.T) {
+	dir := writeLab(t, versionedLab("2.0.0", ""))
+	fifo := filepath.Join(dir, "lab.toml")
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Should the open block after all, a writer lets it end.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+			f.Close()
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := packClassLab(dir)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var r *labstore.Refusal
+		if !errors.As(err, &r) || r.Reason != labstore.Special {
+			t.Fatalf("packClassLab(a lab whose lab.toml is a FIFO) = %v, want a Special refusal", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("packClassLab blocked opening a FIFO named lab.toml")
 	}
 }
 

@@ -42,12 +42,11 @@ func packClassLab(ref string) (a class.LabArchive, ship bool, err error) {
 	return packDir(in.Dir)
 }
 
+// packDir packs a lab directory with one load of the lab, after its
+// special files are refused (labstore.PackLab): a FIFO named lab.toml is
+// never opened.
 func packDir(dir string) (class.LabArchive, bool, error) {
-	kit, err := labstore.Check(dir)
-	if err != nil {
-		return class.LabArchive{}, false, err
-	}
-	b, err := labstore.Pack(dir)
+	b, kit, err := labstore.PackLab(dir)
 	if err != nil {
 		return class.LabArchive{}, false, err
 	}

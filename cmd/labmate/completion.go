@@ -66,7 +66,8 @@ func (c *common) completeContexts(cmd *cobra.Command, _ []string, toComplete str
 // installed ones (labOptions).
 func completeLabs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	var out []cobra.Completion
-	for _, l := range labOptions() {
+	options, _ := labOptions() // a completion has nowhere to say the store is unreadable
+	for _, l := range options {
 		out = append(out, cobra.CompletionWithDesc(l.Ref, l.Text.Title))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

@@ -488,3 +488,22 @@ func TestDoctorWithNoLabChosen(t *testing.T) {
 		}
 	}
 }
+
+// A store of installed labs that cannot be read hides every installed
+// lab: the command that lists the labs says so, in Korean.
+func TestAnUnreadableStoreIsSaid(t *testing.T) {
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
+	t.Setenv(EnvLab, "")
+	// A file where the store's directory goes.
+	if err := os.MkdirAll(filepath.Join(data, "labmate"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "labmate", "labs"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := runStreams("check", "--root", t.TempDir(), "--no-cluster", "--state-dir", t.TempDir())
+	if code != exitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || !strings.Contains(errOut, "설치한 실습 목록을 읽지 못했습니다") {
+		t.Errorf("no choice with an unreadable store: exit %d, %q", code, errOut)
+	}
+}

@@ -31,15 +31,19 @@ type labOption struct {
 // installed lab with an embedded lab's ID is named ID@installed: the
 // embedded one keeps the plain ID, for it is the one built and proven
 // with labmate (Go checks and all) and must not be replaced by a copy
-// from elsewhere without the learner saying so.
-func labOptions() []labOption {
-	var out []labOption
+// from elsewhere without the learner saying so. A store that cannot be
+// read hides every installed lab: unread says so in Korean ("" when it
+// was read).
+func labOptions() (out []labOption, unread string) {
 	for _, id := range content.IDs() {
 		if l, err := content.Load(id); err == nil {
 			out = append(out, labOption{Ref: id, Text: l})
 		}
 	}
-	all, _ := labstore.List()
+	all, err := labstore.List()
+	if err != nil {
+		unread = content.Msg("cli.store_unreadable", "err", err)
+	}
 	for _, in := range all {
 		if !in.Current {
 			continue
@@ -50,7 +54,7 @@ func labOptions() []labOption {
 		}
 		out = append(out, labOption{Ref: installedRef(in), Text: l, Installed: &in})
 	}
-	return out
+	return out, unread
 }
 
 // installedRef is what --lab takes to open an installed lab: its ID, or

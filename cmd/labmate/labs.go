@@ -27,6 +27,8 @@ const EnvLab = "LABMATE_LAB"
 type chooseLab struct {
 	labs []labOption
 	cmd  string // the command that asked ("labmate check"), for the commands to suggest
+	// unread says the installed labs could not be listed ("" if they were).
+	unread string
 }
 
 // suggested is the command to suggest: the one that asked, else labmate.
@@ -44,7 +46,11 @@ func (e *chooseLab) Error() string {
 		ids[i] = l.Ref
 		commands = append(commands, content.Msg("cli.choose_lab_command", "cmd", e.suggested(), "lab", l.Ref, "title", l.Text.Title, "root", l.Text.DefaultRoot))
 	}
-	return content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "), "commands", strings.Join(commands, "\n"), "env", EnvLab)
+	msg := content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "), "commands", strings.Join(commands, "\n"), "env", EnvLab)
+	if e.unread != "" {
+		msg = e.unread + "\n" + msg
+	}
+	return msg
 }
 
 // resolveLab decides which lab a command works on: --lab-dir, --lab,
@@ -72,10 +78,14 @@ func (c *common) findLab() (*labkit.Lab, error) {
 	}
 	// Deciding reads the labs' text only; only the chosen lab is
 	// compiled (its CEL and all), so a start costs one lab, not every one.
-	options := labOptions()
+	options, unread := labOptions()
 	ref := c.lab
 	if ref == "" {
 		ref = os.Getenv(EnvLab)
+	}
+	if ref == "" && unread != "" && !slices.Contains(c.notices, unread) {
+		// The choice below is made without the installed labs.
+		c.notices = append(c.notices, unread)
 	}
 	if ref == "" {
 		// A remembered lab that is gone (renamed, removed in an
@@ -92,7 +102,7 @@ func (c *common) findLab() (*labkit.Lab, error) {
 		ref = c.labForRoot(options)
 	}
 	if ref == "" {
-		return nil, &chooseLab{labs: options, cmd: c.cmdPath}
+		return nil, &chooseLab{labs: options, cmd: c.cmdPath, unread: unread}
 	}
 	l, err := openRef(ref, options)
 	if err != nil {
@@ -248,7 +258,9 @@ func (c *common) openTrace(name string) (*trace.Trace, *labkit.Lab, error) {
 			return tr, kit, nil
 		}
 	}
-	kit, err := openRef(tr.Header.Lab, labOptions())
+	// A store that cannot be read fails openRef's own look-up, which says so.
+	options, _ := labOptions()
+	kit, err := openRef(tr.Header.Lab, options)
 	if err != nil {
 		return nil, nil, envError{content.Msg("cli.lab_missing", "lab", tr.Header.Lab, "err", err)}
 	}

@@ -37,12 +37,14 @@ func newResetCmd(c *common, streams ioStreams) *cobra.Command {
 func (o *resetOptions) Run(ctx context.Context) int {
 	c, in, stdout, stderr := o.common, o.streams.In, o.streams.Out, o.streams.ErrOut
 	step, yes := &o.step, &o.yes
-	s, err := c.build()
+	// Forgetting progress needs the state only: no run, no cluster, no
+	// start files laid out.
+	s, err := c.buildState()
 	if err != nil {
 		return exitFor(err, stderr)
 	}
 	defer s.closeLog()
-	for _, w := range s.warnings {
+	for _, w := range append(s.warnings, c.notices...) {
 		fmt.Fprintln(stderr, w)
 	}
 	if s.store == nil {

@@ -146,3 +146,34 @@ func TestResetDamagedStateFile(t *testing.T) {
 		t.Errorf("damaged file not kept aside: %v", m)
 	}
 }
+
+// reset forgets progress and opens nothing else: no run, so a malformed
+// kubeconfig is no error and no start file is laid out in the root.
+func TestResetOpensOnlyTheState(t *testing.T) {
+	t.Run("malformed kubeconfig", func(t *testing.T) {
+		root, stateDir, st := seeded(t)
+		kubeconfig := filepath.Join(t.TempDir(), "config")
+		os.WriteFile(kubeconfig, []byte("{not: [a kubeconfig"), 0o600)
+		code, out, errOut := runWithStdin(t, "", "--yes", "--root", root, "--state-dir", stateDir, "--kubeconfig", kubeconfig)
+		if code != exitOK || !strings.Contains(out, "지웠습니다") {
+			t.Fatalf("reset with a malformed kubeconfig: exit %d\nstdout %s\nstderr %s", code, out, errOut)
+		}
+		if f, _ := st.Load(); len(f.Progress.PassedAt) != 0 {
+			t.Errorf("progress kept: %+v", f.Progress)
+		}
+	})
+	t.Run("start files", func(t *testing.T) {
+
+		files := versionedLab("1.0.0", "")
+		files["lab.toml"] = strings.Replace(files["lab.toml"], `intro = "intro.md"`, "intro = \"intro.md\"\nstart = \"start\"", 1)
+		files["start/etc/site.toml"] = "[server]\n"
+		dir, root := writeLab(t, files), t.TempDir()
+		code, _, errOut := runWithStdin(t, "", "--yes", "--lab-dir", dir, "--root", root, "--state-dir", t.TempDir())
+		if code != exitOK {
+			t.Fatalf("reset --lab-dir: exit %d\n%s", code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(root, "etc", "site.toml")); err == nil {
+			t.Error("reset laid the lab's start files out in the root")
+		}
+	})
+}

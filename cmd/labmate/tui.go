@@ -98,8 +98,8 @@ func (o *tuiOptions) options(s *setup) tui.Options {
 	}
 	if s.store != nil {
 		store := s.store
-		opts.OnProgress = func(step, hints int, solution bool) { _ = store.RecordHints(step, hints, solution) }
-		opts.OnPage = func(page int) { _ = store.Record(state.Event{Kind: state.Visited, Step: page}) }
+		opts.OnProgress = func(step, hints int, solution bool) error { return store.RecordHints(step, hints, solution) }
+		opts.OnPage = func(page int) error { return store.Record(state.Event{Kind: state.Visited, Step: page}) }
 	}
 	cfgPath := o.config
 	if cfgPath == "" {
@@ -117,17 +117,19 @@ func (o *tuiOptions) options(s *setup) tui.Options {
 func publishing(opts tui.Options, pub *class.Publisher) tui.Options {
 	opts.Class = pub.Statuses()
 	onProgress, onPage := opts.OnProgress, opts.OnPage
-	opts.OnProgress = func(step, hints int, solution bool) {
+	opts.OnProgress = func(step, hints int, solution bool) error {
 		pub.Publish(class.Update{Hints: &class.Hints{Step: step, Seen: hints, Solution: solution}})
 		if onProgress != nil {
-			onProgress(step, hints, solution)
+			return onProgress(step, hints, solution)
 		}
+		return nil
 	}
-	opts.OnPage = func(page int) {
+	opts.OnPage = func(page int) error {
 		pub.Publish(class.Update{Page: &page})
 		if onPage != nil {
-			onPage(page)
+			return onPage(page)
 		}
+		return nil
 	}
 	return opts
 }

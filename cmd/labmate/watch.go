@@ -173,16 +173,15 @@ func (o watchOptions) write(w io.Writer, rep engine.Report, changed []stepChange
 // firstProblem is the first line of the first check that did not pass,
 // clipped so a row stays one line.
 func firstProblem(sr *engine.StepResult) string {
-	for _, c := range sr.Checks {
-		if c.Status != checks.Passed {
-			msg, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
-			if r := []rune(msg); len(r) > 80 {
-				msg = string(r[:77]) + "..."
-			}
-			return msg
-		}
+	c := sr.FirstFailing()
+	if c == nil {
+		return ""
 	}
-	return ""
+	msg, _, _ := strings.Cut(strings.TrimSpace(c.Message), "\n")
+	if r := []rune(msg); len(r) > 80 {
+		msg = string(r[:77]) + "..."
+	}
+	return msg
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -83,7 +83,25 @@ type envError struct{ msg string }
 
 func (e envError) Error() string { return e.msg }
 
+// build wires the program for the lab the flags name: its state and
+// its live run.
 func (c *common) build() (*setup, error) {
+	s, err := c.buildState()
+	if err != nil {
+		return nil, err
+	}
+	if err := c.buildRun(s); err != nil {
+		return nil, err
+	}
+	s.warnings = append(s.warnings, c.notices...)
+	return s, nil
+}
+
+// buildState opens only the learner's state for the lab the flags name,
+// for commands that read or change progress and nothing else (reset):
+// no run, so no cluster is reached and no start file is laid out.
+// s.run is nil.
+func (c *common) buildState() (*setup, error) {
 	s := &setup{closeLog: func() {}}
 	if err := c.openLog(); err != nil {
 		return nil, err
@@ -95,23 +113,22 @@ func (c *common) build() (*setup, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s, err = c.buildLab(s, kit); err != nil {
+	if err := c.openState(s, kit); err != nil {
 		return nil, err
 	}
-	s.warnings = append(s.warnings, c.notices...)
 	return s, nil
 }
 
-// buildLab wires the program for a lab that is already chosen.
-func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
-	lab, steps := kit.Text, kit.Steps
+// openState finds the lab root and opens the learner's state there.
+func (c *common) openState(s *setup, kit *labkit.Lab) error {
+	lab := kit.Text
 	s.lab, s.kit = lab, kit
 	root, err := c.rootFor(lab)
 	if err != nil {
-		return nil, envError{content.Msg("cli.root_bad", "root", c.root, "err", err)}
+		return envError{content.Msg("cli.root_bad", "root", c.root, "err", err)}
 	}
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
-		return nil, envError{content.Msg("cli.root_not_dir", "root", root)}
+		return envError{content.Msg("cli.root_not_dir", "root", root)}
 	}
 	s.root = root
 
@@ -134,21 +151,27 @@ func (c *common) buildLab(s *setup, kit *labkit.Lab) (*setup, error) {
 		s.warnings = append(s.warnings, content.Msg("cli.state_carried", "lab", lab.ID, "from", f.CarriedFrom,
 			"to", lab.Version, "passed", len(f.Progress.PassedAt)))
 	}
+	return nil
+}
 
+// buildRun wires the live run of the lab whose state s holds.
+func (c *common) buildRun(s *setup) error {
+	lab, kit := s.lab, s.kit
 	mode := labrun.ClusterAuto
 	if c.noCluster {
 		mode = labrun.ClusterOff
 	}
+	var err error
 	s.run, err = labrun.New(labrun.Options{
-		Lab: lab, Steps: steps, Scope: kit.Scope, Root: root, Poll: c.poll,
+		Lab: lab, Steps: kit.Steps, Scope: kit.Scope, Root: s.root, Poll: c.poll,
 		Cluster:  labrun.Cluster{Mode: mode, Kubeconfig: c.kubeconfig, Context: c.kubeCtx, Lenient: c.lenient},
 		Progress: s.store, Witness: s.state.Witness, Notices: s.warnings,
 	})
 	if err != nil {
-		return nil, envError{err.Error()}
+		return envError{err.Error()}
 	}
 	s.warnings = s.run.Warnings()
-	return s, nil
+	return nil
 }
 
 // preRun runs before every command: it notes the command line's command

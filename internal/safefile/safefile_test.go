@@ -2,6 +2,7 @@ package safefile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -42,4 +43,26 @@ func TestOpenNeverBlocks(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
+}
+
+func TestDirFSOpensFilesAndDirectoriesButNoFIFO(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "steps"), 0o755)
+	os.WriteFile(filepath.Join(dir, "steps", "01.md"), []byte("x"), 0o644)
+	if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fsys := DirFS(dir)
+	if b, err := fs.ReadFile(fsys, "steps/01.md"); err != nil || string(b) != "x" {
+		t.Errorf("ReadFile = %q, %v", b, err)
+	}
+	if es, err := fs.ReadDir(fsys, "."); err != nil || len(es) != 2 {
+		t.Errorf("ReadDir = %v, %v", es, err)
+	}
+	if _, err := fs.ReadFile(fsys, "fifo"); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("ReadFile(fifo) = %v, want ErrNotRegular", err)
+	}
+	if _, err := fsys.Open("../x"); err == nil {
+		t.Error("opened a path outside the directory")
+	}
 }

@@ -1,6 +1,7 @@
 package verify
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"hash/fnv"
@@ -89,10 +90,20 @@ type mutationLog struct {
 	// mutated are the steps whose near-misses were made (the proof's
 	// goroutine only).
 	mutated map[int]bool
+	// unmade are, per step, failed rows for what its near-misses could
+	// not be made from (a file or script that does not parse).
+	unmade map[int][]Row
 }
 
 func newMutationLog() *mutationLog {
-	return &mutationLog{marks: map[int]int{}, script: map[int]time.Duration{}, pass: map[int]time.Duration{}, mutated: map[int]bool{}}
+	return &mutationLog{marks: map[int]int{}, script: map[int]time.Duration{}, pass: map[int]time.Duration{}, mutated: map[int]bool{},
+		unmade: map[int][]Row{}}
+}
+
+// unmadeRow fails the proof for near-misses of step n that could not be
+// made: a proof with fewer near-misses never passes in silence.
+func (l *mutationLog) unmadeRow(n int, seen string) {
+	l.unmade[n] = append(l.unmade[n], Row{Step: n, Case: msg("verify.unmade.case"), Expected: msg("verify.unmade.expect"), Seen: seen})
 }
 
 func (l *mutationLog) observe(o observe.Observation) {
@@ -221,7 +232,10 @@ func declares(e content.Equivalent, m *Mutant) bool {
 // restyled (judged at once), its applied manifests changed in the cluster
 // only, its commands left out, and it done before the step before it.
 func (p *prover) mutantsOf(ctx context.Context, n int, vs content.VerifyStep, state *engine.Engine) []*Mutant {
-	var ms []*Mutant
+	var (
+		ms        []*Mutant
+		scriptErr error
+	)
 	reads := p.kit.ReadsCluster(n)
 	for _, file := range append(slices.Clone(vs.Solve.Files), vs.Solve.Executable...) {
 		body, err := os.ReadFile(p.answerPath(file))
@@ -232,8 +246,13 @@ func (p *prover) mutantsOf(ctx context.Context, n int, vs content.VerifyStep, st
 		if slices.Contains(vs.Solve.Executable, file) {
 			mode = 0o755
 		}
-		edits, _ := fieldEdits(file, body)
-		_, applied, _ := pointAt(vs.Solve.Run, file, file)
+		edits, err := fieldEdits(file, body)
+		styles, serr := restyles(file, body)
+		if err = cmp.Or(err, serr); err != nil {
+			p.mut.unmadeRow(n, msg("verify.unmade.file", "file", file, "err", err))
+		}
+		_, applied, err := pointAt(vs.Solve.Run, file, file)
+		scriptErr = cmp.Or(scriptErr, err)
 		var matter []docEdit // values the file checks refused a change of
 		for _, e := range edits {
 			m := &Mutant{Step: n, Op: opField, Desc: "field " + file + " " + e.desc, file: file, body: e.body, path: e.path}
@@ -257,7 +276,6 @@ func (p *prover) mutantsOf(ctx context.Context, n int, vs content.VerifyStep, st
 			}
 			ms = append(ms, m)
 		}
-		styles, _ := restyles(file, body)
 		for _, r := range styles {
 			m := &Mutant{Step: n, Op: opRestyle, Desc: "restyle " + file + " " + r.desc, file: file, body: r.body}
 			if by := judgeRestyle(state, n, file, r.body, mode); by != "" {
@@ -271,12 +289,14 @@ func (p *prover) mutantsOf(ctx context.Context, n int, vs content.VerifyStep, st
 			ms = append(ms, p.liveMutants(ctx, n, vs.Solve, file, matter)...)
 		}
 	}
-	if drops, err := dropEdits(vs.Solve.Run); err == nil {
-		for _, d := range drops {
-			a := vs.Solve
-			a.Run = d.script
-			ms = append(ms, &Mutant{Step: n, Op: opDrop, Desc: "drop `" + d.command + "`", prefix: n - 1, acts: []content.Action{a}})
-		}
+	drops, err := dropEdits(vs.Solve.Run)
+	if err = cmp.Or(err, scriptErr); err != nil {
+		p.mut.unmadeRow(n, msg("verify.unmade.script", "err", err))
+	}
+	for _, d := range drops {
+		a := vs.Solve
+		a.Run = d.script
+		ms = append(ms, &Mutant{Step: n, Op: opDrop, Desc: "drop `" + d.command + "`", prefix: n - 1, acts: []content.Action{a}})
 	}
 	if n >= 2 && p.remembers(n) {
 		prev := p.solveOf(n - 1)
@@ -375,10 +395,8 @@ func judgeRestyle(state *engine.Engine, n int, file string, body []byte, mode os
 	if st == nil {
 		return "?"
 	}
-	for _, c := range st.Checks {
-		if c.Status != checks.Passed {
-			return c.ID
-		}
+	if c := st.FirstFailing(); c != nil {
+		return c.ID
 	}
 	return ""
 }
@@ -402,6 +420,7 @@ func (p *prover) mutantRows(all []*Mutant) []Row {
 			continue // a step the proof did not reach, skipped, or with no solution
 		}
 		rows = append(rows, stepMutantRows(st.Number, ms, p.equivalentsOf(st.ID))...)
+		rows = append(rows, p.mut.unmade[st.Number]...)
 	}
 	return rows
 }

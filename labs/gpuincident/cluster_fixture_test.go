@@ -116,7 +116,7 @@ func (c *labCluster) eval(s checks.Step) checks.StepEval {
 			st.Remember(snap, &c.witness, true)
 		}
 	}
-	ev := s.Eval(checks.Input{Lab: text(), Snap: snap, Root: "/root/gpuop", Witness: &c.witness, Prior: map[int]checks.Status{}})
+	ev := s.Eval(checks.Input{Lab: text(), Snap: snap, Root: "/root/gpuop", Witness: &c.witness})
 	assertWellFormed(c.t, ev)
 	assertNoRawClusterKeys(c.t, ev)
 	return ev

@@ -122,7 +122,7 @@ func probeSpec(t *testing.T, root string, spec observe.ProbeSpec, opts scriptpro
 
 func evalStep(t *testing.T, s checks.Step, root string, snap *observe.Snapshot) checks.StepEval {
 	t.Helper()
-	ev := s.Eval(checks.Input{Lab: text(), Snap: snap, Root: root, Prior: map[int]checks.Status{}})
+	ev := s.Eval(checks.Input{Lab: text(), Snap: snap, Root: root})
 	assertWellFormed(t, ev)
 	return ev
 }

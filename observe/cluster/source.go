@@ -106,9 +106,6 @@ func NewForClient(client dynamic.Interface, mapper meta.RESTMapper, probe ProbeF
 // Name implements observe.Source.
 func (s *Source) Name() string { return SourceName }
 
-// Off reports whether no kubeconfig was found.
-func (s *Source) Off() bool { return s.client == nil }
-
 // Server is the API server URL in use ("" when off).
 func (s *Source) Server() string { return s.server }
 
