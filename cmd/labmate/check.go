@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 )
@@ -136,7 +137,9 @@ func printReport(rep engine.Report, step int, asJSON bool, stdout, stderr io.Wri
 			return exitUsage
 		}
 	} else {
-		writeTable(stdout, &rep)
+		// Text for a terminal: JSON above keeps the raw strings, escaped.
+		clean := termtext.Deep(rep)
+		writeTable(stdout, &clean)
 	}
 	if rep.AllPassed() {
 		return exitOK
