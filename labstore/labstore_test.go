@@ -413,7 +413,9 @@ func escaped(root string) bool {
 
 // A lab whose page, hint or message holds a control character (here a
 // window title, a clipboard write and a screen clear) is refused by
-// install and pack, each problem at its file and line.
+// install and pack, each problem at its file and line; the refusal,
+// which quotes the lab (a message key with an escape in it), is itself
+// shown escaped.
 func TestControlCharactersAreRefusedAtTheirLine(t *testing.T) {
 	useStore(t)
 	dir := copyLab(t, shipped, 0o644, time.Now())
@@ -434,6 +436,7 @@ func TestControlCharactersAreRefusedAtTheirLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	raw = bytes.Replace(raw, []byte(`expect = "gpu.example.com`), []byte(`expect = "\u001b[2Jgpu.example.com`), 1)
+	raw = append(raw, []byte("\n[drv.quoted]\n\"key\\u001b]2;PWNED\\u0007\" = \"x\\u0007\"\n")...)
 	if err := os.WriteFile(msgs, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
