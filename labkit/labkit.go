@@ -98,6 +98,8 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 	var probs []*content.Problem
 	l.Scope, l.CRDs, probs = scopeOf(text)
 	l.Problems = append(l.Problems, probs...)
+	// Refused by lab install, pack and verify; shown escaped when run.
+	l.Problems = append(l.Problems, text.ControlProblems()...)
 	goSteps := map[string]checks.Step{}
 	if code != nil && code.Steps != nil {
 		for _, s := range code.Steps() {

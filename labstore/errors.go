@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/termtext"
 )
 
 // Reason says why a lab or an archive was refused.
@@ -55,7 +56,12 @@ type Refusal struct {
 	Lab string
 }
 
-func (r *Refusal) Error() string {
+// Error words the refusal in Korean. It quotes what the lab or archive
+// holds (entry names, an author's keys and text), so it passes termtext:
+// it is printed to a terminal.
+func (r *Refusal) Error() string { return termtext.Clean(r.words()) }
+
+func (r *Refusal) words() string {
 	switch r.Reason {
 	case TooBig:
 		if r.Entry == "" {

@@ -437,3 +437,55 @@ func escaped(root string) bool {
 	})
 	return found
 }
+
+// A lab whose page, hint or message holds a control character (here a
+// window title, a clipboard write and a screen clear) is refused by
+// install and pack, each problem at its file and line; the refusal,
+// which quotes the lab (a message key with an escape in it), is itself
+// shown escaped.
+func TestControlCharactersAreRefusedAtTheirLine(t *testing.T) {
+	useStore(t)
+	dir := copyLab(t, shipped, 0o644, time.Now())
+	page := filepath.Join(dir, "steps", "02-require-label.md")
+	raw, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(string(raw), "\n", 3)
+	lines[1] = "\x1b]2;PWNED\x07" + lines[1]
+	if err := os.WriteFile(page, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	breakLine(t, dir, 52, `  "힌트 \u001b]52;c;UFdORUQ=\u0007",`)
+	msgs := filepath.Join(dir, "messages.toml")
+	raw, err = os.ReadFile(msgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = bytes.Replace(raw, []byte(`expect = "gpu.example.com`), []byte(`expect = "\u001b[2Jgpu.example.com`), 1)
+	raw = append(raw, []byte("\n[drv.quoted]\n\"key\\u001b]2;PWNED\\u0007\" = \"x\\u0007\"\n")...)
+	if err := os.WriteFile(msgs, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = InstallDir(dir, dir)
+	r := refusal(t, err, NotALab)
+	want := map[string]int{"steps/02-require-label.md": 2, "lab.toml": 51, "messages.toml": 7}
+	for _, p := range r.Problems {
+		if line, ok := want[p.File]; ok && p.Line == line {
+			delete(want, p.File)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("not refused at their lines: %v\n%s", want, r.Error())
+	}
+	for _, s := range []string{"02-require-label.md 2행 1열", "U+001B ESC", "제어 문자 U+001B ESC"} {
+		if !strings.Contains(r.Error(), s) {
+			t.Errorf("refusal does not say %q:\n%s", s, r.Error())
+		}
+	}
+	if strings.ContainsRune(r.Error(), 0x1b) {
+		t.Errorf("the refusal itself carries an escape: %q", r.Error())
+	}
+	_, err = Pack(dir)
+	refusal(t, err, NotALab)
+}

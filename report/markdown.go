@@ -8,6 +8,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -20,6 +21,9 @@ func (r Report) Markdown(loc *time.Location) string {
 	if loc == nil {
 		loc = time.Local
 	}
+	// The report is read in a terminal as often as in an editor; JSON
+	// (WriteJSON) keeps the raw strings, escaped by encoding/json.
+	r = termtext.Deep(r)
 	w := &mdWriter{loc: loc}
 	r.writeMeta(w)
 	r.writeSummary(w)

@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/termtext/termtexttest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/state"
 )
@@ -113,14 +114,7 @@ func TestBuildCountsAndJoins(t *testing.T) {
 	if !r.Steps[3].Solution || r.Steps[2].Solution {
 		t.Error("solution flags not joined by step")
 	}
-	var b bytes.Buffer
-	if err := r.WriteJSON(&b); err != nil {
-		t.Fatal(err)
-	}
-	var back Report
-	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
-		t.Fatal(err)
-	}
+	back, _ := roundTrip(t, r)
 	if len(back.Steps) != 8 || back.Steps[2].Observed[4].Value != "runc" || back.Cluster.Version != "v1.34.12" {
 		t.Errorf("JSON round trip lost data: %+v", back.Steps[2])
 	}
@@ -178,4 +172,34 @@ func TestCodeAndFenceCannotBeClosedByValue(t *testing.T) {
 	if c := cell("a|b\nc"); c != `a\|b c` {
 		t.Errorf("cell = %q", c)
 	}
+}
+
+// The Markdown report shows a learner's file, a cluster object or a
+// lab's text escaped (it is read in terminals); its JSON keeps the raw
+// strings, which encoding/json escapes.
+func TestMarkdownEscapesJSONKeepsRaw(t *testing.T) {
+	rep := engine.Report{Title: "제목 " + termtexttest.Hostile, Root: "/r",
+		Steps: []engine.StepResult{{Number: 1, Title: "단계 " + termtexttest.Hostile, Status: checks.Failed,
+			Checks:   []checks.Result{{ID: "c", Status: checks.Failed, Message: "메시지 " + termtexttest.Hostile, Observed: termtexttest.Hostile}},
+			Observed: []checks.Fact{{Label: "값", Value: "event " + termtexttest.Hostile}}}}}
+	r := Build(nil, rep, state.Progress{}, t0)
+	termtexttest.AssertOnlyStyling(t, r.Markdown(time.UTC), "제목 "+termtexttest.Shown, "메시지 "+termtexttest.Shown, "event "+termtexttest.Shown)
+	back, raw := roundTrip(t, r)
+	if strings.ContainsRune(raw, 0x1b) || back.Steps[0].Checks[0].Message != "메시지 "+termtexttest.Hostile || back.Title != r.Title {
+		t.Errorf("JSON does not keep the raw strings escaped:\n%s", raw)
+	}
+}
+
+// roundTrip writes r as JSON and reads it back.
+func roundTrip(t *testing.T, r Report) (Report, string) {
+	t.Helper()
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var back Report
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	return back, b.String()
 }

@@ -48,9 +48,9 @@ func (c canvas) cluster(rep *engine.Report) (block, bool) {
 		return block{}, false
 	}
 	cl := rep.Cluster
-	line := content.Msg("tui.cluster."+string(cl.State), "server", sanitize(cl.Server), "version", sanitize(cl.Version))
+	line := content.Msg("tui.cluster."+string(cl.State), "server", untab(cl.Server), "version", untab(cl.Version))
 	if why := checks.ClusterErr(content.Msg, cl); why != "" {
-		line += " " + sanitize(why)
+		line += " " + untab(why)
 	}
 	return block{lines: wrap(line, c.width-1, " ", " "), gap: true}, true
 }
@@ -63,7 +63,7 @@ func (c canvas) problems(rep *engine.Report) []block {
 	}
 	out := []block{c.section(content.Msg("tui.problems"))}
 	for _, p := range rep.Problems {
-		out = append(out, block{lines: wrap(sanitize(p), c.width-1, " ! ", "   ")})
+		out = append(out, block{lines: wrap(untab(p), c.width-1, " ! ", "   ")})
 	}
 	return out
 }
@@ -79,7 +79,7 @@ func (c canvas) checkList(r *engine.StepResult) []block {
 	out := []block{c.section(content.Msg("tui.checks.title_count", "passed", r.PassedChecks(), "total", len(r.Checks)))}
 	for _, ch := range r.Checks {
 		word := statusWord(ch.Status)
-		lines := wrap(word+"  "+sanitize(ch.Message), c.width-1, " ", "   ")
+		lines := wrap(word+"  "+untab(ch.Message), c.width-1, " ", "   ")
 		lines[0] = strings.Replace(lines[0], word, c.th.Status(ch.Status).Render(word), 1)
 		if ch.Status != checks.Passed {
 			lines = append(lines, c.evidence(ch)...)
@@ -98,7 +98,7 @@ func (c canvas) evidence(ch checks.Result) []string {
 		{"tui.checks.observed", ch.Observed},
 		{"tui.checks.where", ch.Where},
 	} {
-		v := sanitize(f.val)
+		v := untab(f.val)
 		if v == "" {
 			continue
 		}

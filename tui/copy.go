@@ -276,7 +276,7 @@ func copiedText(c copiedMsg, room int) string {
 	if firstLine(c.text) != c.text {
 		shown += " ..."
 	}
-	errText := func() string { return elide(sanitize(c.tmuxErr.Error()), room) }
+	errText := func() string { return elide(untab(c.tmuxErr.Error()), room) }
 	switch {
 	case c.tmux && c.tmuxClipboard == "off":
 		// tmux drops OSC 52 from programs: only its buffer has the text.

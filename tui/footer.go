@@ -269,7 +269,7 @@ func (f footer) View(items []shortKey) []string {
 // few characters; past that, bar ends it with "..").
 func (f footer) toastText(w int) string {
 	t := f.toast
-	fits := func(s string) bool { return len(wrap(sanitize(s), w-1, " ", " ")) <= toastLines }
+	fits := func(s string) bool { return len(wrap(untab(s), w-1, " ", " ")) <= toastLines }
 	if t.words == nil || fits(t.text) {
 		return t.text
 	}
@@ -291,7 +291,7 @@ func (f footer) toastText(w int) string {
 
 // bar wraps text to at most n lines of a full-width coloured bar.
 func (f footer) bar(st lipgloss.Style, text string, w, n int) []string {
-	lines := wrap(sanitize(text), w-1, " ", " ")
+	lines := wrap(untab(text), w-1, " ", " ")
 	if len(lines) > n {
 		lines = lines[:n]
 		lines[n-1] = ansi.Truncate(lines[n-1], w-3-ambiguousRunes(lines[n-1]), "") + ".."

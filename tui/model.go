@@ -82,6 +82,7 @@ type reportsClosedMsg struct{}
 // empty introduction.
 func New(opts Options) Model {
 	narrowAmbiguous()
+	opts = cleanOptions(opts)
 	lab := opts.Lab
 	if lab == nil {
 		lab = &content.Lab{Title: "labmate"}
@@ -206,7 +207,7 @@ func (m *Model) keyMsg(msg tea.KeyMsg) (cmd tea.Cmd, quit bool) {
 // event handles what comes from outside the learner's keys: reports,
 // the class's and the replay's status, timers and finished commands.
 func (m *Model) event(msg tea.Msg) tea.Cmd {
-	switch msg := msg.(type) {
+	switch msg := fromOutside(msg).(type) {
 	case reportMsg:
 		return tea.Batch(m.applyReport(msg.upd), waitReport(m.opts.Updates))
 	case reportsClosedMsg:

@@ -419,8 +419,10 @@ func TestOutsideTextIsSanitized(t *testing.T) {
 			t.Errorf("view passes %q through", bad)
 		}
 	}
-	if !strings.Contains(v, "redcarriagebell    tab ?") {
-		t.Errorf("sanitized text not shown:\n%s", v)
+	for _, shown := range []string{"␛[31mred␛[0m␍carriage␇bell    tab ?", "a␛]52;c;ZXZpbA==␇b"} {
+		if !strings.Contains(v, shown) {
+			t.Errorf("escaped text %q not shown:\n%s", shown, v)
+		}
 	}
 }
 

@@ -55,7 +55,7 @@ func (m Model) alertText(steps []int) string {
 	if r := m.report.Step(first); r != nil {
 		for _, c := range r.Checks {
 			if c.Status == checks.Failed || c.Status == checks.Error {
-				reason = firstLine(sanitize(c.Message))
+				reason = firstLine(untab(c.Message))
 				break
 			}
 		}

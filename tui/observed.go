@@ -23,8 +23,8 @@ func (c canvas) observed(step int, r *engine.StepResult, rep *engine.Report) []b
 	any := false
 	for _, f := range r.Observed {
 		any = true
-		lines := []string{" " + c.th.Title.Render(shorten(sanitize(f.Label), c.width-2))}
-		for _, vl := range strings.Split(sanitize(f.Value), "\n") {
+		lines := []string{" " + c.th.Title.Render(shorten(untab(f.Label), c.width-2))}
+		for _, vl := range strings.Split(untab(f.Value), "\n") {
 			lines = append(lines, wrap(vl, c.width-1, "   ", "   ")...)
 		}
 		out = append(out, block{lines: lines, gap: true})
@@ -35,8 +35,8 @@ func (c canvas) observed(step int, r *engine.StepResult, rep *engine.Report) []b
 			continue
 		}
 		word := statusWord(ch.Status)
-		lines := []string{" " + c.th.Status(ch.Status).Render(word) + " " + shorten(sanitize(ch.ID), max(c.width-ansi.StringWidth(word)-3, 1))}
-		for _, vl := range strings.Split(sanitize(ch.Observed), "\n") {
+		lines := []string{" " + c.th.Status(ch.Status).Render(word) + " " + shorten(untab(ch.ID), max(c.width-ansi.StringWidth(word)-3, 1))}
+		for _, vl := range strings.Split(untab(ch.Observed), "\n") {
 			lines = append(lines, wrap(vl, c.width-1, "   ", "   ")...)
 		}
 		perCheck = append(perCheck, block{lines: lines})

@@ -167,7 +167,7 @@ func (m Model) introBlocks() ([]block, bool) {
 	if len(m.opts.Notices) > 0 {
 		blocks = append(blocks, m.canvas().section(content.Msg("tui.notices")))
 		for _, n := range m.opts.Notices {
-			blocks = append(blocks, block{lines: wrap(sanitize(n), m.width-1, " ! ", "   ")})
+			blocks = append(blocks, block{lines: wrap(untab(n), m.width-1, " ! ", "   ")})
 		}
 	}
 	return blocks, exact
@@ -188,7 +188,7 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 		mk.hints = len(blocks)
 		for i := 0; i < p.Seen && i < len(s.Hints); i++ {
 			prefix := fmt.Sprintf(" %d. ", i+1)
-			blocks = append(blocks, block{lines: styled(m.th.Hint, wrap(sanitize(s.Hints[i]), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
+			blocks = append(blocks, block{lines: styled(m.th.Hint, wrap(untab(s.Hints[i]), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
 		}
 	}
 	if p.Solution {

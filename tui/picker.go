@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -59,7 +60,8 @@ type picker struct {
 
 func newPicker(labs []LabChoice, th theme.Theme) picker {
 	return picker{
-		labs: labs, chosen: -1, th: th, width: 60, height: 20,
+		// An installed lab's title is its author's: the picker's door.
+		labs: termtext.Deep(labs), chosen: -1, th: th, width: 60, height: 20,
 		up:   key.NewBinding(key.WithKeys("up", "k")),
 		down: key.NewBinding(key.WithKeys("down", "j")),
 		ok:   key.NewBinding(key.WithKeys("enter")),

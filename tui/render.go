@@ -3,8 +3,6 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/glamour"
@@ -237,7 +235,7 @@ func wordWrap(s string, limit int) []string {
 // plainBlocks is the fallback when glamour fails: the source, wrapped.
 func plainBlocks(md string, width int) [][]string {
 	var lines []string
-	for _, l := range strings.Split(sanitize(md), "\n") {
+	for _, l := range strings.Split(untab(md), "\n") {
 		lines = append(lines, wrap(l, width-1, " ", " ")...)
 	}
 	return splitBlocks(lines, width, true)
@@ -260,36 +258,18 @@ func wrap(s string, width int, first, rest string) []string {
 	return lines
 }
 
-// sanitize makes text from outside labmate (the learner's files, script
-// output, cluster messages) safe to print inside the layout: no escape
-// sequences, no control characters that move the cursor, tabs as spaces,
-// invalid UTF-8 as '?'.
-func sanitize(s string) string {
-	if s == "" {
+// untab lays text out for the pane: tabs as four spaces (width
+// arithmetic counts a tab as nothing) and zero-width characters dropped
+// (they make widths lie). It assumes text already past one of the doors
+// of outside.go: it shows no control character, it only spaces them.
+func untab(s string) string {
+	if !strings.ContainsAny(s, "\t\u200b\ufeff") {
 		return s
 	}
-	s = strings.ToValidUTF8(s, "?")
-	s = ansi.Strip(s)
-	var b strings.Builder
-	b.Grow(len(s))
-	for _, r := range s {
-		switch {
-		case r == '\n':
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString("    ")
-		case r == '\r':
-			// a bare CR would move the cursor to column 0
-		case r == utf8.RuneError:
-			b.WriteByte('?')
-		case unicode.IsControl(r), r == '\u200b', r == '\ufeff':
-			// C0, DEL, C1 and invisible characters
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
+	return untabber.Replace(s)
 }
+
+var untabber = strings.NewReplacer("\t", "    ", "\u200b", "", "\ufeff", "")
 
 // PageProblems renders a page of markdown for a pane width columns wide
 // exactly as the TUI does and says what an author must fix: glamour

@@ -130,7 +130,7 @@ func (r replayBar) key(msg tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 // position), on one row width cells wide. It is plain coloured text: the
 // strip's banner already marks the session as a replay.
 func (r replayBar) View(th theme.Theme, width int) string {
-	s := firstLine(sanitize(r.status))
+	s := firstLine(untab(r.status))
 	if s == "" {
 		return " " + th.Muted.Render(content.Msg("tui.loading"))
 	}

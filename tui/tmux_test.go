@@ -75,6 +75,13 @@ func startPane(t *testing.T, w, h int, env []string, args ...string) *pane {
 // unset explicitly, then env on top.
 func startProgram(t *testing.T, bin string, w, h int, env []string, args ...string) *pane {
 	t.Helper()
+	return startProgramWith(t, bin, w, h, nil, env, args...)
+}
+
+// startProgramWith is startProgram with more global tmux options, set
+// before the program starts.
+func startProgramWith(t *testing.T, bin string, w, h int, options [][2]string, env []string, args ...string) *pane {
+	t.Helper()
 	p := &pane{t: t, socket: fmt.Sprintf("labmate-test-%d-%d", os.Getpid(), tmuxSeq.Add(1)), w: w, h: h}
 	t.Cleanup(func() { exec.Command("tmux", "-L", p.socket, "kill-server").Run() })
 	// LANG=ko_KR.UTF-8 would make go-runewidth count ambiguous characters
@@ -90,13 +97,13 @@ func startProgram(t *testing.T, bin string, w, h int, env []string, args ...stri
 	// remain-on-exit lets a test look at the terminal after the program
 	// ended.
 	var tmuxArgs []string
-	for _, o := range [][2]string{
+	for _, o := range append([][2]string{
 		{"default-terminal", paneTerm},
 		{"default-shell", "/bin/sh"},
 		{"remain-on-exit", "on"},
 		{"status", "off"},
 		{"escape-time", "0"},
-	} {
+	}, options...) {
 		tmuxArgs = append(tmuxArgs, "set-option", "-g", o[0], o[1], ";")
 	}
 	tmuxArgs = append(tmuxArgs, "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "lab", cmd)

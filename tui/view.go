@@ -173,7 +173,8 @@ func (m Model) header() string {
 
 // stripNote is a short note at the right end of the step strip, in its
 // own colour (the replay marker). Notes are plain text from outside
-// labmate or from content; the strip sanitizes and shortens them.
+// labmate (cleaned at the doors of outside.go) or from content; the
+// strip spaces and shortens them.
 type stripNote struct {
 	text  string
 	style lipgloss.Style
@@ -212,7 +213,7 @@ func (m Model) stripRight(left string) string {
 		if r < 4 {
 			break
 		}
-		b := shorten(" "+sanitize(notes[i].text)+" ", r)
+		b := shorten(" "+untab(notes[i].text)+" ", r)
 		shown = append([]string{notes[i].style.Render(b)}, shown...)
 		used += ansi.StringWidth(b) + ambiguousRunes(b)
 		if len(shown) > 1 {
@@ -230,7 +231,7 @@ func (m Model) title() string {
 	if s := m.stepAt(m.page); s != nil {
 		t = fmt.Sprintf("%d/%d %s", s.Number, len(m.lab.Steps), s.Title)
 	}
-	return " " + m.th.Title.Render(shorten(sanitize(t), m.width-1))
+	return " " + m.th.Title.Render(shorten(untab(t), m.width-1))
 }
 
 // statusLine summarises the page: the step's state in glyph and word and

@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 )
@@ -144,8 +145,12 @@ func printReport(rep engine.Report, step int, asJSON bool, stdout, stderr io.Wri
 	return exitFail
 }
 
-// writeTable prints a compact, colourless summary for people and shells.
-func writeTable(w io.Writer, rep *engine.Report) {
+// writeTable prints a compact, colourless summary for people and shells
+// (check, replay --no-tui). It is text for a terminal, so the report
+// passes termtext first; JSON keeps the raw strings, escaped.
+func writeTable(w io.Writer, raw *engine.Report) {
+	clean := termtext.Deep(*raw)
+	rep := &clean
 	fmt.Fprintf(w, "%s\n%s\n\n", rep.Title, content.Msg("cli.root_line", "root", rep.Root))
 	for _, st := range rep.Steps {
 		fmt.Fprintf(w, "%d. [%s] %s\n", st.Number, content.Msg("status."+string(st.Status)), st.Title)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labstore"
 )
@@ -75,7 +76,7 @@ func newLabListCmd(streams ioStreams) *cobra.Command {
 			}
 			return exitOK
 		}
-		for _, e := range entries {
+		for _, e := range termtext.Deep(entries) { // an installed lab's title
 			fmt.Fprintln(streams.Out, content.Msg("cli.lab_line", "lab", e.Lab, "version", e.Version,
 				"source", content.Msg("cli.store.source_"+e.Source), "steps", e.Steps, "title", e.Title))
 			if e.Source == sourceInstalled && strings.HasSuffix(e.Lab, "@"+refInstalled) {

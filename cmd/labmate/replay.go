@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
@@ -125,7 +126,7 @@ func parseSpeed(s string) (float64, error) {
 func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
 	replay := rs.run.Trace()
 	p := replay.Progress()
-	fmt.Fprintln(w, content.Msg("trace.cli.start", "name", trace.DisplayName(rs.trace.Name), "lab", rs.lab.Title,
+	fmt.Fprintln(w, content.Msg("trace.cli.start", "name", termtext.Clean(trace.DisplayName(rs.trace.Name)), "lab", termtext.Clean(rs.lab.Title),
 		"records", p.Total, "length", trace.Clock(p.Length), "speed", trace.SpeedLabel(p.Speed)))
 	st := rs.run.Start(ctx)
 	defer rs.run.Stop()
@@ -189,7 +190,7 @@ func (rs *replaySession) printSteps(w io.Writer, at string, u labrun.Update) {
 	for _, c := range u.Changes {
 		title := ""
 		if sr := u.Step(c.Step); sr != nil {
-			title = sr.Title
+			title = termtext.Clean(sr.Title) // the lab's, or the trace's
 		}
 		fmt.Fprintln(w, content.Msg("trace.cli.change", "at", at, "step", c.Step, "title", title,
 			"from", content.Msg("status."+string(c.From)), "to", content.Msg("status."+string(c.To))))

@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labrun"
 )
 
@@ -138,6 +139,8 @@ func (o watchOptions) write(w io.Writer, rep engine.Report, changed []stepChange
 		_, err = w.Write(append(raw, '\n'))
 		return err
 	}
+	// Text for a terminal: JSON above keeps the raw strings, escaped.
+	rep = termtext.Deep(rep)
 	var b strings.Builder
 	stamp := at.Format("2006-01-02 15:04:05")
 	if first {

@@ -10,6 +10,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labkit"
 )
 
 // A placeholder a check left unfilled is named by its message key and
@@ -56,5 +57,28 @@ func TestDescribeLeavesNoDanglingLabel(t *testing.T) {
 	}
 	if !strings.Contains(got, "a.x") || !strings.Contains(got, "2단계") {
 		t.Errorf("describe = %q", got)
+	}
+}
+
+// lab verify fails a lab whose page holds a control character, at the
+// page's file and line (install and pack refuse it the same way, through
+// the same compile problems).
+func TestControlCharacterFailsTheCompileRow(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"lab.toml": "id = \"ctl\"\ntitle = \"제어\"\nintro = \"intro.md\"\n",
+		"intro.md": "# 소개\n\n첫 줄\n\x1b]52;c;UFdORUQ=\x07\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kit, err := labkit.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := staticRows(kit, 60)[0]
+	if row.OK || !strings.Contains(row.Seen, "intro.md:4:1") || !strings.Contains(row.Seen, "U+001B ESC") {
+		t.Errorf("compile row does not refuse the control character at intro.md:4:1: %+v", row)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/mattn/go-runewidth"
+
+	"github.com/labhub/labmate/internal/termtext"
 )
 
 // mark is a row's sign: held, did not hold, not proven.
@@ -24,6 +26,7 @@ func (r Row) mark() string {
 // WriteTable prints the proof as a table (step, case, expected, seen),
 // one row a case, then a Korean summary line.
 func (r Result) WriteTable(w io.Writer) {
+	r = termtext.Deep(r) // the lab's messages and what its answers made
 	cond := runewidth.Condition{EastAsianWidth: false}
 	head := []string{"", msg("verify.col.step"), msg("verify.col.case"), msg("verify.col.expected"), msg("verify.col.seen")}
 	rows := [][]string{head}

@@ -20,6 +20,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -141,7 +142,10 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.clamp()
 	case classMsg:
 		first := !m.class.Synced && msg.c.Synced
-		m.class = msg.c
+		// The one door of the class's text: records are written by the
+		// learners' labmates, anyone with write access to the class
+		// namespace can put anything in them.
+		m.class = termtext.Deep(msg.c)
 		m.now = m.opts.Now()
 		m.loadTitles()
 		m.order()
@@ -197,7 +201,7 @@ func (m *Model) loadTitles() {
 		t := map[int]string{}
 		if lab, err := content.Load(r.Lab); err == nil {
 			for _, s := range lab.Steps {
-				t[s.Number] = s.Title
+				t[s.Number] = termtext.Clean(s.Title) // an installed lab's
 			}
 		}
 		m.titles[r.Lab] = t

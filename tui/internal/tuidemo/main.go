@@ -2,9 +2,12 @@
 // and for looking at screens by hand. SIGUSR1 makes the first unfinished
 // step pass; SIGUSR2 makes step 1 fail again (a regression). With
 // TUIDEMO_PANIC set, the rescan key panics (for the panic test); -bare
-// runs bubbletea alone on a static view (the idle baseline).
+// runs bubbletea alone on a static view (the idle baseline); -board runs
+// the instructor's board on a class one of whose records carries
+// termtexttest.Hostile in its name, learner and failing check (for the
+// test that no record drives the terminal).
 //
-//	go run ./tui/internal/tuidemo [-lab real|fixture] [-theme dark|light|auto]
+//	go run ./tui/internal/tuidemo [-lab real|fixture] [-theme dark|light|auto] [-board]
 package main
 
 import (
@@ -14,13 +17,17 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/termtext/termtexttest"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui"
+	"github.com/labhub/labmate/tui/board"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
 
@@ -30,7 +37,15 @@ func main() {
 	banner := flag.String("banner", "", "header banner")
 	clip := flag.String("clipboard", "", "clipboard mode")
 	bare := flag.Bool("bare", false, "a static view drawn by bubbletea's own renderer at tui.FrameRate: the idle baseline")
+	hostileBoard := flag.Bool("board", false, "the class board, one record carrying a hostile text")
 	flag.Parse()
+	if *hostileBoard {
+		if err := runBoard(*themeName); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *bare {
 		if _, err := tea.NewProgram(bareModel{}, tea.WithAltScreen(), tea.WithFPS(tui.FrameRate)).Run(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -90,6 +105,24 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// runBoard shows the board on a class of two learners, the first of
+// whom wrote termtexttest.Hostile where a record has text.
+func runBoard(themeName string) error {
+	now := time.Now()
+	rec := func(learner, name, failing string) class.Record {
+		return class.Record{Schema: class.Schema, Learner: learner, Name: name, Lab: "gpu-incident", Labmate: "dev",
+			Updated: now, Current: 1, CurrentSince: now,
+			Steps: []class.StepRecord{{Number: 1, Status: checks.Failed, Since: now,
+				Failing: []class.FailingCheck{{ID: failing, Status: checks.Failed}}}}}
+	}
+	classes := make(chan class.Class, 1)
+	classes <- class.Class{Synced: true, At: now, Records: []class.Record{
+		rec("ana"+termtexttest.Hostile, termtexttest.Hostile, "check "+termtexttest.Hostile),
+		rec("bo", "보", "files.merge"),
+	}}
+	return board.Run(context.Background(), board.Options{Classes: classes, Namespace: "workshop", Lab: "gpu-incident", Theme: themeName})
 }
 
 // bareModel draws a fixed screen and quits on q: what bubbletea itself
