@@ -90,9 +90,19 @@ func probeScript(t *testing.T, root string, opts scriptprobe.Options) []observe.
 	return probeSpec(t, root, *stepCheckScript.Probe, opts)
 }
 
+// scriptTimeout bounds a script run in these tests when the test sets no
+// timeout of its own: a learner's 5 s (scriptprobe.DefaultTimeout) is a
+// product setting, and on a loaded machine a script that fills its memory
+// limit takes longer than that; a script that ends costs nothing extra.
+// Tests of the timeout itself set a short one.
+const scriptTimeout = 60 * time.Second
+
 // probeSpec is probeScript with a spec of the test's own.
 func probeSpec(t *testing.T, root string, spec observe.ProbeSpec, opts scriptprobe.Options) []observe.Observation {
 	t.Helper()
+	if opts.Timeout == 0 {
+		opts.Timeout = scriptTimeout
+	}
 	f := files.Read(root, checkScriptPath)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -102,7 +112,7 @@ func probeSpec(t *testing.T, root string, spec observe.ProbeSpec, opts scriptpro
 	go func() { done <- p.Run(ctx, out) }()
 	p.Offer(f)
 	var got []observe.Observation
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(2 * scriptTimeout)
 	for {
 		select {
 		case o := <-out:
