@@ -94,6 +94,11 @@ summary() {
   echo "== phases (wall time; the two lanes and the cluster build overlap)"
   awk -F'\t' '{ printf "   %-44s %6.1f min\n", $1, $2 / 60 }' "$times"
   awk -v s="$(($(date +%s) - t_start))" 'BEGIN { printf "   %-44s %6.1f min\n", "total", s / 60 }'
+  if [ -x "$work/bin/gotestsum" ] && compgen -G "$work/json/*.json" >/dev/null; then
+    echo "== the ten slowest tests (gotestsum tool slowest)"
+    cat "$work"/json/*.json >"$work/all.json"
+    "$work/bin/gotestsum" tool slowest --jsonfile "$work/all.json" --threshold 1s | head -n 10 | sed 's/^/   /'
+  fi
   if [ -s "$work/load" ]; then
     awk -v c="$cores" '{ if ($2 > m) { m = $2; at = $1 } s += $2; n++ }
       END { printf "== load average (1 min) on %d cores: peak %.1f at %d min, mean %.1f over %d samples\n", c, m, at / 60, s / n, n }' "$work/load"
@@ -212,6 +217,19 @@ if [ "${LABMATE_TEST_CACHE:-1}" = "0" ]; then
   count_flag=(-count=1)
 fi
 
+# Every go test runs through gotestsum (pinned, from the module proxy):
+# the output go test gives without -v (standard-quiet), and each test's
+# time kept in a JSON file, from which summary prints the ten slowest.
+mkdir -p "$work/json"
+phase "gotestsum" env GOBIN="$work/bin" go install gotest.tools/gotestsum@v1.13.0
+
+# gotestsum_run JSONNAME GO-TEST-ARGS...: go test through gotestsum.
+gotestsum_run() {
+  local json=$1
+  shift
+  "$work/bin/gotestsum" --format standard-quiet --jsonfile "$work/json/$json.json" -- "${count_flag[@]}" -timeout 60m "$@"
+}
+
 # gotest NAME FLAGS... -- LISTFILE: go test of the packages in LISTFILE.
 gotest() {
   local name=$1 list=${*: -1} pkgs
@@ -220,10 +238,9 @@ gotest() {
   if [ -z "$pkgs" ]; then
     return 0
   fi
-  # 60m: e2e proves every installed lab with its near-misses
-  # (`lab verify --mutants`), minutes per lab.
+  # 60m: the lab proofs (`lab verify --mutants`) take minutes per lab.
   # shellcheck disable=SC2086
-  phase "$name" go test "${count_flag[@]}" -timeout 60m "$@" $pkgs
+  phase "$name" gotestsum_run "$(basename "$list")" "$@" $pkgs
 }
 
 # The local lane: static analysis, unit tests, TUI in tmux, script
@@ -306,7 +323,7 @@ cluster_lane() {
   local proof_pids=() lab
   for lab in content/labs/*/lab.toml; do
     lab=$(basename "$(dirname "$lab")")
-    phase "lab proof $lab" go test "${count_flag[@]}" -timeout 60m -run "^TestLabProof\$/^$lab\$" "$proofs" >"$work/proof-$lab.log" 2>&1 &
+    phase "lab proof $lab" gotestsum_run "proof-$lab" -run "^TestLabProof\$/^$lab\$" "$proofs" >"$work/proof-$lab.log" 2>&1 &
     proof_pids+=($!)
   done
   gotest "go test (cluster)" -p 2 -- "$work/plain-cluster" || rc=1
