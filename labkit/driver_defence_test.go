@@ -71,10 +71,10 @@ func TestDriverRebootJudgesTheDefence(t *testing.T) {
 	}{
 		{"required term, keyless toleration", 2, "k8s/trainer-a.yaml", "trainer-a", required + keyless, checks.Passed, nil},
 		{"nodeSelector is the same defence", 2, "k8s/trainer-a.yaml", "trainer-a", selector + keyed, checks.Passed, nil},
-		{"a term ORed with one that always matches", 2, "k8s/trainer-a.yaml", "trainer-a", orAlways + keyed, checks.Failed, []string{"반드시 요구하지 않습니다"}},
+		{"a term ORed with one that always matches", 2, "k8s/trainer-a.yaml", "trainer-a", orAlways + keyed, checks.Failed, []string{"필수 조건으로 요구하지 않습니다"}},
 		{"hardware label only", 2, "k8s/trainer-a.yaml", "trainer-a", hardware + keyed, checks.Failed, []string{"하드웨어 라벨"}},
 		{"trainer-b without toleration", 3, "k8s/trainer-b.yaml", "trainer-b", selector, checks.Failed, []string{"toleration"}},
-		{"trainer-b without the requirement", 3, "k8s/trainer-b.yaml", "trainer-b", keyed, checks.Failed, []string{"반드시 요구하지 않습니다"}},
+		{"trainer-b without the requirement", 3, "k8s/trainer-b.yaml", "trainer-b", keyed, checks.Failed, []string{"필수 조건으로 요구하지 않습니다"}},
 		{"trainer-b as trainer-a", 3, "k8s/trainer-b.yaml", "trainer-b", required + keyless, checks.Passed, nil},
 		{"naive selecting only the hardware", 4, "k8s/naive.yaml", "naive", hardware + keyed, checks.Passed, nil},
 		{"naive with the driver selector", 4, "k8s/naive.yaml", "naive", selector + keyed, checks.Failed, []string{"드라이버 라벨을 요구합니다"}},

@@ -11,6 +11,9 @@ import (
 
 // Step 6: lab-node-0 advertises 4 GPUs, the pod runs there, and the
 // learner's node table says what each node advertised.
+//
+// Rules and sources: steps/06-advertise-gpu.md, 사실 근거 (kubernetes.io
+// "Device Plugins", "Advertise Extended Resources for a Node").
 
 // advertisedGPUs is what step 6 patches onto lab-node-0.
 const advertisedGPUs = "4"

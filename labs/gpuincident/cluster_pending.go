@@ -14,6 +14,9 @@ import (
 
 // Step 5: a RuntimeClass and a GPU pod, applied, and the pod Pending
 // because no node advertises nvidia.com/gpu.
+//
+// Rules and sources: steps/05-runtimeclass-pending.md, 사실 근거
+// (kubernetes.io "Runtime Class", "Schedule GPUs", extended resources).
 
 func evalRuntimeClassPending(in checks.Input) checks.StepEval {
 	var ev checks.StepEval

@@ -18,6 +18,10 @@ import (
 // Step 8: the toolkit DaemonSet, Ready on v1.16.2, then updated to
 // v1.17.0 with a 64Gi memory request that no 32Gi node can hold, so the
 // rolling update stops after its first pod.
+//
+// Rules and sources: steps/08-rollout-stall.md, 사실 근거 (kubernetes.io
+// "Perform a Rolling Update on a DaemonSet", "Resource Management for
+// Pods and Containers").
 
 const (
 	toolkitRepo = "nvcr.io/nvidia/k8s/container-toolkit"

@@ -506,7 +506,7 @@ func TestRolloutStallWrongTurns(t *testing.T) {
 		}, "rollout-stall.ds-fields", []string{"maxUnavailable", "2", "1 이어야"}},
 		{"DaemonSet deleted", func(c *labCluster) {
 			c.del("DaemonSet", "gpu-operator", "nvidia-container-toolkit")
-		}, "rollout-stall.ds-live", []string{"nvidia-container-toolkit 가 없습니다"}},
+		}, "rollout-stall.ds-live", []string{"nvidia-container-toolkit 이 없습니다"}},
 		{"OLD_IMAGE_PODS off", func(c *labCluster) {
 			c.content(rolloutPath, []byte("DESIRED=3\nUPDATED=1\nREADY=2\nOLD_IMAGE_PODS=3\nMAX_UNAVAILABLE=1\nBLOCKER=insufficient-memory\n"))
 		}, "rollout-stall.report-live", []string{"OLD_IMAGE_PODS=3", "v1.16.2"}},

@@ -13,6 +13,10 @@ import (
 
 // Step 7: the time-slicing ConfigMap, lab-node-1 advertising GPUs ×
 // replicas, and the slot arithmetic.
+//
+// Rules and sources: steps/07-time-slicing.md, 사실 근거 (NVIDIA GPU
+// Operator "Time-Slicing GPUs in Kubernetes": the config's shape,
+// GPUs × replicas advertised, no memory or fault isolation).
 
 // The hardware of the lab's story: 4 × A100 40 GiB per node.
 const (

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
 func TestDropInReferencePasses(t *testing.T) {
@@ -14,6 +15,22 @@ func TestDropInReferencePasses(t *testing.T) {
 	if got := fact(ev, "runtimes.nvidia.options.BinaryName"); !strings.Contains(got, nvidiaBinary) {
 		t.Errorf("observed BinaryName %q", got)
 	}
+}
+
+// A drop-in without a version is right (containerd 1.x merges it into the
+// root config, whose version 2 stands; 2.x migrates it by its own version
+// and errors only when it is higher): step 2 passes, and the steps after
+// it, which read the drop-in, stay green.
+func TestDropInWithoutVersion(t *testing.T) {
+	root := labRoot(t, map[string]string{dropInPath: "dropin/no-version.toml"})
+	ev := evalStep(t, stepDropIn, root, observeRoot(t, root))
+	assertAllPassed(t, ev, 6)
+	if r := result(t, ev, "dropin.version"); !strings.Contains(r.Message, "version = 2") {
+		t.Errorf("version without a version: %q", r.Message)
+	}
+	assertAllPassed(t, evalStep(t, stepMergeVerdict, root, observeRoot(t, root)), 7)
+	runs := probeScript(t, root, scriptprobe.Options{})
+	assertAllPassed(t, evalStep(t, stepCheckScript, root, observeRoot(t, root, runs...)), 10)
 }
 
 func TestDropInWrong(t *testing.T) {
@@ -28,8 +45,10 @@ func TestDropInWrong(t *testing.T) {
 	runVariants(t, stepDropIn, dropInPath, []variant{
 		{name: "version 1", fixture: "dropin/version-1.toml",
 			fail: map[string][]string{version: {"값이 1", "plugins.cri"}}},
-		{name: "no version", fixture: "dropin/no-version.toml",
-			fail: map[string][]string{version: {"version"}}},
+		{name: "version 3 with the 1.x root", fixture: "dropin/version-3.toml",
+			fail: map[string][]string{version: {"값이 3", "containerd 2.x"}}},
+		{name: "version under a table", fixture: "dropin/version-under-table.toml",
+			fail: map[string][]string{version: {"version", "자리가 다릅니다"}}},
 		{name: "version is a string", fixture: "dropin/version-string.toml",
 			fail: map[string][]string{version: {`"2"`}}},
 		{name: "BinaryName is the hook", fixture: "dropin/binary-hook.toml",

@@ -8,6 +8,13 @@ import (
 )
 
 // Step 1: the incident node's main containerd config.
+//
+// Each rule's behaviour and source is in the step's 사실 근거
+// (content/labs/gpu-incident/steps/01-main-config.md): version an
+// integer (containerd's Version int; unversioned reads as 1, RELEASES.md),
+// imports a glob array (resolveImports), runc.v2 with SystemdCgroup a
+// boolean (kubernetes.io "Container Runtimes", containerd Decode), runc
+// the default (the incident node, seed 000).
 
 const runcRuntimeType = "io.containerd.runc.v2"
 

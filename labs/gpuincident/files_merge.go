@@ -9,6 +9,13 @@ import (
 )
 
 // Step 3: the merge verdict the learner computes from steps 1 and 2.
+//
+// Rules and sources: steps/03-merge-verdict.md, 사실 근거. The four
+// computed lines follow the TOML tables the learner's two files define
+// (a [a.b.c] header defines a.b too: TOML v1.0.0, "Table"); the fifth is
+// the incident node's config dump (seed 000), never computed, because
+// 1.x's merge replaces whole plugin sections (mergeConfig, containerd
+// #5837) and what the node's imports picked is not in the files.
 
 // mergeKeys are merge.txt's keys, in the order the file must have them.
 var mergeKeys = []string{"MAIN_RUNTIMES", "DROPIN_RUNTIMES", "CONFLICT", "CONFLICT_TABLE", "LOADED_RUNTIMES"}

@@ -70,7 +70,7 @@ func TestMergeVerdictWrong(t *testing.T) {
 		{name: "CONFLICT_TABLE without quotes", fixture: "merge/table-unquoted.txt",
 			fail: map[string][]string{mTable: {"plugins.io.containerd.grpc.v1.cri.containerd.runtimes", runtimes, "따옴표"}}},
 		{name: "CONFLICT_TABLE too deep", fixture: "merge/table-too-deep.txt",
-			fail: map[string][]string{mTable: {runtimes + ".nvidia", "runtimes 까지"}}},
+			fail: map[string][]string{mTable: {runtimes + ".nvidia", "가장 깊은 테이블은 runtimes", "통째로"}}},
 		{name: "CONFLICT_TABLE too shallow", fixture: "merge/table-too-shallow.txt",
 			fail: map[string][]string{mTable: {"가장 깊은 테이블"}}},
 		{name: "CONFLICT_TABLE empty", fixture: "merge/table-empty.txt",

@@ -10,8 +10,14 @@ import (
 	"github.com/labhub/labmate/observe"
 )
 
-// Step 4: a script that judges the loaded config, run for real against a
+// Step 4: a script that judges the merged config, run for real against a
 // fake containerd.
+//
+// Rules and sources: steps/04-check-script.md, 사실 근거 (config dump
+// merges the main config and imports, containerd
+// cmd/containerd/command/config.go; a handler is a runtimes.<name>
+// table, containerd docs/cri/config.md; the seed's grader refuses reading
+// /etc/containerd/config.toml).
 
 // The checks of step 4.
 const (

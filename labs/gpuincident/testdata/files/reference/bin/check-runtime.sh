@@ -1,5 +1,5 @@
 #!/bin/sh
-# Judge what containerd loaded, not what a file on disk says.
+# Judge containerd's merged config (main config and imports), not one file.
 if containerd config dump | grep -qF 'containerd.runtimes.nvidia]'; then
   echo "nvidia runtime handler is loaded"
   exit 0
