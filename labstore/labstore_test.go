@@ -170,6 +170,23 @@ func TestPackRefusesASymlink(t *testing.T) {
 }
 
 // breakLine replaces line n (1-based) of the lab's lab.toml.
+// lineOf is the 1-based number of the first line of file that starts
+// (after indentation) with prefix.
+func lineOf(t *testing.T, file, prefix string) int {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, l := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+			return i + 1
+		}
+	}
+	t.Fatalf("%s: no line starts with %q", file, prefix)
+	return 0
+}
+
 func breakLine(t *testing.T, dir string, n int, with string) {
 	t.Helper()
 	p := filepath.Join(dir, "lab.toml")
@@ -456,7 +473,9 @@ func TestControlCharactersAreRefusedAtTheirLine(t *testing.T) {
 	if err := os.WriteFile(page, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	breakLine(t, dir, 52, `  "힌트 \u001b]52;c;UFdORUQ=\u0007",`)
+	// The first hint of the lab: a hint's problem is placed at its key.
+	hintsAt := lineOf(t, filepath.Join(dir, "lab.toml"), "hints = [")
+	breakLine(t, dir, hintsAt+1, `  "힌트 \u001b]52;c;UFdORUQ=\u0007",`)
 	msgs := filepath.Join(dir, "messages.toml")
 	raw, err = os.ReadFile(msgs)
 	if err != nil {
@@ -469,7 +488,7 @@ func TestControlCharactersAreRefusedAtTheirLine(t *testing.T) {
 	}
 	_, err = InstallDir(dir, dir)
 	r := refusal(t, err, NotALab)
-	want := map[string]int{"steps/02-require-label.md": 2, "lab.toml": 51, "messages.toml": 7}
+	want := map[string]int{"steps/02-require-label.md": 2, "lab.toml": hintsAt, "messages.toml": lineOf(t, msgs, `expect = "\u001b[2Jgpu.example.com`)}
 	for _, p := range r.Problems {
 		if line, ok := want[p.File]; ok && p.Line == line {
 			delete(want, p.File)
