@@ -88,7 +88,14 @@ func clean(s string) bool {
 // kept as they are: they are not text to show (an fs.FS, an error). Deep
 // is for values that cross into drawing from outside as a whole, so a
 // string field added later is cleaned without anyone remembering to.
+//
+// The TUI passes every report through it, and almost every report is
+// clean: then Deep only looks (no copy) and returns v itself, which is
+// safe because neither Deep nor its callers change what they are given.
 func Deep[T any](v T) T {
+	if !dirty(reflect.ValueOf(&v).Elem(), nil) {
+		return v
+	}
 	var out T
 	d := deepCopier{seen: map[ptrKey]reflect.Value{}}
 	reflect.ValueOf(&out).Elem().Set(d.copy(reflect.ValueOf(&v).Elem()))
@@ -166,6 +173,51 @@ func (d deepCopier) copy(v reflect.Value) reflect.Value {
 		return n
 	}
 	return v
+}
+
+// dirty reports whether v holds a string Clean would change, walking
+// what Deep's copy walks; seen ends cycles (made when the first pointer
+// is met).
+func dirty(v reflect.Value, seen map[ptrKey]bool) bool {
+	if !typeHoldsText(v.Type()) {
+		return false
+	}
+	switch v.Kind() {
+	case reflect.String:
+		return !clean(v.String())
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() && dirty(v.Field(i), seen) {
+				return true
+			}
+		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			return false
+		}
+		if seen == nil {
+			seen = map[ptrKey]bool{}
+		}
+		k := ptrKey{v.Type(), v.Pointer()}
+		if seen[k] {
+			return false
+		}
+		seen[k] = true
+		return dirty(v.Elem(), seen)
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			if dirty(v.Index(i), seen) {
+				return true
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			if dirty(it.Key(), seen) || dirty(it.Value(), seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // textTypes caches typeHoldsText: Deep walks the same few types often.

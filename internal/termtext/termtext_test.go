@@ -172,3 +172,41 @@ func TestDeepEndsOnCycles(t *testing.T) {
 		t.Errorf("Deep of a cycle: %+v", out)
 	}
 }
+
+// A clean value is handed back as it is, not copied (the TUI passes every
+// report through Deep); one bad string anywhere Deep copies still makes
+// the copy, wherever it hides.
+func TestDeepCopiesOnlyWhatIsDirty(t *testing.T) {
+	clean := outer{Name: "ok", Inner: inner{Words: []string{"a", "b"}}, Ptr: &inner{Text: "ok"}, Map: map[string]string{"k": "v"}}
+	out := Deep(clean)
+	if &out.Inner.Words[0] != &clean.Inner.Words[0] || out.Ptr != clean.Ptr {
+		t.Error("Deep copied a value with nothing to clean")
+	}
+	bad, want := "\x07x", "␇x"
+	for name, v := range map[string]outer{
+		"field":        {Name: bad},
+		"nested slice": {Inner: inner{Words: []string{"a", bad}}},
+		"pointer":      {Ptr: &inner{Text: bad}},
+		"map key":      {Map: map[string]string{bad: "v"}},
+		"map value":    {Map: map[string]string{"k": bad}},
+		"array":        {Arr: [2]string{"ok", bad}},
+	} {
+		out := Deep(v)
+		got := out.Name + strings.Join(out.Inner.Words, "") + out.Arr[1]
+		if out.Ptr != nil {
+			got += out.Ptr.Text
+		}
+		for k, val := range out.Map {
+			got += k + val
+		}
+		if !strings.Contains(got, want) || strings.ContainsRune(got, 0x07) {
+			t.Errorf("%s: not cleaned: %+v", name, out)
+		}
+	}
+	// Behind a cycle too.
+	a := &node{Name: "ok"}
+	a.Next = &node{Name: bad, Next: a}
+	if got := Deep(a); got.Next.Name != want {
+		t.Errorf("a bad string behind a cycle: %q", got.Next.Name)
+	}
+}
