@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -184,7 +185,8 @@ func TestFailedSourceIsAProblemAndDoesNotBlockReadiness(t *testing.T) {
 
 func TestSlowReaderGetsNewestReport(t *testing.T) {
 	lab, steps := testLab()
-	e := New(Config{Lab: lab, Steps: steps})
+	var folded atomic.Int32
+	e := New(Config{Lab: lab, Steps: steps, Tap: func(observe.Observation) { folded.Add(1) }})
 	src := &chanSource{name: "s", obs: make(chan observe.Observation)}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -193,22 +195,29 @@ func TestSlowReaderGetsNewestReport(t *testing.T) {
 	for _, body := range []string{"ok", "no", "ok", "no", "ok"} {
 		src.obs <- fileObs("a", body)
 	}
-	// The reader is slow: it comes back after the engine had time to
-	// fold all five (generous, for a loaded machine), then drains until
-	// the channel is quiet; the newest report must be the last "ok".
-	time.Sleep(500 * time.Millisecond)
-	var last Report
-	for {
+	// The reader is slow: it comes back only once the engine folded all
+	// five. Every report made after that says passed, and the hand-over
+	// holds at most one made before (latest wins): so the reader sees at
+	// most one stale report, first, then passed. A backlog would hand it
+	// the stale ones in turn.
+	deadline := time.Now().Add(30 * time.Second)
+	for folded.Load() < 5 {
+		if time.Now().After(deadline) {
+			t.Fatalf("the engine folded %d of 5 observations in 30 s", folded.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	var read []checks.Status
+	for len(read) == 0 || read[len(read)-1] != checks.Passed {
 		select {
 		case r := <-out:
-			last = r
-			continue
-		case <-time.After(500 * time.Millisecond):
+			read = append(read, r.Step(1).Status)
+		case <-time.After(30 * time.Second):
+			t.Fatalf("no passed report 30 s after the last observation was folded; read %v", read)
 		}
-		break
 	}
-	if last.Step(1).Status != checks.Passed {
-		t.Fatalf("newest report has step 1 = %s, want passed", last.Step(1).Status)
+	if len(read) > 2 {
+		t.Fatalf("a slow reader read %v: stale reports queued behind each other, not the newest", read)
 	}
 }
 
