@@ -37,7 +37,7 @@ func (p *prover) try(ctx context.Context, m *Mutant) {
 	start := time.Now()
 	why, tries := retrying(ctx, baselineBackoff, func() string { return p.trial(ctx, m) })
 	switch {
-	case why == "":
+	case why == "" && tries > 0: // the trial decided it
 	case ctx.Err() != nil:
 		m.Outcome, m.Note = outNotTried, msg("verify.untried.stopped")
 	default:
@@ -45,22 +45,18 @@ func (p *prover) try(ctx context.Context, m *Mutant) {
 	}
 }
 
-// retrying calls once until it returns "" or b's steps are spent, waiting
-// b's next step between calls; it returns the last call's reason ("" when
-// one succeeded) and how many calls it made. It stops early when ctx ends.
+// retrying calls once until it returns "" or b's steps are spent,
+// waiting b's next step between calls (apimachinery's
+// ExponentialBackoffWithContext); it returns the last call's reason (""
+// when one succeeded) and how many calls it made. A stopped proof makes
+// no more calls.
 func retrying(ctx context.Context, b wait.Backoff, once func() string) (why string, tries int) {
-	for {
+	_ = wait.ExponentialBackoffWithContext(ctx, b, func(context.Context) (bool, error) {
 		tries++
 		why = once()
-		if why == "" || ctx.Err() != nil || b.Steps <= 1 {
-			return why, tries
-		}
-		select {
-		case <-ctx.Done():
-			return why, tries
-		case <-time.After(b.Step()):
-		}
-	}
+		return why == "", nil
+	})
+	return why, tries
 }
 
 // baselineBackoff spaces the tries of a trial whose baseline could not be
