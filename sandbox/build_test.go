@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/hack/cluster"
@@ -83,5 +85,47 @@ func TestBuildIdempotentAndNoGo(t *testing.T) {
 	var mb *MissingBinariesError
 	if err := Up(context.Background(), Options{BinDir: bin, Build: true}); !errors.As(err, &mb) || !strings.Contains(err.Error(), content.Msg("sandbox.go_missing")) {
 		t.Errorf("Up without go and a binary = %v", err)
+	}
+}
+
+// TestBuildReportsTheFirstFailureAndStopsTheOther runs Build with a fake
+// go command: the Kubernetes build and kwok's run at once, so the first
+// to fail is the error Build returns, and the other, still running, is
+// cancelled rather than waited for.
+func TestBuildReportsTheFirstFailureAndStopsTheOther(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the sandbox runs on Unix only")
+	}
+	for _, tc := range []struct {
+		name           string
+		build, install string // the fake go's body for `go build` and `go install`
+		want           string
+	}{
+		{"kwok fails while Kubernetes builds", "exec sleep 600", "exit 3", "go install"},
+		{"Kubernetes fails while kwok builds", "exit 3", "exec sleep 600", "go build"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := isolate(t)
+			fake := filepath.Join(dir, "fakego")
+			os.MkdirAll(fake, 0o755)
+			script := "#!/bin/sh\ncase \"$1\" in\nenv) echo go1.99-fake ;;\nbuild) " + tc.build + " ;;\ninstall) " + tc.install + " ;;\nesac\n"
+			if err := os.WriteFile(filepath.Join(fake, "go"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+			done := make(chan error, 1)
+			go func() {
+				done <- Build(context.Background(), Options{BinDir: filepath.Join(dir, "bin"), Progress: io.Discard}, false)
+			}()
+			select {
+			case err := <-done:
+				want := content.Msg("sandbox.build.go_failed", "cmd", tc.want, "log", filepath.Join(dir, "cache", "labmate", "sandbox", "build.log"))
+				if err == nil || !strings.HasPrefix(err.Error(), want) {
+					t.Errorf("Build = %v, want the error of %q first: %q", err, tc.want, want)
+				}
+			case <-time.After(5 * time.Minute):
+				t.Fatal("Build still waits for the build that did not fail (600 s of sleep), 5 min after the other failed")
+			}
+		})
 	}
 }
