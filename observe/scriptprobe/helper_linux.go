@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"runtime"
 	"syscall"
+	"unsafe"
 
 	"github.com/labhub/labmate/observe"
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -70,11 +71,11 @@ func setLimits(l observe.Limits, procs uint64) {
 	set := func(res int, v uint64) { _ = unix.Setrlimit(res, &unix.Rlimit{Cur: v, Max: v}) }
 	set(unix.RLIMIT_CPU, uint64(l.CPUSeconds))
 	set(unix.RLIMIT_FSIZE, uint64(l.FileSize))
-	set(unix.RLIMIT_DATA, uint64(l.Memory))
 	set(unix.RLIMIT_CORE, 0)
 	if procs > 0 {
 		set(unix.RLIMIT_NPROC, procs)
 	}
+	set(unix.RLIMIT_DATA, uint64(l.Memory))
 }
 
 // execContained is the landlock and none modes: limits, Landlock rules
@@ -111,11 +112,35 @@ func execScript(c initConfig, procs uint64) {
 	if err := applyFilter(c); err != nil {
 		setupFailed(stepErr{"seccomp", err})
 	}
-	setLimits(c.Limits, procs)
-	err := syscall.Exec(c.Script, []string{c.Script}, c.Env)
+	err := execUnder(c.Script, c.Env, func() { setLimits(c.Limits, procs) })
 	// The script's own start failure (fd 3 closes unread on success).
 	_ = json.NewEncoder(os.NewFile(statusFD, "status")).Encode(initStatus{StartErr: errnoText(err), Errno: errnoOf(err)})
 	os.Exit(127)
+}
+
+// execUnder execs path with env once limit has run, allocating nothing
+// in between: syscall.Exec would allocate execve's arguments after the
+// limits, and under RLIMIT_DATA a new mapping of the runtime fails (with
+// the race detector's shadow memory already past the limit, every one:
+// "fatal error: runtime: cannot allocate memory", seen in the -race lane
+// under load). It returns only when the exec failed.
+func execUnder(path string, env []string, limit func()) error {
+	p, err := syscall.BytePtrFromString(path)
+	if err != nil {
+		return err
+	}
+	argv, err := syscall.SlicePtrFromStrings([]string{path})
+	if err != nil {
+		return err
+	}
+	envv, err := syscall.SlicePtrFromStrings(env)
+	if err != nil {
+		return err
+	}
+	limit()
+	_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(p)),
+		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
+	return errno
 }
 
 // applyFilter loads the strongest system-call filter c allows on this
