@@ -56,7 +56,9 @@ func TestCheckScriptReferencePasses(t *testing.T) {
 
 func TestCheckScriptWrong(t *testing.T) {
 	probe := &scriptprobe.Options{}
-	short := &scriptprobe.Options{Timeout: 500 * time.Millisecond}
+	// Long enough for the script to reach its hang on a loaded machine
+	// (at load 24, 0.5 s ended it before it printed "checking").
+	short := &scriptprobe.Options{Timeout: 5 * time.Second}
 	runVariants(t, stepCheckScript, checkScriptPath, []variant{
 		{name: "not executable", fixture: "check-script/not-executable.sh", probe: probe, wait: dynamicChecks,
 			fail: map[string][]string{sExec: {"실행 권한이 없습니다", "-rw-r--r--", "chmod +x"}}},
@@ -103,7 +105,7 @@ func TestCheckScriptWrong(t *testing.T) {
 			}},
 		{name: "hangs", fixture: "check-script/hangs.sh", probe: short,
 			fail: map[string][]string{
-				sNvidia: {"시간 제한 0.5초 안에 끝나지 않아", "checking", "표준 입력"},
+				sNvidia: {"시간 제한 5초 안에 끝나지 않아", "checking", "표준 입력"},
 				sRunc:   {"끝나지 않아"},
 				sNvDef:  {"끝나지 않아"},
 			}},
