@@ -293,25 +293,14 @@ func (r *Run) halt() {
 }
 
 // Once starts the run, waits until every source delivered its initial
-// state (or timeout passes) and returns that report: `labmate check`.
-// On timeout the report says so among its problems. The run is halted
-// when Once returns; Stop still closes a trace it recorded.
+// state (or timeout passes) and returns that report (Stream.First):
+// `labmate check`. The run is halted when Once returns; Stop still
+// closes a trace it recorded.
 func (r *Run) Once(ctx context.Context, timeout time.Duration) engine.Report {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	st := r.Start(ctx)
 	defer r.halt()
-	for {
-		select {
-		case u := <-st.Updates():
-			st.Take(u)
-			if u.Ready {
-				return u.Report
-			}
-		case <-ctx.Done():
-			last := st.Last()
-			last.Problems = append(last.Problems, content.Msg("engine.not_ready", "timeout", timeout))
-			return last
-		}
-	}
+	rep, _ := st.First(ctx, timeout)
+	return rep
 }
