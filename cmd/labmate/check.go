@@ -67,10 +67,7 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	if o.replay != "" {
 		return o.checkReplay(ctx, stdout, stderr)
 	}
-	if err := o.useClassLab(ctx, o.class); err != nil {
-		return exitFor(err, stderr)
-	}
-	s, err := o.build()
+	s, err := o.buildForClass(ctx, o.class)
 	if err != nil {
 		return exitFor(err, stderr)
 	}

@@ -104,7 +104,7 @@ func (o *replayOptions) openReplay(name string, opts trace.ReplayOptions) (*repl
 	if err != nil {
 		return nil, err
 	}
-	return &replaySession{trace: tr, kit: kit, lab: kit.Text, run: labrun.Replay(kit.Text, kit.Steps, tr, opts)}, nil
+	return &replaySession{trace: tr, kit: kit, lab: kit.Text, run: replayRun(kit, tr, opts)}, nil
 }
 
 // parseSpeed reads --speed: a positive number ("10", "10x") or "instant".
