@@ -239,3 +239,21 @@ func TestPlayedEndsWithTheTrace(t *testing.T) {
 		t.Error("Played said the trace played out after ctx ended")
 	}
 }
+
+// The run's notices (its caller's, then Notice's) come first among the
+// problems of its first answer, for every command that asks for one.
+func TestFirstAnswerSaysTheRunsNotices(t *testing.T) {
+	lab, steps := echoLab(t)
+	r, err := New(Options{Lab: lab, Steps: steps, Root: t.TempDir(), Cluster: Cluster{Mode: ClusterOff}, Notices: []string{"상태 파일 경고"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Notice("교실 파일 경고")
+	rep := r.Once(context.Background(), 10*time.Second)
+	if len(rep.Problems) < 2 || rep.Problems[0] != "상태 파일 경고" || rep.Problems[1] != "교실 파일 경고" {
+		t.Fatalf("problems %q, want the run's notices first", rep.Problems)
+	}
+	if w := r.Warnings(); len(w) < 2 || w[1] != "교실 파일 경고" {
+		t.Errorf("warnings %q", w)
+	}
+}

@@ -98,6 +98,9 @@ type Stream struct {
 	ch   chan Update
 	last engine.Report
 	got  bool
+	// notices are the run's (Run.Warnings at Start), said first among
+	// the problems of First's answer.
+	notices []string
 }
 
 // Updates is the channel the updates arrive on, for a select loop.
@@ -119,8 +122,17 @@ func (s *Stream) Last() engine.Report { return s.last }
 // timeout passes, the newest report read goes out as it is, a problem
 // saying it is not ready among its problems, with false; before any
 // report arrived, the first one to arrive does. When ctx ends first, the
-// newest report (zero before any), marked the same way.
+// newest report (zero before any), marked the same way. The run's
+// notices come first among the answer's problems.
 func (s *Stream) First(ctx context.Context, timeout time.Duration) (engine.Report, bool) {
+	rep, ok := s.first(ctx, timeout)
+	if len(s.notices) > 0 {
+		rep.Problems = append(slices.Clone(s.notices), rep.Problems...)
+	}
+	return rep, ok
+}
+
+func (s *Stream) first(ctx context.Context, timeout time.Duration) (engine.Report, bool) {
 	late := time.NewTimer(timeout)
 	defer late.Stop()
 	notReady := func() engine.Report {

@@ -85,8 +85,7 @@ func (o *checkOptions) Run(ctx context.Context) int {
 		sayClassLab(o.classLabNotes(ctx, o.class), stderr)
 		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
 	}
-	rep := s.run.Once(ctx, o.timeout)
-	rep.Problems = append(s.warnings, rep.Problems...)
+	rep := s.run.Once(ctx, o.timeout) // the run's notices first among its problems
 	if o.class.File != "" {
 		s.publishOnce(ctx, o.class, rep, stderr)
 	}

@@ -397,7 +397,7 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 	pub, err := class.Join(ctx, class.JoinConfig{File: f.File, Identity: s.classIdentity("", f.Name),
 		Progress: s.state.Progress, Page: page, Tap: s.run.Tap})
 	if err != nil {
-		s.warnings = append(s.warnings, err.Error())
+		s.notice(err.Error())
 	}
 	return pub
 }

@@ -64,7 +64,6 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 	if ctx.Err() != nil {
 		return exitOK
 	}
-	rep.Problems = append(append([]string(nil), s.warnings...), rep.Problems...)
 	if err := o.write(stdout, o.filter(rep), nil, true); err != nil {
 		fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
 		return exitUsage

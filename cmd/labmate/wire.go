@@ -95,8 +95,18 @@ func (c *common) build() (*setup, error) {
 	if err := c.buildRun(s); err != nil {
 		return nil, err
 	}
-	s.warnings = append(s.warnings, c.notices...)
+	for _, n := range c.notices {
+		s.notice(n)
+	}
 	return s, nil
+}
+
+// notice is a Korean notice for the learner: shown by the TUI, and said
+// among the problems of the run's first answer when it comes before the
+// run starts.
+func (s *setup) notice(msg string) {
+	s.warnings = append(s.warnings, msg)
+	s.run.Notice(msg)
 }
 
 // buildState opens only the learner's state for the lab the flags name,
