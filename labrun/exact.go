@@ -8,6 +8,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -48,30 +49,65 @@ func exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.
 		return engine.Report{}, nil, errors.New(content.Msg("trace.other_lab", "name", t.Name, "trace", t.Header.Lab, "lab", lab.ID))
 	}
 	e := engine.New(engine.Config{Lab: lab, Steps: steps, Root: t.Header.Root})
-	rep := e.Evaluate()
-	if each != nil {
-		each(0, &rep)
-	}
-	var all []Change
-	for i, rec := range t.Records {
-		if err := ctx.Err(); err != nil {
-			return rep, all, err
-		}
-		e.Apply(rec.Obs)
-		next := e.Evaluate()
-		for _, c := range changes(&rep, &next) {
-			c.Pos, c.Line, c.At = i+1, rec.Line, rec.At
-			all = append(all, c)
+	var (
+		rep engine.Report
+		all []Change
+	)
+	err := fold(ctx, e, len(t.Records), func(i int) observe.Observation { return t.Records[i].Obs }, func(applied int, next engine.Report) {
+		at := time.Duration(0)
+		if applied > 0 {
+			rec := t.Records[applied-1]
+			for _, c := range changes(&rep, &next) {
+				c.Pos, c.Line, c.At = applied, rec.Line, rec.At
+				all = append(all, c)
+			}
+			at = rec.At
 		}
 		rep = next
 		if each != nil {
-			each(rec.At, &rep)
+			each(at, &rep)
 		}
+	})
+	if err != nil {
+		return rep, all, err
 	}
 	for _, w := range t.Warnings {
 		rep.Problems = append(rep.Problems, w.Error())
 	}
 	return rep, all, nil
+}
+
+// Forks evaluates obs through a fresh engine for lab as Exact evaluates
+// a trace (after every observation) and returns a copy of the engine as
+// it stood after the first marks[k] observations, for each key k: lab
+// verify --mutants judges a step's near-misses on the state its solution
+// passed in.
+func Forks(lab *content.Lab, steps []checks.Step, root string, obs []observe.Observation, marks map[int]int) map[int]*engine.Engine {
+	e := engine.New(engine.Config{Lab: lab, Steps: steps, Root: root})
+	out := map[int]*engine.Engine{}
+	_ = fold(context.Background(), e, len(obs), func(i int) observe.Observation { return obs[i] }, func(applied int, _ engine.Report) {
+		for k, m := range marks {
+			if m == applied {
+				out[k] = e.Fork()
+			}
+		}
+	})
+	return out
+}
+
+// fold is the one exact evaluation: e evaluated once, then again after
+// each of n observations is applied, each evaluation handed to each with
+// how many observations it saw. It stops early only when ctx ends.
+func fold(ctx context.Context, e *engine.Engine, n int, obs func(int) observe.Observation, each func(applied int, rep engine.Report)) error {
+	each(0, e.Evaluate())
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		e.Apply(obs(i))
+		each(i+1, e.Evaluate())
+	}
+	return nil
 }
 
 // Passes are the steps a report shows passed, once it is ready: before

@@ -169,6 +169,11 @@ func (e *RecordError) Unwrap() error { return e.Err }
 // reached as configured).
 func (r *Run) Warnings() []string { return append([]string(nil), r.warnings...) }
 
+// Notice adds a Korean notice for the learner: said among the problems
+// of the run's first answer (Stream.First) when added before Start, and
+// in Warnings either way.
+func (r *Run) Notice(msg string) { r.warnings = append(r.warnings, msg) }
+
 // Rescan asks the file source to read every file again now (the TUI's
 // "check again" key); nil when the run has no file source.
 func (r *Run) Rescan() func() {
@@ -193,7 +198,7 @@ func (r *Run) Start(ctx context.Context) *Stream {
 	r.started = true
 	ctx, cancel := context.WithCancel(ctx)
 	reports, stopEngine := r.engine.Start(ctx, r.sources)
-	st := &Stream{ch: make(chan Update, 1)}
+	st := &Stream{ch: make(chan Update, 1), notices: r.Warnings()}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -293,25 +298,14 @@ func (r *Run) halt() {
 }
 
 // Once starts the run, waits until every source delivered its initial
-// state (or timeout passes) and returns that report: `labmate check`.
-// On timeout the report says so among its problems. The run is halted
-// when Once returns; Stop still closes a trace it recorded.
+// state (or timeout passes) and returns that report (Stream.First):
+// `labmate check`. The run is halted when Once returns; Stop still
+// closes a trace it recorded.
 func (r *Run) Once(ctx context.Context, timeout time.Duration) engine.Report {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	st := r.Start(ctx)
 	defer r.halt()
-	for {
-		select {
-		case u := <-st.Updates():
-			st.Take(u)
-			if u.Ready {
-				return u.Report
-			}
-		case <-ctx.Done():
-			last := st.Last()
-			last.Problems = append(last.Problems, content.Msg("engine.not_ready", "timeout", timeout))
-			return last
-		}
-	}
+	rep, _ := st.First(ctx, timeout)
+	return rep
 }

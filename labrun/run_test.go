@@ -211,3 +211,49 @@ func TestAFailedProgressSaveIsClearedByTheNextSave(t *testing.T) {
 		t.Errorf("progress after the second save: %+v, %v", f.Progress, err)
 	}
 }
+
+// Played ends a replay run once its trace has played out, and says so;
+// when ctx ends first, it says that instead.
+func TestPlayedEndsWithTheTrace(t *testing.T) {
+	kit := labtest.Installed(t)[0]
+	tr, err := trace.ReferenceOf(kit.Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	r := Replay(kit.Text, kit.Steps, tr, trace.ReplayOptions{Speed: trace.Instant})
+	st := r.Start(ctx)
+	defer r.Stop()
+	if _, ok := r.Played(ctx, st, func(Update) {}); !ok || !r.Trace().Progress().Done {
+		t.Fatalf("Played: ok %v, trace done %v (ctx: %v)", ok, r.Trace().Progress().Done, ctx.Err())
+	}
+
+	// At the recorded pace the trace is far from played when ctx ends.
+	slow := Replay(kit.Text, kit.Steps, tr, trace.ReplayOptions{Speed: 1})
+	sctx, scancel := context.WithCancel(context.Background())
+	sst := slow.Start(sctx)
+	defer slow.Stop()
+	scancel()
+	if _, ok := slow.Played(sctx, sst, func(Update) {}); ok {
+		t.Error("Played said the trace played out after ctx ended")
+	}
+}
+
+// The run's notices (its caller's, then Notice's) come first among the
+// problems of its first answer, for every command that asks for one.
+func TestFirstAnswerSaysTheRunsNotices(t *testing.T) {
+	lab, steps := echoLab(t)
+	r, err := New(Options{Lab: lab, Steps: steps, Root: t.TempDir(), Cluster: Cluster{Mode: ClusterOff}, Notices: []string{"상태 파일 경고"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Notice("교실 파일 경고")
+	rep := r.Once(context.Background(), 10*time.Second)
+	if len(rep.Problems) < 2 || rep.Problems[0] != "상태 파일 경고" || rep.Problems[1] != "교실 파일 경고" {
+		t.Fatalf("problems %q, want the run's notices first", rep.Problems)
+	}
+	if w := r.Warnings(); len(w) < 2 || w[1] != "교실 파일 경고" {
+		t.Errorf("warnings %q", w)
+	}
+}

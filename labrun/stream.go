@@ -2,9 +2,11 @@ package labrun
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/latest"
 )
@@ -96,6 +98,9 @@ type Stream struct {
 	ch   chan Update
 	last engine.Report
 	got  bool
+	// notices are the run's (Run.Warnings at Start), said first among
+	// the problems of First's answer.
+	notices []string
 }
 
 // Updates is the channel the updates arrive on, for a select loop.
@@ -110,6 +115,52 @@ func (s *Stream) Take(u Update) Update {
 
 // Last is the newest report read from the stream (zero before the first).
 func (s *Stream) Last() engine.Report { return s.last }
+
+// First is the one wait for a run's first answer (check, check --watch,
+// report, class preview): it reads updates until one is ready (every
+// source delivered its initial state) and returns it with true. Once
+// timeout passes, the newest report read goes out as it is, a problem
+// saying it is not ready among its problems, with false; before any
+// report arrived, the first one to arrive does. When ctx ends first, the
+// newest report (zero before any), marked the same way. The run's
+// notices come first among the answer's problems.
+func (s *Stream) First(ctx context.Context, timeout time.Duration) (engine.Report, bool) {
+	rep, ok := s.first(ctx, timeout)
+	if len(s.notices) > 0 {
+		rep.Problems = append(slices.Clone(s.notices), rep.Problems...)
+	}
+	return rep, ok
+}
+
+func (s *Stream) first(ctx context.Context, timeout time.Duration) (engine.Report, bool) {
+	late := time.NewTimer(timeout)
+	defer late.Stop()
+	notReady := func() engine.Report {
+		rep := s.last
+		rep.Problems = append(slices.Clip(rep.Problems), content.Msg("engine.not_ready", "timeout", timeout))
+		return rep
+	}
+	timedOut := false
+	for {
+		select {
+		case u := <-s.ch:
+			s.Take(u)
+			if u.Ready {
+				return u.Report, true
+			}
+			if timedOut {
+				return notReady(), false
+			}
+		case <-late.C:
+			if s.got {
+				return notReady(), false
+			}
+			timedOut = true
+		case <-ctx.Done():
+			return notReady(), false
+		}
+	}
+}
 
 // Until reads updates until one meets cond, at most timeout. It first
 // lets what the caller's last action caused arrive: only once no update

@@ -2,6 +2,7 @@ package labrun
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +99,48 @@ func TestUntilWaitsForQuiet(t *testing.T) {
 	_, ok = st.Until(ctx, 150*time.Millisecond, 20*time.Millisecond, func(r engine.Report) bool { return r.Step(1).Status == checks.Passed })
 	if ok || time.Since(start) < 150*time.Millisecond {
 		t.Fatalf("Until met a condition nothing made true (ok %v after %v)", ok, time.Since(start))
+	}
+}
+
+// First answers with the first ready report; after its timeout, with the
+// newest one as it is and a problem saying so, or, when none came yet,
+// with the first that comes; when ctx ends, with what it has.
+func TestFirstWaitsForReadyThenForTimeout(t *testing.T) {
+	ctx := context.Background()
+	fed := func(reps ...engine.Report) *Stream {
+		st := &Stream{ch: make(chan Update, len(reps))}
+		var prev *engine.Report
+		for _, r := range reps {
+			st.ch <- Next(prev, r)
+			prev = &r
+		}
+		return st
+	}
+	rep, ok := fed(report(false, checks.Waiting), report(true, checks.Passed)).First(ctx, time.Minute)
+	if !ok || !rep.Ready || rep.Steps[0].Status != checks.Passed || len(rep.Problems) != 0 {
+		t.Errorf("a ready report: %+v, %v", rep, ok)
+	}
+
+	rep, ok = fed(report(false, checks.Waiting)).First(ctx, 50*time.Millisecond)
+	if ok || rep.Ready || len(rep.Steps) != 1 || len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "첫 상태") {
+		t.Errorf("not ready by the timeout: %+v, %v", rep, ok)
+	}
+
+	// Nothing by the timeout: the first report to come goes out.
+	st := &Stream{ch: make(chan Update, 1)}
+	go func() {
+		time.Sleep(100 * time.Millisecond) // most likely past the timeout; before it, the answer is the same
+		st.ch <- Next(nil, report(false, checks.Failed))
+	}()
+	rep, ok = st.First(ctx, 10*time.Millisecond)
+	if ok || len(rep.Steps) != 1 || rep.Steps[0].Status != checks.Failed || len(rep.Problems) != 1 {
+		t.Errorf("a late first report: %+v, %v", rep, ok)
+	}
+
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	rep, ok = (&Stream{ch: make(chan Update)}).First(cctx, time.Minute)
+	if ok || len(rep.Problems) != 1 {
+		t.Errorf("ctx ended: %+v, %v", rep, ok)
 	}
 }

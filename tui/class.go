@@ -47,22 +47,11 @@ func (m Model) classNote() (stripNote, bool) {
 	}
 }
 
-// ClassLabNote is what the class said of its lab while the learner runs
-// it (--class with the class's lab): a new version, installed and opened
-// at the next start, or a lab object that was refused (tampered,
-// unreadable), the learner keeping the copy they run.
-type ClassLabNote struct {
-	Version string
-	Refused bool
-	// Why is the refusal in Korean, shown once as a toast.
-	Why string
-}
-
-// classLabMsg is the newest ClassLabNote.
-type classLabMsg struct{ note ClassLabNote }
+// classLabMsg is the newest class.LabNote.
+type classLabMsg struct{ note class.LabNote }
 
 // waitClassLab re-arms on the class lab's notes (nil: none, no command).
-func waitClassLab(ch <-chan ClassLabNote) tea.Cmd {
+func waitClassLab(ch <-chan class.LabNote) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
@@ -90,7 +79,7 @@ func (m Model) classLabNote() (stripNote, bool) {
 
 // noteClassLab shows a class lab note: in the strip until the next one,
 // and once, whole, as a toast.
-func (m *Model) noteClassLab(n ClassLabNote) tea.Cmd {
+func (m *Model) noteClassLab(n class.LabNote) tea.Cmd {
 	m.classLab = &n
 	text := n.Why
 	if !n.Refused {

@@ -46,14 +46,14 @@ func TestClassLabNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := make(chan ClassLabNote, 1)
+	notes := make(chan class.LabNote, 1)
 	m := New(Options{Lab: lab, Theme: "dark", Colors: ColorsNone, Class: make(chan class.Status), ClassLab: notes})
 	m = send(t, m, sizeMsg(60, 20))
 	if h := m.header(); strings.Contains(h, "실습") {
 		t.Fatalf("a class lab note before any: %q", h)
 	}
 	m = send(t, m, classMsg{class.Status{State: class.Connected}})
-	m = send(t, m, classLabMsg{ClassLabNote{Version: "1.1.0"}})
+	m = send(t, m, classLabMsg{class.LabNote{Version: "1.1.0"}})
 	want := content.Msg("class.indicator.lab_new", "version", "1.1.0")
 	if h := m.header(); !strings.Contains(h, want) {
 		t.Fatalf("header at 60 columns %q, want %q whole", h, want)
@@ -62,7 +62,7 @@ func TestClassLabNote(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "1.1.0") || !strings.Contains(v, "새 판이 열립니다") {
 		t.Errorf("no toast for the new version:\n%s", v)
 	}
-	m = send(t, m, classLabMsg{ClassLabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}})
+	m = send(t, m, classLabMsg{class.LabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}})
 	if h := m.header(); !strings.Contains(h, content.Msg("class.indicator.lab_refused")) || strings.Contains(h, "1.1.0") {
 		t.Fatalf("header after a refused lab: %q", h)
 	}

@@ -54,7 +54,7 @@ type Model struct {
 	report *engine.Report
 	class  class.Status // the class publisher's newest status (--class only)
 	// classLab is the newest note about the class's lab (nil: none).
-	classLab *ClassLabNote
+	classLab *class.LabNote
 
 	docs   renderings
 	pg     pager

@@ -57,7 +57,7 @@ type Options struct {
 	Class <-chan class.Status
 	// ClassLab, if set, delivers what the class said of its lab while it
 	// runs (a new version, a refused one): a note in the step strip.
-	ClassLab <-chan ClassLabNote
+	ClassLab <-chan class.LabNote
 }
 
 // ReplayControl is what the TUI needs of a replay (package trace

@@ -69,10 +69,10 @@ func TestHostileClassAndReplayTextIsShownNotSent(t *testing.T) {
 	m := testModel(t, 100, 40, func(o *Options) {
 		o.Colors = Colors256
 		o.Class = make(chan class.Status)
-		o.ClassLab = make(chan ClassLabNote)
+		o.ClassLab = make(chan class.LabNote)
 		o.Replay = newFakeReplay("")
 	})
-	m = send(t, m, classLabMsg{ClassLabNote{Refused: true, Why: "why " + hostileText}})
+	m = send(t, m, classLabMsg{class.LabNote{Refused: true, Why: "why " + hostileText}})
 	m = send(t, m, replayMsg{status: "replay " + hostileText})
 	assertOnlyStyling(t, m.View(), "replay A␛]2;")
 	if foot := strings.Join(m.foot.View(m.shortBindings()), "\n"); !strings.Contains(foot, "why A␛]2;") {

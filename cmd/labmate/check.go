@@ -67,10 +67,7 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	if o.replay != "" {
 		return o.checkReplay(ctx, stdout, stderr)
 	}
-	if err := o.useClassLab(ctx, o.class); err != nil {
-		return exitFor(err, stderr)
-	}
-	s, err := o.build()
+	s, err := o.buildForClass(ctx, o.class)
 	if err != nil {
 		return exitFor(err, stderr)
 	}
@@ -88,8 +85,7 @@ func (o *checkOptions) Run(ctx context.Context) int {
 		sayClassLab(o.classLabNotes(ctx, o.class), stderr)
 		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
 	}
-	rep := s.run.Once(ctx, o.timeout)
-	rep.Problems = append(s.warnings, rep.Problems...)
+	rep := s.run.Once(ctx, o.timeout) // the run's notices first among its problems
 	if o.class.File != "" {
 		s.publishOnce(ctx, o.class, rep, stderr)
 	}

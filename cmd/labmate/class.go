@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -18,10 +19,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
-	"github.com/labhub/labmate/internal/kubeerr"
-	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox"
-	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui/board"
 )
 
@@ -35,6 +33,21 @@ func (e exitError) Error() string { return e.msg }
 
 func usageErr(key string, kv ...any) error {
 	return exitError{exitUsage, content.Msg(key, kv...)}
+}
+
+// exitWith says what ended a command that returns errors (nil: nothing)
+// and returns its exit code: an exitError's own, else 1.
+func exitWith(err error, stderr io.Writer) int {
+	var ee exitError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ee):
+		fmt.Fprintln(stderr, ee.msg)
+		return ee.code
+	}
+	fmt.Fprintln(stderr, err)
+	return exitFail
 }
 
 // newClassCmd is `labmate class`: init, board, export, preview, lab push.
@@ -94,16 +107,7 @@ type classInitOptions struct {
 
 func newClassInitCmd(streams ioStreams) *cobra.Command {
 	o := &classInitOptions{streams: streams}
-	cmd := newCommand("class.init", flagsUse(), noArgs, nil)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := o.Complete(); err != nil {
-			return err
-		}
-		if err := o.Validate(); err != nil {
-			return err
-		}
-		return o.Run(cmd.Context())
-	}
+	cmd := newCommand("class.init", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
 	cmd.Flags().StringSliceVar(&o.Labs, "lab", nil, content.Msg("class.flag.labs"))
@@ -166,7 +170,7 @@ func (o *classInitOptions) Validate() error {
 		return nil
 	}
 	if len(o.Labs) == 1 {
-		a, ship, err := packClassLab(o.Labs[0])
+		a, ship, err := class.PackRef(o.Labs[0])
 		if err != nil {
 			return usageErr("class.cli.lab_refused", "lab", o.Labs[0], "err", err)
 		}
@@ -189,9 +193,22 @@ func (o *classInitOptions) Validate() error {
 	return nil
 }
 
-// Run starts the sandbox (--sandbox), connects, creates the class and
+// Run completes and validates the flags, creates the class and returns
+// the exit code.
+func (o *classInitOptions) Run(ctx context.Context) int {
+	err := o.Complete()
+	if err == nil {
+		err = o.Validate()
+	}
+	if err == nil {
+		err = o.create(ctx)
+	}
+	return exitWith(err, o.streams.ErrOut)
+}
+
+// create starts the sandbox (--sandbox), connects, creates the class and
 // writes the learners' kubeconfigs.
-func (o *classInitOptions) Run(ctx context.Context) error {
+func (o *classInitOptions) create(ctx context.Context) error {
 	if o.Sandbox {
 		opts := sandbox.Options{Progress: o.streams.ErrOut}
 		if err := sandbox.Up(ctx, opts); err != nil {
@@ -332,88 +349,56 @@ func (c *classFlags) bind(fs *pflag.FlagSet) {
 
 func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
 	o := &classPreviewOptions{common: c, streams: streams}
-	cmd := newCommand("class.preview", flagsUse(), noArgs, nil)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if err := o.useClassLab(cmd.Context(), o.classFlags); err != nil {
-			return exitError{exitUsage, err.Error()}
-		}
-		s, err := o.build()
-		if err != nil {
-			var ee envError
-			if errors.As(err, &ee) {
-				return exitError{exitUsage, ee.msg}
-			}
-			return exitError{exitUsage, err.Error()}
-		}
-		defer s.closeLog()
-		learner := ""
-		if o.File != "" {
-			l, err := class.LoadLearner(o.File)
-			if err != nil {
-				return usageErr("class.cli.class_file", "path", o.File, "err", classErr(err))
-			}
-			learner = l.ID
-		}
-		rep := s.run.Once(cmd.Context(), o.Timeout)
-		rep.Ready = true // what the learner sees now, settled or not
-		t := class.NewTracker(s.classIdentity(learner, o.Name), nil)
-		seedTracker(t.Apply, s.state.Progress, false)
-		u := labrun.Next(nil, rep)
-		t.Apply(class.Update{Report: &u})
-		raw, err := class.Marshal(t.Record())
-		if err != nil {
-			return exitError{exitFail, err.Error()}
-		}
-		_, err = o.streams.Out.Write(append(raw, '\n'))
-		return err
-	}
+	cmd := newCommand("class.preview", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.classFlags.bind(cmd.Flags())
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
 	return cmd
+}
+
+// Run prints the record --class would send now and returns the exit
+// code.
+func (o *classPreviewOptions) Run(ctx context.Context) int {
+	stderr := o.streams.ErrOut
+	s, err := o.buildForClass(ctx, o.classFlags)
+	if err != nil {
+		return exitFor(err, stderr)
+	}
+	defer s.closeLog()
+	learner := ""
+	if o.File != "" {
+		l, err := class.LoadLearner(o.File)
+		if err != nil {
+			return exitWith(usageErr("class.cli.class_file", "path", o.File, "err", classErr(err)), stderr)
+		}
+		learner = l.ID
+	}
+	rep := s.run.Once(ctx, o.Timeout)
+	raw, err := class.Marshal(class.Preview(s.classIdentity(learner, o.Name), s.state.Progress, rep))
+	if err != nil {
+		return exitWith(exitError{exitFail, err.Error()}, stderr)
+	}
+	if _, err := o.streams.Out.Write(append(raw, '\n')); err != nil {
+		return exitWith(exitError{exitUsage, err.Error()}, stderr)
+	}
+	return exitOK
 }
 
 func (s *setup) classIdentity(learner, name string) class.Identity {
 	return class.Identity{Learner: learner, Name: name, Lab: s.lab.ID, LabVersion: s.lab.Version, Labmate: version}
 }
 
-// seedTracker hands what an earlier run recorded (hint levels, the page)
-// to a tracker or publisher.
-func seedTracker(apply func(class.Update) bool, p state.Progress, page bool) {
-	for step, n := range p.HintsSeen {
-		apply(class.Update{Hints: &class.Hints{Step: step, Seen: n, Solution: p.SolutionSeen[step]}})
-	}
-	for step, seen := range p.SolutionSeen {
-		if seen {
-			apply(class.Update{Hints: &class.Hints{Step: step, Seen: p.HintsSeen[step], Solution: true}})
-		}
-	}
-	if page {
-		cur := p.CurrentStep
-		apply(class.Update{Page: &cur})
-	}
-}
-
-// startClass starts publishing to the class of a --class kubeconfig. A file
-// that cannot be used is a warning, never the end of the lab: the lab goes
-// on without a class.
+// startClass starts publishing to the class of a --class kubeconfig
+// (class.Join). A file that cannot be used is a warning, never the end of
+// the lab: the lab goes on without a class.
 func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.Publisher {
 	if f.File == "" {
 		return nil
 	}
-	l, err := class.LoadLearner(f.File)
+	pub, err := class.Join(ctx, class.JoinConfig{File: f.File, Identity: s.classIdentity("", f.Name),
+		Progress: s.state.Progress, Page: page, Tap: s.run.Tap})
 	if err != nil {
-		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", classErr(err)))
-		return nil
+		s.notice(err.Error())
 	}
-	cs, err := class.Clientset(l.Config)
-	if err != nil {
-		s.warnings = append(s.warnings, content.Msg("class.cli.class_file", "path", f.File, "err", classErr(err)))
-		return nil
-	}
-	pub := class.NewPublisher(class.PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: s.classIdentity(l.ID, f.Name)})
-	seedTracker(func(u class.Update) bool { pub.Publish(u); return true }, s.state.Progress, page)
-	s.run.Tap(func(u labrun.Update) { pub.Publish(class.Update{Report: &u}) })
-	go pub.Run(ctx)
 	return pub
 }
 
@@ -449,10 +434,5 @@ func classFinding(ctx context.Context, path string, labs []string) doctor.Findin
 }
 
 // classErr words an error of the class cluster or a class kubeconfig in
-// Korean (kubeerr: the loader's errors, refused, x509, 401, 403, ...).
-func classErr(err error) string {
-	if errors.Is(err, class.ErrNotClassKubeconfig) {
-		return content.Msg("class.cli.not_class_file")
-	}
-	return kubeerr.Explain(err)
-}
+// Korean (class.Explain).
+func classErr(err error) string { return class.Explain(err) }

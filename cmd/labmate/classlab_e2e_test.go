@@ -24,7 +24,6 @@ import (
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labstore"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
-	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/board"
 )
 
@@ -174,13 +173,13 @@ func (e *classLabE2E) pushReachesBoth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, ok := installedFromClass(classSource(l1), labstore.Sum(e.v1))
+	have, ok := class.InstalledFrom(class.LabSource(l1), labstore.Sum(e.v1))
 	if !ok {
 		t.Fatal("learner-01's copy of the class's lab is not found by its source")
 	}
 	wctx, stopWatch := context.WithCancel(e.ctx)
 	defer stopWatch()
-	notes := watchClassLab(wctx, l1, have)
+	notes := class.WatchInstalled(wctx, l1, have)
 	v2Dir := writeLab(t, versionedLab("1.1.0", "재시작 스크립트 (고친 판)"))
 	if code, stdout, errOut := runStreams("class", "lab", "push", v2Dir, "--kubeconfig", e.kubeconfig, "-n", e.ns); code != exitOK {
 		t.Fatalf("class lab push: exit %d\n%s%s", code, stdout, errOut)
@@ -218,10 +217,10 @@ func (e *classLabE2E) tamperedIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, _ := installedFromClass(classSource(l2), "")
+	have, _ := class.InstalledFrom(class.LabSource(l2), "")
 	wctx, stopWatch := context.WithCancel(e.ctx)
 	defer stopWatch()
-	notes := watchClassLab(wctx, l2, have)
+	notes := class.WatchInstalled(wctx, l2, have)
 	obj, err := e.cs.CoreV1().ConfigMaps(e.ns).Get(e.ctx, class.LabObject, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -326,7 +325,7 @@ func boardMarksBehind(ctx context.Context, t *testing.T, kubeconfig, ns string, 
 	}
 }
 
-func nextNote(t *testing.T, ch <-chan tui.ClassLabNote) tui.ClassLabNote {
+func nextNote(t *testing.T, ch <-chan class.LabNote) class.LabNote {
 	t.Helper()
 	select {
 	case n := <-ch:
@@ -334,7 +333,7 @@ func nextNote(t *testing.T, ch <-chan tui.ClassLabNote) tui.ClassLabNote {
 	case <-time.After(60 * time.Second):
 		t.Fatal("no note from the class lab's watch within 60 s")
 	}
-	return tui.ClassLabNote{}
+	return class.LabNote{}
 }
 
 func hangul(s string) bool {

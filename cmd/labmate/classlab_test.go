@@ -20,7 +20,6 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/labstore"
-	"github.com/labhub/labmate/tui"
 )
 
 // A lab too big for one object is refused by init before it connects
@@ -119,9 +118,9 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	served.Store(nil)
 	start := time.Now()
 	code, rep, errOut = l.check(t)
-	// The kept copy's bound (fetchTimeoutKept), not the full one a learner
+	// The kept copy's bound (class.FetchTimeoutKept), not the full one a learner
 	// without a copy waits: the line between them, not a speed target.
-	if took := time.Since(start); code != exitFail || len(rep.Steps) != 2 || took >= fetchTimeout {
+	if took := time.Since(start); code != exitFail || len(rep.Steps) != 2 || took >= class.FetchTimeout {
 		t.Fatalf("slow class cluster: exit %d after %v, problems %q\n%s", code, took, rep.Problems, errOut)
 	}
 	served.Store(bad)
@@ -164,7 +163,7 @@ func TestPackClassLab(t *testing.T) {
 		{"driver-reboot@embedded", "driver-reboot", "", true},
 		{"gpu-incident", "gpu-incident", "", false},
 	} {
-		a, ship, err := packClassLab(tc.ref)
+		a, ship, err := class.PackRef(tc.ref)
 		if err != nil || ship != tc.ship || a.ID != tc.id || tc.version != "" && a.Version != tc.version {
 			t.Errorf("%s: %s %s ship %v, %v; want %s ship %v", tc.ref, a.ID, a.Version, ship, err, tc.id, tc.ship)
 		}
@@ -173,18 +172,18 @@ func TestPackClassLab(t *testing.T) {
 		}
 	}
 	// The same lab packs to the same bytes: a second push changes nothing.
-	a, _, _ := packClassLab(dir)
-	b, _, _ := packClassLab("nginx-conf")
+	a, _, _ := class.PackRef(dir)
+	b, _, _ := class.PackRef("nginx-conf")
 	if a.Sum != b.Sum {
 		t.Errorf("the directory and its installed copy pack differently: %s %s", a.Sum, b.Sum)
 	}
 	// A built-in lab packs to what its directory packs to.
-	emb, _, _ := packClassLab("driver-reboot")
-	fromDir, _, err := packClassLab(filepath.Join("..", "..", "content", "labs", "driver-reboot"))
+	emb, _, _ := class.PackRef("driver-reboot")
+	fromDir, _, err := class.PackRef(filepath.Join("..", "..", "content", "labs", "driver-reboot"))
 	if err != nil || emb.Sum != fromDir.Sum {
 		t.Errorf("driver-reboot built in and from its directory: %s %s, %v", emb.Sum, fromDir.Sum, err)
 	}
-	if _, _, err := packClassLab("no-such-lab"); err == nil {
+	if _, _, err := class.PackRef("no-such-lab"); err == nil {
 		t.Error("a lab that is nowhere packed")
 	}
 	code, _, errOut := runStreams("class", "init", "--kubeconfig", classKubeconfig(t, "https://127.0.0.1:1"), "-n", "w",
@@ -214,14 +213,14 @@ func TestPackClassLabRefusesAFIFOWithoutOpeningIt(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := packClassLab(dir)
+		_, _, err := class.PackRef(dir)
 		done <- err
 	}()
 	select {
 	case err := <-done:
 		var r *labstore.Refusal
 		if !errors.As(err, &r) || r.Reason != labstore.Special {
-			t.Fatalf("packClassLab(a lab whose lab.toml is a FIFO) = %v, want a Special refusal", err)
+			t.Fatalf("class.PackRef(a lab whose lab.toml is a FIFO) = %v, want a Special refusal", err)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("packClassLab blocked opening a FIFO named lab.toml")
@@ -230,11 +229,11 @@ func TestPackClassLabRefusesAFIFOWithoutOpeningIt(t *testing.T) {
 
 // check --watch --class words the class lab's notes on stderr, in Korean.
 func TestSayClassLab(t *testing.T) {
-	notes := make(chan tui.ClassLabNote, 2)
+	notes := make(chan class.LabNote, 2)
 	var out lines
 	sayClassLab(notes, &out)
-	notes <- tui.ClassLabNote{Version: "1.1.0"}
-	notes <- tui.ClassLabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}
+	notes <- class.LabNote{Version: "1.1.0"}
+	notes <- class.LabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}
 	close(notes)
 	got := out.waitLines(t, 2, 5*time.Second)
 	if !strings.Contains(got[0], "새 판 1.1.0") || !strings.Contains(got[1], "손상") {

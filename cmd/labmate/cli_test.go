@@ -11,6 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/labhub/labmate/catalog"
 )
 
 // With LABMATE_TEST_AS_LABMATE=1 the test binary is labmate itself, so a
@@ -22,8 +24,8 @@ func TestMain(m *testing.M) {
 	if os.Getenv("LABMATE_TEST_AS_LABMATE") == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	if os.Getenv(EnvLab) == "" {
-		os.Setenv(EnvLab, "gpu-incident")
+	if os.Getenv(catalog.EnvLab) == "" {
+		os.Setenv(catalog.EnvLab, "gpu-incident")
 	}
 	// Labs the person running the tests installed are not the tests'.
 	data, err := os.MkdirTemp("", "labmate-data-")

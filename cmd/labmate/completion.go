@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/kubeconfig"
 )
@@ -63,11 +64,11 @@ func (c *common) completeContexts(cmd *cobra.Command, _ []string, toComplete str
 }
 
 // completeLabs lists what --lab takes: the embedded labs and the
-// installed ones (labOptions).
+// installed ones (catalog.List).
 func completeLabs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 	var out []cobra.Completion
-	options, _ := labOptions() // a completion has nowhere to say the store is unreadable
-	for _, l := range options {
+	labs, _ := catalog.List() // a completion has nowhere to say the store is unreadable
+	for _, l := range labs {
 		out = append(out, cobra.CompletionWithDesc(l.Ref, l.Text.Title))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/labkit"
@@ -94,14 +95,8 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 // installed and none chosen, every one of them.
 func (o *doctorOptions) labs() ([]*labkit.Lab, error) {
 	kit, err := o.resolveLab()
-	if ch, ok := isChooseLab(err); ok {
-		var out []*labkit.Lab
-		for _, l := range ch.labs {
-			if k, err := openRef(l.Ref, ch.labs); err == nil {
-				out = append(out, k)
-			}
-		}
-		return out, nil
+	if ch, ok := catalog.IsChoose(err); ok {
+		return ch.OpenAll(), nil
 	}
 	if err != nil {
 		return nil, err

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/observe"
@@ -36,7 +37,7 @@ func freshHome(t *testing.T, kubeconfig string) string {
 	if err := os.Symlink(filepath.Dir(kubeconfig), link); err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range map[string]string{"HOME": home, "KUBECONFIG": "", "KWOK_WORKDIR": "", "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": "", EnvLab: ""} {
+	for k, v := range map[string]string{"HOME": home, "KUBECONFIG": "", "KWOK_WORKDIR": "", "XDG_STATE_HOME": "", "XDG_CONFIG_HOME": "", catalog.EnvLab: ""} {
 		t.Setenv(k, v)
 	}
 	return t.TempDir()

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/state"
 )
 
@@ -286,12 +287,12 @@ func TestLabListJSON(t *testing.T) {
 func TestLabResolution(t *testing.T) {
 	root := t.TempDir()
 	stateDir := t.TempDir()
-	t.Setenv(EnvLab, "")
+	t.Setenv(catalog.EnvLab, "")
 	code, _, errOut := runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir)
 	if code != exitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || !strings.Contains(errOut, "driver-reboot") {
 		t.Fatalf("no choice: exit %d, %q", code, errOut)
 	}
-	t.Setenv(EnvLab, "driver-reboot")
+	t.Setenv(catalog.EnvLab, "driver-reboot")
 	code, out, _ := runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir, "--json")
 	if code != exitFail || !strings.Contains(out, `"lab": "driver-reboot"`) {
 		t.Fatalf("LABMATE_LAB=driver-reboot: exit %d\n%s", code, out)
@@ -311,7 +312,7 @@ func TestLabResolution(t *testing.T) {
 	// A lab remembered for this root is the choice while it is installed;
 	// one that is gone (renamed, removed in an upgrade) is no choice and
 	// no error: the other rules decide.
-	t.Setenv(EnvLab, "")
+	t.Setenv(catalog.EnvLab, "")
 	if err := state.RememberLab(stateDir, root, "driver-reboot"); err != nil {
 		t.Fatal(err)
 	}
@@ -424,7 +425,7 @@ func TestVerifyScriptsReachNoClusterWithoutASandbox(t *testing.T) {
 // when that does not single one out, the message lists the commands that
 // choose.
 func TestRootChoosesTheLab(t *testing.T) {
-	t.Setenv(EnvLab, "")
+	t.Setenv(catalog.EnvLab, "")
 	stateDir := t.TempDir()
 	lab := func(args ...string) (int, string, string) {
 		code, out, errOut := runStreams(append([]string{"check", "--no-cluster", "--json", "--state-dir", stateDir}, args...)...)
@@ -473,7 +474,7 @@ func TestRootChoosesTheLab(t *testing.T) {
 // chosen it checks the environment and every lab's needs.
 func TestDoctorWithNoLabChosen(t *testing.T) {
 	goodTerminal(t)
-	t.Setenv(EnvLab, "")
+	t.Setenv(catalog.EnvLab, "")
 	t.Setenv("HOME", t.TempDir())
 	t.Setenv("KUBECONFIG", "")
 	// A root no lab points to (with none named, a machine where
@@ -494,7 +495,7 @@ func TestDoctorWithNoLabChosen(t *testing.T) {
 func TestAnUnreadableStoreIsSaid(t *testing.T) {
 	data := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", data)
-	t.Setenv(EnvLab, "")
+	t.Setenv(catalog.EnvLab, "")
 	// A file where the store's directory goes.
 	if err := os.MkdirAll(filepath.Join(data, "labmate"), 0o755); err != nil {
 		t.Fatal(err)

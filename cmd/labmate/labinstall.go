@@ -9,62 +9,21 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/internal/termtext"
-	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labstore"
 )
-
-// labEntry is one line of `labmate lab list --json`, stable for tools.
-type labEntry struct {
-	ID      string `json:"id"`
-	Title   string `json:"title"`
-	Steps   int    `json:"steps"`
-	Version string `json:"version"`
-	// Source is embedded (built into labmate) or installed (lab install).
-	Source string `json:"source"`
-	// Lab is what --lab takes to open it.
-	Lab string `json:"lab"`
-	// For an installed lab: its archive's sha256 and where it came from.
-	Sum  string `json:"sha256,omitempty"`
-	From string `json:"from,omitempty"`
-}
-
-const (
-	sourceEmbedded  = "embedded"
-	sourceInstalled = "installed"
-)
-
-// labEntries are the embedded labs that compile, then every installed
-// version of every installed lab.
-func labEntries() ([]labEntry, error) {
-	entries := []labEntry{}
-	for _, l := range labkit.Installed() {
-		entries = append(entries, labEntry{ID: l.ID(), Title: l.Text.Title, Steps: len(l.Text.Steps),
-			Version: l.Text.Version, Source: sourceEmbedded, Lab: l.ID()})
-	}
-	all, err := labstore.List()
-	for _, in := range all {
-		steps := 0
-		if l, err := content.LoadDir(in.Dir); err == nil {
-			steps = len(l.Steps)
-		}
-		entries = append(entries, labEntry{ID: in.ID, Title: in.Title, Steps: steps, Version: in.Version,
-			Source: sourceInstalled, Lab: installedRef(in), Sum: in.Sum, From: in.Source})
-	}
-	return entries, err
-}
 
 // newLabListCmd is `labmate lab list [--json]`.
 func newLabListCmd(streams ioStreams) *cobra.Command {
 	var asJSON bool
 	cmd := newCommand("lab.list", flagsUse(), noArgs, func(*cobra.Command, []string) int {
-		entries, err := labEntries()
+		entries, err := catalog.Entries()
 		if err != nil {
 			fmt.Fprintln(streams.ErrOut, content.Msg("cli.store.unreadable", "err", err))
 		}
@@ -79,7 +38,7 @@ func newLabListCmd(streams ioStreams) *cobra.Command {
 		for _, e := range termtext.Deep(entries) { // an installed lab's title
 			fmt.Fprintln(streams.Out, content.Msg("cli.lab_line", "lab", e.Lab, "version", e.Version,
 				"source", content.Msg("cli.store.source_"+e.Source), "steps", e.Steps, "title", e.Title))
-			if e.Source == sourceInstalled && strings.HasSuffix(e.Lab, "@"+refInstalled) {
+			if e.Shadowed() {
 				fmt.Fprintln(streams.Out, content.Msg("cli.store.shadowed_line", "id", e.ID, "lab", e.Lab))
 			}
 		}
@@ -102,9 +61,9 @@ func newLabInstallCmd(streams ioStreams) *cobra.Command {
 			fmt.Fprintln(streams.Out, content.Msg("cli.store.replaced", "id", in.ID, "version", in.Version, "old", in.Replaced))
 		}
 		if in.Shadowed {
-			fmt.Fprintln(streams.Out, content.Msg("cli.store.shadowed", "id", in.ID, "lab", installedRef(*in)))
+			fmt.Fprintln(streams.Out, content.Msg("cli.store.shadowed", "id", in.ID, "lab", catalog.InstalledRef(*in)))
 		} else {
-			fmt.Fprintln(streams.Out, content.Msg("cli.store.open_with", "lab", installedRef(*in)))
+			fmt.Fprintln(streams.Out, content.Msg("cli.store.open_with", "lab", catalog.InstalledRef(*in)))
 		}
 		return exitOK
 	})
@@ -151,8 +110,7 @@ func newLabPackCmd(streams ioStreams) *cobra.Command {
 // newLabRemoveCmd is `labmate lab remove ID[@VERSION]`.
 func newLabRemoveCmd(streams ioStreams) *cobra.Command {
 	cmd := newCommand("lab.remove", "ID[@VERSION]", exactArgs(1), func(_ *cobra.Command, args []string) int {
-		ref := strings.TrimSuffix(args[0], "@"+refInstalled)
-		gone, err := labstore.Uninstall(ref)
+		gone, err := labstore.Uninstall(catalog.StoreRef(args[0]))
 		if err != nil {
 			fmt.Fprintln(streams.ErrOut, storeError(args[0], err))
 			return exitFail

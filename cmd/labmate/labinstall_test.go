@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,42 +10,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/state"
 )
-
-// copiedLab copies the driver-reboot lab (declarative checks only) to a new
-// directory as id at version.
-func copiedLab(t *testing.T, id, version string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), id)
-	if err := os.CopyFS(dir, os.DirFS("../../content/labs/driver-reboot")); err != nil {
-		t.Fatal(err)
-	}
-	setLabTOML(t, dir, `id = "driver-reboot"`, `id = "`+id+`"`)
-	setLabTOML(t, dir, `version = "1.0.0"`, `version = "`+version+`"`)
-	return dir
-}
-
-func setLabTOML(t *testing.T, dir, old, new string) {
-	t.Helper()
-	p := filepath.Join(dir, "lab.toml")
-	raw, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(raw, []byte(old)) {
-		t.Fatalf("lab.toml has no %q", old)
-	}
-	if err := os.WriteFile(p, bytes.Replace(raw, []byte(old), []byte(new), 1), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
 
 func TestLabPackIsDeterministic(t *testing.T) {
 	out := t.TempDir()
 	var sums []string
-	for i, dir := range []string{copiedLab(t, "trip", "1.0.0"), copiedLab(t, "trip", "1.0.0")} {
+	for i, dir := range []string{labtest.CopiedLab(t, "trip", "1.0.0"), labtest.CopiedLab(t, "trip", "1.0.0")} {
 		file := filepath.Join(out, string(rune('a'+i))+".tar.gz")
 		code, stdout, stderr := runStreams("lab", "pack", dir, "-o", file)
 		if code != exitOK {
@@ -68,8 +41,8 @@ func TestLabPackIsDeterministic(t *testing.T) {
 }
 
 func TestLabInstallRefusesASyntaxError(t *testing.T) {
-	dir := copiedLab(t, "broken", "1.0.0")
-	setLabTOML(t, dir, `intro = "intro.md"`, `intro = "intro.md`)
+	dir := labtest.CopiedLab(t, "broken", "1.0.0")
+	labtest.SetLabTOML(t, dir, `intro = "intro.md"`, `intro = "intro.md`)
 	code, _, stderr := runStreams("lab", "install", dir)
 	if code != exitFail || !strings.Contains(stderr, "lab.toml 16행") {
 		t.Fatalf("exit %d, want 1 naming lab.toml's line 16:\n%s", code, stderr)
@@ -85,17 +58,17 @@ func TestLabInstallRefusesASyntaxError(t *testing.T) {
 }
 
 // labList reads `lab list --json` into entries by what --lab takes.
-func labList(t *testing.T) map[string]labEntry {
+func labList(t *testing.T) map[string]catalog.Entry {
 	t.Helper()
 	code, out, stderr := runStreams("lab", "list", "--json")
 	if code != exitOK {
 		t.Fatalf("lab list: exit %d: %s", code, stderr)
 	}
-	var entries []labEntry
+	var entries []catalog.Entry
 	if err := json.Unmarshal([]byte(out), &entries); err != nil {
 		t.Fatal(err)
 	}
-	byLab := map[string]labEntry{}
+	byLab := map[string]catalog.Entry{}
 	for _, e := range entries {
 		byLab[e.Lab] = e
 	}
@@ -105,13 +78,13 @@ func labList(t *testing.T) map[string]labEntry {
 func TestLabInstallListOpenRemove(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	root, stateDir := t.TempDir(), t.TempDir()
-	code, stdout, stderr := runStreams("lab", "install", copiedLab(t, "trip", "1.0.0"))
+	code, stdout, stderr := runStreams("lab", "install", labtest.CopiedLab(t, "trip", "1.0.0"))
 	if code != exitOK || !strings.Contains(stdout, "labmate --lab trip") {
 		t.Fatalf("install: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Packed, then installed from the archive: a second version.
 	archive := filepath.Join(t.TempDir(), "trip.tar.gz")
-	if code, _, stderr := runStreams("lab", "pack", copiedLab(t, "trip", "1.1.0"), "-o", archive); code != exitOK {
+	if code, _, stderr := runStreams("lab", "pack", labtest.CopiedLab(t, "trip", "1.1.0"), "-o", archive); code != exitOK {
 		t.Fatal(stderr)
 	}
 	if code, _, stderr := runStreams("lab", "install", archive); code != exitOK {
@@ -152,8 +125,8 @@ func TestLabInstallListOpenRemove(t *testing.T) {
 func TestInstalledLabDoesNotShadowAnEmbeddedOne(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	root, stateDir := t.TempDir(), t.TempDir()
-	dir := copiedLab(t, "driver-reboot", "9.0.0")
-	setLabTOML(t, dir, `title = "재부팅 뒤`, `title = "설치본: 재부팅 뒤`)
+	dir := labtest.CopiedLab(t, "driver-reboot", "9.0.0")
+	labtest.SetLabTOML(t, dir, `title = "재부팅 뒤`, `title = "설치본: 재부팅 뒤`)
 	code, stdout, stderr := runStreams("lab", "install", dir)
 	if code != exitOK || !strings.Contains(stdout, "--lab driver-reboot@installed") || !strings.Contains(stdout, "내장 실습을 엽니다") {
 		t.Fatalf("install: exit %d\n%s%s", code, stdout, stderr)
@@ -175,7 +148,7 @@ func TestInstalledLabDoesNotShadowAnEmbeddedOne(t *testing.T) {
 func TestProgressFollowsANewVersionByStepID(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	root, stateDir := t.TempDir(), t.TempDir()
-	v1 := copiedLab(t, "trip", "1.0.0")
+	v1 := labtest.CopiedLab(t, "trip", "1.0.0")
 	if code, _, stderr := runStreams("lab", "install", v1); code != exitOK {
 		t.Fatal(stderr)
 	}
@@ -189,8 +162,8 @@ func TestProgressFollowsANewVersionByStepID(t *testing.T) {
 		t.Fatal(err)
 	}
 	// 1.1.0 renames step 1's ID: its pass stays with 1.0.0.
-	v2 := copiedLab(t, "trip", "1.1.0")
-	setLabTOML(t, v2, `id = "driver-label"`, `id = "driver-label-v2"`)
+	v2 := labtest.CopiedLab(t, "trip", "1.1.0")
+	labtest.SetLabTOML(t, v2, `id = "driver-label"`, `id = "driver-label-v2"`)
 	if code, _, stderr := runStreams("lab", "install", v2); code != exitOK {
 		t.Fatal(stderr)
 	}

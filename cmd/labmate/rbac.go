@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 	rbacv1 "k8s.io/api/rbac/v1"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe/cluster"
 )
@@ -66,11 +66,7 @@ func (c *common) labArg(args []string) {
 	if len(args) != 1 {
 		return
 	}
-	if fi, err := os.Stat(args[0]); err == nil && fi.IsDir() || strings.ContainsRune(args[0], os.PathSeparator) {
-		c.labDir, c.lab = args[0], ""
-	} else {
-		c.lab, c.labDir = args[0], ""
-	}
+	c.lab, c.labDir = catalog.Arg(args[0])
 }
 
 // subject is the one the flags name (none: the roles alone).

@@ -104,7 +104,7 @@ func (o *replayOptions) openReplay(name string, opts trace.ReplayOptions) (*repl
 	if err != nil {
 		return nil, err
 	}
-	return &replaySession{trace: tr, kit: kit, lab: kit.Text, run: labrun.Replay(kit.Text, kit.Steps, tr, opts)}, nil
+	return &replaySession{trace: tr, kit: kit, lab: kit.Text, run: replayRun(kit, tr, opts)}, nil
 }
 
 // parseSpeed reads --speed: a positive number ("10", "10x") or "instant".
@@ -130,49 +130,28 @@ func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
 		"records", p.Total, "length", trace.Clock(p.Length), "speed", trace.SpeedLabel(p.Speed)))
 	st := rs.run.Start(ctx)
 	defer rs.run.Stop()
-
 	printed := false
-	quiet := time.NewTimer(time.Hour)
-	defer quiet.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return exitOK
-		case u := <-st.Updates():
-			st.Take(u)
-			if u.Ready {
-				at := trace.Clock(u.Time.Sub(rs.trace.Header.Started))
-				if !printed {
-					printed = true
-					rs.printStart(w, at, u.Report)
-				} else {
-					rs.printSteps(w, at, u)
-				}
-			}
-			if replay.Progress().Done {
-				quiet.Reset(300 * time.Millisecond)
-			}
-			continue
-		case <-replay.Updates():
-			if replay.Progress().Done {
-				// The engine may still be folding the last records in:
-				// end once it has been quiet for a moment.
-				quiet.Reset(300 * time.Millisecond)
-			}
-			continue
-		case <-quiet.C:
+	last, played := rs.run.Played(ctx, st, func(u labrun.Update) {
+		if !u.Ready {
+			return
 		}
-		if !replay.Progress().Done {
-			continue
+		at := trace.Clock(u.Time.Sub(rs.trace.Header.Started))
+		if !printed {
+			printed = true
+			rs.printStart(w, at, u.Report)
+		} else {
+			rs.printSteps(w, at, u)
 		}
-		last := st.Last()
-		fmt.Fprintln(w)
-		writeTable(w, &last)
-		if last.AllPassed() {
-			return exitOK
-		}
-		return exitFail
+	})
+	if !played {
+		return exitOK
 	}
+	fmt.Fprintln(w)
+	writeTable(w, &last)
+	if last.AllPassed() {
+		return exitOK
+	}
+	return exitFail
 }
 
 // printStart is the line of every step's status once the replay's

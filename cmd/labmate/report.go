@@ -63,8 +63,7 @@ func (o *reportOptions) Run(ctx context.Context) int {
 		return exitFor(err, stderr)
 	}
 	defer s.closeLog()
-	rep := s.run.Once(ctx, *timeout)
-	rep.Problems = append(s.warnings, rep.Problems...)
+	rep := s.run.Once(ctx, *timeout) // the run's notices first among its problems
 	now := reportNow()
 	progress := s.state.Progress
 	if s.store != nil {

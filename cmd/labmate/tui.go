@@ -60,7 +60,7 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 		return exitFor(err, stderr)
 	}
 	defer s.closeLog()
-	c.rememberLab(s.kit)
+	c.rememberLab()
 	if code, ok := s.record(o.record, stderr); !ok {
 		return code
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labkit/verify"
@@ -103,7 +104,7 @@ func (o *verifyOptions) once(ctx context.Context) int {
 	var kit *labkit.Lab
 	var err error
 	if o.labDir != "" {
-		kit, err = openLabDir(o.labDir) // afresh: with --watch, after each save
+		kit, err = catalog.OpenDir(o.labDir) // afresh: with --watch, after each save
 	} else {
 		kit, err = o.resolveLab()
 	}

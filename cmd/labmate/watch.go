@@ -60,23 +60,13 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 	// The caller's stop waits for the run's goroutines: they must be gone
 	// before it closes the log or reuses the setup.
 	st := s.run.Start(ctx)
-	notReady := time.NewTimer(o.ReadyTimeout)
-	defer notReady.Stop()
-	var (
-		pending *engine.Report // newest report before the first print
-		printed bool
-	)
-	emit := func(rep engine.Report, changed []stepChange) bool {
-		if err := o.write(stdout, o.filter(rep), changed, !printed); err != nil {
-			fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
-			return false
-		}
-		printed = true
-		return true
+	rep, _ := st.First(ctx, o.ReadyTimeout)
+	if ctx.Err() != nil {
+		return exitOK
 	}
-	first := func(rep engine.Report) bool {
-		rep.Problems = append(append([]string(nil), s.warnings...), rep.Problems...)
-		return emit(rep, nil)
+	if err := o.write(stdout, o.filter(rep), nil, true); err != nil {
+		fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
+		return exitUsage
 	}
 	for {
 		select {
@@ -84,27 +74,13 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 			return exitOK
 		case u := <-st.Updates():
 			st.Take(u)
-			ok := true
-			switch {
-			case printed:
-				if changed := o.changes(u); len(changed) > 0 {
-					ok = emit(u.Report, changed)
-				}
-			case u.Ready:
-				ok = first(u.Report)
-			default:
-				pending = &u.Report
+			changed := o.changes(u)
+			if len(changed) == 0 {
+				continue
 			}
-			if !ok {
+			if err := o.write(stdout, o.filter(u.Report), changed, false); err != nil {
+				fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
 				return exitUsage
-			}
-		case <-notReady.C:
-			if !printed && pending != nil {
-				rep := *pending
-				rep.Problems = append(rep.Problems, content.Msg("engine.not_ready", "timeout", o.ReadyTimeout))
-				if !first(rep) {
-					return exitUsage
-				}
 			}
 		}
 	}

@@ -11,10 +11,12 @@ import (
 	"github.com/spf13/cobra"
 	"k8s.io/klog/v2"
 
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/trace"
 )
 
 // silenceKlog keeps client-go's logging off the terminal: bubbletea owns
@@ -59,7 +61,7 @@ type common struct {
 	ref string
 	// classLab is the class's lab this run opens (--class, no lab
 	// named; classlab.go), and notices what fetching it had to say.
-	classLab *classLab
+	classLab *class.InstalledLab
 	notices  []string
 }
 
@@ -93,8 +95,18 @@ func (c *common) build() (*setup, error) {
 	if err := c.buildRun(s); err != nil {
 		return nil, err
 	}
-	s.warnings = append(s.warnings, c.notices...)
+	for _, n := range c.notices {
+		s.notice(n)
+	}
 	return s, nil
+}
+
+// notice is a Korean notice for the learner: shown by the TUI, and said
+// among the problems of the run's first answer when it comes before the
+// run starts.
+func (s *setup) notice(msg string) {
+	s.warnings = append(s.warnings, msg)
+	s.run.Notice(msg)
 }
 
 // buildState opens only the learner's state for the lab the flags name,
@@ -174,6 +186,12 @@ func (c *common) buildRun(s *setup) error {
 	return nil
 }
 
+// replayRun wires a run of kit over a recorded trace: nothing of it
+// touches the learner's files, state or cluster.
+func replayRun(kit *labkit.Lab, tr *trace.Trace, opts trace.ReplayOptions) *labrun.Run {
+	return labrun.Replay(kit.Text, kit.Steps, tr, opts)
+}
+
 // preRun runs before every command: it notes the command line's command
 // and opens the --log file.
 func (c *common) preRun(cmd *cobra.Command, _ []string) error {
@@ -218,4 +236,14 @@ func exitFor(err error, stderr io.Writer) int {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// stateLab is the lab as the learner's state keys it: its ID, version
+// and step IDs, so progress of two versions never mixes.
+func stateLab(l *content.Lab) state.Lab {
+	steps := map[int]string{}
+	for _, s := range l.Steps {
+		steps[s.Number] = s.ID
+	}
+	return state.Lab{ID: l.ID, Version: l.Version, Steps: steps}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"os"
 	"slices"
 	"sort"
@@ -15,6 +16,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -121,34 +123,15 @@ func (l *mutationLog) solved(n int, script, pass time.Duration) {
 	}
 }
 
-// states replays what the proof observed through a fresh engine,
-// evaluating after each observation as the live engine did, and keeps a
-// copy of it as it stood when each step's solution passed.
+// states replays what the proof observed exactly (labrun.Forks: a fresh
+// engine evaluating after each observation, as the live engine did) and
+// keeps a copy of it as it stood when each step's solution passed.
 func (l *mutationLog) states(p *prover) map[int]*engine.Engine {
 	l.mu.Lock()
 	obs := slices.Clone(l.obs)
-	marks := make(map[int]int, len(l.marks))
-	for k, v := range l.marks {
-		marks[k] = v
-	}
+	marks := maps.Clone(l.marks)
 	l.mu.Unlock()
-	e := engine.New(engine.Config{Lab: p.text, Steps: p.kit.Steps, Root: p.root})
-	out := map[int]*engine.Engine{}
-	take := func(i int) {
-		for n, m := range marks {
-			if m == i {
-				out[n] = e.Fork()
-			}
-		}
-	}
-	e.Evaluate()
-	take(0)
-	for i, o := range obs {
-		e.Apply(o)
-		e.Evaluate()
-		take(i + 1)
-	}
-	return out
+	return labrun.Forks(p.text, p.kit.Steps, p.root, obs, marks)
 }
 
 // mutate makes every step's near-misses, judges each, and returns them

@@ -1,0 +1,126 @@
+package class
+
+// The learner's side of a class, for one run of labmate: join the class
+// (publish), publish one evaluation (check --class), preview the record,
+// hand over what earlier runs recorded.
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/kubeerr"
+	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/state"
+)
+
+// Explain words an error of the class cluster or a class kubeconfig in
+// Korean (kubeerr: the loader's errors, refused, x509, 401, 403, ...).
+func Explain(err error) string {
+	if errors.Is(err, ErrNotClassKubeconfig) {
+		return content.Msg("class.cli.not_class_file")
+	}
+	return kubeerr.Explain(err)
+}
+
+// JoinConfig is a learner's run joining its class.
+type JoinConfig struct {
+	// File is the class kubeconfig (--class).
+	File string
+	// Identity is who publishes; Join fills in Learner from File.
+	Identity Identity
+	// Progress is what earlier runs recorded (hints, the page), handed
+	// over first; Page says whether the page is published (the TUI has
+	// pages, check --watch has none).
+	Progress state.Progress
+	Page     bool
+	// Tap hands the publisher every update of the run
+	// (labrun.Run.Tap); nil publishes none.
+	Tap func(func(labrun.Update))
+}
+
+// Join starts publishing to the class of a --class kubeconfig until ctx
+// ends. A file that cannot be used is a Korean error for the caller to
+// show, never the end of the lab: the lab goes on without a class.
+func Join(ctx context.Context, cfg JoinConfig) (*Publisher, error) {
+	bad := func(err error) error {
+		return errors.New(content.Msg("class.cli.class_file", "path", cfg.File, "err", Explain(err)))
+	}
+	l, err := LoadLearner(cfg.File)
+	if err != nil {
+		return nil, bad(err)
+	}
+	cs, err := Clientset(l.Config)
+	if err != nil {
+		return nil, bad(err)
+	}
+	id := cfg.Identity
+	id.Learner = l.ID
+	pub := NewPublisher(PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: id})
+	Seed(func(u Update) bool { pub.Publish(u); return true }, cfg.Progress, cfg.Page)
+	if cfg.Tap != nil {
+		cfg.Tap(func(u labrun.Update) { pub.Publish(Update{Report: &u}) })
+	}
+	go pub.Run(ctx)
+	return pub, nil
+}
+
+// Seed hands what an earlier run recorded (hint levels, the page) to a
+// tracker or publisher.
+func Seed(apply func(Update) bool, p state.Progress, page bool) {
+	for step, n := range p.HintsSeen {
+		apply(Update{Hints: &Hints{Step: step, Seen: n, Solution: p.SolutionSeen[step]}})
+	}
+	for step, seen := range p.SolutionSeen {
+		if seen {
+			apply(Update{Hints: &Hints{Step: step, Seen: p.HintsSeen[step], Solution: true}})
+		}
+	}
+	if page {
+		cur := p.CurrentStep
+		apply(Update{Page: &cur})
+	}
+}
+
+// PublishWait bounds PublishOnce.
+const PublishWait = 15 * time.Second
+
+// PublishOnce publishes one evaluation (`check --class` without --watch)
+// and waits, until ctx ends, for it to land: one evaluation, one try;
+// check is not a session that waits for the class to come back. The
+// error says in Korean what kept it from landing.
+func PublishOnce(ctx context.Context, pub *Publisher, rep engine.Report) error {
+	rep.Ready = true // what the learner sees now, settled or not
+	u := labrun.Next(nil, rep)
+	pub.Publish(Update{Report: &u})
+	failed := func(err error) error {
+		return errors.New(content.Msg("class.cli.publish_failed", "err", Explain(err)))
+	}
+	for {
+		select {
+		case st := <-pub.Statuses():
+			if st.State == Connected && !st.Pending {
+				return nil
+			}
+			if st.State == Refused || st.State == Retrying {
+				return failed(st.Err)
+			}
+		case <-ctx.Done():
+			return failed(pub.Status().Err)
+		}
+	}
+}
+
+// Preview is exactly the record a learner's labmate would publish now
+// (`class preview`): who, what earlier runs recorded, and rep as the
+// learner sees it, settled or not.
+func Preview(id Identity, p state.Progress, rep engine.Report) Record {
+	rep.Ready = true
+	t := NewTracker(id, nil)
+	Seed(t.Apply, p, false)
+	u := labrun.Next(nil, rep)
+	t.Apply(Update{Report: &u})
+	return t.Record()
+}

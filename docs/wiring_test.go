@@ -1,0 +1,137 @@
+package docs
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// call is a call of a function of one of the module's packages, as the
+// source spells it: the package's path in the module and the name.
+type call struct {
+	pkg, name string
+	at        token.Position
+}
+
+// calls lists the calls of module packages' functions in the non-test Go
+// files under dir (relative to the module root), by file.
+func calls(t *testing.T, dir string) map[string][]call {
+	t.Helper()
+	out := map[string][]call{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(filepath.Join("..", dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != filepath.Join("..", dir) && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{} // local name -> package path in the module
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			rel, ok := strings.CutPrefix(path, module+"/")
+			if !ok {
+				continue
+			}
+			name := rel[strings.LastIndexByte(rel, '/')+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			names[name] = rel
+		}
+		rel, _ := filepath.Rel("..", p)
+		ast.Inspect(f, func(n ast.Node) bool {
+			c, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			sel, ok := c.Fun.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && names[id.Name] != "" {
+				out[rel] = append(out[rel], call{pkg: names[id.Name], name: sel.Sel.Name, at: fset.Position(c.Pos())})
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) == 0 {
+		t.Fatalf("no calls found under %s: the test reads nothing", dir)
+	}
+	return out
+}
+
+// TestCmdOnlyWires keeps ARCHITECTURE.md's "cmd only wires" true where a
+// test can: cmd/labmate builds a run in one file (wire.go) and runs the
+// engine never itself (it may name the engine's types, to print a
+// report, but calls none of its functions).
+func TestCmdOnlyWires(t *testing.T) {
+	const wiring = "cmd/labmate/wire.go"
+	for file, cs := range calls(t, "cmd/labmate") {
+		for _, c := range cs {
+			switch {
+			case c.pkg == "engine":
+				t.Errorf("%s: cmd/labmate calls engine.%s: a command runs a lab through labrun", c.at, c.name)
+			case c.pkg == "labrun" && (c.name == "New" || c.name == "Replay") && file != wiring:
+				t.Errorf("%s: labrun.%s outside %s: a run is wired in one place", c.at, c.name, wiring)
+			}
+		}
+	}
+}
+
+// TestOnlyTheCatalogResolvesLabs: which lab a reference or a directory
+// names, and which lab a root chose, is decided in catalog alone (one
+// grammar for --lab); outside it only the packages that keep those
+// things (labkit, labstore, state) and test helpers touch them.
+func TestOnlyTheCatalogResolvesLabs(t *testing.T) {
+	resolving := map[string][]string{
+		"labkit":   {"Open", "OpenDir"},
+		"labstore": {"Find"},
+		"state":    {"ChosenLab", "RememberLab", "Used"},
+	}
+	keepers := []string{"catalog", "labkit", "labstore", "state"}
+	for file, cs := range calls(t, ".") {
+		pkg := filepath.ToSlash(filepath.Dir(file))
+		if slices.Contains(keepers, pkg) || strings.HasPrefix(pkg, "internal/") {
+			continue
+		}
+		for _, c := range cs {
+			if slices.Contains(resolving[c.pkg], c.name) {
+				t.Errorf("%s: %s.%s outside catalog: name and open labs through catalog (Locate, Open, Resolve)", c.at, c.pkg, c.name)
+			}
+		}
+	}
+}
+
+// TestOnlyLabrunMakesEngines: an engine is made (engine.New) in labrun
+// alone, so a live run, a replay, an exact evaluation of a trace and the
+// mutation proof's replay of what it observed evaluate one way.
+func TestOnlyLabrunMakesEngines(t *testing.T) {
+	for file, cs := range calls(t, ".") {
+		if pkg := filepath.ToSlash(filepath.Dir(file)); pkg == "labrun" || pkg == "engine" {
+			continue
+		}
+		for _, c := range cs {
+			if c.pkg == "engine" && c.name == "New" {
+				t.Errorf("%s: engine.New outside labrun: evaluate through labrun (New, Replay, Exact, Forks)", c.at)
+			}
+		}
+	}
+}
