@@ -397,7 +397,7 @@ func clusterOf(v ref.Val) *view {
 	if cv, ok := v.(clusterVal); ok && cv.c != nil {
 		return cv.c
 	}
-	return newView(&observe.Snapshot{})
+	return newView(&observe.Snapshot{}, nil)
 }
 
 func (v clusterVal) ConvertToNative(reflect.Type) (any, error) {
