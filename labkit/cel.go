@@ -81,6 +81,7 @@ func celEnv(vars []string) (*cel.Env, error) {
 func celLibrary() []cel.EnvOption {
 	return []cel.EnvOption{
 		ext.Strings(),
+		ext.Bindings(), // cel.bind(name, value, expr): a let for a value used twice
 		cel.OptionalTypes(),
 		cel.Function("get",
 			cel.MemberOverload("cluster_get_kind_ns_name", []*cel.Type{clusterType, cel.StringType, cel.StringType, cel.StringType}, cel.DynType,

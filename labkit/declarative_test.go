@@ -403,6 +403,17 @@ func TestCELSum(t *testing.T) {
 	}
 }
 
+// cel.bind names a value an expression uses twice (CEL has no let).
+func TestCELBind(t *testing.T) {
+	e, err := compileExpr("report", "cel.bind(r, 3, r * r + r)", "value")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := e.evalText(vars{cluster: newView(&observe.Snapshot{}, nil)}); err != nil || got != "12" {
+		t.Errorf("cel.bind = %q, %v; want 12", got, err)
+	}
+}
+
 // Every field a check type decodes is documented for it, and every
 // field documented for it is one it decodes (the generated reference in
 // docs/AUTHORING.md covers the whole schema, and says nothing a check
