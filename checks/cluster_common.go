@@ -388,6 +388,12 @@ type ReportValue struct {
 	Hint           string // appended when the value is wrong
 }
 
+// whyClause is a why as the clause the sentence ends with: a why written
+// as a sentence of its own ("… 입니다.") would end it twice ("..").
+func whyClause(why string) string {
+	return strings.TrimSuffix(strings.TrimSpace(why), ".")
+}
+
 // CheckReportValues compares every derived value with the file's lines
 // and returns one result listing each difference. A key the file lacks is
 // never read as right: with nothing else wrong the check waits on the
@@ -410,7 +416,7 @@ func CheckReportValues(id, rel string, byKey map[string]KVLine, values []ReportV
 		if at == "" {
 			at = Where(rel, l.N)
 		}
-		problems = append(problems, msg("cluster.report.value_wrong", "key", v.Key, "got", ReportShown(l.Value), "line", l.N, "want", v.Want, "why", v.Why)+v.Hint)
+		problems = append(problems, msg("cluster.report.value_wrong", "key", v.Key, "got", ReportShown(l.Value), "line", l.N, "want", v.Want, "why", whyClause(v.Why))+v.Hint)
 	}
 	expected, observed := strings.Join(exp, ", "), strings.Join(obs, ", ")
 	switch {

@@ -113,13 +113,14 @@ var (
 
 // YAMLProblem is why a YAML text did not decode into an API type.
 type YAMLProblem struct {
-	Kind  string // "syntax", "type" (a field of the wrong type), "value" (a bad value), "unknown" (unknown fields)
+	Kind  string // "syntax", "type" (a field of the wrong type), "value" (a bad value), "unknown" (unknown fields), "schema" (a custom resource's schema refuses a value: Want says which rule)
 	Field string // field path for type and value (with indices when the tree placed it); the first unknown field
 	All   []string
 	Line  int    // 1-based line in the text, 0 when unknown
 	Got   string // type, value: the shape found (map, list, string, number, bool, null)
 	Want  string // type, value: the shape wanted (map, list, string, integer, number, bool, quantity)
-	Value string // value: the scalar that did not parse
+	Value string // value: the scalar that did not parse; schema: the value refused
+	Limit string // schema: the bound, pattern or allowed values the schema sets
 	Err   string // the decoder's own words: shown only as what labmate observed
 }
 
@@ -147,17 +148,30 @@ func DecodeYAMLStrict(text string, tree *yamlv3.Node, obj any) *YAMLProblem {
 		return p
 	}
 	if len(strict) > 0 {
-		p := &YAMLProblem{Kind: "unknown"}
-		for _, e := range strict {
-			field := strictErrorField(e)
-			if p.Field == "" {
-				p.Field, p.Line = field, lineOf(field)
-			}
-			p.All = append(p.All, msg("cluster.yaml.unknown_item", "field", field, "line", lineOf(field)))
+		fields := make([]string, len(strict))
+		for i, e := range strict {
+			fields[i] = strictErrorField(e)
 		}
-		return p
+		return UnknownFields(tree, fields)
 	}
 	return nil
+}
+
+// UnknownFields is the problem of fields (paths) the type does not have,
+// each with its line in tree when tree is not nil.
+func UnknownFields(tree *yamlv3.Node, fields []string) *YAMLProblem {
+	p := &YAMLProblem{Kind: "unknown"}
+	for _, field := range fields {
+		line := 0
+		if tree != nil && len(tree.Content) > 0 {
+			line = yamlPathLine(tree.Content[0], field)
+		}
+		if p.Field == "" {
+			p.Field, p.Line = field, line
+		}
+		p.All = append(p.All, msg("cluster.yaml.unknown_item", "field", field, "line", line))
+	}
+	return p
 }
 
 // syntaxProblem is a YAML parser's error as a problem, with its line when
@@ -209,7 +223,18 @@ func DecodeManifest[T any](in Input, id, rel, apiVersion, kind string) (*T, *Man
 	return obj, m, r
 }
 
+// DecodeManifestInto is DecodeManifest into obj, a typed API object.
 func DecodeManifestInto(in Input, id, rel, apiVersion, kind string, obj any) (*Manifest, Result) {
+	return DecodeManifestWith(in, id, rel, apiVersion, kind, func(text string, tree *yamlv3.Node) *YAMLProblem {
+		return DecodeYAMLStrict(text, tree, obj)
+	})
+}
+
+// DecodeManifestWith is DecodeManifest with decode reading the text (one
+// YAML document of the right apiVersion and kind, tree its nodes) the way
+// the API server reads the kind: a custom resource through its CRD's
+// schema, for one.
+func DecodeManifestWith(in Input, id, rel, apiVersion, kind string, decode func(text string, tree *yamlv3.Node) *YAMLProblem) (*Manifest, Result) {
 	text, bad := ReadText(in, id, rel)
 	if bad != nil {
 		return nil, *bad
@@ -241,7 +266,7 @@ func DecodeManifestInto(in Input, id, rel, apiVersion, kind string, obj any) (*M
 		return nil, Fail(id, in.Msg("cluster.yaml.type", "path", p, "want", want, "got", got, "line", m.Line(field)),
 			want, got, m.Where(field))
 	}
-	switch prob := DecodeYAMLStrict(text, m.Tree, obj); {
+	switch prob := decode(text, m.Tree); {
 	case prob == nil:
 		return m, Pass(id, in.Msg("cluster.yaml.ok", "path", p, "kind", kind))
 	case prob.Kind == "unknown":

@@ -105,3 +105,15 @@ func TestEventMessages(t *testing.T) {
 		t.Errorf("node n0 of any UID: %q", got)
 	}
 }
+
+// A report's why written as a sentence of its own ends the value's
+// sentence once, not twice.
+func TestReportWhyEndsTheSentenceOnce(t *testing.T) {
+	byKey := map[string]KVLine{"SLOTS": {Key: "SLOTS", Value: "4", N: 1}}
+	for _, why := range []string{"노드가 광고하는 값입니다.", "노드가 광고하는 값입니다"} {
+		r := CheckReportValues("r", "out/report.txt", byKey, []ReportValue{{Key: "SLOTS", Want: "8", Why: why}}, "ok")
+		if strings.Contains(r.Message, "..") || !strings.Contains(r.Message, "노드가 광고하는 값입니다.") {
+			t.Errorf("why %q: %q", why, r.Message)
+		}
+	}
+}

@@ -269,6 +269,8 @@ func (p *YAMLProblem) Why(in Input, lineText string) string {
 			return in.Msg("cluster.yaml.why.quantity", "field", p.Field, "line", p.Line, "value", p.Value)
 		}
 		return in.Msg("cluster.yaml.why.value")
+	case "schema":
+		return in.Msg("cluster.yaml.schema."+p.Want, "field", p.Field, "line", p.Line, "value", p.Value, "limit", p.Limit)
 	}
 	return ""
 }

@@ -80,11 +80,28 @@ var wordEndings = []struct {
 	{"ng", finalNG}, {"le", finalL}, {"me", finalM}, {"ne", finalN},
 }
 
+// wordReadings are English words, also as the end of a longer one
+// (runtimeType, webhook, SystemdCgroup, timeout), whose Korean reading
+// ends unlike their spelling's rules say: type 타입, group 그룹,
+// template 템플릿, hook 훅, rollout 아웃, check 체크.
+var wordReadings = []struct {
+	word  string
+	final int
+}{
+	{"type", finalB}, {"group", finalB}, {"template", finalS}, {"hook", finalG}, {"out", finalS}, {"check", noFinal},
+}
+
 // wordFinal reads r's end as an English word when its last two runes are
 // lowercase Latin letters; an acronym (GPU, R) is read letter by letter.
 func wordFinal(r []rune) (int, bool) {
 	if len(r) < 2 || !isLower(r[len(r)-1]) || !isLower(r[len(r)-2]) {
 		return 0, false
+	}
+	word := strings.ToLower(string(r[len(r)-lettersAtEnd(r):]))
+	for _, w := range wordReadings {
+		if strings.HasSuffix(word, w.word) {
+			return w.final, true
+		}
 	}
 	tail := string(r[len(r)-2:])
 	for _, w := range wordEndings {
@@ -92,18 +109,31 @@ func wordFinal(r []rune) (int, bool) {
 			return w.final, true
 		}
 	}
-	// A short vowel before p, t or ck closes the syllable: Map 맵,
-	// DaemonSet 셋, kubelet 릿, rack 랙 (but root 루트, script 트).
+	// A short vowel before b, p, t, c or ck closes the syllable: job 잡,
+	// Map 맵, DaemonSet 셋, kubelet 릿, spec 스펙, rack 랙 (but root
+	// 루트, script 트, runc 씨).
 	short := len(r) < 3 || !isVowel(r[len(r)-3])
-	switch {
+	closed := isVowel(r[len(r)-2]) && short
+	switch last := r[len(r)-1]; {
 	case tail == "ck":
 		return finalG, true
-	case isVowel(r[len(r)-2]) && short && r[len(r)-1] == 'p':
+	case closed && (last == 'p' || last == 'b'):
 		return finalB, true
-	case isVowel(r[len(r)-2]) && short && r[len(r)-1] == 't':
+	case closed && last == 't':
 		return finalS, true
+	case closed && last == 'c':
+		return finalG, true
 	}
 	return 0, false
+}
+
+// lettersAtEnd counts the Latin letters r ends with.
+func lettersAtEnd(r []rune) int {
+	n := 0
+	for n < len(r) && unicode.IsLetter(r[len(r)-1-n]) && r[len(r)-1-n] < unicode.MaxASCII {
+		n++
+	}
+	return n
 }
 
 func isVowel(r rune) bool { return strings.ContainsRune("aeiou", unicode.ToLower(r)) }

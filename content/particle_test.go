@@ -34,7 +34,7 @@ func TestParticleReadsTheLastSyllable(t *testing.T) {
 		{"kubectl", "이/가", "이"},
 		{"64Gi", "이어야/여야", "여야"}, // 아이
 		{"128Mi", "을/를", "를"},
-		{"SystemdCgroup", "이/가", "가"},  // 피
+		{"SystemdCgroup", "이/가", "이"},  // 씨그룹
 		{"sum", "이/가", "이"},            // 엠
 		{"ml-train", "은/는", "은"},       // 엔
 		{"cluster", "을/를", "를"},        // 클러스터
@@ -55,6 +55,108 @@ func TestParticleReadsTheLastSyllable(t *testing.T) {
 			t.Errorf("Particle(%q, %q) = %q, want %q", c.word, c.pair, got, c.want)
 		}
 	}
+}
+
+// Every word a shipped lab puts before a particle (each check's kind and
+// its field paths' last segment, which messages fill as "{field} {이/가}
+// {got} 입니다"), and the words of the kinds labs are written about,
+// read as a Korean reader says it. A word a lab adds that this table
+// does not know fails here until its reading is written down.
+func TestParticleReadsTheWordsLabsUse(t *testing.T) {
+	readings := map[string]string{ // word: its form of 이/가, with the reading
+		"ClusterPolicy":     "가", // 클러스터폴리시
+		"Deployment":        "가", // 디플로이먼트
+		"Node":              "가", // 노드
+		"Pod":               "가", // 파드
+		"PriorityClass":     "가", // 프라이오리티클래스
+		"ResourceQuota":     "가", // 리소스쿼터
+		"globalDefault":     "가", // 글로벌디폴트
+		"labels":            "가", // 레이블스
+		"preemptionPolicy":  "가", // 프리엠션폴리시
+		"spec":              "이", // 스펙
+		"affinity":          "가", // 어피니티
+		"containers":        "가", // 컨테이너스
+		"default":           "가", // 디폴트
+		"name":              "이", // 네임
+		"enabled":           "가", // 이네이블드
+		"hard":              "가", // 하드
+		"replicas":          "가", // 레플리카스
+		"nodeSelector":      "가", // 노드셀렉터
+		"priorityClassName": "이", // 프라이오리티클래스네임
+		"tolerations":       "가", // 톨러레이션스
+		"allocatable":       "이", // 얼로케이터블
+		"value":             "가", // 밸류
+	}
+	// Words of the kinds of labs authors write (a rollout with a
+	// PodDisruptionBudget, a custom resource), and of values.
+	more := map[string]string{
+		"type": "이", "strategy.type": "이", "runtimeType": "이", // 타입
+		"policy": "가", "node": "가", "pod": "가", // 폴리시, 노드, 파드
+		"Recreate": "가", "RollingUpdate": "가", // 리크리에이트, 롤링업데이트
+		"maxUnavailable": "이", "minAvailable": "이", "maxSurge": "가", // 언어베일러블, 맥스서지
+		"PodDisruptionBudget": "이",                 // 버짓
+		"rollout":             "이", "timeout": "이", // 롤아웃, 타임아웃
+		"webhook": "이", "Job": "이", "CronJob": "이", "cgroup": "이", // 웹훅, 잡, 씨그룹
+		"template": "이", "PodTemplate": "이", // 템플릿
+		"check": "가", "exec": "이", // 체크, 엑섹
+		"status": "가", "image": "가", "ConfigMap": "이", "DaemonSet": "이", // 스테이터스, 이미지, 맵, 셋
+		"Namespace": "가", "Secret": "이", "Service": "가", "label": "이", // 시크릿, 레이블
+		"readyReplicas": "가", "observedGeneration": "이", "reason": "이", // 제너레이션, 리즌
+		"runtimeClassName": "이", "handler": "가", "ready": "가", "Pending": "이",
+	}
+	for _, id := range IDs() {
+		l, err := Load(id)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		for _, w := range labWords(l) {
+			if _, ok := readings[w]; !ok {
+				t.Errorf("%s puts %q before particles: write its reading in this table", id, w)
+			}
+		}
+	}
+	for _, table := range []map[string]string{readings, more} {
+		for w, want := range table {
+			if got := Particle(w, "이/가"); got != want {
+				t.Errorf("Particle(%q, 이/가) = %q, want %q", w, got, want)
+			}
+		}
+	}
+}
+
+// labWords are the kinds a lab's checks name and the last segments of
+// the field paths they name.
+func labWords(l *Lab) []string {
+	var out []string
+	add := func(m map[string]any) {
+		for _, k := range []string{"kind", "field", "key"} {
+			v, _ := m[k].(string)
+			if i := strings.LastIndexAny(v, ".["); i >= 0 {
+				v = strings.TrimSuffix(v[i+1:], "]")
+			}
+			if v != "" && !slices.Contains(out, v) {
+				out = append(out, v)
+			}
+		}
+	}
+	for _, s := range l.Steps {
+		for _, c := range s.Checks {
+			add(c.Fields)
+			switch rules := c.Fields["rules"].(type) {
+			case []any:
+				for _, r := range rules {
+					if m, ok := r.(map[string]any); ok {
+						add(m)
+					}
+				}
+			case []map[string]any:
+				for _, m := range rules {
+					add(m)
+				}
+			}
+		}
+	}
+	return out
 }
 
 func TestFillPicksParticlesAfterValues(t *testing.T) {

@@ -81,6 +81,7 @@ func celEnv(vars []string) (*cel.Env, error) {
 func celLibrary() []cel.EnvOption {
 	return []cel.EnvOption{
 		ext.Strings(),
+		ext.Bindings(), // cel.bind(name, value, expr): a let for a value used twice
 		cel.OptionalTypes(),
 		cel.Function("get",
 			cel.MemberOverload("cluster_get_kind_ns_name", []*cel.Type{clusterType, cel.StringType, cel.StringType, cel.StringType}, cel.DynType,
@@ -397,7 +398,7 @@ func clusterOf(v ref.Val) *view {
 	if cv, ok := v.(clusterVal); ok && cv.c != nil {
 		return cv.c
 	}
-	return newView(&observe.Snapshot{})
+	return newView(&observe.Snapshot{}, nil)
 }
 
 func (v clusterVal) ConvertToNative(reflect.Type) (any, error) {

@@ -1,8 +1,6 @@
 package labkit
 
 import (
-	"github.com/labhub/labmate/observe/cluster"
-
 	"fmt"
 	"path"
 	"regexp"
@@ -10,9 +8,13 @@ import (
 	"strings"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes/scheme"
+
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
+	"github.com/labhub/labmate/observe/cluster"
 )
 
 var checkID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`) })
@@ -48,14 +50,14 @@ type compiledStep struct {
 
 // compileStep builds a step from its declarative checks. Problems are
 // authoring errors; a check with one evaluates to an error result.
-func compileStep(text *content.Lab, scope cluster.Scope, si int, ts content.Step) compiledStep {
+func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, si int, ts content.Step) compiledStep {
 	var (
 		out     compiledStep
 		entries []entry
 	)
 	raw, _ := text.ReadFile("lab.toml")
 	for i, spec := range ts.Checks {
-		c := &compiler{text: text, scope: scope, step: ts, si: si, ci: i, spec: spec}
+		c := &compiler{text: text, scope: scope, custom: custom, step: ts, si: si, ci: i, spec: spec}
 		e := entry{base: c.base(), check: compileCheck(c)}
 		e.kinds = c.kinds
 		if c.fatal != nil && out.fatal == nil {
@@ -86,10 +88,10 @@ func compileStep(text *content.Lab, scope cluster.Scope, si int, ts content.Step
 			}
 		}
 	}
-	s.Eval = func(in checks.Input) checks.StepEval { return evalStep(in, ts.ID, entries) }
+	s.Eval = func(in checks.Input) checks.StepEval { return evalStep(in, ts.ID, entries, custom) }
 	if slices.ContainsFunc(entries, func(e entry) bool { r, ok := e.check.(rememberer); return ok && r.Remembers() }) {
 		s.Remember = func(snap *observe.Snapshot, w *checks.Witness, inOrder bool) bool {
-			return rememberStep(snap, w, ts.ID, si == 0, inOrder, entries)
+			return rememberStep(snap, w, ts.ID, si == 0, inOrder, entries, custom)
 		}
 	}
 	out.step = s
@@ -152,6 +154,7 @@ type checkErr struct {
 type compiler struct {
 	text   *content.Lab
 	scope  cluster.Scope // what the lab watches
+	custom customKinds   // the custom resource kinds of its crds/
 	step   content.Step
 	si, ci int // the step's and the check's index in the lab
 	spec   content.Check
@@ -176,6 +179,25 @@ func (c *compiler) base() base {
 // problem records an authoring error worded by the shared text key.
 func (c *compiler) problem(key string, kv ...any) {
 	c.errs = append(c.errs, checkErr{msg: msgf(key, kv...)})
+}
+
+// problemAt records an authoring error placed at the line that sets key.
+func (c *compiler) problemAt(key, msgKey string, kv ...any) {
+	c.errs = append(c.errs, checkErr{msg: msgf(msgKey, kv...), at: c.keySpan(key)})
+}
+
+// decodable requires a manifest of gvk to be one labmate reads as the
+// API server would: a built-in kind, or a custom resource whose CRD (in
+// crds/) gives the version a schema. The error is placed at key.
+func (c *compiler) decodable(gvk schema.GroupVersionKind, key string) {
+	ck, custom := c.custom[gvk]
+	switch {
+	case scheme.Scheme.Recognizes(gvk):
+	case custom && ck.schema == nil:
+		c.problemAt(key, "labkit.no_schema", "api_version", gvk.GroupVersion().String(), "kind", gvk.Kind)
+	case !custom:
+		c.problemAt(key, "labkit.unknown_kind", "api_version", gvk.GroupVersion().String(), "kind", gvk.Kind)
+	}
 }
 
 // problemNear records an authoring error placed at the first line of the

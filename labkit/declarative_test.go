@@ -396,10 +396,21 @@ func TestCELSum(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", src, err)
 		}
-		got, _, err := e.evalText(vars{cluster: newView(&observe.Snapshot{})})
+		got, _, err := e.evalText(vars{cluster: newView(&observe.Snapshot{}, nil)})
 		if err != nil || got != want {
 			t.Errorf("%s = %q, %v; want %s", src, got, err, want)
 		}
+	}
+}
+
+// cel.bind names a value an expression uses twice (CEL has no let).
+func TestCELBind(t *testing.T) {
+	e, err := compileExpr("report", "cel.bind(r, 3, r * r + r)", "value")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, err := e.evalText(vars{cluster: newView(&observe.Snapshot{}, nil)}); err != nil || got != "12" {
+		t.Errorf("cel.bind = %q, %v; want 12", got, err)
 	}
 }
 
@@ -453,7 +464,7 @@ func tomlKeys(t reflect.Type) []string {
 // even one whose words look alike (the strings extension's "index out
 // of range" for charAt and substring).
 func TestCELAbsence(t *testing.T) {
-	v := vars{object: map[string]any{"spec": map[string]any{"list": []any{}}}, cluster: newView(&observe.Snapshot{})}
+	v := vars{object: map[string]any{"spec": map[string]any{"list": []any{}}}, cluster: newView(&observe.Snapshot{}, nil)}
 	for src, absent := range map[string]bool{
 		"[][0]":                    true,
 		"dyn([])[0]":               true,
@@ -486,9 +497,16 @@ func TestCELAbsence(t *testing.T) {
 // openEdited opens a copy of the demo lab with lab.toml edited by edit.
 func openEdited(t *testing.T, edit func(string) string) *Lab {
 	t.Helper()
+	return openEditedCopy(t, "testdata/kit-demo", "lab.toml", edit)
+}
+
+// openEditedCopy opens a copy of the lab in from with its file edited by
+// edit.
+func openEditedCopy(t *testing.T, from, file string, edit func(string) string) *Lab {
+	t.Helper()
 	dir := t.TempDir()
-	copyDir(t, "testdata/kit-demo", dir)
-	p := filepath.Join(dir, "lab.toml")
+	copyDir(t, from, dir)
+	p := filepath.Join(dir, file)
 	raw, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -745,7 +763,7 @@ func TestClusterListIsSorted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _, err := e.evalText(vars{cluster: newView(store.Snapshot())})
+	got, _, err := e.evalText(vars{cluster: newView(store.Snapshot(), nil)})
 	if want := "a/z, a-b/x, demo/a, demo/b"; err != nil || got != want {
 		t.Errorf("cluster.list = %q, %v; want %s", got, err, want)
 	}

@@ -98,6 +98,8 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 	var probs []*content.Problem
 	l.Scope, l.CRDs, probs = scopeOf(text)
 	l.Problems = append(l.Problems, probs...)
+	custom, probs := readCustomKinds(text)
+	l.Problems = append(l.Problems, probs...)
 	// Refused by lab install, pack and verify; shown escaped when run.
 	l.Problems = append(l.Problems, text.ControlProblems()...)
 	goSteps := map[string]checks.Step{}
@@ -114,7 +116,7 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 			l.problem(text, ts, content.Msg("labkit.both", "step", ts.Number))
 			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
 		case len(ts.Checks) > 0:
-			cs := compileStep(text, l.Scope, si, ts)
+			cs := compileStep(text, l.Scope, custom, si, ts)
 			if cs.fatal != nil {
 				return nil, cs.fatal
 			}

@@ -11,7 +11,7 @@ import (
 
 // evalStep evaluates a declarative step: its file checks always, its live
 // checks only while the cluster may be trusted (the gate says why not).
-func evalStep(in checks.Input, stepID string, entries []entry) checks.StepEval {
+func evalStep(in checks.Input, stepID string, entries []entry, custom customKinds) checks.StepEval {
 	var ev checks.StepEval
 	liveOK := true
 	if slices.ContainsFunc(entries, func(e entry) bool { return e.check.Live() }) {
@@ -20,7 +20,7 @@ func evalStep(in checks.Input, stepID string, entries []entry) checks.StepEval {
 		ev.Observed = append(ev.Observed, gate.Observed...)
 		ev.Checks = append(ev.Checks, gate.Checks...)
 	}
-	cv := newView(in.Snap)
+	cv := newView(in.Snap, custom)
 	status := map[string]checks.Status{}
 	for _, e := range entries {
 		if e.check.Live() && !liveOK {
@@ -69,13 +69,13 @@ func unmetNeed(spec content.Check, status map[string]checks.Status) string {
 }
 
 // rememberStep records what the checks of a step that remember saw now.
-func rememberStep(snap *observe.Snapshot, w *checks.Witness, stepID string, first, inOrder bool, entries []entry) bool {
+func rememberStep(snap *observe.Snapshot, w *checks.Witness, stepID string, first, inOrder bool, entries []entry, custom customKinds) bool {
 	// The first step has nothing before it: always in order, nothing to keep.
 	m, changed := moment{inOrder: true}, false
 	if !first {
 		m, changed = orderOf(snap, w, stepID, inOrder)
 	}
-	cv := newView(snap)
+	cv := newView(snap, custom)
 	for _, e := range entries {
 		if r, ok := e.check.(rememberer); ok && e.bad == nil && r.Remember(snap, w, m, cv) {
 			changed = true

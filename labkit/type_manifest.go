@@ -3,7 +3,6 @@ package labkit
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/kubernetes/scheme"
 
 	"github.com/labhub/labmate/checks"
 )
@@ -22,7 +21,7 @@ type manifestFields struct {
 var manifestKind = Kind{"manifest", "A Kubernetes manifest decodes strictly into its typed API object (unknown fields, wrong types and a wrong kind are each reported with their line), and its fields meet CEL rules over `object`.", []Field{
 	{"path", true, "The manifest, relative to the lab root (one YAML document)."},
 	{"api_version", true, "Its apiVersion (`v1`, `apps/v1`, `node.k8s.io/v1`)."},
-	{"kind", true, "Its kind (`Pod`, `DaemonSet`, ...): any built-in type."},
+	{"kind", true, "Its kind (`Pod`, `DaemonSet`, ...): any built-in type, or a custom resource of the lab's `crds/`, read as the API server reads it (unstructured, validated against the CRD's `openAPIV3Schema`, a field the schema does not declare refused)."},
 	{"name", false, "The metadata.name it must have."},
 	{"namespace", false, "The metadata.namespace it must have."},
 	{"rules", false, "Conditions on the object: `[[...rules]]` tables, see Rules."},
@@ -40,9 +39,10 @@ func (manifestType) Vars() []string { return []string{"object"} }
 func (manifestType) Compile(c *compiler) check {
 	d := &manifestCheck{base: c.base()}
 	c.decode(&d.manifestFields)
-	gv, err := schema.ParseGroupVersion(d.APIVersion)
-	if err != nil || !scheme.Scheme.Recognizes(gv.WithKind(d.Kind)) {
-		c.problem("labkit.unknown_kind", "api_version", d.APIVersion, "kind", d.Kind)
+	if gv, err := schema.ParseGroupVersion(d.APIVersion); err != nil {
+		c.problemAt("api_version", "labkit.unknown_kind", "api_version", d.APIVersion, "kind", d.Kind)
+	} else {
+		c.decodable(gv.WithKind(d.Kind), "api_version")
 	}
 	d.rules = c.rules(d.Rules)
 	return d

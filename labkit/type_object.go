@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/observe/cluster"
 )
 
 // objectSpec names an object: a live one for object and witness checks,
@@ -46,7 +47,7 @@ var objectKind = Kind{"object", "A live object labmate watches meets CEL rules o
 	{"kind", true, "The object's kind (`Pod`, `Deployment`, a custom resource's `ClusterPolicy`): one of the resources the lab's `[cluster] watch` lists."},
 	{"namespace", false, "Its namespace (empty for a cluster-scoped kind: Node, Namespace, PriorityClass, ...)."},
 	{"name", true, "Its name."},
-	{"file", false, "A manifest (relative path) decoded as `file` for the rules; the check waits until it decodes."},
+	{"file", false, "A manifest (relative path) decoded as `file` for the rules, as the live object's kind and version (a custom resource through its CRD's schema in `crds/`); the check waits until it decodes."},
 	{"missing", false, "Message key for the text when the object does not exist."},
 	{"rules", false, "Conditions on the object: see Rules. Without rules the object must only exist."},
 }, []Text{
@@ -63,6 +64,9 @@ func (objectType) Compile(c *compiler) check {
 	c.decode(&d.objectFields)
 	c.message("missing", d.Missing)
 	d.requireWatched(c)
+	if i := slices.IndexFunc(c.scope.Watches, func(w cluster.Watch) bool { return w.Resource.Kind == d.Kind }); i >= 0 && d.File != "" {
+		c.decodable(c.scope.Watches[i].Resource.GVK(), "file")
+	}
 	d.rules = c.rules(d.Rules)
 	return d
 }

@@ -1,7 +1,10 @@
 package labkit
 
 import (
+	"errors"
+
 	yamlv3 "go.yaml.in/yaml/v3"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/scheme"
@@ -21,6 +24,7 @@ type view struct {
 	tomls     map[string]checks.TOMLFile
 	yamls     map[string]parsedYAML
 	manifests map[manifestKey]decodedManifest
+	custom    customKinds // the lab's custom resource kinds
 }
 
 type parsedYAML struct {
@@ -36,9 +40,9 @@ type decodedManifest struct {
 	r   checks.Result
 }
 
-func newView(snap *observe.Snapshot) *view {
+func newView(snap *observe.Snapshot, custom customKinds) *view {
 	return &view{snap: snap, converted: map[runtime.Object]map[string]any{}, tomls: map[string]checks.TOMLFile{},
-		yamls: map[string]parsedYAML{}, manifests: map[manifestKey]decodedManifest{}}
+		yamls: map[string]parsedYAML{}, manifests: map[manifestKey]decodedManifest{}, custom: custom}
 }
 
 // toml is checks.OpenTOML of rel, its results named for id.
@@ -71,20 +75,39 @@ func (c *view) yaml(in checks.Input, id, rel string) (*yamlv3.Node, *checks.Resu
 	return p.doc, nil
 }
 
-// manifest is rel decoded strictly as apiVersion kind (checks.DecodeManifestInto):
-// the typed object and its manifest, or nil and the result saying why
-// not, named for id.
+// manifest is rel decoded strictly as apiVersion kind: a built-in kind
+// into its typed object (checks.DecodeManifestInto), one of the lab's
+// custom resources unstructured and validated through its CRD's schema.
+// It returns the object and its manifest, or nil and the result saying
+// why not, named for id.
 func (c *view) manifest(in checks.Input, id, rel, apiVersion, kind string) (runtime.Object, *checks.Manifest, checks.Result) {
 	key := manifestKey{rel, apiVersion, kind}
 	dm, ok := c.manifests[key]
 	if !ok {
 		gv, err := schema.ParseGroupVersion(apiVersion)
-		if err == nil {
-			dm.obj, err = scheme.Scheme.New(gv.WithKind(kind))
+		gvk := gv.WithKind(kind)
+		ck := c.custom[gvk]
+		switch {
+		case err != nil:
+		case scheme.Scheme.Recognizes(gvk):
+			if dm.obj, err = scheme.Scheme.New(gvk); err == nil {
+				dm.m, dm.r = checks.DecodeManifestInto(in, id, rel, apiVersion, kind, dm.obj)
+			}
+		case ck != nil:
+			u := &unstructured.Unstructured{}
+			dm.obj = u
+			dm.m, dm.r = checks.DecodeManifestWith(in, id, rel, apiVersion, kind, func(text string, tree *yamlv3.Node) *checks.YAMLProblem {
+				var prob *checks.YAMLProblem
+				u.Object, prob = ck.decode(text, tree)
+				return prob
+			})
+		default: // refused when the lab loads (compile)
+			err = errors.New(in.Msg("labkit.unknown_kind", "api_version", apiVersion, "kind", kind))
 		}
 		if err != nil {
 			dm = decodedManifest{r: checks.Result{Status: checks.Error, Message: err.Error()}}
-		} else if dm.m, dm.r = checks.DecodeManifestInto(in, id, rel, apiVersion, kind, dm.obj); dm.m == nil {
+		}
+		if dm.m == nil {
 			dm.obj = nil
 		}
 		c.manifests[key] = dm

@@ -12,11 +12,15 @@ import (
 	"slices"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 
@@ -160,14 +164,20 @@ func waitEstablished(ctx context.Context, cs kubernetes.Interface, file string, 
 }
 
 // applyOne server-side applies one object through the API path its kind
-// maps to.
+// maps to, carrying the last-applied annotation `kubectl apply` keeps:
+// so the learner's own `kubectl apply -f` of the object merges with what
+// the sandbox made without warning that the annotation is missing, and
+// `kubectl apply --server-side` takes over the fields the sandbox set,
+// as long as nobody changed them since, without conflicts (the API
+// server allows kubectl's conflicts with fields the annotation holds,
+// which is the client- to server-side upgrade path).
 func applyOne(ctx context.Context, cs kubernetes.Interface, mapper meta.RESTMapper, u *unstructured.Unstructured) error {
 	gvk := u.GroupVersionKind()
 	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
 		return err
 	}
-	body, err := json.Marshal(u.Object)
+	body, err := json.Marshal(withLastApplied(u).Object)
 	if err != nil {
 		return err
 	}
@@ -188,6 +198,101 @@ func applyOne(ctx context.Context, cs kubernetes.Interface, mapper meta.RESTMapp
 	return cs.Discovery().RESTClient().Patch(types.ApplyPatchType).AbsPath(p).
 		VersionedParams(&metav1.PatchOptions{FieldManager: FieldManager, Force: &force}, metav1.ParameterCodec).
 		Body(body).Do(ctx).Error()
+}
+
+// dropChanged deletes each object of ms that Reset would otherwise leave
+// as someone changed it (a cluster-scoped object of a kind not wiped, the
+// CRDs among them, or one outside the deleted namespaces) and waits until
+// they are gone, so applying ms makes them again exactly as declared. A
+// server-side apply alone would keep every field another manager set.
+// An object is changed when a manager other than labmate's owns a field
+// of it (its status aside: controllers write that).
+func dropChanged(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, st Start) error {
+	var mapper meta.RESTMapper
+	var gone []*unstructured.Unstructured
+	var gvrs []schema.GroupVersionResource
+	for _, m := range st.Manifests {
+		for _, u := range m.Objects {
+			if u.GetNamespace() != "" && slices.Contains(st.Namespaces, u.GetNamespace()) ||
+				u.GetKind() == "Namespace" && slices.Contains(st.Namespaces, u.GetName()) {
+				continue // deleted with its namespace
+			}
+			if mapper == nil {
+				groups, err := restmapper.GetAPIGroupResources(cs.Discovery())
+				if err != nil {
+					return wrapMsg(err, "sandbox.err.apply", "file", m.File)
+				}
+				mapper = restmapper.NewDiscoveryRESTMapper(groups)
+			}
+			gvk := u.GroupVersionKind()
+			mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+			if err != nil || slices.Contains(st.Wipe, mapping.Resource) {
+				continue // not served yet (nothing to restore), or wiped
+			}
+			ri := dynamic.ResourceInterface(dyn.Resource(mapping.Resource))
+			if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+				ri = dyn.Resource(mapping.Resource).Namespace(u.GetNamespace())
+			}
+			live, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
+			if err != nil || !changedByOthers(live) {
+				continue
+			}
+			if err := ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+				return wrapMsg(err, "sandbox.err.wipe", "resource", mapping.Resource.Resource+"."+mapping.Resource.Group)
+			}
+			gone, gvrs = append(gone, u), append(gvrs, mapping.Resource)
+		}
+	}
+	var left []string
+	return poll(ctx, func(ctx context.Context) (bool, error) {
+		left = left[:0]
+		for i, u := range gone {
+			ri := dynamic.ResourceInterface(dyn.Resource(gvrs[i]))
+			if u.GetNamespace() != "" {
+				ri = dyn.Resource(gvrs[i]).Namespace(u.GetNamespace())
+			}
+			if _, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				left = append(left, u.GetKind()+" "+u.GetName())
+			}
+		}
+		return len(left) == 0, nil
+	}, func() error {
+		return errors.New(content.Msg("sandbox.fail.changed_left", "objects", strings.Join(left, ", "), "timeout", ResetTimeout))
+	})
+}
+
+// changedByOthers says whether a manager other than labmate's owns a
+// field of u outside its status.
+func changedByOthers(u *unstructured.Unstructured) bool {
+	return slices.ContainsFunc(u.GetManagedFields(), func(f metav1.ManagedFieldsEntry) bool {
+		return f.Manager != FieldManager && f.Subresource == ""
+	})
+}
+
+// maxLastApplied is the largest object given a last-applied annotation
+// (kubectl refuses annotations over 256 KiB in all).
+const maxLastApplied = 128 << 10
+
+// withLastApplied is u with kubectl's last-applied annotation: u as JSON,
+// without that annotation.
+func withLastApplied(u *unstructured.Unstructured) *unstructured.Unstructured {
+	out := u.DeepCopy()
+	ann := out.GetAnnotations()
+	delete(ann, corev1.LastAppliedConfigAnnotation)
+	if len(ann) == 0 {
+		ann = nil
+	}
+	out.SetAnnotations(ann)
+	raw, err := json.Marshal(out.Object)
+	if err != nil || len(raw) > maxLastApplied {
+		return out
+	}
+	if ann == nil {
+		ann = map[string]string{}
+	}
+	ann[corev1.LastAppliedConfigAnnotation] = string(raw) + "\n"
+	out.SetAnnotations(ann)
+	return out
 }
 
 // waitDaemonSets waits until every DaemonSet of m has been seen by its

@@ -230,6 +230,9 @@ func Reset(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, 
 	if err := wipe(ctx, dyn, st.Wipe); err != nil {
 		return err
 	}
+	if err := dropChanged(ctx, cs, dyn, st); err != nil {
+		return err
+	}
 	if err := resetNodes(ctx, cs, st.Nodes); err != nil {
 		return err
 	}

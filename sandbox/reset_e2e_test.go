@@ -1,0 +1,190 @@
+package sandbox_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/sandbox"
+	"github.com/labhub/labmate/sandbox/sandboxtest"
+)
+
+// gizmoLab watches a cluster-scoped custom resource its crds/ define; its
+// sandbox starts with one Gizmo and a PriorityClass (cluster-scoped, not
+// watched).
+var gizmoLab = map[string]string{
+	"lab.toml": `id = "gizmo-lab"
+title = "기즈모"
+default_root = "/tmp/gizmo-lab"
+intro = "intro.md"
+
+[cluster]
+watch = ["gizmos.labmate.example.com"]
+
+[[steps]]
+number = 1
+id = "size"
+title = "기즈모"
+body = "steps/01.md"
+
+[[steps.checks]]
+id = "g1"
+type = "object"
+kind = "Gizmo"
+name = "g1"
+`,
+	"intro.md":    "# 기즈모\n",
+	"steps/01.md": "# 기즈모\n",
+	"crds/gizmos.yaml": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: gizmos.labmate.example.com
+spec:
+  group: labmate.example.com
+  names: {plural: gizmos, singular: gizmo, kind: Gizmo, listKind: GizmoList}
+  scope: Cluster
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              size: {type: integer}
+              colour: {type: string}
+`,
+	"sandbox/10-start.yaml": `apiVersion: labmate.example.com/v1
+kind: Gizmo
+metadata:
+  name: g1
+spec:
+  size: 3
+---
+apiVersion: scheduling.k8s.io/v1
+kind: PriorityClass
+metadata:
+  name: gizmo-high
+value: 1000
+description: start
+`,
+}
+
+var gizmos = schema.GroupVersionResource{Group: "labmate.example.com", Version: "v1", Resource: "gizmos"}
+
+// A reset brings a cluster-scoped custom resource the sandbox made back
+// to what sandbox/ declares, deletes one the learner made, restores a
+// cluster-scoped object of an unwatched kind the learner changed, and
+// leaves the CRD nobody changed alone. Meanwhile the learner's ordinary
+// `kubectl apply`, client-side and server-side, works on what the
+// sandbox made: no warning about the last-applied annotation, no
+// conflict with the sandbox's field manager.
+func TestResetRestoresWhatTheLabDeclaresE2E(t *testing.T) {
+	kubeconfig := sandboxtest.Start(t)
+	cs := sandboxtest.Client(t)
+	dyn := sandboxtest.Dynamic(t)
+	sandboxtest.LockLab(t)
+	ctx := context.Background()
+	kubectl := filepath.Join(sandboxtest.Options().ResolvedBinDir(), "kubectl")
+	kctx := sandbox.Context(sandboxtest.Options())
+	dir := t.TempDir()
+	for name, body := range gizmoLab {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := content.LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kit, err := labkit.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := sandbox.ManifestsOf(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds := schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+	t.Cleanup(func() {
+		_ = dyn.Resource(crds).Delete(ctx, "gizmos.labmate.example.com", metav1.DeleteOptions{})
+		_ = cs.SchedulingV1().PriorityClasses().Delete(ctx, "gizmo-high", metav1.DeleteOptions{})
+	})
+	start := sandbox.Start{Lab: text.ID, Namespaces: text.Cluster.Namespaces, Nodes: sandboxtest.Options().Nodes, Wipe: kit.Wipe(), Manifests: ms}
+	reset := func() {
+		t.Helper()
+		rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+		defer cancel()
+		if err := sandbox.Reset(rctx, cs, dyn, start); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(stdin string, args ...string) string {
+		t.Helper()
+		cmd := exec.Command(kubectl, append([]string{"--kubeconfig", kubeconfig, "--context", kctx}, args...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		if strings.Contains(string(out), "Warning") {
+			t.Errorf("kubectl %s warns:\n%s", strings.Join(args, " "), out)
+		}
+		return string(out)
+	}
+
+	reset()
+	crd, err := dyn.Resource(crds).Get(ctx, "gizmos.labmate.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The learner's kubectl apply, both ways, on what the sandbox made.
+	run("apiVersion: labmate.example.com/v1\nkind: Gizmo\nmetadata:\n  name: g1\nspec:\n  size: 5\n  colour: red\n", "apply", "-f", "-")
+	run("apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: gizmo-high\n  labels: {team: learner}\nvalue: 1000\ndescription: learner\n", "apply", "--server-side", "-f", "-")
+	run("apiVersion: labmate.example.com/v1\nkind: Gizmo\nmetadata:\n  name: g2\nspec:\n  size: 1\n", "create", "-f", "-")
+
+	reset()
+	g1, err := dyn.Resource(gizmos).Get(ctx, "g1", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spec, _, _ := unstructured.NestedMap(g1.Object, "spec"); len(spec) != 1 || spec["size"] != int64(3) {
+		t.Errorf("g1 spec after reset = %v, want the sandbox's {size: 3}", spec)
+	}
+	if _, err := dyn.Resource(gizmos).Get(ctx, "g2", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("the learner's g2 after reset: %v, want it gone", err)
+	}
+	pc, err := cs.SchedulingV1().PriorityClasses().Get(ctx, "gizmo-high", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pc.Description != "start" || len(pc.Labels) != 0 {
+		t.Errorf("PriorityClass gizmo-high after reset: description %q, labels %v; want the sandbox's %q and none", pc.Description, pc.Labels, "start")
+	}
+	again, err := dyn.Resource(crds).Get(ctx, "gizmos.labmate.example.com", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.GetUID() != crd.GetUID() {
+		t.Error("the CRD nobody changed was made again by the reset")
+	}
+}
