@@ -31,7 +31,8 @@ func List(ctx context.Context, cs kubernetes.Interface, ns, lab string) (Class, 
 	return c, nil
 }
 
-// Export is the grading export's JSON shape.
+// Export is the grading export's JSON shape, and what `class report
+// --from` reads back.
 type Export struct {
 	Learners []ExportLearner `json:"learners"`
 }
@@ -44,31 +45,95 @@ type ExportLearner struct {
 	Learner string `json:"learner"`
 	Lab     string `json:"lab"`
 	// LabVersion is the version of the lab the learner's labmate ran.
-	LabVersion string       `json:"labVersion,omitempty"`
-	Updated    time.Time    `json:"updated"`
-	Flag       Flag         `json:"flag,omitempty"`
-	Steps      []ExportStep `json:"steps"`
+	LabVersion string    `json:"labVersion,omitempty"`
+	Updated    time.Time `json:"updated"`
+	Flag       Flag      `json:"flag,omitempty"`
+	// Current is the first step not passed (0: all passed), since
+	// CurrentSince.
+	Current      int          `json:"current"`
+	CurrentSince time.Time    `json:"currentSince,omitzero"`
+	Steps        []ExportStep `json:"steps"`
+	Regression   *Regression  `json:"regression,omitempty"`
 }
 
 // ExportStep is one step for grading; Status as in `check --json`.
+// Arrived, FirstPassed and Attempts as in StepRecord (zero in a schema 1
+// record); Failing the IDs of the checks that do not pass now.
 type ExportStep struct {
-	Number int           `json:"number"`
-	Status checks.Status `json:"status"`
-	Hints  int           `json:"hints"`
+	Number      int           `json:"number"`
+	Status      checks.Status `json:"status"`
+	Hints       int           `json:"hints"`
+	Solution    bool          `json:"solution,omitempty"`
+	Arrived     time.Time     `json:"arrived,omitzero"`
+	FirstPassed time.Time     `json:"firstPassed,omitzero"`
+	Attempts    int           `json:"attempts"`
+	Failing     []string      `json:"failing,omitempty"`
+}
+
+// Record is the step as a StepRecord (TimeToPass and the statistics
+// read both live records and saved exports through it).
+func (s ExportStep) Record() StepRecord {
+	r := StepRecord{Number: s.Number, Status: s.Status, Hints: s.Hints, Solution: s.Solution,
+		Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts}
+	for _, id := range s.Failing {
+		r.Failing = append(r.Failing, FailingCheck{ID: id, Status: checks.Failed})
+	}
+	return r
 }
 
 // ToExport turns a class into the export shape.
 func ToExport(c Class) Export {
 	e := Export{Learners: []ExportLearner{}}
 	for _, r := range c.Records {
-		l := ExportLearner{Name: r.Name, Learner: r.Learner, Lab: r.Lab, LabVersion: r.LabVersion, Updated: r.Updated, Flag: r.Flag, Steps: []ExportStep{}}
+		l := ExportLearner{Name: r.Name, Learner: r.Learner, Lab: r.Lab, LabVersion: r.LabVersion, Updated: r.Updated, Flag: r.Flag,
+			Current: r.Current, CurrentSince: r.CurrentSince, Steps: []ExportStep{}, Regression: r.Regression}
 		for _, s := range r.Steps {
-			l.Steps = append(l.Steps, ExportStep{Number: s.Number, Status: s.Status, Hints: s.Hints})
+			es := ExportStep{Number: s.Number, Status: s.Status, Hints: s.Hints, Solution: s.Solution,
+				Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts}
+			for _, f := range s.Failing {
+				es.Failing = append(es.Failing, f.ID)
+			}
+			l.Steps = append(l.Steps, es)
 		}
 		e.Learners = append(e.Learners, l)
 	}
 	return e
 }
+
+// FromExport is a saved export as records again (what `class report
+// --from` draws). Every learner is checked against the record bounds as
+// a record object's content is: one that breaks them keeps its learner
+// and lab and is flagged Malformed, with no steps.
+func FromExport(e Export) Class {
+	var c Class
+	for _, l := range e.Learners {
+		r := Record{Schema: Schema, Learner: l.Learner, Name: l.Name, Lab: l.Lab, LabVersion: l.LabVersion, Updated: l.Updated,
+			Flag: l.Flag, Current: l.Current, CurrentSince: l.CurrentSince, Regression: l.Regression, Steps: []StepRecord{}}
+		for _, s := range l.Steps {
+			r.Steps = append(r.Steps, s.Record())
+		}
+		if r.Flag == "" && (!ValidLearner(r.Learner) || r.bounded() != nil) {
+			r = Record{Schema: Schema, Learner: l.Learner, Name: l.Learner, Lab: l.Lab, Steps: []StepRecord{}, Flag: Malformed}
+		}
+		c.Records = append(c.Records, r)
+	}
+	c.Synced = true
+	return c
+}
+
+// ReadExport reads a saved JSON export (WriteJSON).
+func ReadExport(r io.Reader) (Export, error) {
+	var e Export
+	dec := json.NewDecoder(io.LimitReader(r, maxExportBytes))
+	if err := dec.Decode(&e); err != nil {
+		return Export{}, err
+	}
+	return e, nil
+}
+
+// maxExportBytes bounds a saved export: a record's bound times the
+// largest class init makes, with room to spare.
+const maxExportBytes = 1000 * MaxRecordBytes * 2
 
 // WriteJSON writes the export as indented JSON.
 func WriteJSON(w io.Writer, c Class) error {
@@ -79,23 +144,26 @@ func WriteJSON(w io.Writer, c Class) error {
 
 // WriteCSV writes one row per learner and step (a long table a
 // spreadsheet pivots as it likes): name, learner, lab, updated, flag,
-// step, status, hints, lab_version (last, so sheets made before it
-// keep their columns). A learner with no steps (none yet, or a flagged
-// record) gets one row with empty step columns, so nobody vanishes from
-// the grade sheet.
+// step, status, hints, lab_version, then (schema 2) arrived,
+// first_passed, seconds_to_pass and attempts; new columns go last, so
+// sheets made before them keep their columns. A learner with no steps
+// (none yet, or a flagged record) gets one row with empty step columns,
+// so nobody vanishes from the grade sheet.
 func WriteCSV(w io.Writer, c Class) error {
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints", "lab_version"})
+	_ = cw.Write([]string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints", "lab_version",
+		"arrived", "first_passed", "seconds_to_pass", "attempts"})
 	for _, l := range ToExport(c).Learners {
-		updated := ""
-		if !l.Updated.IsZero() {
-			updated = l.Updated.UTC().Format(time.RFC3339)
-		}
 		if len(l.Steps) == 0 {
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, string(l.Flag), "", "", "", l.LabVersion})
+			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), "", "", "", l.LabVersion, "", "", "", ""})
 		}
 		for _, s := range l.Steps {
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, updated, string(l.Flag), strconv.Itoa(s.Number), string(s.Status), strconv.Itoa(s.Hints), l.LabVersion})
+			secs := ""
+			if d, ok := s.Record().TimeToPass(); ok {
+				secs = strconv.Itoa(int(d / time.Second))
+			}
+			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), strconv.Itoa(s.Number), string(s.Status),
+				strconv.Itoa(s.Hints), l.LabVersion, stamp(s.Arrived), stamp(s.FirstPassed), secs, strconv.Itoa(s.Attempts)})
 		}
 	}
 	cw.Flush()
@@ -103,4 +171,12 @@ func WriteCSV(w io.Writer, c Class) error {
 		return fmt.Errorf("csv: %w", err)
 	}
 	return nil
+}
+
+// stamp is a time in RFC 3339, UTC, or "" when unset.
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }

@@ -2,10 +2,14 @@ package class
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/internal/termtext/termtexttest"
 )
 
@@ -24,5 +28,73 @@ func TestExportJSONKeepsRawStrings(t *testing.T) {
 	}
 	if strings.ContainsRune(b.String(), 0x1b) || back.Learners[0].Name != termtexttest.Hostile {
 		t.Errorf("export does not keep the raw name, escaped:\n%s", b.String())
+	}
+}
+
+// The export carries each step's times and attempts (JSON and CSV), and
+// a saved JSON export reads back to the same records (report --from).
+func TestExportCarriesTimesAndAttemptsAndReadsBack(t *testing.T) {
+	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	rec := Record{Schema: Schema, Learner: "ana", Name: "아나", Lab: "gpu-incident", Labmate: "v1", Updated: at.Add(9 * time.Minute),
+		Current: 2, CurrentSince: at.Add(7 * time.Minute),
+		Regression: &Regression{Step: 1, From: checks.Passed, To: checks.Failed, At: at.Add(3 * time.Minute)},
+		Steps: []StepRecord{
+			{Number: 1, Status: checks.Passed, Hints: 2, Solution: true, Arrived: at, FirstPassed: at.Add(7 * time.Minute), Attempts: 4},
+			{Number: 2, Status: checks.Failed, Arrived: at.Add(7 * time.Minute), Attempts: 1,
+				Failing: []FailingCheck{{ID: "runtime-class", Status: checks.Failed}}},
+		}}
+	c := Class{Records: []Record{rec}}
+	var js, cs bytes.Buffer
+	if err := WriteJSON(&js, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&cs, c); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&cs).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := strings.Join(rows[0], ",")
+	if !strings.HasSuffix(head, "hints,lab_version,arrived,first_passed,seconds_to_pass,attempts") {
+		t.Errorf("csv header %q", head)
+	}
+	if got := strings.Join(rows[1][9:], ","); got != "2026-12-01T09:00:00Z,2026-12-01T09:07:00Z,420,4" {
+		t.Errorf("step 1 times and attempts in csv: %q", got)
+	}
+	if got := strings.Join(rows[2][9:], ","); got != "2026-12-01T09:07:00Z,,,1" {
+		t.Errorf("step 2 times and attempts in csv: %q", got)
+	}
+	e, err := ReadExport(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := FromExport(e)
+	if len(back.Records) != 1 {
+		t.Fatalf("%d records back", len(back.Records))
+	}
+	got := back.Records[0]
+	want := rec
+	want.Labmate = "" // not exported
+	want.Steps[1].Failing[0].Status = checks.Failed
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("read back\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+// A saved export is a file anyone could edit: a learner in it that
+// breaks a record's bounds is flagged as a record object would be.
+func TestFromExportFlagsWhatBreaksTheBounds(t *testing.T) {
+	e := Export{Learners: []ExportLearner{
+		{Name: "ok", Learner: "ana", Lab: "gpu-incident", Steps: []ExportStep{{Number: 1, Status: checks.Passed}}},
+		{Name: "bad\x1b[2J", Learner: "bo", Lab: "gpu-incident", Steps: []ExportStep{{Number: 1, Status: checks.Passed}}},
+		{Name: "x", Learner: "cy", Lab: "gpu-incident", Steps: []ExportStep{{Number: 1, Status: checks.Passed, Attempts: -3}}},
+	}}
+	c := FromExport(e)
+	for i, want := range []Flag{"", Malformed, Malformed} {
+		r := c.Records[i]
+		if r.Flag != want || (want != "" && len(r.Steps) != 0) {
+			t.Errorf("%s: flag %q steps %d, want flag %q", r.Learner, r.Flag, len(r.Steps), want)
+		}
 	}
 }

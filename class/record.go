@@ -39,8 +39,12 @@ const (
 	// DataKey is the ConfigMap key holding the record's JSON.
 	DataKey = "record.json"
 
-	// Schema is the record format's version.
-	Schema = 1
+	// Schema is the version of the record format labmate writes. 2 added
+	// per step Arrived, FirstPassed and Attempts; a record of an older
+	// schema (MinSchema and on) is still read, its new fields zero.
+	Schema = 2
+	// MinSchema is the oldest record format still read.
+	MinSchema = 1
 )
 
 // Record is what one learner publishes about one lab, and exactly what
@@ -90,6 +94,28 @@ type StepRecord struct {
 	Solution bool `json:"solution,omitempty"`
 	// Failing are the checks that did not pass, by ID.
 	Failing []FailingCheck `json:"failing,omitempty"`
+
+	// Arrived is when the learner first reached the step: it became the
+	// first step not passed, or it passed before that. Zero when it was
+	// already passed at the first evaluation this labmate saw (when it
+	// was reached is not known), and in schema 1 records.
+	Arrived time.Time `json:"arrived,omitzero"`
+	// FirstPassed is when the step first passed (zero: not yet, or
+	// before this labmate's first evaluation when Arrived is zero too).
+	FirstPassed time.Time `json:"firstPassed,omitzero"`
+	// Attempts counts the changes of the step's set of failing checks
+	// while it was the learner's current step: each fix or new mistake
+	// the checks can tell apart, the one that makes it pass included.
+	Attempts int `json:"attempts,omitempty"`
+}
+
+// TimeToPass is how long the learner took from reaching the step to
+// first passing it; ok is false while that is not known.
+func (s StepRecord) TimeToPass() (d time.Duration, ok bool) {
+	if s.Arrived.IsZero() || s.FirstPassed.IsZero() || s.FirstPassed.Before(s.Arrived) {
+		return 0, false
+	}
+	return s.FirstPassed.Sub(s.Arrived), true
 }
 
 // FailingCheck names a check that did not pass. Only the check's ID
@@ -141,8 +167,8 @@ func Unmarshal(b []byte) (Record, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return Record{}, err
 	}
-	if r.Schema != Schema {
-		return Record{}, fmt.Errorf("record schema %d, want %d", r.Schema, Schema)
+	if r.Schema < MinSchema || r.Schema > Schema {
+		return Record{}, fmt.Errorf("record schema %d, want %d to %d", r.Schema, MinSchema, Schema)
 	}
 	return r, nil
 }

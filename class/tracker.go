@@ -49,6 +49,11 @@ type Tracker struct {
 	rec   Record
 	hints map[int]Hints
 	now   func() time.Time
+	// started is set by the first ready report; steps passed in it were
+	// passed before this labmate saw them (beforeStart), so when they
+	// were reached and passed is not known and is never made up.
+	started     bool
+	beforeStart map[int]bool
 }
 
 // NewTracker starts an empty record for id. now is the clock (time.Now
@@ -63,8 +68,9 @@ func NewTracker(id Identity, now func() time.Time) *Tracker {
 	}
 	return &Tracker{
 		rec:   Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, LabVersion: id.LabVersion, Labmate: id.Labmate, Steps: []StepRecord{}},
-		hints: map[int]Hints{},
-		now:   now,
+		hints:       map[int]Hints{},
+		now:         now,
+		beforeStart: map[int]bool{},
 	}
 }
 
@@ -104,37 +110,84 @@ func (t *Tracker) Apply(u Update) bool {
 }
 
 func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
-	since := map[int]time.Time{}
+	prev := map[int]StepRecord{}
 	for _, s := range t.rec.Steps {
-		since[s.Number] = s.Since
+		prev[s.Number] = s
 	}
+	changed := map[int]bool{}
 	for _, c := range u.Changes {
-		delete(since, c.Step) // a new status: since now
+		changed[c.Step] = true // a new status: since now
 		if c.Regressed() && u.SinceReady {
 			t.rec.Regression = &Regression{Step: c.Step, From: c.From, To: c.To, At: now}
 		}
 	}
-	steps := make([]StepRecord, 0, len(u.Steps))
 	current := 0
 	for _, sr := range u.Steps {
-		s := StepRecord{Number: sr.Number, Status: sr.Status, Since: now}
-		if at, ok := since[sr.Number]; ok {
-			s.Since = at
+		if sr.Status != checks.Passed {
+			current = sr.Number
+			break
+		}
+	}
+	first := !t.started
+	t.started = true
+	steps := make([]StepRecord, 0, len(u.Steps))
+	for _, sr := range u.Steps {
+		p, seen := prev[sr.Number]
+		s := StepRecord{Number: sr.Number, Status: sr.Status, Since: now, Arrived: p.Arrived, FirstPassed: p.FirstPassed, Attempts: p.Attempts}
+		if seen && !changed[sr.Number] {
+			s.Since = p.Since
 		}
 		for _, c := range sr.Checks {
 			if c.Status != checks.Passed {
 				s.Failing = append(s.Failing, FailingCheck{ID: c.ID, Status: c.Status})
 			}
 		}
-		if current == 0 && sr.Status != checks.Passed {
-			current = sr.Number
-		}
+		t.fold(&s, p, first, sr.Number == current, now)
 		steps = append(steps, s)
 	}
 	if current != t.rec.Current || t.rec.CurrentSince.IsZero() {
 		t.rec.Current, t.rec.CurrentSince = current, now
 	}
 	t.rec.Steps = steps
+}
+
+// fold updates a step's arrival, first pass and attempts from its
+// previous state p: current says it is now the first step not passed.
+func (t *Tracker) fold(s *StepRecord, p StepRecord, first, current bool, now time.Time) {
+	passed := s.Status == checks.Passed
+	if first && passed {
+		t.beforeStart[s.Number] = true
+	}
+	if t.beforeStart[s.Number] {
+		return
+	}
+	if (current || passed) && s.Arrived.IsZero() {
+		s.Arrived = now
+	}
+	if passed && s.FirstPassed.IsZero() {
+		s.FirstPassed = now
+	}
+	// An attempt is a change of what fails while the learner is on the
+	// step (it was current before this report).
+	if t.rec.Current == s.Number && !first && !sameFailing(p.Failing, s.Failing) {
+		s.Attempts = min(s.Attempts+1, MaxAttempts)
+	}
+}
+
+// sameFailing compares two steps' failing checks by ID, order aside.
+func sameFailing(a, b []FailingCheck) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	ids := func(fs []FailingCheck) []string {
+		out := make([]string, len(fs))
+		for i, f := range fs {
+			out[i] = f.ID
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(ids(a), ids(b))
 }
 
 // Record returns a deep copy of the record.

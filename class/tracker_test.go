@@ -140,7 +140,7 @@ func TestRecordCarriesNoFileContentOrPaths(t *testing.T) {
 }
 
 func TestUnmarshalRefusesOtherSchemas(t *testing.T) {
-	for _, in := range []string{`{"schema":2}`, `not json`, ``, `{"schema":1,"steps":"x"}`} {
+	for _, in := range []string{`{"schema":3}`, `{"schema":0}`, `not json`, ``, `{"schema":1,"steps":"x"}`} {
 		if _, err := Unmarshal([]byte(in)); err == nil {
 			t.Errorf("Unmarshal(%q) accepted", in)
 		}
@@ -159,5 +159,120 @@ func TestReadLearners(t *testing.T) {
 	}
 	if got := LearnersFromCount(12); got[0] != "learner-01" || got[11] != "learner-12" {
 		t.Fatalf("LearnersFromCount(12) = %v", got)
+	}
+}
+
+// failingReport is a ready report of two steps: step 1 failing the named
+// checks (passed when none), step 2 waiting behind it.
+func (f *feed) failing(ids ...string) *labrun.Update {
+	rep := engine.Report{Lab: "gpu-incident", Ready: true}
+	s1 := engine.StepResult{Number: 1, ID: "a", Status: checks.Passed}
+	for _, id := range ids {
+		s1.Status = checks.Failed
+		s1.Checks = append(s1.Checks, checks.Result{ID: id, Status: checks.Failed, Message: secretExcerpt})
+	}
+	s2 := engine.StepResult{Number: 2, ID: "b", Status: checks.Waiting,
+		Checks: []checks.Result{{ID: "later", Status: checks.Waiting}}}
+	rep.Steps = []engine.StepResult{s1, s2}
+	u := labrun.Next(f.prev, rep)
+	f.prev = &u.Report
+	return &u
+}
+
+// Schema 2: each step's arrival, first pass and attempts (changes of its
+// failing set while the learner is on it).
+func TestTrackerTimesAndAttempts(t *testing.T) {
+	f := &feed{}
+	c := &stepClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	start := c.t
+	tr := NewTracker(Identity{Learner: "learner-01", Lab: "gpu-incident"}, c.now)
+	tr.Apply(Update{Report: f.failing("crd", "runtime")})
+	s1 := tr.Record().Step(1)
+	if !s1.Arrived.Equal(start) || !s1.FirstPassed.IsZero() || s1.Attempts != 0 {
+		t.Fatalf("step 1 on arrival: %+v", s1)
+	}
+	if s2 := tr.Record().Step(2); !s2.Arrived.IsZero() {
+		t.Fatalf("step 2 arrived before the learner reached it: %+v", s2)
+	}
+	for _, ids := range [][]string{
+		{"runtime", "crd"}, // the same set in another order: no attempt
+		{"runtime"},        // crd fixed: attempt 1
+		{"runtime"},        // nothing the checks tell apart: none
+		{"runtime", "crd"}, // crd broken again: attempt 2
+		{},                 // everything fixed, the step passes: attempt 3
+	} {
+		c.t = c.t.Add(time.Minute)
+		tr.Apply(Update{Report: f.failing(ids...)})
+	}
+	r := tr.Record()
+	s1 = r.Step(1)
+	if s1.Attempts != 3 || !s1.Arrived.Equal(start) || !s1.FirstPassed.Equal(c.t) {
+		t.Fatalf("step 1 after passing: %+v", s1)
+	}
+	if d, ok := s1.TimeToPass(); !ok || d != 5*time.Minute {
+		t.Fatalf("time to pass %v %v, want 5m", d, ok)
+	}
+	if s2 := r.Step(2); !s2.Arrived.Equal(c.t) || s2.Attempts != 0 {
+		t.Fatalf("step 2 on arrival: %+v", s2)
+	}
+	// Going back keeps the first pass; passing again does not move it,
+	// and changes while on step 2 (not step 1) count for neither.
+	passedAt := c.t
+	c.t = c.t.Add(time.Minute)
+	tr.Apply(Update{Report: f.failing("crd")})
+	c.t = c.t.Add(time.Minute)
+	tr.Apply(Update{Report: f.failing()})
+	s1 = tr.Record().Step(1)
+	if !s1.FirstPassed.Equal(passedAt) || s1.Attempts != 4 {
+		t.Fatalf("step 1 after a regression and a fix: %+v", s1)
+	}
+	raw, err := Marshal(tr.Record())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"schema": 2`, `"arrived"`, `"firstPassed"`, `"attempts": 4`} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("record lacks %s:\n%s", want, raw)
+		}
+	}
+}
+
+// A step already passed at the first evaluation was reached and passed
+// before this labmate saw it: no time is made up for it.
+func TestTrackerDoesNotMakeUpTimesOfStepsPassedBeforeItStarted(t *testing.T) {
+	f := &feed{}
+	c := &stepClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	tr := NewTracker(Identity{Learner: "learner-01", Lab: "gpu-incident"}, c.now)
+	tr.Apply(Update{Report: f.failing()})
+	c.t = c.t.Add(time.Minute)
+	tr.Apply(Update{Report: f.failing("crd")})
+	c.t = c.t.Add(time.Minute)
+	tr.Apply(Update{Report: f.failing()})
+	s1 := tr.Record().Step(1)
+	if !s1.Arrived.IsZero() || !s1.FirstPassed.IsZero() {
+		t.Fatalf("times made up for a step passed before start: %+v", s1)
+	}
+	if _, ok := s1.TimeToPass(); ok {
+		t.Fatal("a time to pass for a step passed before start")
+	}
+}
+
+// A schema 1 record (before arrival, first pass and attempts) is still
+// read, its new fields zero.
+func TestUnmarshalReadsSchema1(t *testing.T) {
+	v1 := `{"schema": 1, "learner": "ana", "name": "ana", "lab": "gpu-incident", "labmate": "v0.9.0",
+		"updated": "2026-12-01T09:00:00Z", "current": 2, "currentSince": "2026-12-01T08:50:00Z",
+		"steps": [{"number": 1, "status": "passed", "since": "2026-12-01T08:50:00Z", "hints": 1},
+		          {"number": 2, "status": "failed", "since": "2026-12-01T08:50:00Z", "hints": 0,
+		           "failing": [{"id": "crd", "status": "failed"}]}]}`
+	r, err := Unmarshal([]byte(v1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Schema != 1 || r.Passed() != 1 || r.Step(2).Failing[0].ID != "crd" || r.Step(1).Attempts != 0 || !r.Step(1).Arrived.IsZero() {
+		t.Fatalf("schema 1 record read as %+v", r)
+	}
+	if _, ok := r.Step(1).TimeToPass(); ok {
+		t.Fatal("a schema 1 step has a time to pass")
 	}
 }

@@ -31,7 +31,7 @@ const (
 	// object it is in (a learner wrote someone else's record into their
 	// own object).
 	Forged Flag = "forged"
-	// Malformed: the content does not parse, is not schema 1, breaks a
+	// Malformed: the content does not parse, is of a schema this labmate does not read, breaks a
 	// bound (size, count, range, characters), or the object is for a lab
 	// this labmate does not have.
 	Malformed Flag = "malformed"
@@ -48,6 +48,8 @@ const (
 	MaxFailing = 64
 	// MaxHints bounds a step's hint level.
 	MaxHints = 99
+	// MaxAttempts bounds a step's attempts.
+	MaxAttempts = 9999
 	// MaxNameRunes bounds the name a learner chose (--class-name).
 	MaxNameRunes = 40
 	// maxTextBytes bounds labmate's version and a check ID.
@@ -140,7 +142,8 @@ func (r Record) bounded() error {
 	seen := map[int]bool{}
 	for _, s := range r.Steps {
 		if s.Number < 1 || s.Number > MaxSteps || seen[s.Number] || !knownStatus(s.Status) ||
-			s.Hints < 0 || s.Hints > MaxHints || len(s.Failing) > MaxFailing {
+			s.Hints < 0 || s.Hints > MaxHints || len(s.Failing) > MaxFailing ||
+			s.Attempts < 0 || s.Attempts > MaxAttempts {
 			return fmt.Errorf("step %d", s.Number)
 		}
 		seen[s.Number] = true

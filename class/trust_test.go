@@ -61,7 +61,10 @@ func TestRecordIdentityComesFromTheObject(t *testing.T) {
 		{"names no learner", "ana.gpu-incident", recordJSON(t, "", "gpu-incident", nil), Forged},
 		{"does not parse", "ana.gpu-incident", `{"schema": 1, "learner": "ana", "steps": [`, Malformed},
 		{"empty", "ana.gpu-incident", "", Malformed},
-		{"another schema", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) { r.Schema = 2 }), Malformed},
+		{"a schema from the future", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) { r.Schema = Schema + 1 }), Malformed},
+		{"schema 0", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) { r.Schema = 0 }), Malformed},
+		{"negative attempts", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) { r.Steps[1].Attempts = -1 }), Malformed},
+		{"attempts beyond the bound", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) { r.Steps[1].Attempts = MaxAttempts + 1 }), Malformed},
 		{"right but padded beyond the size bound", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", nil) + strings.Repeat(" ", MaxRecordBytes), Malformed},
 		{"a long check ID", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) {
 			r.Steps[1].Failing = append(r.Steps[1].Failing, FailingCheck{ID: strings.Repeat("a", 129), Status: checks.Failed})

@@ -52,11 +52,11 @@ func exitWith(err error, stderr io.Writer) int {
 
 // newClassCmd is `labmate class`: init, board, export, preview, lab push.
 func newClassCmd(c *common, streams ioStreams) *cobra.Command {
-	cmd := newCommand("class", "init|board|export|preview|lab", noArgs, nil)
+	cmd := newCommand("class", "init|board|export|report|preview|lab", noArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
 		return &usageError{cmd: cmd, msg: content.Msg("class.cli.which")}
 	}
-	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassPreviewCmd(c, streams),
+	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassReportCmd(streams), newClassPreviewCmd(c, streams),
 		newClassLabCmd(streams))
 	return cmd
 }

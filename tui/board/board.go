@@ -19,6 +19,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/classstats"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/tui/theme"
@@ -65,6 +66,11 @@ type Model struct {
 	height int
 	titles map[string]map[int]string // lab -> step -> title
 	now    time.Time
+
+	view      View
+	stats     classstats.Class     // of statsLab's records
+	otherLabs int                  // records of other labs than statsLab
+	queue     []classstats.Waiting // every learner on a step, longest first
 }
 
 // classMsg carries a new class from the watch.
@@ -74,7 +80,9 @@ type classMsg struct{ c class.Class }
 type tickMsg struct{ at time.Time }
 
 type keyMap struct {
-	Up, Down, Top, Bottom, Open, Back, Sort, Quit key.Binding
+	Up, Down, Top, Bottom, Open, Back, Sort, Next, Prev, Quit key.Binding
+	// Views are 1..4: the learners, help first, the funnel, the steps.
+	Views [viewCount]key.Binding
 }
 
 func newKeys() keyMap {
@@ -89,7 +97,12 @@ func newKeys() keyMap {
 		Open:   k("open", "enter"),
 		Back:   k("back", "esc", "backspace"),
 		Sort:   k("sort", "s"),
+		Next:   k("next", "tab"),
+		Prev:   k("prev", "shift+tab"),
 		Quit:   k("quit", "q", "ctrl+c"),
+		Views: [viewCount]key.Binding{
+			k("view", "1"), k("view", "2"), k("view", "3"), k("view", "4"),
+		},
 	}
 }
 
@@ -161,6 +174,14 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		switch {
 		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
+		case key.Matches(msg, m.keys.Next) && !m.detail:
+			m.view = (m.view + 1) % viewCount
+		case key.Matches(msg, m.keys.Prev) && !m.detail:
+			m.view = (m.view + viewCount - 1) % viewCount
+		case m.viewKey(msg) >= 0 && !m.detail:
+			m.view = m.viewKey(msg)
+		case m.view != Learners && !m.detail:
+			// Moving, opening and sorting are the learners' table's.
 		case key.Matches(msg, m.keys.Back):
 			m.detail = false
 		case key.Matches(msg, m.keys.Open):
@@ -181,6 +202,19 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	return m, nil
 }
+
+// viewKey is the view a number key names, or -1.
+func (m Model) viewKey(msg tea.KeyMsg) View {
+	for v, b := range m.keys.Views {
+		if key.Matches(msg, b) {
+			return View(v)
+		}
+	}
+	return -1
+}
+
+// Shown is the view on screen.
+func (m Model) Shown() View { return m.view }
 
 // Selected is the learner under the cursor, if any.
 func (m Model) Selected() (class.Record, bool) {
@@ -242,6 +276,7 @@ func (m *Model) order() {
 		}
 	}
 	m.clamp()
+	m.summarize()
 }
 
 func (m *Model) clamp() {
@@ -290,12 +325,7 @@ func (m Model) Regressed(r class.Record) bool {
 // View draws the board or one learner's detail, every line clamped to the
 // width.
 func (m Model) View() string {
-	var lines []string
-	if m.detail {
-		lines = m.detailLines()
-	} else {
-		lines = m.boardLines()
-	}
+	lines := m.viewLines()
 	for len(lines) < m.height-1 {
 		lines = append(lines, "")
 	}
@@ -481,6 +511,9 @@ func (m Model) detailLines() []string {
 			}
 			line += "  " + m.th.Hint.Render(h)
 		}
+		if s.Attempts > 0 {
+			line += "  " + m.th.Muted.Render(content.Msg("class.board.detail.attempts", "n", s.Attempts))
+		}
 		if s.Status != checks.Passed && !s.Since.IsZero() {
 			line += "  " + m.th.Muted.Render(content.Msg("class.board.ago", "t", Ago(m.now.Sub(s.Since))))
 		}
@@ -496,16 +529,13 @@ func (m Model) detailLines() []string {
 }
 
 func (m Model) footer() string {
-	var ks []key.Binding
-	if m.detail {
-		ks = []key.Binding{m.keys.Back, m.keys.Quit}
-	} else {
-		ks = []key.Binding{m.keys.Up, m.keys.Open, m.keys.Sort, m.keys.Quit}
-	}
 	var parts []string
-	for _, k := range ks {
+	for _, k := range m.viewKeys() {
 		h := k.Help()
 		parts = append(parts, m.th.Key.Render(h.Key)+" "+m.th.Desc.Render(h.Desc))
+	}
+	if !m.detail {
+		parts = append(parts, m.th.Section.Render(content.Msg("class.board.view_is", "view", m.viewName(m.view))))
 	}
 	return strings.Join(parts, "  ")
 }

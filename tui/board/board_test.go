@@ -46,6 +46,11 @@ func fixtureClass(n int) class.Class {
 				st = checks.Failed
 			}
 			sr := class.StepRecord{Number: s, Status: st, Since: now.Add(-time.Duration(i+1) * 2 * time.Minute)}
+			if st == checks.Passed {
+				sr.Arrived = now.Add(-time.Duration(90-s*8+i%5) * time.Minute)
+				sr.FirstPassed = sr.Arrived.Add(time.Duration((s*3+i)%11+1) * time.Minute)
+				sr.Attempts = (s + i) % 4
+			}
 			if st == checks.Failed {
 				sr.Failing = []class.FailingCheck{{ID: fmt.Sprintf("step%d-check", s), Status: checks.Failed}}
 				sr.Hints = i % 4
@@ -111,7 +116,9 @@ func checkFits(t *testing.T, m Model) string {
 }
 
 // TestScreens draws the board with 30 learners at 80x24 and 160x50, and a
-// learner's detail, and compares them with docs/screens/board/*.txt:
+// learner's detail; the learners at 120x32; who needs help first, the
+// funnel and the steps at 80x24 and 120x32; and compares them with
+// docs/screens/board/*.txt:
 //
 //	go test ./tui/board -run TestScreens -update
 func TestScreens(t *testing.T) {
@@ -122,6 +129,16 @@ func TestScreens(t *testing.T) {
 		shots[fmt.Sprintf("%dx%d.txt", sz[0], sz[1])] = m
 		shots[fmt.Sprintf("%dx%d-stuck.txt", sz[0], sz[1])] = keys(m, "s", "g")
 		shots[fmt.Sprintf("%dx%d-detail.txt", sz[0], sz[1])] = keys(m, "s", "g", "enter")
+	}
+	// The instructor's other views at the learner TUI's two widths.
+	for _, sz := range [][2]int{{80, 24}, {120, 32}} {
+		m := step(newBoard(sz[0], sz[1]), classMsg{c})
+		if sz[0] == 120 { // 80x24.txt is the learners at 80
+			shots["120x32.txt"] = m
+		}
+		shots[fmt.Sprintf("%dx%d-help.txt", sz[0], sz[1])] = keys(m, "2")
+		shots[fmt.Sprintf("%dx%d-funnel.txt", sz[0], sz[1])] = keys(m, "3")
+		shots[fmt.Sprintf("%dx%d-steps.txt", sz[0], sz[1])] = keys(m, "4")
 	}
 	for name, m := range shots {
 		got := checkFits(t, m) + "\n"

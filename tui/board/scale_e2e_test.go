@@ -124,6 +124,11 @@ func classScale(t testing.TB, measure bool) {
 		}
 	}()
 
+	// The instructor switches views throughout: every key is answered.
+	keysCtx, stopKeys := context.WithCancel(ctx)
+	keyLat := make(chan []time.Duration, 1)
+	go func() { keyLat <- switchViews(keysCtx, t, session) }()
+
 	cpu0 := cpuTicks(t, boardPID)
 	walkStart := time.Now()
 	var pubs []*class.Publisher
@@ -214,6 +219,14 @@ func classScale(t testing.TB, measure bool) {
 	}
 	walk := time.Since(walkStart)
 	cpuWalk := cpuTicks(t, boardPID) - cpu0
+	stopKeys()
+	keys := <-keyLat
+	if len(keys) == 0 {
+		t.Fatal("no view switch was answered during the walk")
+	}
+	slices.Sort(keys)
+	t.Logf("view keys answered during the walk: %d, p50 %v, p99 %v, max %v", len(keys), keys[len(keys)/2].Round(time.Millisecond),
+		keys[len(keys)*99/100].Round(time.Millisecond), keys[len(keys)-1].Round(time.Millisecond))
 	if !measure {
 		t.Logf("learners %d: every last state on the board, walk and settle %v", n, walk.Round(time.Second))
 		return
@@ -247,7 +260,7 @@ func classScale(t testing.TB, measure bool) {
 	if len(sentLat) > 0 {
 		t.Logf("of which status change -> apply answered: p50 %v, p99 %v", sentLat[len(sentLat)/2].Round(time.Millisecond), sentLat[len(sentLat)*99/100].Round(time.Millisecond))
 	}
-	t.Logf("API requests: %d, %.1f per learner per minute during the walk", requests, perMin)
+	t.Logf("API requests: %d, %.1f per learner per minute during the walk (budget %d)", requests, perMin, requestBudget)
 	t.Logf("board binary: RSS %d KiB; CPU %.2f %% during the walk, %.2f %% idle over %v",
 		rss, float64(cpuWalk)/hz/walk.Seconds()*100, float64(cpuIdle)/hz/idle.Seconds()*100, idle)
 	if b, ok := t.(*testing.B); ok {
@@ -256,7 +269,48 @@ func classScale(t testing.TB, measure bool) {
 		b.ReportMetric(perMin, "req/learner/min")
 		b.ReportMetric(float64(rss), "KiB-rss")
 		b.ReportMetric(float64(cpuIdle)/hz/idle.Seconds()*100, "%cpu-idle")
+		b.ReportMetric(float64(cpuWalk)/hz/walk.Seconds()*100, "%cpu-walk")
+		b.ReportMetric(float64(keys[len(keys)*99/100].Milliseconds()), "ms-key-p99")
 	}
+	if perMin > requestBudget {
+		t.Errorf("%.1f requests per learner per minute, over the budget of %d", perMin, requestBudget)
+	}
+}
+
+// requestBudget is the most API requests one learner's labmate may send
+// per minute of steady work (issue 31).
+const requestBudget = 20
+
+// switchViews presses 3 (the funnel) and 1 (the learners) in turn in the
+// board's tmux pane until ctx ends, each once the footer named the view
+// the one before chose, and returns how long each took to show. A key unanswered
+// for 30 s fails the test: the board must stay responsive under load.
+func switchViews(ctx context.Context, t testing.TB, session string) []time.Duration {
+	var lat []time.Duration
+	views := []struct{ key, shows string }{{"3", "보기: 흐름"}, {"1", "보기: 학습자"}}
+	for i := 0; ctx.Err() == nil; i++ {
+		v := views[i%2]
+		start := time.Now()
+		if err := exec.Command("tmux", "send-keys", "-t", session, v.key).Run(); err != nil {
+			t.Errorf("tmux send-keys: %v", err)
+			return lat
+		}
+		err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+			out, _ := exec.Command("tmux", "capture-pane", "-p", "-t", session).Output()
+			lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+			return strings.Contains(lines[len(lines)-1], v.shows), nil // the footer names the view
+		})
+		if err != nil {
+			t.Errorf("key %s not answered (%q in the footer) within 30 s", v.key, v.shows)
+			return lat
+		}
+		lat = append(lat, time.Since(start))
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
+	return lat
 }
 
 // walkReport is a ready report with steps 1..passed passed and the next failed.

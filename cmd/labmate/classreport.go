@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/classreport"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/lockfile"
+)
+
+// classReportOptions is `labmate class report`: the class's records, read
+// once from the class cluster or from a saved export (--from), written
+// as one HTML file (classreport).
+type classReportOptions struct {
+	adminFlags
+	HTML    string
+	From    string
+	Lab     string
+	streams ioStreams
+}
+
+func newClassReportCmd(streams ioStreams) *cobra.Command {
+	o := &classReportOptions{streams: streams}
+	cmd := newCommand("class.report", flagsUse(), noArgs, nil)
+	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
+		if o.HTML == "" {
+			return usageErr("class.cli.html_missing")
+		}
+		in := classreport.Input{Lab: o.Lab}
+		if o.From != "" {
+			f, err := os.Open(o.From)
+			if err != nil {
+				return usageErr("class.cli.export_file", "path", o.From, "err", err)
+			}
+			defer f.Close()
+			e, err := class.ReadExport(f)
+			if err != nil {
+				return usageErr("class.cli.export_file", "path", o.From, "err", err)
+			}
+			in.Class = class.FromExport(e)
+		} else {
+			_, cs, ns, err := o.load(30 * time.Second)
+			if err != nil {
+				return err
+			}
+			if in.Class, err = class.List(cmd.Context(), cs, ns, o.Lab); err != nil {
+				return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err))}
+			}
+			in.Namespace, in.At = ns, in.Class.At
+		}
+		var buf bytes.Buffer
+		if err := classreport.Write(&buf, in); err != nil {
+			return exitError{exitFail, err.Error()}
+		}
+		if err := lockfile.WriteAtomic(o.HTML, buf.Bytes(), 0o644); err != nil {
+			return exitError{exitFail, content.Msg("class.cli.report_write", "path", o.HTML, "err", err)}
+		}
+		return nil
+	}
+	o.bind(cmd)
+	cmd.Flags().StringVar(&o.HTML, "html", "", content.Msg("class.flag.html"))
+	cmd.Flags().StringVar(&o.From, "from", "", content.Msg("class.flag.from"))
+	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.report_lab"))
+	return cmd
+}
