@@ -67,7 +67,7 @@ func NewTracker(id Identity, now func() time.Time) *Tracker {
 		name = id.Learner
 	}
 	return &Tracker{
-		rec:   Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, LabVersion: id.LabVersion, Labmate: id.Labmate, Steps: []StepRecord{}},
+		rec:         Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, LabVersion: id.LabVersion, Labmate: id.Labmate, Steps: []StepRecord{}},
 		hints:       map[int]Hints{},
 		now:         now,
 		beforeStart: map[int]bool{},

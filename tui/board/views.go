@@ -17,10 +17,10 @@ import (
 type View int
 
 const (
-	Learners View = iota // a row per learner
-	HelpFirst            // learners longest on one step, with the check that fails
-	Funnel               // per step: how many are on it, how many passed it
-	Steps                // per step: median and slowest time to pass, the check failing most
+	Learners  View = iota // a row per learner
+	HelpFirst             // learners longest on one step, with the check that fails
+	Funnel                // per step: how many are on it, how many passed it
+	Steps                 // per step: median and slowest time to pass, the check failing most
 	viewCount
 )
 
