@@ -277,6 +277,17 @@ local_lane() {
   return "$rc"
 }
 
+# check_gofmt: every Go file of the module as gofmt writes it.
+check_gofmt() {
+  local bad
+  bad=$(gofmt -l $(go list -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' ./...))
+  if [ -n "$bad" ]; then
+    echo "test.sh: not formatted as gofmt writes it (run gofmt -w):" >&2
+    echo "$bad" >&2
+    return 1
+  fi
+}
+
 # with_slot CMD...: runs CMD holding one of the machine-wide slots of
 # clusters of their own (sandboxtest.Slots: the same lock files, flock).
 with_slot() {
