@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
+
+	"github.com/labhub/labmate/internal/testbin"
 )
 
 // CopiedLab copies the driver-reboot lab (declarative checks only) to a
 // new directory as id at version, for a test to install or change.
 func CopiedLab(tb testing.TB, id, version string) string {
 	tb.Helper()
-	_, here, _, _ := runtime.Caller(0)
-	src := filepath.Join(filepath.Dir(here), "..", "..", "content", "labs", "driver-reboot")
+	root, err := testbin.ModuleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	src := filepath.Join(root, "content", "labs", "driver-reboot")
 	dir := filepath.Join(tb.TempDir(), id)
 	if err := os.CopyFS(dir, os.DirFS(src)); err != nil {
 		tb.Fatal(err)

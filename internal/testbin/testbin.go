@@ -69,7 +69,7 @@ func Build(tb testing.TB, pkg string) string {
 // decides what it compiles).
 func BuildFor(tb testing.TB, pkg string, inputs ...string) string {
 	tb.Helper()
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func BuildFor(tb testing.TB, pkg string, inputs ...string) string {
 // packages pkgs import, themselves included (`go list -deps`): the Go
 // sources a program's behaviour there comes from.
 func ModuleDirs(pkgs ...string) ([]string, error) {
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func ModuleDirs(pkgs ...string) ([]string, error) {
 }
 
 func build(pkg string) result {
-	root, err := moduleRoot()
+	root, err := ModuleRoot()
 	if err != nil {
 		return result{err: err}
 	}
@@ -170,9 +170,10 @@ func removeStale() {
 	}
 }
 
-// moduleRoot is the directory of the go.mod above the working directory
-// (a test runs in its package's directory).
-func moduleRoot() (string, error) {
+// ModuleRoot is the directory of the go.mod above the working directory
+// (a test runs in its package's directory). Not runtime.Caller: under
+// -trimpath (scripts/test.sh) a source file's path is its import path.
+func ModuleRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
