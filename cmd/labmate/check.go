@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
@@ -28,25 +29,25 @@ type checkOptions struct {
 	replay  string
 	record  string
 	class   classFlags
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newCheckCmd is `labmate check`: evaluate once and exit 0 when every
 // requested step passed, 1 when any did not, 2 on a usage or environment
 // error.
-func newCheckCmd(c *common, streams ioStreams) *cobra.Command {
+func newCheckCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &checkOptions{common: c, streams: streams}
-	cmd := newCommand("check", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("check", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return o.Validate(cmd) }
 	fs := cmd.Flags()
-	fs.IntVar(&o.step, "step", 0, content.Msg("cli.flag.step", "ranges", labFacts(func(l *content.Lab) string { return fmt.Sprintf("1-%d", len(l.Steps)) })))
+	fs.IntVar(&o.step, "step", 0, content.Msg("cli.flag.step", "ranges", cli.LabFacts(func(l *content.Lab) string { return fmt.Sprintf("1-%d", len(l.Steps)) })))
 	fs.BoolVar(&o.json, "json", false, content.Msg("cli.flag.json"))
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
 	fs.BoolVar(&o.watch, "watch", false, content.Msg("ops.flag.watch"))
 	fs.StringVar(&o.replay, "replay", "", content.Msg("cli.flag.replay"))
 	fs.StringVar(&o.record, "record", "", content.Msg("cli.flag.record"))
 	o.class.bind(fs)
-	metavars(fs, map[string]string{"replay": "FILE|reference", "record": "FILE"})
+	cli.Metavars(fs, map[string]string{"replay": "FILE|reference", "record": "FILE"})
 	_ = cmd.RegisterFlagCompletionFunc("step", c.completeSteps)
 	_ = cmd.RegisterFlagCompletionFunc("replay", completeTraces)
 	_ = cmd.MarkFlagFilename("record")
@@ -56,7 +57,7 @@ func newCheckCmd(c *common, streams ioStreams) *cobra.Command {
 // Validate refuses flag combinations that cannot work together.
 func (o *checkOptions) Validate(cmd *cobra.Command) error {
 	if o.replay != "" && (o.watch || o.record != "") {
-		return &usageError{cmd: cmd, msg: content.Msg("cli.replay_exclusive")}
+		return &cli.UsageError{Cmd: cmd, Msg: content.Msg("cli.replay_exclusive")}
 	}
 	return nil
 }
@@ -74,7 +75,7 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	defer s.closeLog()
 	if o.step < 0 || o.step > len(s.lab.Steps) {
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", o.step, "max", len(s.lab.Steps)))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if code, ok := s.record(o.record, stderr); !ok {
 		return code
@@ -109,12 +110,12 @@ func (o *checkOptions) checkReplay(ctx context.Context, stdout, stderr io.Writer
 	lab := kit.Text
 	if step < 0 || step > len(lab.Steps) {
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", step, "max", len(lab.Steps)))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	rep, _, err := labrun.Exact(ctx, lab, kit.Steps, t)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	return printReport(rep, step, asJSON, stdout, stderr)
 }
@@ -130,15 +131,15 @@ func printReport(rep engine.Report, step int, asJSON bool, stdout, stderr io.Wri
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(rep); err != nil {
 			fmt.Fprintln(stderr, err)
-			return exitUsage
+			return cli.ExitUsage
 		}
 	} else {
 		writeTable(stdout, &rep)
 	}
 	if rep.AllPassed() {
-		return exitOK
+		return cli.ExitOK
 	}
-	return exitFail
+	return cli.ExitFail
 }
 
 // writeTable prints a compact, colourless summary for people and shells

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/sandbox"
 )
@@ -97,7 +98,7 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			if len(rec.Changed) != 1 || rec.Changed[0] != (stepChange{Number: 1, From: checks.Passed, To: checks.Failed}) {
 				t.Fatalf("changed = %+v, want only step 1 passed->failed", rec.Changed)
 			}
-			if code := stop(); code != exitOK {
+			if code := stop(); code != cli.ExitOK {
 				t.Errorf("exit %d", code)
 			}
 			if name == "down" {
@@ -129,7 +130,7 @@ func TestBadClassFileIsAWarning(t *testing.T) {
 		t.Fatalf("warnings %v", s.warnings)
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"class", "export", "--format", "xml"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "csv") {
+	if code := run([]string{"class", "export", "--format", "xml"}, &out, &errb); code != cli.ExitUsage || !strings.Contains(errb.String(), "csv") {
 		t.Fatalf("export --format xml: %d %q", code, errb.String())
 	}
 }
@@ -157,7 +158,7 @@ func TestClassInitValidatesBeforeTheSandbox(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
 	t.Setenv(sandbox.EnvBinDir, t.TempDir())
 	code, out, errOut := runCmd(t, "class", "init", "--sandbox", "--lab", "no-such-lab", "--out", filepath.Join(home, "out"))
-	if code != exitUsage || !strings.Contains(errOut, "no-such-lab") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "no-such-lab") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	for _, dir := range []string{"kwok", "cache", "out"} {

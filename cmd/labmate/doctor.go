@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/state"
 )
@@ -20,16 +21,16 @@ type doctorOptions struct {
 	*common
 	json    bool
 	class   string
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newDoctorCmd is `labmate doctor`: one screen, in Korean, of what is
 // right and wrong in the learner's environment, each problem with the
 // command that fixes it. Exit 0 when nothing failed, 1 otherwise, 2 on a
 // usage error. It never waits more than about 5 seconds.
-func newDoctorCmd(c *common, streams ioStreams) *cobra.Command {
+func newDoctorCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &doctorOptions{common: c, streams: streams}
-	cmd := newCommand("doctor", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("doctor", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	cmd.Flags().BoolVar(&o.json, "json", false, content.Msg("ops.flag.doctor_json"))
 	cmd.Flags().StringVar(&o.class, "class", "", content.Msg("class.flag.class"))
 	_ = cmd.MarkFlagFilename("class")
@@ -83,12 +84,12 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if !res.OK() {
-		return exitFail
+		return cli.ExitFail
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // labs are the labs doctor looks at: the chosen one, or with several

@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
@@ -38,15 +39,15 @@ type replayOptions struct {
 	maxGap  time.Duration
 	theme   string
 	name    string
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newReplayCmd is `labmate replay [FILE] [--speed N|instant] [--no-tui]`:
 // it plays a trace (the built-in reference run when no FILE is given)
 // through the same engine and TUI a live session uses.
-func newReplayCmd(c *common, streams ioStreams) *cobra.Command {
+func newReplayCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &replayOptions{common: c, streams: streams, name: trace.ReferenceName}
-	cmd := newCommand("replay", "[FILE] "+flagsUse(), maxArgs(1), func(cmd *cobra.Command, args []string) int {
+	cmd := cli.NewCommand("replay", "[FILE] "+cli.FlagsUse(), cli.MaxArgs(1), func(cmd *cobra.Command, args []string) int {
 		if len(args) == 1 {
 			o.name = args[0]
 		}
@@ -63,7 +64,7 @@ func newReplayCmd(c *common, streams ioStreams) *cobra.Command {
 	fs.BoolVar(&o.noTUI, "no-tui", false, content.Msg("trace.flag.no_tui"))
 	fs.DurationVar(&o.maxGap, "max-gap", 10*time.Second, content.Msg("trace.flag.max_gap"))
 	fs.StringVar(&o.theme, "theme", "", content.Msg("cli.flag.theme"))
-	metavars(fs, map[string]string{"speed": "N|instant", "theme": "dark|light|auto"})
+	cli.Metavars(fs, map[string]string{"speed": "N|instant", "theme": "dark|light|auto"})
 	_ = cmd.RegisterFlagCompletionFunc("speed", cobra.FixedCompletions([]cobra.Completion{"1", "10", "instant"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -76,7 +77,7 @@ func (o *replayOptions) Run(ctx context.Context) int {
 	speed, err := parseSpeed(*speedArg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	name := o.name
 	if name == trace.ReferenceName && !*noTUI {
@@ -144,14 +145,14 @@ func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
 		}
 	})
 	if !played {
-		return exitOK
+		return cli.ExitOK
 	}
 	fmt.Fprintln(w)
 	writeTable(w, &last)
 	if last.AllPassed() {
-		return exitOK
+		return cli.ExitOK
 	}
-	return exitFail
+	return cli.ExitFail
 }
 
 // printStart is the line of every step's status once the replay's
@@ -184,7 +185,7 @@ func (rs *replaySession) runTUI(ctx context.Context, theme string, stderr io.Wri
 	_, changes, err := labrun.Exact(ctx, rs.lab, rs.kit.Steps, rs.trace)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	rs.run.Trace().SetMarks(labrun.Marks(changes))
 	cfg, warnings := config.Load(config.DefaultPath())
@@ -201,9 +202,9 @@ func (rs *replaySession) runTUI(ctx context.Context, theme string, stderr io.Wri
 	defer rs.run.Stop()
 	if err := tui.Run(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
-		return exitFail
+		return cli.ExitFail
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // The TUI binds its replay keys to the replay source itself.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/config"
@@ -25,19 +26,19 @@ type tuiOptions struct {
 	record  string
 	config  string
 	class   classFlags
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newTUICmd is the root command, `labmate`: it opens the TUI.
-func newTUICmd(c *common, streams ioStreams) *cobra.Command {
+func newTUICmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &tuiOptions{common: c, streams: streams}
-	cmd := newCommand("labmate", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("labmate", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	fs := cmd.Flags()
 	fs.StringVar(&o.theme, "theme", "", content.Msg("cli.flag.theme"))
 	fs.StringVar(&o.record, "record", "", content.Msg("cli.flag.record"))
 	fs.StringVar(&o.config, "config", "", content.Msg("cli.flag.config"))
 	o.class.bind(fs)
-	metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE", "config": "FILE"})
+	cli.Metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE", "config": "FILE"})
 	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("record")
 	_ = cmd.MarkFlagFilename("config", "toml")
@@ -79,9 +80,9 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	opts.Updates = s.run.Start(ctx).Updates()
 	if err := s.runTUI(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
-		return exitFail
+		return cli.ExitFail
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // options are the TUI's options for the run s: the lab, where the
@@ -199,7 +200,7 @@ func (s *setup) record(path string, stderr io.Writer) (int, bool) {
 	}
 	if err := s.run.Record(path, version); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage, false
+		return cli.ExitUsage, false
 	}
 	return 0, true
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labrun"
 )
@@ -62,16 +63,16 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 	st := s.run.Start(ctx)
 	rep, _ := st.First(ctx, o.ReadyTimeout)
 	if ctx.Err() != nil {
-		return exitOK
+		return cli.ExitOK
 	}
 	if err := o.write(stdout, o.filter(rep), nil, true); err != nil {
 		fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return exitOK
+			return cli.ExitOK
 		case u := <-st.Updates():
 			st.Take(u)
 			changed := o.changes(u)
@@ -80,7 +81,7 @@ func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Write
 			}
 			if err := o.write(stdout, o.filter(u.Report), changed, false); err != nil {
 				fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
-				return exitUsage
+				return cli.ExitUsage
 			}
 		}
 	}

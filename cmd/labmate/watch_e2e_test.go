@@ -16,6 +16,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
@@ -98,7 +99,7 @@ func TestWatchClusterStepE2E(t *testing.T) {
 		t.Fatalf("after recreating the RuntimeClass: %+v", rec.Changed)
 	}
 	out.quiet(t, 3, 1500*time.Millisecond)
-	if code := stop(); code != exitOK {
+	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit %d", code)
 	}
 }

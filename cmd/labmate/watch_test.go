@@ -16,6 +16,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe"
@@ -208,7 +209,7 @@ func TestWatchJSONOneLinePerStatusChange(t *testing.T) {
 	}
 	out.quiet(t, 3, 500*time.Millisecond)
 
-	if code := stop(); code != exitOK {
+	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit code %d after the context ended, want 0", code)
 	}
 	f, err := s.store.Load()
@@ -254,7 +255,7 @@ func TestWatchTableRows(t *testing.T) {
 	if !strings.Contains(got[3], `2단계 통과 -> 미통과: two.txt: present "nope"`) {
 		t.Errorf("a row for a failing change names the first problem: %q", got[3])
 	}
-	if code := stop(); code != exitOK {
+	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit %d", code)
 	}
 }
@@ -386,7 +387,7 @@ func TestWatchRealLabFileStep(t *testing.T) {
 		t.Fatalf("changed = %+v, want only step 1 passed->failed", rec.Changed)
 	}
 	out.quiet(t, 2, 1500*time.Millisecond)
-	if code := stop(); code != exitOK {
+	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit %d", code)
 	}
 }

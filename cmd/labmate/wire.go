@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
@@ -197,7 +198,7 @@ func replayRun(kit *labkit.Lab, tr *trace.Trace, opts trace.ReplayOptions) *labr
 func (c *common) preRun(cmd *cobra.Command, _ []string) error {
 	c.cmdPath = cmd.CommandPath()
 	if err := c.openLog(); err != nil {
-		return exitError{exitUsage, err.Error()}
+		return cli.Exit(cli.ExitUsage, err.Error())
 	}
 	return nil
 }
@@ -230,7 +231,7 @@ func (c *common) openLog() error {
 // and returns its exit code.
 func exitFor(err error, stderr io.Writer) int {
 	fmt.Fprintln(stderr, err)
-	return exitUsage
+	return cli.ExitUsage
 }
 
 func exists(p string) bool {
