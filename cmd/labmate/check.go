@@ -2,20 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -84,7 +81,7 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	if o.watch {
 		s.startClass(ctx, o.class, false)
 		sayClassLab(o.classLabNotes(ctx, o.class), stderr)
-		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
+		return watch(ctx, textout.Watch{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}, s, stdout, stderr)
 	}
 	rep := s.run.Once(ctx, o.timeout) // the run's notices first among its problems
 	if o.class.File != "" {
@@ -123,46 +120,22 @@ func (o *checkOptions) checkReplay(ctx context.Context, stdout, stderr io.Writer
 // printReport writes a report (one step of it when step > 0) as JSON or a
 // table and maps it to the exit code.
 func printReport(rep engine.Report, step int, asJSON bool, stdout, stderr io.Writer) int {
-	if step > 0 {
-		rep.Steps = []engine.StepResult{*rep.Step(step)}
-	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			fmt.Fprintln(stderr, err)
-			return cli.ExitUsage
-		}
-	} else {
-		writeTable(stdout, &rep)
-	}
-	if rep.AllPassed() {
+	passed, err := textout.Report(stdout, rep, step, asJSON)
+	switch {
+	case err != nil:
+		fmt.Fprintln(stderr, err)
+		return cli.ExitUsage
+	case passed:
 		return cli.ExitOK
 	}
 	return cli.ExitFail
 }
 
-// writeTable prints a compact, colourless summary for people and shells
-// (check, replay --no-tui). It is text for a terminal, so the report
-// passes termtext first; JSON keeps the raw strings, escaped.
-func writeTable(w io.Writer, raw *engine.Report) {
-	clean := termtext.Deep(*raw)
-	rep := &clean
-	fmt.Fprintf(w, "%s\n%s\n\n", rep.Title, content.Msg("cli.root_line", "root", rep.Root))
-	for _, st := range rep.Steps {
-		fmt.Fprintf(w, "%d. [%s] %s\n", st.Number, content.Msg("status."+string(st.Status)), st.Title)
-		for _, c := range st.Checks {
-			if c.Status == checks.Passed {
-				continue
-			}
-			fmt.Fprintf(w, "   - [%s] %s\n", content.Msg("status."+string(c.Status)), indent(c.Message, "     "))
-		}
+// watch is check --watch: 0 when ctx ends, 2 when stdout refuses a line.
+func watch(ctx context.Context, o textout.Watch, s *setup, stdout, stderr io.Writer) int {
+	if err := o.Run(ctx, s.run, stdout); err != nil {
+		fmt.Fprintln(stderr, err)
+		return cli.ExitUsage
 	}
-	for _, p := range rep.Problems {
-		fmt.Fprintf(w, "\n! %s\n", p)
-	}
-}
-
-func indent(s, pad string) string {
-	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+pad)
+	return cli.ExitOK
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/termtext/termtexttest"
 )
 
 // checkJSON runs `labmate check ... --json` and decodes its output.
@@ -153,29 +152,4 @@ func TestCheckWithUnusableStateDir(t *testing.T) {
 	if !found {
 		t.Errorf("no state warning in %v", rep.Problems)
 	}
-}
-
-// check --json keeps what the learner's files and the cluster hold as
-// they are (JSON escapes a control character as \u001b, so nothing
-// reaches a terminal); the table for people shows it escaped.
-func TestCheckJSONKeepsRawTextTheTableEscapesIt(t *testing.T) {
-	rep := engine.Report{Title: "t", Steps: []engine.StepResult{{Number: 1, Status: checks.Failed,
-		Checks:   []checks.Result{{ID: "c", Status: checks.Failed, Message: "msg " + termtexttest.Hostile}},
-		Observed: []checks.Fact{{Label: "value", Value: termtexttest.Hostile}}}},
-		Problems: []string{"problem " + termtexttest.Hostile}}
-	var out, errb bytes.Buffer
-	printReport(rep, 0, true, &out, &errb)
-	if strings.ContainsRune(out.String(), 0x1b) || !strings.Contains(out.String(), `\u001b]52;`) {
-		t.Errorf("JSON does not escape the control characters:\n%s", out.String())
-	}
-	var back engine.Report
-	if err := json.Unmarshal(out.Bytes(), &back); err != nil {
-		t.Fatal(err)
-	}
-	if back.Steps[0].Checks[0].Message != "msg "+termtexttest.Hostile || back.Steps[0].Observed[0].Value != termtexttest.Hostile {
-		t.Errorf("JSON does not keep the raw strings: %+v", back.Steps[0])
-	}
-	out.Reset()
-	printReport(rep, 0, false, &out, &errb)
-	termtexttest.AssertOnlyStyling(t, out.String(), "msg "+termtexttest.Shown, "problem "+termtexttest.Shown)
 }

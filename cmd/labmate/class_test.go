@@ -15,6 +15,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -88,14 +89,14 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			if pub == nil {
 				t.Fatalf("class not started: %v", s.warnings)
 			}
-			out, stop := startWatch(t, s, watchOptions{JSON: true, ReadyTimeout: 10 * time.Second})
+			out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: 10 * time.Second})
 			first := decode(t, out.waitLines(t, 1, 15*time.Second)[0])
 			if st := first.Step(1); st == nil || st.Status != checks.Passed {
 				t.Fatalf("step 1 with the reference config: %+v", st)
 			}
 			write(t, cfg, strings.Replace(string(ref), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
 			rec := decode(t, out.waitLines(t, 2, 5*time.Second)[1])
-			if len(rec.Changed) != 1 || rec.Changed[0] != (stepChange{Number: 1, From: checks.Passed, To: checks.Failed}) {
+			if len(rec.Changed) != 1 || rec.Changed[0] != (textout.Change{Number: 1, From: checks.Passed, To: checks.Failed}) {
 				t.Fatalf("changed = %+v, want only step 1 passed->failed", rec.Changed)
 			}
 			if code := stop(); code != cli.ExitOK {

@@ -12,11 +12,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/config"
@@ -93,7 +92,11 @@ func (o *replayOptions) Run(ctx context.Context) int {
 		fmt.Fprintln(stderr, w)
 	}
 	if *noTUI {
-		return rs.printChanges(ctx, stdout)
+		passed, played := textout.Replay(ctx, rs.run, rs.trace, rs.lab, stdout)
+		if passed || !played {
+			return cli.ExitOK
+		}
+		return cli.ExitFail
 	}
 	return rs.runTUI(ctx, *theme, stderr)
 }
@@ -119,62 +122,6 @@ func parseSpeed(s string) (float64, error) {
 		return 0, errors.New(content.Msg("trace.bad_speed", "value", s))
 	}
 	return v, nil
-}
-
-// printChanges is --no-tui: one line per step status change, stamped with
-// the recorded time, then the final results like `labmate check`. The
-// exit code is check's: 0 when every step passed at the end.
-func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
-	replay := rs.run.Trace()
-	p := replay.Progress()
-	fmt.Fprintln(w, content.Msg("trace.cli.start", "name", termtext.Clean(trace.DisplayName(rs.trace.Name)), "lab", termtext.Clean(rs.lab.Title),
-		"records", p.Total, "length", trace.Clock(p.Length), "speed", trace.SpeedLabel(p.Speed)))
-	st := rs.run.Start(ctx)
-	defer rs.run.Stop()
-	printed := false
-	last, played := rs.run.Played(ctx, st, func(u labrun.Update) {
-		if !u.Ready {
-			return
-		}
-		at := trace.Clock(u.Time.Sub(rs.trace.Header.Started))
-		if !printed {
-			printed = true
-			rs.printStart(w, at, u.Report)
-		} else {
-			rs.printSteps(w, at, u)
-		}
-	})
-	if !played {
-		return cli.ExitOK
-	}
-	fmt.Fprintln(w)
-	writeTable(w, &last)
-	if last.AllPassed() {
-		return cli.ExitOK
-	}
-	return cli.ExitFail
-}
-
-// printStart is the line of every step's status once the replay's
-// sources are ready.
-func (rs *replaySession) printStart(w io.Writer, at string, rep engine.Report) {
-	var parts []string
-	for _, st := range rep.Steps {
-		parts = append(parts, fmt.Sprintf("%d %s", st.Number, content.Msg("status."+string(st.Status))))
-	}
-	fmt.Fprintln(w, content.Msg("trace.cli.ready", "at", at, "steps", strings.Join(parts, content.Msg("trace.cli.ready_sep"))))
-}
-
-// printSteps is a line per step the update changed.
-func (rs *replaySession) printSteps(w io.Writer, at string, u labrun.Update) {
-	for _, c := range u.Changes {
-		title := ""
-		if sr := u.Step(c.Step); sr != nil {
-			title = termtext.Clean(sr.Title) // the lab's, or the trace's
-		}
-		fmt.Fprintln(w, content.Msg("trace.cli.change", "at", at, "step", c.Step, "title", title,
-			"from", content.Msg("status."+string(c.From)), "to", content.Msg("status."+string(c.To))))
-	}
 }
 
 // runTUI shows the replay in the TUI, marked as a replay, with the

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/report"
 )
 
@@ -87,31 +85,9 @@ func traceReport(ctx context.Context, c *common, name string) (report.Report, er
 
 // writeReport prints the report to stdout or, with -o, to a file.
 func writeReport(r report.Report, asJSON bool, out string, stdout, stderr io.Writer) int {
-	var err error
-	var buf bytes.Buffer
-	if asJSON {
-		err = r.WriteJSON(&buf)
-	} else {
-		_, err = buf.WriteString(r.Markdown(time.Local))
-	}
-	if err == nil && out == "" {
-		_, err = stdout.Write(buf.Bytes())
-	} else if err == nil {
-		err = lockfile.WriteAtomic(out, buf.Bytes(), 0o644)
-		if err == nil {
-			fmt.Fprintln(stderr, content.Msg("ops.report.written", "path", out))
-		}
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, content.Msg("ops.report.write_failed", "path", orStdout(out), "err", err))
+	if err := r.Save(asJSON, out, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, err)
 		return cli.ExitUsage
 	}
 	return cli.ExitOK
-}
-
-func orStdout(path string) string {
-	if path == "" {
-		return "stdout"
-	}
-	return path
 }
