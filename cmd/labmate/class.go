@@ -232,28 +232,34 @@ type classBoardOptions struct {
 
 func newClassBoardCmd(streams cli.Streams) *cobra.Command {
 	o := &classBoardOptions{streams: streams}
-	cmd := cli.NewCommand("class.board", cli.FlagsUse(), cli.NoArgs, nil)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		_, cs, ns, err := o.load(0)
-		if err != nil {
-			return err
-		}
-		ctx, cancel := context.WithCancel(cmd.Context())
-		defer cancel()
-		err = board.Run(ctx, board.Options{
-			Classes: class.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
-			Stuck: o.Stuck, Theme: o.Theme,
-		})
-		if err != nil {
-			return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
-		}
-		return nil
-	}
+	cmd := cli.NewCommand("class.board", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
 	cmd.Flags().DurationVar(&o.Stuck, "stuck", 10*time.Minute, content.Msg("class.flag.stuck"))
 	cmd.Flags().StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
 	return cmd
+}
+
+// Run shows the live board until the instructor quits and returns the exit code.
+func (o *classBoardOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.board(ctx), o.streams.ErrOut)
+}
+
+func (o *classBoardOptions) board(ctx context.Context) error {
+	_, cs, ns, err := o.load(0)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err = board.Run(ctx, board.Options{
+		Classes: class.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
+		Stuck: o.Stuck, Theme: o.Theme,
+	})
+	if err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
+	}
+	return nil
 }
 
 // ---------------------------------------------------------------- export
@@ -268,34 +274,40 @@ type classExportOptions struct {
 
 func newClassExportCmd(streams cli.Streams) *cobra.Command {
 	o := &classExportOptions{streams: streams}
-	cmd := cli.NewCommand("class.export", cli.FlagsUse(), cli.NoArgs, nil)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if o.Format != "csv" && o.Format != "json" {
-			return cli.UsageErr("class.cli.format", "format", o.Format)
-		}
-		_, cs, ns, err := o.load(30 * time.Second)
-		if err != nil {
-			return err
-		}
-		c, err := class.List(cmd.Context(), cs, ns, o.Lab)
-		if err != nil {
-			return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err)))
-		}
-		for _, r := range c.Records {
-			if r.Flag != "" {
-				fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.flagged_record", "name", class.ObjectName(r.Learner, r.Lab),
-					"flag", content.Msg("class.board.mark."+string(r.Flag))))
-			}
-		}
-		if o.Format == "csv" {
-			return class.WriteCSV(o.streams.Out, c)
-		}
-		return class.WriteJSON(o.streams.Out, c)
-	}
+	cmd := cli.NewCommand("class.export", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Format, "format", "json", content.Msg("class.flag.format"))
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
 	return cmd
+}
+
+// Run writes the class's records as JSON or CSV and returns the exit code.
+func (o *classExportOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.export(ctx), o.streams.ErrOut)
+}
+
+func (o *classExportOptions) export(ctx context.Context) error {
+	if o.Format != "csv" && o.Format != "json" {
+		return cli.UsageErr("class.cli.format", "format", o.Format)
+	}
+	_, cs, ns, err := o.load(30 * time.Second)
+	if err != nil {
+		return err
+	}
+	c, err := class.List(ctx, cs, ns, o.Lab)
+	if err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err)))
+	}
+	for _, r := range c.Records {
+		if r.Flag != "" {
+			fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.flagged_record", "name", class.ObjectName(r.Learner, r.Lab),
+				"flag", content.Msg("class.board.mark."+string(r.Flag))))
+		}
+	}
+	if o.Format == "csv" {
+		return class.WriteCSV(o.streams.Out, c)
+	}
+	return class.WriteJSON(o.streams.Out, c)
 }
 
 // ---------------------------------------------------------------- preview
