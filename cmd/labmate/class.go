@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/tui/board"
@@ -385,37 +383,6 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 		s.notice(err.Error())
 	}
 	return pub
-}
-
-// classFinding is doctor's word on a --class kubeconfig: can this learner
-// reach the class and their own record of one of the labs (the chosen
-// one, or any installed one when none is chosen; asked at once).
-func classFinding(ctx context.Context, path string, labs []string) doctor.Finding {
-	f := doctor.Finding{ID: "class", Title: content.Msg("class.doctor.title")}
-	results := make([]class.ProbeResult, len(labs))
-	var wg sync.WaitGroup
-	for i, lab := range labs {
-		wg.Go(func() { results[i] = class.Probe(ctx, path, lab, 5*time.Second) })
-	}
-	wg.Wait()
-	r := results[0]
-	for _, res := range results {
-		if res.Err == nil {
-			r = res
-			break
-		}
-	}
-	switch {
-	case r.Learner.Config == nil:
-		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", classErr(r.Err)), content.Msg("class.doctor.fix_file")
-	case r.Err == nil:
-		f.Verdict, f.Detail = doctor.OK, content.Msg("class.doctor.ok", "learner", r.Learner.ID, "ns", r.Learner.Namespace, "server", r.Learner.Config.Host)
-	case r.Refused:
-		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.refused", "server", r.Learner.Config.Host, "err", classErr(r.Err)), content.Msg("class.doctor.fix_refused")
-	default:
-		f.Verdict, f.Detail, f.Fix = doctor.Warn, content.Msg("class.doctor.unreachable", "server", r.Learner.Config.Host, "err", classErr(r.Err)), content.Msg("class.doctor.fix_unreachable")
-	}
-	return f
 }
 
 // classErr words an error of the class cluster or a class kubeconfig in

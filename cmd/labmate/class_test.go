@@ -136,19 +136,6 @@ func TestBadClassFileIsAWarning(t *testing.T) {
 	}
 }
 
-// doctor --class: a file that is no class kubeconfig fails, a class
-// cluster that is down warns (the lab still works).
-func TestDoctorClassFinding(t *testing.T) {
-	bad := filepath.Join(t.TempDir(), "x")
-	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
-	if f := classFinding(context.Background(), bad, []string{"gpu-incident"}); f.Verdict != "fail" || f.Fix == "" {
-		t.Fatalf("bad file: %+v", f)
-	}
-	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), []string{"gpu-incident", "driver-reboot"}); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
-		t.Fatalf("class down: %+v", f)
-	}
-}
-
 // class init checks its flags before it starts anything: a lab that does
 // not exist is refused (exit 2) before --sandbox would start a cluster.
 // With an empty bin dir a started sandbox would fail with exit 1 instead.

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/internal/cli"
@@ -70,7 +71,7 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		for i, l := range labs {
 			ids[i] = l.ID()
 		}
-		res.Findings = append(res.Findings, classFinding(ctx, *classFile, ids))
+		res.Findings = append(res.Findings, class.DoctorFinding(ctx, *classFile, ids))
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)

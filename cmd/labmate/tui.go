@@ -4,15 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/internal/quietstderr"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/config"
@@ -74,7 +71,7 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	pub := s.startClass(ctx, o.class, true)
 	opts.Notices = append(opts.Notices, s.warnings[nWarn:]...)
 	if pub != nil {
-		opts = publishing(opts, pub)
+		opts = opts.Publishing(pub)
 	}
 	opts.ClassLab = c.classLabNotes(ctx, o.class)
 	opts.Updates = s.run.Start(ctx).Updates()
@@ -113,68 +110,9 @@ func (o *tuiOptions) options(s *setup) tui.Options {
 	return tui.WithConfig(opts, cfg, warnings)
 }
 
-// publishing makes the TUI show the class publisher's status and publish
-// the learner's page and hints, besides what it did with them before.
-func publishing(opts tui.Options, pub *class.Publisher) tui.Options {
-	opts.Class = pub.Statuses()
-	onProgress, onPage := opts.OnProgress, opts.OnPage
-	opts.OnProgress = func(step, hints int, solution bool) error {
-		pub.Publish(class.Update{Hints: &class.Hints{Step: step, Seen: hints, Solution: solution}})
-		if onProgress != nil {
-			return onProgress(step, hints, solution)
-		}
-		return nil
-	}
-	opts.OnPage = func(page int) error {
-		pub.Publish(class.Update{Page: &page})
-		if onPage != nil {
-			return onPage(page)
-		}
-		return nil
-	}
-	return opts
-}
-
 // runTUI runs the TUI with stderr sent away from the terminal meanwhile.
 func (s *setup) runTUI(ctx context.Context, opts tui.Options) error {
-	restoreStderr := s.quietStderr()
-	if restoreStderr != nil {
-		defer restoreStderr()
-	}
-	err := tui.Run(ctx, opts)
-	if restoreStderr != nil {
-		// The error (a panic's value and stack, say) is for the terminal,
-		// not for the log.
-		restoreStderr()
-	}
-	return err
-}
-
-// quietStderr sends whatever writes to stderr behind the TUI's back to the
-// --log file, or else to stderr.log in labmate's state dir, and returns the
-// function that gives the terminal its stderr back (nil if nothing
-// changed; calling it again does nothing).
-func (s *setup) quietStderr() func() {
-	f := s.logFile
-	if f == nil {
-		dir, err := state.Dir()
-		if err != nil || os.MkdirAll(dir, 0o700) != nil {
-			return nil
-		}
-		if f, err = os.Create(filepath.Join(dir, "stderr.log")); err != nil {
-			return nil
-		}
-	}
-	restore, err := quietStderr(f)
-	if err != nil {
-		return nil
-	}
-	return sync.OnceFunc(func() {
-		restore()
-		if f != s.logFile {
-			f.Close()
-		}
-	})
+	return quietstderr.Run(s.logFile, state.Dir, func() error { return tui.Run(ctx, opts) })
 }
 
 func hintProgress(p state.Progress) map[int]tui.HintProgress {
