@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/labrun/textout"
@@ -85,9 +85,9 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	}
 	rep := s.run.Once(ctx, o.timeout) // the run's notices first among its problems
 	if o.class.File != "" {
-		s.publishOnce(ctx, o.class, rep, stderr)
+		s.publishOnce(ctx, o.class, stderr, func(ctx context.Context, pub *class.Publisher) error { return class.PublishOnce(ctx, pub, rep) })
 	}
-	return printReport(rep, o.step, o.json, stdout, stderr)
+	return reportCode(textout.Report(stdout, rep, o.step, o.json))(stderr)
 }
 
 // completeTraces offers the built-in reference run; files complete as
@@ -114,21 +114,23 @@ func (o *checkOptions) checkReplay(ctx context.Context, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, err)
 		return cli.ExitUsage
 	}
-	return printReport(rep, step, asJSON, stdout, stderr)
+	return reportCode(textout.Report(stdout, rep, step, asJSON))(stderr)
 }
 
-// printReport writes a report (one step of it when step > 0) as JSON or a
-// table and maps it to the exit code.
-func printReport(rep engine.Report, step int, asJSON bool, stdout, stderr io.Writer) int {
-	passed, err := textout.Report(stdout, rep, step, asJSON)
-	switch {
-	case err != nil:
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
-	case passed:
-		return cli.ExitOK
+// reportCode is the exit code of a report printed (textout.Report):
+// 0 when every step printed passed, 1 when one did not, 2 when it could
+// not be written (said on stderr).
+func reportCode(passed bool, err error) func(stderr io.Writer) int {
+	return func(stderr io.Writer) int {
+		switch {
+		case err != nil:
+			fmt.Fprintln(stderr, err)
+			return cli.ExitUsage
+		case passed:
+			return cli.ExitOK
+		}
+		return cli.ExitFail
 	}
-	return cli.ExitFail
 }
 
 // watch is check --watch: 0 when ctx ends, 2 when stdout refuses a line.
