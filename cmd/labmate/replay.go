@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -73,7 +70,7 @@ func newReplayCmd(c *common, streams cli.Streams) *cobra.Command {
 func (o *replayOptions) Run(ctx context.Context) int {
 	stdout, stderr := o.streams.Out, o.streams.ErrOut
 	speedArg, noTUI, maxGap, theme := &o.speed, &o.noTUI, &o.maxGap, &o.theme
-	speed, err := parseSpeed(*speedArg)
+	speed, err := trace.ParseSpeed(*speedArg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return cli.ExitUsage
@@ -109,19 +106,6 @@ func (o *replayOptions) openReplay(name string, opts trace.ReplayOptions) (*repl
 		return nil, err
 	}
 	return &replaySession{trace: tr, kit: kit, lab: kit.Text, run: replayRun(kit, tr, opts)}, nil
-}
-
-// parseSpeed reads --speed: a positive number ("10", "10x") or "instant".
-func parseSpeed(s string) (float64, error) {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "x"), "×")
-	if t == "instant" || t == "max" {
-		return trace.Instant, nil
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v > 0 && v <= 1e6) { // also refuses NaN
-		return 0, errors.New(content.Msg("trace.bad_speed", "value", s))
-	}
-	return v, nil
 }
 
 // runTUI shows the replay in the TUI, marked as a replay, with the

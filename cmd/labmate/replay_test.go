@@ -76,17 +76,3 @@ func TestReplayTruncatedTraceWarnsAndPlays(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
 	}
 }
-
-func TestParseSpeed(t *testing.T) {
-	for in, want := range map[string]float64{"1": 1, "10": 10, "10x": 10, "2.5×": 2.5, "instant": trace.Instant, " INSTANT ": trace.Instant} {
-		got, err := parseSpeed(in)
-		if err != nil || got != want {
-			t.Errorf("parseSpeed(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "0", "-1", "fast", "NaN", "1e9"} {
-		if _, err := parseSpeed(in); err == nil {
-			t.Errorf("parseSpeed(%q) accepted", in)
-		}
-	}
-}

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -71,7 +69,7 @@ func (o *verifyOptions) Run(ctx context.Context, args []string) int {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_needs_dir"))
 		return cli.ExitUsage
 	}
-	shard, shards, ok := parseShard(o.shard)
+	shard, shards, ok := verify.ParseShard(o.shard)
 	if !ok {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.bad_shard", "shard", o.shard))
 		return cli.ExitUsage
@@ -140,18 +138,4 @@ func (o *verifyOptions) once(ctx context.Context) int {
 		return cli.ExitUsage // could not prove: the environment, not the lab
 	}
 	return cli.ExitOK
-}
-
-// parseShard reads --mutants-shard K/N (1 <= K <= N); "" is no shard.
-func parseShard(s string) (k, n int, ok bool) {
-	if s == "" {
-		return 0, 0, true
-	}
-	a, b, found := strings.Cut(s, "/")
-	k, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !found || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
-		return 0, 0, false
-	}
-	return k, n, true
 }
