@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,32 +96,11 @@ func (o *classInitOptions) Complete() error {
 			o.Out = "labmate-class"
 		}
 	}
-	switch n, err := strconv.Atoi(o.Learners); {
-	case o.Learners == "":
-		return cli.UsageErr("class.cli.learners_missing")
-	case err == nil:
-		if n < 1 || n > 1000 {
-			return cli.UsageErr("class.cli.learners_range", "n", n)
-		}
-		o.names = class.LearnersFromCount(n)
-	default:
-		f, err := os.Open(o.Learners)
-		if err != nil {
-			return cli.UsageErr("class.cli.learners_file", "path", o.Learners, "err", err)
-		}
-		defer f.Close()
-		names, err := class.ReadLearners(f)
-		var bad class.InvalidName
-		switch {
-		case errors.As(err, &bad) && bad.Dup:
-			return cli.UsageErr("class.cli.learner_dup", "path", o.Learners, "line", bad.Line, "name", bad.Name)
-		case errors.As(err, &bad):
-			return cli.UsageErr("class.cli.learner_bad", "path", o.Learners, "line", bad.Line, "name", bad.Name)
-		case err != nil:
-			return cli.UsageErr("class.cli.learners_file", "path", o.Learners, "err", err)
-		}
-		o.names = names
+	names, err := class.Learners(o.Learners)
+	if err != nil {
+		return cli.Exit(cli.ExitUsage, err.Error())
 	}
+	o.names = names
 	return nil
 }
 
