@@ -112,31 +112,11 @@ func (o *classInitOptions) Validate() error {
 	if o.Out == "" {
 		return cli.UsageErr("class.cli.out_missing")
 	}
-	if len(o.Labs) == 0 {
-		o.Labs = content.IDs() // every built-in lab; none travels
-		return nil
+	labs, ship, err := class.Labs(o.Labs)
+	if err != nil {
+		return cli.Exit(cli.ExitUsage, err.Error())
 	}
-	if len(o.Labs) == 1 {
-		a, ship, err := class.PackRef(o.Labs[0])
-		if err != nil {
-			return cli.UsageErr("class.cli.lab_refused", "lab", o.Labs[0], "err", err)
-		}
-		if len(a.Bytes) > class.MaxLabBytes {
-			return cli.Exit(cli.ExitUsage, class.LabTooBig{Size: len(a.Bytes)}.Error())
-		}
-		if ship {
-			o.ship = &a
-		}
-		o.Labs = []string{a.ID}
-		return nil
-	}
-	// Several labs: each learner's own labmate must have them built in;
-	// the class carries one lab at most.
-	for _, lab := range o.Labs {
-		if _, err := content.Load(lab); err != nil {
-			return cli.UsageErr("class.cli.labs_builtin", "lab", lab)
-		}
-	}
+	o.Labs, o.ship = labs, ship
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/labhub/labmate/internal/applog"
 	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
@@ -33,7 +34,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runWith runs one command line with injected streams and returns the
 // exit code.
 func runWith(args []string, streams cli.Streams) int {
-	silenceKlog()
+	applog.SilenceKlog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// The first signal asks for a clean exit; once it has, default handling
