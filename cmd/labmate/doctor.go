@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -74,12 +73,7 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		res.Findings = append(res.Findings, class.DoctorFinding(ctx, *classFile, ids))
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(struct {
-			OK bool `json:"ok"`
-			doctor.Result
-		}{res.OK(), res})
+		err = doctor.WriteJSON(stdout, res)
 	} else {
 		err = doctor.Write(stdout, res)
 	}
