@@ -65,24 +65,15 @@ func sandboxUp(cmd *cobra.Command, c *common, opts sandbox.Options, streams cli.
 	if err != nil {
 		return exitFor(err, streams.ErrOut)
 	}
-	if opts.Nodes, err = sandbox.NodesOf(kit.Text); err != nil {
+	if opts, err = opts.ForLab(kit.Text); err != nil {
 		fmt.Fprintln(streams.ErrOut, err)
 		return cli.ExitUsage
 	}
-	if opts.Manifests, err = sandbox.ManifestsOf(kit.Text); err != nil {
-		fmt.Fprintln(streams.ErrOut, err)
-		return cli.ExitUsage
-	}
-	opts.Lab = kit.ID()
 	if err := sandbox.Up(cmd.Context(), opts); err != nil {
 		fmt.Fprintln(streams.ErrOut, err)
 		return cli.ExitFail
 	}
-	ready := "cli.sandbox.ready"
-	if sandbox.Kubeconfig(opts) != sandbox.Kubeconfig(sandbox.Options{}) {
-		ready = "cli.sandbox.ready_named" // the loader falls back to the default one only
-	}
-	fmt.Fprintln(streams.Out, content.Msg(ready, "kubeconfig", sandbox.Kubeconfig(opts), "context", sandbox.Context(opts)))
+	fmt.Fprintln(streams.Out, opts.Ready())
 	return cli.ExitOK
 }
 
