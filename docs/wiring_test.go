@@ -96,6 +96,31 @@ func TestCmdOnlyWires(t *testing.T) {
 	}
 }
 
+// TestCmdImportsNoEngine: cmd/labmate does not even name the engine's
+// types; what a run reports it prints through labrun/textout, so a
+// command holds no report of its own to fold or judge.
+func TestCmdImportsNoEngine(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in cmd/labmate: %v", err)
+	}
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == module+"/engine" {
+				t.Errorf("%s imports engine: print a run's reports through labrun/textout", fset.Position(imp.Pos()))
+			}
+		}
+	}
+}
+
 // TestOnlyTheCatalogResolvesLabs: which lab a reference or a directory
 // names, and which lab a root chose, is decided in catalog alone (one
 // grammar for --lab); outside it only the packages that keep those

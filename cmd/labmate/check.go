@@ -2,19 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/termtext"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -28,25 +26,25 @@ type checkOptions struct {
 	replay  string
 	record  string
 	class   classFlags
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newCheckCmd is `labmate check`: evaluate once and exit 0 when every
 // requested step passed, 1 when any did not, 2 on a usage or environment
 // error.
-func newCheckCmd(c *common, streams ioStreams) *cobra.Command {
+func newCheckCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &checkOptions{common: c, streams: streams}
-	cmd := newCommand("check", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("check", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	cmd.PreRunE = func(cmd *cobra.Command, _ []string) error { return o.Validate(cmd) }
 	fs := cmd.Flags()
-	fs.IntVar(&o.step, "step", 0, content.Msg("cli.flag.step", "ranges", labFacts(func(l *content.Lab) string { return fmt.Sprintf("1-%d", len(l.Steps)) })))
+	fs.IntVar(&o.step, "step", 0, content.Msg("cli.flag.step", "ranges", cli.LabFacts(func(l *content.Lab) string { return fmt.Sprintf("1-%d", len(l.Steps)) })))
 	fs.BoolVar(&o.json, "json", false, content.Msg("cli.flag.json"))
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
 	fs.BoolVar(&o.watch, "watch", false, content.Msg("ops.flag.watch"))
 	fs.StringVar(&o.replay, "replay", "", content.Msg("cli.flag.replay"))
 	fs.StringVar(&o.record, "record", "", content.Msg("cli.flag.record"))
 	o.class.bind(fs)
-	metavars(fs, map[string]string{"replay": "FILE|reference", "record": "FILE"})
+	cli.Metavars(fs, map[string]string{"replay": "FILE|reference", "record": "FILE"})
 	_ = cmd.RegisterFlagCompletionFunc("step", c.completeSteps)
 	_ = cmd.RegisterFlagCompletionFunc("replay", completeTraces)
 	_ = cmd.MarkFlagFilename("record")
@@ -56,7 +54,7 @@ func newCheckCmd(c *common, streams ioStreams) *cobra.Command {
 // Validate refuses flag combinations that cannot work together.
 func (o *checkOptions) Validate(cmd *cobra.Command) error {
 	if o.replay != "" && (o.watch || o.record != "") {
-		return &usageError{cmd: cmd, msg: content.Msg("cli.replay_exclusive")}
+		return &cli.UsageError{Cmd: cmd, Msg: content.Msg("cli.replay_exclusive")}
 	}
 	return nil
 }
@@ -74,7 +72,7 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	defer s.closeLog()
 	if o.step < 0 || o.step > len(s.lab.Steps) {
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", o.step, "max", len(s.lab.Steps)))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if code, ok := s.record(o.record, stderr); !ok {
 		return code
@@ -83,13 +81,13 @@ func (o *checkOptions) Run(ctx context.Context) int {
 	if o.watch {
 		s.startClass(ctx, o.class, false)
 		sayClassLab(o.classLabNotes(ctx, o.class), stderr)
-		return watchOptions{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}.run(ctx, s, stdout, stderr)
+		return watch(ctx, textout.Watch{JSON: o.json, Step: o.step, ReadyTimeout: o.timeout}, s, stdout, stderr)
 	}
 	rep := s.run.Once(ctx, o.timeout) // the run's notices first among its problems
 	if o.class.File != "" {
-		s.publishOnce(ctx, o.class, rep, stderr)
+		s.publishOnce(ctx, o.class, stderr, func(ctx context.Context, pub *class.Publisher) error { return class.PublishOnce(ctx, pub, rep) })
 	}
-	return printReport(rep, o.step, o.json, stdout, stderr)
+	return reportCode(textout.Report(stdout, rep, o.step, o.json))(stderr)
 }
 
 // completeTraces offers the built-in reference run; files complete as
@@ -109,59 +107,37 @@ func (o *checkOptions) checkReplay(ctx context.Context, stdout, stderr io.Writer
 	lab := kit.Text
 	if step < 0 || step > len(lab.Steps) {
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", step, "max", len(lab.Steps)))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	rep, _, err := labrun.Exact(ctx, lab, kit.Steps, t)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
-	return printReport(rep, step, asJSON, stdout, stderr)
+	return reportCode(textout.Report(stdout, rep, step, asJSON))(stderr)
 }
 
-// printReport writes a report (one step of it when step > 0) as JSON or a
-// table and maps it to the exit code.
-func printReport(rep engine.Report, step int, asJSON bool, stdout, stderr io.Writer) int {
-	if step > 0 {
-		rep.Steps = []engine.StepResult{*rep.Step(step)}
-	}
-	if asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+// reportCode is the exit code of a report printed (textout.Report):
+// 0 when every step printed passed, 1 when one did not, 2 when it could
+// not be written (said on stderr).
+func reportCode(passed bool, err error) func(stderr io.Writer) int {
+	return func(stderr io.Writer) int {
+		switch {
+		case err != nil:
 			fmt.Fprintln(stderr, err)
-			return exitUsage
+			return cli.ExitUsage
+		case passed:
+			return cli.ExitOK
 		}
-	} else {
-		writeTable(stdout, &rep)
-	}
-	if rep.AllPassed() {
-		return exitOK
-	}
-	return exitFail
-}
-
-// writeTable prints a compact, colourless summary for people and shells
-// (check, replay --no-tui). It is text for a terminal, so the report
-// passes termtext first; JSON keeps the raw strings, escaped.
-func writeTable(w io.Writer, raw *engine.Report) {
-	clean := termtext.Deep(*raw)
-	rep := &clean
-	fmt.Fprintf(w, "%s\n%s\n\n", rep.Title, content.Msg("cli.root_line", "root", rep.Root))
-	for _, st := range rep.Steps {
-		fmt.Fprintf(w, "%d. [%s] %s\n", st.Number, content.Msg("status."+string(st.Status)), st.Title)
-		for _, c := range st.Checks {
-			if c.Status == checks.Passed {
-				continue
-			}
-			fmt.Fprintf(w, "   - [%s] %s\n", content.Msg("status."+string(c.Status)), indent(c.Message, "     "))
-		}
-	}
-	for _, p := range rep.Problems {
-		fmt.Fprintf(w, "\n! %s\n", p)
+		return cli.ExitFail
 	}
 }
 
-func indent(s, pad string) string {
-	return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n"+pad)
+// watch is check --watch: 0 when ctx ends, 2 when stdout refuses a line.
+func watch(ctx context.Context, o textout.Watch, s *setup, stdout, stderr io.Writer) int {
+	if err := o.Run(ctx, s.run, stdout); err != nil {
+		fmt.Fprintln(stderr, err)
+		return cli.ExitUsage
+	}
+	return cli.ExitOK
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/termtext/termtexttest"
+	"github.com/labhub/labmate/internal/cli"
 )
 
 // checkJSON runs `labmate check ... --json` and decodes its output.
@@ -21,7 +21,7 @@ func checkJSON(t *testing.T, args ...string) (engine.Report, int, string) {
 	var out, errb bytes.Buffer
 	code := run(append([]string{"check", "--json", "--state-dir", t.TempDir()}, args...), &out, &errb)
 	var rep engine.Report
-	if code != exitUsage {
+	if code != cli.ExitUsage {
 		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
 			t.Fatalf("output is not the check JSON: %v\n%s", err, out.String())
 		}
@@ -51,7 +51,7 @@ func TestCheckExitCodesAndShape(t *testing.T) {
 	copyReference(t, root, "etc/containerd/config.toml")
 
 	rep, code, _ := checkJSON(t, "--root", root, "--no-cluster", "--step", "1")
-	if code != exitOK || len(rep.Steps) != 1 || rep.Steps[0].Status != checks.Passed {
+	if code != cli.ExitOK || len(rep.Steps) != 1 || rep.Steps[0].Status != checks.Passed {
 		t.Fatalf("step 1 with the reference config: exit %d, %+v", code, rep.Steps)
 	}
 	if rep.Lab != "gpu-incident" || rep.Steps[0].ID != "main-config" || rep.Steps[0].Number != 1 || rep.Steps[0].Title == "" {
@@ -64,12 +64,12 @@ func TestCheckExitCodesAndShape(t *testing.T) {
 	}
 
 	rep, code, _ = checkJSON(t, "--root", root, "--no-cluster", "--step", "2")
-	if code != exitFail || rep.Steps[0].Status != checks.Failed {
+	if code != cli.ExitFail || rep.Steps[0].Status != checks.Failed {
 		t.Fatalf("step 2 without its file: exit %d, %s", code, rep.Steps[0].Status)
 	}
 
 	rep, code, _ = checkJSON(t, "--root", root, "--no-cluster")
-	if code != exitFail || len(rep.Steps) != 8 {
+	if code != cli.ExitFail || len(rep.Steps) != 8 {
 		t.Fatalf("all steps: exit %d, %d steps", code, len(rep.Steps))
 	}
 	// Without a cluster, the cluster steps never pass from nothing.
@@ -103,8 +103,8 @@ func TestCheckUsageErrors(t *testing.T) {
 	}
 	for _, args := range cases {
 		_, code, stderr := checkJSON(t, args...)
-		if code != exitUsage {
-			t.Errorf("check %v: exit %d, want %d", args, code, exitUsage)
+		if code != cli.ExitUsage {
+			t.Errorf("check %v: exit %d, want %d", args, code, cli.ExitUsage)
 		}
 		if strings.TrimSpace(stderr) == "" {
 			t.Errorf("check %v: no message on stderr", args)
@@ -114,11 +114,11 @@ func TestCheckUsageErrors(t *testing.T) {
 
 func TestCheckReplayReference(t *testing.T) {
 	rep, code, _ := checkJSON(t, "--replay", "reference")
-	if code != exitOK || !rep.AllPassed() || len(rep.Steps) != 8 {
+	if code != cli.ExitOK || !rep.AllPassed() || len(rep.Steps) != 8 {
 		t.Fatalf("reference replay: exit %d, %+v", code, rep.Steps)
 	}
 	rep, code, _ = checkJSON(t, "--replay", "reference", "--step", "5")
-	if code != exitOK || len(rep.Steps) != 1 || rep.Steps[0].Number != 5 {
+	if code != cli.ExitOK || len(rep.Steps) != 1 || rep.Steps[0].Number != 5 {
 		t.Fatalf("reference replay step 5: exit %d, %+v", code, rep.Steps)
 	}
 }
@@ -132,7 +132,7 @@ func TestCheckWithUnusableStateDir(t *testing.T) {
 	copyReference(t, root, "etc/containerd/config.toml")
 	var out, errb bytes.Buffer
 	code := run([]string{"check", "--json", "--no-cluster", "--step", "1", "--root", root, "--state-dir", file}, &out, &errb)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	var rep engine.Report
@@ -152,29 +152,4 @@ func TestCheckWithUnusableStateDir(t *testing.T) {
 	if !found {
 		t.Errorf("no state warning in %v", rep.Problems)
 	}
-}
-
-// check --json keeps what the learner's files and the cluster hold as
-// they are (JSON escapes a control character as \u001b, so nothing
-// reaches a terminal); the table for people shows it escaped.
-func TestCheckJSONKeepsRawTextTheTableEscapesIt(t *testing.T) {
-	rep := engine.Report{Title: "t", Steps: []engine.StepResult{{Number: 1, Status: checks.Failed,
-		Checks:   []checks.Result{{ID: "c", Status: checks.Failed, Message: "msg " + termtexttest.Hostile}},
-		Observed: []checks.Fact{{Label: "value", Value: termtexttest.Hostile}}}},
-		Problems: []string{"problem " + termtexttest.Hostile}}
-	var out, errb bytes.Buffer
-	printReport(rep, 0, true, &out, &errb)
-	if strings.ContainsRune(out.String(), 0x1b) || !strings.Contains(out.String(), `\u001b]52;`) {
-		t.Errorf("JSON does not escape the control characters:\n%s", out.String())
-	}
-	var back engine.Report
-	if err := json.Unmarshal(out.Bytes(), &back); err != nil {
-		t.Fatal(err)
-	}
-	if back.Steps[0].Checks[0].Message != "msg "+termtexttest.Hostile || back.Steps[0].Observed[0].Value != termtexttest.Hostile {
-		t.Errorf("JSON does not keep the raw strings: %+v", back.Steps[0])
-	}
-	out.Reset()
-	printReport(rep, 0, false, &out, &errb)
-	termtexttest.AssertOnlyStyling(t, out.String(), "msg "+termtexttest.Shown, "problem "+termtexttest.Shown)
 }

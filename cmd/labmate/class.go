@@ -2,13 +2,8 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,43 +13,16 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/tui/board"
 )
 
-// exitError carries an exit code through cobra; its message is Korean.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e exitError) Error() string { return e.msg }
-
-func usageErr(key string, kv ...any) error {
-	return exitError{exitUsage, content.Msg(key, kv...)}
-}
-
-// exitWith says what ended a command that returns errors (nil: nothing)
-// and returns its exit code: an exitError's own, else 1.
-func exitWith(err error, stderr io.Writer) int {
-	var ee exitError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.As(err, &ee):
-		fmt.Fprintln(stderr, ee.msg)
-		return ee.code
-	}
-	fmt.Fprintln(stderr, err)
-	return exitFail
-}
-
 // newClassCmd is `labmate class`: init, board, export, preview, lab push.
-func newClassCmd(c *common, streams ioStreams) *cobra.Command {
-	cmd := newCommand("class", "init|board|export|report|preview|lab", noArgs, nil)
+func newClassCmd(c *common, streams cli.Streams) *cobra.Command {
+	cmd := cli.NewCommand("class", "init|board|export|report|preview|lab", cli.NoArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return &usageError{cmd: cmd, msg: content.Msg("class.cli.which")}
+		return &cli.UsageError{Cmd: cmd, Msg: content.Msg("class.cli.which")}
 	}
 	cmd.AddCommand(newClassInitCmd(streams), newClassBoardCmd(streams), newClassExportCmd(streams), newClassReportCmd(streams), newClassPreviewCmd(c, streams),
 		newClassLabCmd(streams))
@@ -77,11 +45,11 @@ func (a *adminFlags) bind(cmd *cobra.Command) {
 func (a *adminFlags) load(timeout time.Duration) (*rest.Config, kubernetes.Interface, string, error) {
 	cfg, ns, err := class.LoadAdmin(a.Kubeconfig, a.Context, a.Namespace, timeout)
 	if err != nil {
-		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", classErr(err))
+		return nil, nil, "", cli.UsageErr("class.cli.kubeconfig", "err", classErr(err))
 	}
 	cs, err := class.Clientset(cfg)
 	if err != nil {
-		return nil, nil, "", usageErr("class.cli.kubeconfig", "err", classErr(err))
+		return nil, nil, "", cli.UsageErr("class.cli.kubeconfig", "err", classErr(err))
 	}
 	return cfg, cs, ns, nil
 }
@@ -96,7 +64,7 @@ type classInitOptions struct {
 	Out      string
 	TokenTTL time.Duration
 	Sandbox  bool
-	streams  ioStreams
+	streams  cli.Streams
 
 	names []string
 	cfg   *rest.Config
@@ -105,9 +73,9 @@ type classInitOptions struct {
 	ship *class.LabArchive
 }
 
-func newClassInitCmd(streams ioStreams) *cobra.Command {
+func newClassInitCmd(streams cli.Streams) *cobra.Command {
 	o := &classInitOptions{streams: streams}
-	cmd := newCommand("class.init", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("class.init", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
 	cmd.Flags().StringSliceVar(&o.Labs, "lab", nil, content.Msg("class.flag.labs"))
@@ -128,68 +96,27 @@ func (o *classInitOptions) Complete() error {
 			o.Out = "labmate-class"
 		}
 	}
-	switch n, err := strconv.Atoi(o.Learners); {
-	case o.Learners == "":
-		return usageErr("class.cli.learners_missing")
-	case err == nil:
-		if n < 1 || n > 1000 {
-			return usageErr("class.cli.learners_range", "n", n)
-		}
-		o.names = class.LearnersFromCount(n)
-	default:
-		f, err := os.Open(o.Learners)
-		if err != nil {
-			return usageErr("class.cli.learners_file", "path", o.Learners, "err", err)
-		}
-		defer f.Close()
-		names, err := class.ReadLearners(f)
-		var bad class.InvalidName
-		switch {
-		case errors.As(err, &bad) && bad.Dup:
-			return usageErr("class.cli.learner_dup", "path", o.Learners, "line", bad.Line, "name", bad.Name)
-		case errors.As(err, &bad):
-			return usageErr("class.cli.learner_bad", "path", o.Learners, "line", bad.Line, "name", bad.Name)
-		case err != nil:
-			return usageErr("class.cli.learners_file", "path", o.Learners, "err", err)
-		}
-		o.names = names
+	names, err := class.Learners(o.Learners)
+	if err != nil {
+		return cli.Exit(cli.ExitUsage, err.Error())
 	}
+	o.names = names
 	return nil
 }
 
 // Validate checks what Complete cannot fix.
 func (o *classInitOptions) Validate() error {
 	if len(o.names) == 0 {
-		return usageErr("class.cli.learners_missing")
+		return cli.UsageErr("class.cli.learners_missing")
 	}
 	if o.Out == "" {
-		return usageErr("class.cli.out_missing")
+		return cli.UsageErr("class.cli.out_missing")
 	}
-	if len(o.Labs) == 0 {
-		o.Labs = content.IDs() // every built-in lab; none travels
-		return nil
+	labs, ship, err := class.Labs(o.Labs)
+	if err != nil {
+		return cli.Exit(cli.ExitUsage, err.Error())
 	}
-	if len(o.Labs) == 1 {
-		a, ship, err := class.PackRef(o.Labs[0])
-		if err != nil {
-			return usageErr("class.cli.lab_refused", "lab", o.Labs[0], "err", err)
-		}
-		if len(a.Bytes) > class.MaxLabBytes {
-			return exitError{exitUsage, class.LabTooBig{Size: len(a.Bytes)}.Error()}
-		}
-		if ship {
-			o.ship = &a
-		}
-		o.Labs = []string{a.ID}
-		return nil
-	}
-	// Several labs: each learner's own labmate must have them built in;
-	// the class carries one lab at most.
-	for _, lab := range o.Labs {
-		if _, err := content.Load(lab); err != nil {
-			return usageErr("class.cli.labs_builtin", "lab", lab)
-		}
-	}
+	o.Labs, o.ship = labs, ship
 	return nil
 }
 
@@ -203,7 +130,7 @@ func (o *classInitOptions) Run(ctx context.Context) int {
 	if err == nil {
 		err = o.create(ctx)
 	}
-	return exitWith(err, o.streams.ErrOut)
+	return cli.ExitWith(err, o.streams.ErrOut)
 }
 
 // create starts the sandbox (--sandbox), connects, creates the class and
@@ -212,7 +139,7 @@ func (o *classInitOptions) create(ctx context.Context) error {
 	if o.Sandbox {
 		opts := sandbox.Options{Progress: o.streams.ErrOut}
 		if err := sandbox.Up(ctx, opts); err != nil {
-			return exitError{exitFail, err.Error()}
+			return cli.Exit(cli.ExitFail, err.Error())
 		}
 		// Its own current context: the one kwokctl wrote.
 		o.Kubeconfig, o.Context = sandbox.Kubeconfig(opts), ""
@@ -226,7 +153,7 @@ func (o *classInitOptions) create(ctx context.Context) error {
 		OutDir: o.Out, TokenTTL: o.TokenTTL,
 	})
 	if err != nil {
-		return exitError{exitFail, content.Msg("class.cli.init_failed", "ns", o.Namespace, "err", classErr(err))}
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", o.Namespace, "err", classErr(err)))
 	}
 	legacy := false
 	for _, f := range files {
@@ -254,33 +181,39 @@ type classBoardOptions struct {
 	Lab     string
 	Stuck   time.Duration
 	Theme   string
-	streams ioStreams
+	streams cli.Streams
 }
 
-func newClassBoardCmd(streams ioStreams) *cobra.Command {
+func newClassBoardCmd(streams cli.Streams) *cobra.Command {
 	o := &classBoardOptions{streams: streams}
-	cmd := newCommand("class.board", flagsUse(), noArgs, nil)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		_, cs, ns, err := o.load(0)
-		if err != nil {
-			return err
-		}
-		ctx, cancel := context.WithCancel(cmd.Context())
-		defer cancel()
-		err = board.Run(ctx, board.Options{
-			Classes: class.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
-			Stuck: o.Stuck, Theme: o.Theme,
-		})
-		if err != nil {
-			return exitError{exitFail, content.Msg("cli.tui_failed", "err", err)}
-		}
-		return nil
-	}
+	cmd := cli.NewCommand("class.board", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
 	cmd.Flags().DurationVar(&o.Stuck, "stuck", 10*time.Minute, content.Msg("class.flag.stuck"))
 	cmd.Flags().StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
 	return cmd
+}
+
+// Run shows the live board until the instructor quits and returns the exit code.
+func (o *classBoardOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.board(ctx), o.streams.ErrOut)
+}
+
+func (o *classBoardOptions) board(ctx context.Context) error {
+	_, cs, ns, err := o.load(0)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	err = board.Run(ctx, board.Options{
+		Classes: class.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
+		Stuck: o.Stuck, Theme: o.Theme,
+	})
+	if err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
+	}
+	return nil
 }
 
 // ---------------------------------------------------------------- export
@@ -290,39 +223,45 @@ type classExportOptions struct {
 	adminFlags
 	Format  string
 	Lab     string
-	streams ioStreams
+	streams cli.Streams
 }
 
-func newClassExportCmd(streams ioStreams) *cobra.Command {
+func newClassExportCmd(streams cli.Streams) *cobra.Command {
 	o := &classExportOptions{streams: streams}
-	cmd := newCommand("class.export", flagsUse(), noArgs, nil)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if o.Format != "csv" && o.Format != "json" {
-			return usageErr("class.cli.format", "format", o.Format)
-		}
-		_, cs, ns, err := o.load(30 * time.Second)
-		if err != nil {
-			return err
-		}
-		c, err := class.List(cmd.Context(), cs, ns, o.Lab)
-		if err != nil {
-			return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err))}
-		}
-		for _, r := range c.Records {
-			if r.Flag != "" {
-				fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.flagged_record", "name", class.ObjectName(r.Learner, r.Lab),
-					"flag", content.Msg("class.board.mark."+string(r.Flag))))
-			}
-		}
-		if o.Format == "csv" {
-			return class.WriteCSV(o.streams.Out, c)
-		}
-		return class.WriteJSON(o.streams.Out, c)
-	}
+	cmd := cli.NewCommand("class.export", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.Format, "format", "json", content.Msg("class.flag.format"))
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
 	return cmd
+}
+
+// Run writes the class's records as JSON or CSV and returns the exit code.
+func (o *classExportOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.export(ctx), o.streams.ErrOut)
+}
+
+func (o *classExportOptions) export(ctx context.Context) error {
+	if o.Format != "csv" && o.Format != "json" {
+		return cli.UsageErr("class.cli.format", "format", o.Format)
+	}
+	_, cs, ns, err := o.load(30 * time.Second)
+	if err != nil {
+		return err
+	}
+	c, err := class.List(ctx, cs, ns, o.Lab)
+	if err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err)))
+	}
+	for _, r := range c.Records {
+		if r.Flag != "" {
+			fmt.Fprintln(o.streams.ErrOut, content.Msg("class.cli.flagged_record", "name", class.ObjectName(r.Learner, r.Lab),
+				"flag", content.Msg("class.board.mark."+string(r.Flag))))
+		}
+	}
+	if o.Format == "csv" {
+		return class.WriteCSV(o.streams.Out, c)
+	}
+	return class.WriteJSON(o.streams.Out, c)
 }
 
 // ---------------------------------------------------------------- preview
@@ -333,7 +272,7 @@ type classPreviewOptions struct {
 	*common
 	classFlags
 	Timeout time.Duration
-	streams ioStreams
+	streams cli.Streams
 }
 
 // classFlags are the learner-side flags of the TUI and check --watch.
@@ -347,9 +286,9 @@ func (c *classFlags) bind(fs *pflag.FlagSet) {
 	fs.StringVar(&c.Name, "class-name", "", content.Msg("class.flag.class_name"))
 }
 
-func newClassPreviewCmd(c *common, streams ioStreams) *cobra.Command {
+func newClassPreviewCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &classPreviewOptions{common: c, streams: streams}
-	cmd := newCommand("class.preview", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("class.preview", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.classFlags.bind(cmd.Flags())
 	cmd.Flags().DurationVar(&o.Timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
 	return cmd
@@ -368,19 +307,19 @@ func (o *classPreviewOptions) Run(ctx context.Context) int {
 	if o.File != "" {
 		l, err := class.LoadLearner(o.File)
 		if err != nil {
-			return exitWith(usageErr("class.cli.class_file", "path", o.File, "err", classErr(err)), stderr)
+			return cli.ExitWith(cli.UsageErr("class.cli.class_file", "path", o.File, "err", classErr(err)), stderr)
 		}
 		learner = l.ID
 	}
 	rep := s.run.Once(ctx, o.Timeout)
 	raw, err := class.Marshal(class.Preview(s.classIdentity(learner, o.Name), s.state.Progress, rep))
 	if err != nil {
-		return exitWith(exitError{exitFail, err.Error()}, stderr)
+		return cli.ExitWith(cli.Exit(cli.ExitFail, err.Error()), stderr)
 	}
 	if _, err := o.streams.Out.Write(append(raw, '\n')); err != nil {
-		return exitWith(exitError{exitUsage, err.Error()}, stderr)
+		return cli.ExitWith(cli.Exit(cli.ExitUsage, err.Error()), stderr)
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 func (s *setup) classIdentity(learner, name string) class.Identity {
@@ -400,37 +339,6 @@ func (s *setup) startClass(ctx context.Context, f classFlags, page bool) *class.
 		s.notice(err.Error())
 	}
 	return pub
-}
-
-// classFinding is doctor's word on a --class kubeconfig: can this learner
-// reach the class and their own record of one of the labs (the chosen
-// one, or any installed one when none is chosen; asked at once).
-func classFinding(ctx context.Context, path string, labs []string) doctor.Finding {
-	f := doctor.Finding{ID: "class", Title: content.Msg("class.doctor.title")}
-	results := make([]class.ProbeResult, len(labs))
-	var wg sync.WaitGroup
-	for i, lab := range labs {
-		wg.Go(func() { results[i] = class.Probe(ctx, path, lab, 5*time.Second) })
-	}
-	wg.Wait()
-	r := results[0]
-	for _, res := range results {
-		if res.Err == nil {
-			r = res
-			break
-		}
-	}
-	switch {
-	case r.Learner.Config == nil:
-		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.bad_file", "path", path, "err", classErr(r.Err)), content.Msg("class.doctor.fix_file")
-	case r.Err == nil:
-		f.Verdict, f.Detail = doctor.OK, content.Msg("class.doctor.ok", "learner", r.Learner.ID, "ns", r.Learner.Namespace, "server", r.Learner.Config.Host)
-	case r.Refused:
-		f.Verdict, f.Detail, f.Fix = doctor.Fail, content.Msg("class.doctor.refused", "server", r.Learner.Config.Host, "err", classErr(r.Err)), content.Msg("class.doctor.fix_refused")
-	default:
-		f.Verdict, f.Detail, f.Fix = doctor.Warn, content.Msg("class.doctor.unreachable", "server", r.Learner.Config.Host, "err", classErr(r.Err)), content.Msg("class.doctor.fix_unreachable")
-	}
-	return f
 }
 
 // classErr words an error of the class cluster or a class kubeconfig in

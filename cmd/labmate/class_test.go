@@ -13,7 +13,9 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -87,17 +89,17 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			if pub == nil {
 				t.Fatalf("class not started: %v", s.warnings)
 			}
-			out, stop := startWatch(t, s, watchOptions{JSON: true, ReadyTimeout: 10 * time.Second})
+			out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: 10 * time.Second})
 			first := decode(t, out.waitLines(t, 1, 15*time.Second)[0])
 			if st := first.Step(1); st == nil || st.Status != checks.Passed {
 				t.Fatalf("step 1 with the reference config: %+v", st)
 			}
 			write(t, cfg, strings.Replace(string(ref), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
 			rec := decode(t, out.waitLines(t, 2, 5*time.Second)[1])
-			if len(rec.Changed) != 1 || rec.Changed[0] != (stepChange{Number: 1, From: checks.Passed, To: checks.Failed}) {
+			if len(rec.Changed) != 1 || rec.Changed[0] != (textout.Change{Number: 1, From: checks.Passed, To: checks.Failed}) {
 				t.Fatalf("changed = %+v, want only step 1 passed->failed", rec.Changed)
 			}
-			if code := stop(); code != exitOK {
+			if code := stop(); code != cli.ExitOK {
 				t.Errorf("exit %d", code)
 			}
 			if name == "down" {
@@ -129,21 +131,8 @@ func TestBadClassFileIsAWarning(t *testing.T) {
 		t.Fatalf("warnings %v", s.warnings)
 	}
 	var out, errb bytes.Buffer
-	if code := run([]string{"class", "export", "--format", "xml"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "csv") {
+	if code := run([]string{"class", "export", "--format", "xml"}, &out, &errb); code != cli.ExitUsage || !strings.Contains(errb.String(), "csv") {
 		t.Fatalf("export --format xml: %d %q", code, errb.String())
-	}
-}
-
-// doctor --class: a file that is no class kubeconfig fails, a class
-// cluster that is down warns (the lab still works).
-func TestDoctorClassFinding(t *testing.T) {
-	bad := filepath.Join(t.TempDir(), "x")
-	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
-	if f := classFinding(context.Background(), bad, []string{"gpu-incident"}); f.Verdict != "fail" || f.Fix == "" {
-		t.Fatalf("bad file: %+v", f)
-	}
-	if f := classFinding(context.Background(), classKubeconfig(t, "https://127.0.0.1:1"), []string{"gpu-incident", "driver-reboot"}); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
-		t.Fatalf("class down: %+v", f)
 	}
 }
 
@@ -157,7 +146,7 @@ func TestClassInitValidatesBeforeTheSandbox(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
 	t.Setenv(sandbox.EnvBinDir, t.TempDir())
 	code, out, errOut := runCmd(t, "class", "init", "--sandbox", "--lab", "no-such-lab", "--out", filepath.Join(home, "out"))
-	if code != exitUsage || !strings.Contains(errOut, "no-such-lab") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "no-such-lab") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	for _, dir := range []string{"kwok", "cache", "out"} {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
 )
 
 // useClassLab makes a --class run open the class's lab when the learner
@@ -60,7 +59,8 @@ func (c *common) classLabNotes(ctx context.Context, f classFlags) <-chan class.L
 // publishOnce sends one evaluation to the class (`check --class` without
 // --watch), waiting at most class.PublishWait for it to land; what kept
 // it from landing is said on stderr, and never changes check's exit code.
-func (s *setup) publishOnce(ctx context.Context, f classFlags, rep engine.Report, stderr io.Writer) {
+// once publishes; it is handed the publisher and its context.
+func (s *setup) publishOnce(ctx context.Context, f classFlags, stderr io.Writer, once func(context.Context, *class.Publisher) error) {
 	ctx, cancel := context.WithTimeout(ctx, class.PublishWait)
 	defer cancel()
 	pub := s.startClass(ctx, f, false)
@@ -72,7 +72,7 @@ func (s *setup) publishOnce(ctx context.Context, f classFlags, rep engine.Report
 		}
 		return
 	}
-	if err := class.PublishOnce(ctx, pub, rep); err != nil {
+	if err := once(ctx, pub); err != nil {
 		fmt.Fprintln(stderr, err)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labstore"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
@@ -55,7 +56,7 @@ func (l classLearner) check(t *testing.T) (int, engine.Report, string) {
 	l.use(t)
 	code, out, errOut := runStreams("check", "--class", l.file, "--root", l.root, "--json")
 	var rep engine.Report
-	if code != exitUsage {
+	if code != cli.ExitUsage {
 		if err := json.Unmarshal([]byte(out), &rep); err != nil {
 			t.Fatalf("%s: check --json: %v\n%s\n%s", l.id, err, out, errOut)
 		}
@@ -118,7 +119,7 @@ func newClassLabE2E(t *testing.T) *classLabE2E {
 	}
 	out := filepath.Join(t.TempDir(), "class")
 	code, stdout, errOut := runStreams("class", "init", "--kubeconfig", e.kubeconfig, "-n", e.ns, "--learners", "2", "--out", out, "--lab", v1Dir)
-	if code != exitOK || !strings.Contains(stdout, labstore.Sum(e.v1)) || !strings.Contains(stdout, "nginx-conf 1.0.0") {
+	if code != cli.ExitOK || !strings.Contains(stdout, labstore.Sum(e.v1)) || !strings.Contains(stdout, "nginx-conf 1.0.0") {
 		t.Fatalf("class init --lab DIR: exit %d, want the lab's sha256 %s said\n%s%s", code, labstore.Sum(e.v1), stdout, errOut)
 	}
 	for _, id := range []string{"learner-01", "learner-02"} {
@@ -143,7 +144,7 @@ func (e *classLabE2E) firstStart(t *testing.T) {
 		start := time.Now()
 		code, rep, errOut := l.check(t)
 		t.Logf("%s: first check --class (fetch, verify, install, evaluate, publish): %v", l.id, time.Since(start).Round(time.Millisecond))
-		if code != exitFail || rep.Step(1) == nil || rep.Step(1).Status != checks.Passed || len(rep.Steps) != 2 {
+		if code != cli.ExitFail || rep.Step(1) == nil || rep.Step(1).Status != checks.Passed || len(rep.Steps) != 2 {
 			t.Fatalf("%s: check --class: exit %d, want the class's lab with step 1 passed: %+v\n%s", l.id, code, rep.Steps, errOut)
 		}
 		if in := l.installed(t); len(in) != 1 || in[0].ID != "nginx-conf" || in[0].Version != "1.0.0" || in[0].Sum != labstore.Sum(e.v1) ||
@@ -153,7 +154,7 @@ func (e *classLabE2E) firstStart(t *testing.T) {
 	}
 	exportShows(t, e.kubeconfig, e.ns, "1.0.0", 2)
 	start := time.Now()
-	if code, _, errOut := e.learners[0].check(t); code != exitFail {
+	if code, _, errOut := e.learners[0].check(t); code != cli.ExitFail {
 		t.Fatalf("second start: exit %d\n%s", code, errOut)
 	}
 	t.Logf("learner-01: second check --class (the installed copy reused): %v", time.Since(start).Round(time.Millisecond))
@@ -181,7 +182,7 @@ func (e *classLabE2E) pushReachesBoth(t *testing.T) {
 	defer stopWatch()
 	notes := class.WatchInstalled(wctx, l1, have)
 	v2Dir := writeLab(t, versionedLab("1.1.0", "재시작 스크립트 (고친 판)"))
-	if code, stdout, errOut := runStreams("class", "lab", "push", v2Dir, "--kubeconfig", e.kubeconfig, "-n", e.ns); code != exitOK {
+	if code, stdout, errOut := runStreams("class", "lab", "push", v2Dir, "--kubeconfig", e.kubeconfig, "-n", e.ns); code != cli.ExitOK {
 		t.Fatalf("class lab push: exit %d\n%s%s", code, stdout, errOut)
 	}
 	if n := nextNote(t, notes); n.Refused || n.Version != "1.1.0" {
@@ -196,7 +197,7 @@ func (e *classLabE2E) pushReachesBoth(t *testing.T) {
 	boardMarksBehind(e.ctx, t, e.kubeconfig, e.ns, 2)
 	for _, l := range ls {
 		code, rep, errOut := l.check(t)
-		if code != exitFail || rep.Step(1).Status != checks.Passed {
+		if code != cli.ExitFail || rep.Step(1).Status != checks.Passed {
 			t.Fatalf("%s after the push: exit %d %+v\n%s", l.id, code, rep.Steps, errOut)
 		}
 		if probs := strings.Join(rep.Problems, "\n"); !strings.Contains(probs, "버전 1.0.0 에서 1.1.0") || !strings.Contains(probs, "통과한 단계 1개") {
@@ -233,7 +234,7 @@ func (e *classLabE2E) tamperedIsRefused(t *testing.T) {
 		t.Fatalf("learner-02's watch of a tampered lab: %+v, want refused in Korean", n)
 	}
 	code, rep, errOut := l.check(t)
-	if code != exitFail || !strings.Contains(strings.Join(rep.Problems, "\n"), "전에 받아 둔 실습 nginx-conf 1.1.0") {
+	if code != cli.ExitFail || !strings.Contains(strings.Join(rep.Problems, "\n"), "전에 받아 둔 실습 nginx-conf 1.1.0") {
 		t.Fatalf("learner-02 with a tampered class lab: exit %d, problems %q\n%s", code, rep.Problems, errOut)
 	}
 	if in := l.installed(t); in[len(in)-1].Version != "1.1.0" || len(in) != 2 {
@@ -242,7 +243,7 @@ func (e *classLabE2E) tamperedIsRefused(t *testing.T) {
 	exportShows(t, e.kubeconfig, e.ns, "1.1.0", 2)
 	fresh := e.learners[0]
 	fresh.data = t.TempDir()
-	if code, _, errOut := fresh.check(t); code != exitUsage || !strings.Contains(errOut, "sha256") || !strings.Contains(errOut, "받아 둔 교실 실습도 없어") {
+	if code, _, errOut := fresh.check(t); code != cli.ExitUsage || !strings.Contains(errOut, "sha256") || !strings.Contains(errOut, "받아 둔 교실 실습도 없어") {
 		t.Fatalf("a fresh learner with a tampered class lab: exit %d\n%s", code, errOut)
 	}
 }
@@ -290,7 +291,7 @@ func exportShows(t *testing.T, kubeconfig, ns, version string, n int) {
 	t.Helper()
 	code, stdout, errOut := runStreams("class", "export", "--kubeconfig", kubeconfig, "-n", ns, "--lab", "nginx-conf")
 	var exp class.Export
-	if err := json.Unmarshal([]byte(stdout), &exp); err != nil || code != exitOK || len(exp.Learners) != n {
+	if err := json.Unmarshal([]byte(stdout), &exp); err != nil || code != cli.ExitOK || len(exp.Learners) != n {
 		t.Fatalf("class export: exit %d, %v\n%s%s", code, err, stdout, errOut)
 	}
 	for _, l := range exp.Learners {

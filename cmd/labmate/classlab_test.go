@@ -18,6 +18,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/labstore"
 )
@@ -36,7 +37,7 @@ func TestClassInitRefusesALabTooBigBeforeConnecting(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "class")
 	code, stdout, errOut := runStreams("class", "init", "--kubeconfig", classKubeconfig(t, "https://127.0.0.1:1"), "-n", "w",
 		"--learners", "2", "--out", out, "--lab", dir)
-	if code != exitUsage || !strings.Contains(errOut, "1.3 MiB") || !strings.Contains(errOut, "교실 오브젝트 하나에") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "1.3 MiB") || !strings.Contains(errOut, "교실 오브젝트 하나에") {
 		t.Fatalf("exit %d, want 2 with the size in Korean:\n%s%s", code, stdout, errOut)
 	}
 	if _, err := os.Stat(out); !os.IsNotExist(err) {
@@ -92,7 +93,7 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	srv := labServer(t, &served)
 	l.file = classKubeconfig(t, srv.URL)
 	code, rep, errOut := l.check(t)
-	if code != exitFail || len(rep.Steps) != 2 || len(rep.Problems) != 0 {
+	if code != cli.ExitFail || len(rep.Steps) != 2 || len(rep.Problems) != 0 {
 		t.Fatalf("first start: exit %d, steps %d, problems %q\n%s", code, len(rep.Steps), rep.Problems, errOut)
 	}
 	if !strings.Contains(errOut, "교실에 보내지 못했습니다") {
@@ -103,13 +104,13 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	bad.BinaryData[class.LabArchiveKey][100] ^= 1
 	served.Store(bad)
 	code, rep, _ = l.check(t)
-	if probs := strings.Join(rep.Problems, "\n"); code != exitFail || len(rep.Steps) != 2 ||
+	if probs := strings.Join(rep.Problems, "\n"); code != cli.ExitFail || len(rep.Steps) != 2 ||
 		!strings.Contains(probs, "손상되었거나 바뀌었습니다") || !strings.Contains(probs, "전에 받아 둔 실습 nginx-conf 1.0.0") {
 		t.Fatalf("tampered: exit %d, problems %q", code, rep.Problems)
 	}
 	fresh := l
 	fresh.data = t.TempDir()
-	if code, _, errOut := fresh.check(t); code != exitUsage || !strings.Contains(errOut, "손상되었거나 바뀌었습니다") {
+	if code, _, errOut := fresh.check(t); code != cli.ExitUsage || !strings.Contains(errOut, "손상되었거나 바뀌었습니다") {
 		t.Fatalf("tampered, nothing installed before: exit %d\n%s", code, errOut)
 	}
 
@@ -120,7 +121,7 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	code, rep, errOut = l.check(t)
 	// The kept copy's bound (class.FetchTimeoutKept), not the full one a learner
 	// without a copy waits: the line between them, not a speed target.
-	if took := time.Since(start); code != exitFail || len(rep.Steps) != 2 || took >= class.FetchTimeout {
+	if took := time.Since(start); code != cli.ExitFail || len(rep.Steps) != 2 || took >= class.FetchTimeout {
 		t.Fatalf("slow class cluster: exit %d after %v, problems %q\n%s", code, took, rep.Problems, errOut)
 	}
 	served.Store(bad)
@@ -129,13 +130,13 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	l.use(t)
 	code, stdout, errOut := runStreams("class", "preview", "--class", l.file, "--root", l.root)
 	var rec class.Record
-	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || code != exitOK || rec.Lab != "nginx-conf" || rec.LabVersion != "1.0.0" {
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || code != cli.ExitOK || rec.Lab != "nginx-conf" || rec.LabVersion != "1.0.0" {
 		t.Fatalf("class preview --class: exit %d, %v, %+v\n%s", code, err, rec, errOut)
 	}
 
 	srv.Close()
 	code, rep, errOut = l.check(t)
-	if code != exitFail || len(rep.Steps) != 2 || !strings.Contains(strings.Join(rep.Problems, "\n"), "전에 받아 둔 실습 nginx-conf 1.0.0") {
+	if code != cli.ExitFail || len(rep.Steps) != 2 || !strings.Contains(strings.Join(rep.Problems, "\n"), "전에 받아 둔 실습 nginx-conf 1.0.0") {
 		t.Fatalf("offline: exit %d, problems %q\n%s", code, rep.Problems, errOut)
 	}
 	if e := kubeerr.ClientEnglish(strings.Join(rep.Problems, "\n") + errOut); e != "" {
@@ -188,7 +189,7 @@ func TestPackClassLab(t *testing.T) {
 	}
 	code, _, errOut := runStreams("class", "init", "--kubeconfig", classKubeconfig(t, "https://127.0.0.1:1"), "-n", "w",
 		"--learners", "2", "--out", filepath.Join(t.TempDir(), "o"), "--lab", "gpu-incident,"+dir)
-	if code != exitUsage || !strings.Contains(errOut, "교실이 실어 나르는 실습은 하나뿐") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "교실이 실어 나르는 실습은 하나뿐") {
 		t.Errorf("several --lab with a directory: exit %d\n%s", code, errOut)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 )
 
 // The instructor's side of the class's lab: pack the lab a --lab names
@@ -26,7 +27,7 @@ func (o *classInitOptions) storeLab(ctx context.Context) error {
 	}
 	a, err := class.StoreLab(ctx, o.cs, o.Namespace, *o.ship)
 	if err != nil {
-		return exitError{exitFail, content.Msg("class.cli.lab_store_failed", "ns", o.Namespace, "err", class.LabErr(err))}
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", o.Namespace, "err", class.LabErr(err)))
 	}
 	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_stored", "lab", a.ID, "version", a.Version,
 		"size", class.ByteSize(len(a.Bytes)), "sum", a.Sum))
@@ -39,16 +40,16 @@ func (o *classInitOptions) storeLab(ctx context.Context) error {
 // the class's lab, mid-workshop.
 type classLabPushOptions struct {
 	adminFlags
-	streams ioStreams
+	streams cli.Streams
 }
 
-func newClassLabCmd(streams ioStreams) *cobra.Command {
-	cmd := newCommand("class.lab", "push", noArgs, nil)
+func newClassLabCmd(streams cli.Streams) *cobra.Command {
+	cmd := cli.NewCommand("class.lab", "push", cli.NoArgs, nil)
 	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		return &usageError{cmd: cmd, msg: content.Msg("class.cli.lab_which")}
+		return &cli.UsageError{Cmd: cmd, Msg: content.Msg("class.cli.lab_which")}
 	}
 	o := &classLabPushOptions{streams: streams}
-	push := newCommand("class.lab.push", "DIR|ID", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) int {
+	push := cli.NewCommand("class.lab.push", "DIR|ID", cobra.ExactArgs(1), func(cmd *cobra.Command, args []string) int {
 		return o.Run(cmd.Context(), args[0])
 	})
 	push.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -61,7 +62,7 @@ func newClassLabCmd(streams ioStreams) *cobra.Command {
 
 // Run pushes the lab and returns the exit code.
 func (o *classLabPushOptions) Run(ctx context.Context, ref string) int {
-	return exitWith(o.push(ctx, ref), o.streams.ErrOut)
+	return cli.ExitWith(o.push(ctx, ref), o.streams.ErrOut)
 }
 
 // push packs the lab and replaces the class's copy with it.
@@ -69,11 +70,11 @@ func (o *classLabPushOptions) push(ctx context.Context, ref string) error {
 	a, ship, err := class.PackRef(ref)
 	switch {
 	case err != nil:
-		return usageErr("class.cli.lab_refused", "lab", ref, "err", err)
+		return cli.UsageErr("class.cli.lab_refused", "lab", ref, "err", err)
 	case !ship:
-		return usageErr("class.cli.lab_cannot_travel", "lab", a.ID)
+		return cli.UsageErr("class.cli.lab_cannot_travel", "lab", a.ID)
 	case len(a.Bytes) > class.MaxLabBytes:
-		return exitError{exitUsage, class.LabTooBig{Size: len(a.Bytes)}.Error()}
+		return cli.Exit(cli.ExitUsage, class.LabTooBig{Size: len(a.Bytes)}.Error())
 	}
 	_, cs, ns, err := o.load(30 * time.Second)
 	if err != nil {
@@ -82,9 +83,9 @@ func (o *classLabPushOptions) push(ctx context.Context, ref string) error {
 	stored, same, err := class.PushLab(ctx, cs, ns, a)
 	switch {
 	case errors.Is(err, class.ErrNoLab):
-		return exitError{exitUsage, content.Msg("class.cli.push_no_lab", "ns", ns)}
+		return cli.Exit(cli.ExitUsage, content.Msg("class.cli.push_no_lab", "ns", ns))
 	case err != nil:
-		return exitError{exitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", class.LabErr(err))}
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", class.LabErr(err)))
 	case same:
 		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.push_same", "lab", stored.ID, "version", stored.Version, "sum", stored.Sum))
 	default:

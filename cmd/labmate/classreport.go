@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/class/classreport"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/lockfile"
 )
 
@@ -21,50 +23,56 @@ type classReportOptions struct {
 	HTML    string
 	From    string
 	Lab     string
-	streams ioStreams
+	streams cli.Streams
 }
 
-func newClassReportCmd(streams ioStreams) *cobra.Command {
+func newClassReportCmd(streams cli.Streams) *cobra.Command {
 	o := &classReportOptions{streams: streams}
-	cmd := newCommand("class.report", flagsUse(), noArgs, nil)
-	cmd.RunE = func(cmd *cobra.Command, _ []string) error {
-		if o.HTML == "" {
-			return usageErr("class.cli.html_missing")
-		}
-		in := classreport.Input{Lab: o.Lab}
-		if o.From != "" {
-			f, err := os.Open(o.From)
-			if err != nil {
-				return usageErr("class.cli.export_file", "path", o.From, "err", err)
-			}
-			defer f.Close()
-			e, err := class.ReadExport(f)
-			if err != nil {
-				return usageErr("class.cli.export_file", "path", o.From, "err", err)
-			}
-			in.Class = class.FromExport(e)
-		} else {
-			_, cs, ns, err := o.load(30 * time.Second)
-			if err != nil {
-				return err
-			}
-			if in.Class, err = class.List(cmd.Context(), cs, ns, o.Lab); err != nil {
-				return exitError{exitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err))}
-			}
-			in.Namespace, in.At = ns, in.Class.At
-		}
-		var buf bytes.Buffer
-		if err := classreport.Write(&buf, in); err != nil {
-			return exitError{exitFail, err.Error()}
-		}
-		if err := lockfile.WriteAtomic(o.HTML, buf.Bytes(), 0o644); err != nil {
-			return exitError{exitFail, content.Msg("class.cli.report_write", "path", o.HTML, "err", err)}
-		}
-		return nil
-	}
+	cmd := cli.NewCommand("class.report", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	o.bind(cmd)
 	cmd.Flags().StringVar(&o.HTML, "html", "", content.Msg("class.flag.html"))
 	cmd.Flags().StringVar(&o.From, "from", "", content.Msg("class.flag.from"))
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.report_lab"))
 	return cmd
+}
+
+// Run writes the class report and returns the exit code.
+func (o *classReportOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.write(ctx), o.streams.ErrOut)
+}
+
+func (o *classReportOptions) write(ctx context.Context) error {
+	if o.HTML == "" {
+		return cli.UsageErr("class.cli.html_missing")
+	}
+	in := classreport.Input{Lab: o.Lab}
+	if o.From != "" {
+		f, err := os.Open(o.From)
+		if err != nil {
+			return cli.UsageErr("class.cli.export_file", "path", o.From, "err", err)
+		}
+		defer f.Close()
+		e, err := class.ReadExport(f)
+		if err != nil {
+			return cli.UsageErr("class.cli.export_file", "path", o.From, "err", err)
+		}
+		in.Class = class.FromExport(e)
+	} else {
+		_, cs, ns, err := o.load(30 * time.Second)
+		if err != nil {
+			return err
+		}
+		if in.Class, err = class.List(ctx, cs, ns, o.Lab); err != nil {
+			return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err)))
+		}
+		in.Namespace, in.At = ns, in.Class.At
+	}
+	var buf bytes.Buffer
+	if err := classreport.Write(&buf, in); err != nil {
+		return cli.Exit(cli.ExitFail, err.Error())
+	}
+	if err := lockfile.WriteAtomic(o.HTML, buf.Bytes(), 0o644); err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.report_write", "path", o.HTML, "err", err))
+	}
+	return nil
 }

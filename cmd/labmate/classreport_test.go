@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/labhub/labmate/internal/cli"
 )
 
 // `class report --from` makes the report of a saved export offline: no
@@ -36,7 +38,7 @@ func TestClassReportFromExport(t *testing.T) {
 		{[]string{"class", "report", "--from", out, "--html", out}, "내보내기 파일"}, // HTML is not an export
 	} {
 		stderr.Reset()
-		if code := run(tc.args, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tc.want) {
+		if code := run(tc.args, &stdout, &stderr); code != cli.ExitUsage || !strings.Contains(stderr.String(), tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want usage and %q", tc.args, code, stderr.String(), tc.want)
 		}
 	}

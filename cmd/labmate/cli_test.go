@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/internal/cli"
 )
 
 // With LABMATE_TEST_AS_LABMATE=1 the test binary is labmate itself, so a
@@ -40,7 +41,7 @@ func TestMain(m *testing.M) {
 
 func runStreams(args ...string) (code int, stdout, stderr string) {
 	var out, errOut strings.Builder
-	code = runWith(args, ioStreams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
+	code = runWith(args, cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut})
 	return code, out.String(), errOut.String()
 }
 
@@ -59,7 +60,7 @@ func allCommands(cmd *cobra.Command) []*cobra.Command {
 // Every command's --help exits 0 and is Korean, generated and complete:
 // every flag it takes is listed, and no English heading slips through.
 func TestEveryHelpIsKoreanAndComplete(t *testing.T) {
-	root := newRootCmd(ioStreams{})
+	root := newRootCmd(cli.Streams{})
 	cmds := allCommands(root)
 	if len(cmds) < 12 {
 		t.Fatalf("only %d commands in the tree", len(cmds))
@@ -68,7 +69,7 @@ func TestEveryHelpIsKoreanAndComplete(t *testing.T) {
 		path := strings.Fields(cmd.CommandPath())[1:]
 		t.Run(strings.Join(append([]string{"labmate"}, path...), "_"), func(t *testing.T) {
 			code, out, errOut := runStreams(append(path, "--help")...)
-			if code != exitOK || errOut != "" {
+			if code != cli.ExitOK || errOut != "" {
 				t.Fatalf("exit %d, stderr %q", code, errOut)
 			}
 			about, _, _ := strings.Cut(cmd.Long+"\n", "\n")
@@ -121,7 +122,7 @@ func TestUsageErrorsAreKorean(t *testing.T) {
 		{[]string{"report", "--timeout", "soon"}, "--timeout 의 값 soon"},
 	} {
 		code, out, errOut := runStreams(tc.args...)
-		if code != exitUsage || out != "" {
+		if code != cli.ExitUsage || out != "" {
 			t.Errorf("%v: exit %d, stdout %q", tc.args, code, out)
 		}
 		if !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "사용법: labmate") {
@@ -158,7 +159,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 			t.Errorf("versionString(%q) = %q, want %q", tc.injected, got, tc.want)
 		}
 	}
-	if code, out, _ := runStreams("version"); code != exitOK || !strings.HasPrefix(out, "labmate ") {
+	if code, out, _ := runStreams("version"); code != cli.ExitOK || !strings.HasPrefix(out, "labmate ") {
 		t.Errorf("labmate version: exit %d, %q", code, out)
 	}
 }
@@ -188,7 +189,7 @@ current-context: lab-a
 		{[]string{"__complete", "sandbox", ""}, []string{"up\t", "down\t", "status\t", "build\t"}},
 	} {
 		code, out, _ := runStreams(tc.args...)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Errorf("%v: exit %d", tc.args, code)
 		}
 		lines := strings.Split(out, "\n")

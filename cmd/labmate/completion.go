@@ -12,12 +12,13 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
 // newCompletionCmd is `labmate completion bash|zsh|fish|powershell`, in
 // place of cobra's default one whose help is English.
-func newCompletionCmd(streams ioStreams) *cobra.Command {
+func newCompletionCmd(streams cli.Streams) *cobra.Command {
 	shells := []string{"bash", "zsh", "fish", "powershell"}
 	return &cobra.Command{
 		Use:                   "completion bash|zsh|fish|powershell",
@@ -28,7 +29,7 @@ func newCompletionCmd(streams ioStreams) *cobra.Command {
 		DisableFlagsInUseLine: true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || !slices.Contains(shells, args[0]) {
-				return &usageError{cmd: cmd, msg: content.Msg("cli.completion_shell", "args", strings.Join(args, " "))}
+				return &cli.UsageError{Cmd: cmd, Msg: content.Msg("cli.completion_shell", "args", strings.Join(args, " "))}
 			}
 			return nil
 		},

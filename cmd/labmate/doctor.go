@@ -2,15 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/state"
 )
@@ -20,16 +21,16 @@ type doctorOptions struct {
 	*common
 	json    bool
 	class   string
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newDoctorCmd is `labmate doctor`: one screen, in Korean, of what is
 // right and wrong in the learner's environment, each problem with the
 // command that fixes it. Exit 0 when nothing failed, 1 otherwise, 2 on a
 // usage error. It never waits more than about 5 seconds.
-func newDoctorCmd(c *common, streams ioStreams) *cobra.Command {
+func newDoctorCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &doctorOptions{common: c, streams: streams}
-	cmd := newCommand("doctor", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("doctor", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	cmd.Flags().BoolVar(&o.json, "json", false, content.Msg("ops.flag.doctor_json"))
 	cmd.Flags().StringVar(&o.class, "class", "", content.Msg("class.flag.class"))
 	_ = cmd.MarkFlagFilename("class")
@@ -69,26 +70,21 @@ func (o *doctorOptions) Run(ctx context.Context) int {
 		for i, l := range labs {
 			ids[i] = l.ID()
 		}
-		res.Findings = append(res.Findings, classFinding(ctx, *classFile, ids))
+		res.Findings = append(res.Findings, class.DoctorFinding(ctx, *classFile, ids))
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(struct {
-			OK bool `json:"ok"`
-			doctor.Result
-		}{res.OK(), res})
+		err = doctor.WriteJSON(stdout, res)
 	} else {
 		err = doctor.Write(stdout, res)
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if !res.OK() {
-		return exitFail
+		return cli.ExitFail
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // labs are the labs doctor looks at: the chosen one, or with several

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -40,7 +41,7 @@ func timedRun(t *testing.T, args ...string) (int, string, string) {
 func TestDoctorAllWellExitsZero(t *testing.T) {
 	goodTerminal(t)
 	code, out, errOut := timedRun(t, "doctor", "--no-cluster", "--root", t.TempDir(), "--state-dir", t.TempDir())
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s%s", code, out, errOut)
 	}
 	if !strings.Contains(out, "모두 정상입니다") && !strings.Contains(out, "문제 0개") {
@@ -54,7 +55,7 @@ func TestDoctorNoKubeconfig(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("KUBECONFIG", "")
 	code, out, _ := timedRun(t, "doctor", "--root", t.TempDir(), "--state-dir", t.TempDir())
-	if code != exitFail || !strings.Contains(out, "[문제] kubeconfig") || !strings.Contains(out, "labmate sandbox up") {
+	if code != cli.ExitFail || !strings.Contains(out, "[문제] kubeconfig") || !strings.Contains(out, "labmate sandbox up") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }
@@ -76,7 +77,7 @@ users: [{name: u, user: {token: x}}]
 current-context: lab
 `, addr)), 0o600)
 	code, out, errOut := timedRun(t, "doctor", "--json", "--kubeconfig", kc, "--root", t.TempDir(), "--state-dir", t.TempDir())
-	if code != exitFail {
+	if code != cli.ExitFail {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out, errOut)
 	}
 	var r struct {
@@ -100,7 +101,7 @@ func TestDoctorRootIsAFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "gpuop")
 	os.WriteFile(file, nil, 0o644)
 	code, out, _ := timedRun(t, "doctor", "--no-cluster", "--root", file, "--state-dir", t.TempDir())
-	if code != exitFail || !strings.Contains(out, "[문제] 실습 루트") {
+	if code != cli.ExitFail || !strings.Contains(out, "[문제] 실습 루트") {
 		t.Errorf("exit %d\n%s", code, out)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/trace"
@@ -59,7 +60,7 @@ func TestFreshHomeFindsTheSandboxE2E(t *testing.T) {
 		var rep struct {
 			Cluster observe.ClusterObs `json:"cluster"`
 		}
-		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != exitFail {
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || code != cli.ExitFail {
 			t.Fatalf("exit %d (want 1: the files are missing), %v\n%s%s", code, err, out, errOut)
 		}
 		if rep.Cluster.State != observe.ClusterSynced || rep.Cluster.Server != server {
@@ -83,7 +84,7 @@ func TestFreshHomeFindsTheSandboxE2E(t *testing.T) {
 	})
 	t.Run("report", func(t *testing.T) {
 		code, out, errOut := runStreams(append([]string{"report"}, lab...)...)
-		if code != exitOK || !strings.Contains(out, server) {
+		if code != cli.ExitOK || !strings.Contains(out, server) {
 			t.Errorf("exit %d, the report does not name %s:\n%s%s", code, server, out, errOut)
 		}
 	})
@@ -104,7 +105,7 @@ func TestFreshHomeFindsTheSandboxE2E(t *testing.T) {
 	})
 	t.Run("lab verify", func(t *testing.T) {
 		code, out, errOut := runStreams("lab", "verify", "gpu-incident")
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Errorf("exit %d\n%s%s", code, out, errOut)
 		}
 	})
@@ -114,7 +115,7 @@ func TestFreshHomeFindsTheSandboxE2E(t *testing.T) {
 		t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
 		out := filepath.Join(t.TempDir(), "class")
 		code, stdout, errOut := runStreams("class", "init", "--sandbox", "-n", ns, "--lab", "gpu-incident", "--out", out)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("class init: exit %d\n%s%s", code, stdout, errOut)
 		}
 		if _, err := os.Stat(filepath.Join(out, "learner-01.kubeconfig")); err != nil {
@@ -123,7 +124,7 @@ func TestFreshHomeFindsTheSandboxE2E(t *testing.T) {
 		// The instructor's other commands find the same cluster.
 		code, stdout, errOut = runStreams("class", "export", "-n", ns)
 		var exp class.Export
-		if err := json.Unmarshal([]byte(stdout), &exp); err != nil || code != exitOK || len(exp.Learners) != 3 {
+		if err := json.Unmarshal([]byte(stdout), &exp); err != nil || code != cli.ExitOK || len(exp.Learners) != 3 {
 			t.Errorf("class export: exit %d, %v, %+v\n%s", code, err, exp, errOut)
 		}
 	})

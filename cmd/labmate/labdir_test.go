@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/state"
 )
 
@@ -127,7 +128,7 @@ func writeLab(t *testing.T, files map[string]string) string {
 func TestThirdLabIsADirectory(t *testing.T) {
 	dir := writeLab(t, thirdLab)
 	code, out, errOut := runStreams("lab", "verify", dir)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("lab verify: exit %d\n%s\n%s", code, out, errOut)
 	}
 	for _, c := range []string{"오답 not-executable", "오답 port-as-string", "오답 bare-host", "참고 풀이"} {
@@ -148,7 +149,7 @@ func TestThirdLabIsADirectory(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatalf("check --json: %v\n%s", err, out)
 	}
-	if code != exitFail || rep.Lab != "nginx-conf" || len(rep.Steps) != 2 || rep.Steps[0].Status != "failed" {
+	if code != cli.ExitFail || rep.Lab != "nginx-conf" || len(rep.Steps) != 2 || rep.Steps[0].Status != "failed" {
 		t.Fatalf("empty root: exit %d, %+v", code, rep)
 	}
 	// ... and the reference answers pass.
@@ -162,7 +163,7 @@ func TestThirdLabIsADirectory(t *testing.T) {
 		}
 	}
 	code, out, errOut = runStreams("check", "--lab-dir", dir, "--root", root, "--json", "--state-dir", t.TempDir())
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("reference answers: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
@@ -178,8 +179,8 @@ func TestVerifyFailsOnALoosenedCheck(t *testing.T) {
 	files["lab.toml"] = strings.Replace(files["lab.toml"], "executable = true\n", "", 1)
 	dir := writeLab(t, files)
 	code, out, errOut := runStreams("lab", "verify", dir)
-	if code != exitFail {
-		t.Fatalf("lab verify of a loosened lab: exit %d, want %d\n%s\n%s", code, exitFail, out, errOut)
+	if code != cli.ExitFail {
+		t.Fatalf("lab verify of a loosened lab: exit %d, want %d\n%s\n%s", code, cli.ExitFail, out, errOut)
 	}
 	failed := failedRows(out)
 	if len(failed) != 1 || !strings.Contains(failed[0], "오답 not-executable") || !strings.Contains(failed[0], "통과") {
@@ -224,8 +225,8 @@ func TestVerifyFailsOnEachRule(t *testing.T) {
 			edit(files, "verify.toml", "timeout_seconds = 10", "timeout_seconds = 2")
 			tc.change(files)
 			code, out, errOut := runStreams("lab", "verify", writeLab(t, files))
-			if code != exitFail {
-				t.Fatalf("exit %d, want %d\n%s\n%s", code, exitFail, out, errOut)
+			if code != cli.ExitFail {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, cli.ExitFail, out, errOut)
 			}
 			failed := failedRows(out)
 			if len(failed) == 0 || !strings.Contains(failed[0], tc.row) || !strings.Contains(failed[0], tc.seen) {
@@ -245,7 +246,7 @@ func TestVerifyReportsAuthoringErrors(t *testing.T) {
 	files["lab.toml"] = strings.Replace(files["lab.toml"], `key = "server.port"`, `key = "server.port"`+"\nrules = [{ expr = \"object.x ==\", fail = \"nginx.port.hint\" }]", 1)
 	dir := writeLab(t, files)
 	code, out, _ := runStreams("lab", "verify", dir)
-	if code != exitFail || !strings.Contains(out, "실습 정의") || !strings.Contains(out, "rules 는 field 검사가 읽지 않는 필드입니다") {
+	if code != cli.ExitFail || !strings.Contains(out, "실습 정의") || !strings.Contains(out, "rules 는 field 검사가 읽지 않는 필드입니다") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 
@@ -254,7 +255,7 @@ func TestVerifyReportsAuthoringErrors(t *testing.T) {
 	files["lab.toml"] = strings.Replace(thirdLab["lab.toml"], "[[steps]]", "[[sandbox.nodes]]\nnames = [\"n-0\"]\ncapacity = { cpu = \"lots\" }\n\n[[steps]]", 1)
 	code, out, _ = runStreams("lab", "verify", writeLab(t, files))
 	failed := failedRows(out)
-	if code != exitFail || len(failed) != 1 || !strings.Contains(failed[0], "실습 정의") || !strings.Contains(failed[0], "lots") {
+	if code != cli.ExitFail || len(failed) != 1 || !strings.Contains(failed[0], "실습 정의") || !strings.Contains(failed[0], "lots") {
 		t.Fatalf("exit %d, failing rows %q:\n%s", code, failed, out)
 	}
 }
@@ -262,7 +263,7 @@ func TestVerifyReportsAuthoringErrors(t *testing.T) {
 // `lab list --json` is the stable shape tools read.
 func TestLabListJSON(t *testing.T) {
 	code, out, _ := runStreams("lab", "list", "--json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d", code)
 	}
 	var labs []map[string]any
@@ -289,24 +290,24 @@ func TestLabResolution(t *testing.T) {
 	stateDir := t.TempDir()
 	t.Setenv(catalog.EnvLab, "")
 	code, _, errOut := runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir)
-	if code != exitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || !strings.Contains(errOut, "driver-reboot") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || !strings.Contains(errOut, "driver-reboot") {
 		t.Fatalf("no choice: exit %d, %q", code, errOut)
 	}
 	t.Setenv(catalog.EnvLab, "driver-reboot")
 	code, out, _ := runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir, "--json")
-	if code != exitFail || !strings.Contains(out, `"lab": "driver-reboot"`) {
+	if code != cli.ExitFail || !strings.Contains(out, `"lab": "driver-reboot"`) {
 		t.Fatalf("LABMATE_LAB=driver-reboot: exit %d\n%s", code, out)
 	}
 	code, out, _ = runStreams("check", "--lab", "gpu-incident", "--root", root, "--no-cluster", "--state-dir", stateDir, "--json")
-	if code != exitFail || !strings.Contains(out, `"lab": "gpu-incident"`) {
+	if code != cli.ExitFail || !strings.Contains(out, `"lab": "gpu-incident"`) {
 		t.Fatalf("--lab wins over LABMATE_LAB: exit %d\n%s", code, out)
 	}
 	code, _, errOut = runStreams("check", "--lab", "gpu-incident", "--lab-dir", root, "--root", root)
-	if code != exitUsage || !strings.Contains(errOut, "함께 쓸 수 없습니다") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "함께 쓸 수 없습니다") {
 		t.Fatalf("--lab and --lab-dir: exit %d, %q", code, errOut)
 	}
 	code, _, errOut = runStreams("check", "--lab", "no-such-lab", "--root", root)
-	if code != exitUsage || !strings.Contains(errOut, "no-such-lab") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "no-such-lab") {
 		t.Fatalf("unknown lab: exit %d, %q", code, errOut)
 	}
 	// A lab remembered for this root is the choice while it is installed;
@@ -317,14 +318,14 @@ func TestLabResolution(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, _ = runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir, "--json")
-	if code != exitFail || !strings.Contains(out, `"lab": "driver-reboot"`) {
+	if code != cli.ExitFail || !strings.Contains(out, `"lab": "driver-reboot"`) {
 		t.Fatalf("remembered driver-reboot: exit %d\n%s", code, out)
 	}
 	if err := state.RememberLab(stateDir, root, "renamed-lab"); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errOut = runStreams("check", "--root", root, "--no-cluster", "--state-dir", stateDir)
-	if code != exitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || strings.Contains(errOut, "renamed-lab") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || strings.Contains(errOut, "renamed-lab") {
 		t.Fatalf("remembered lab gone: exit %d, %q", code, errOut)
 	}
 }
@@ -334,7 +335,7 @@ func TestLabResolution(t *testing.T) {
 func TestVerifyWatchRefusesRecord(t *testing.T) {
 	dir := writeLab(t, thirdLab)
 	code, _, errOut := runStreams("lab", "verify", dir, "--watch", "--record", filepath.Join(dir, "run.jsonl"))
-	if code != exitUsage || !strings.Contains(errOut, "--watch 와 --record 는 함께 쓸 수 없습니다") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "--watch 와 --record 는 함께 쓸 수 없습니다") {
 		t.Fatalf("exit %d, %q", code, errOut)
 	}
 }
@@ -345,7 +346,7 @@ func TestVerifyWatchRefusesRecord(t *testing.T) {
 func TestVerifyRefusesAClusterThatIsNotASandbox(t *testing.T) {
 	kc, writes := fakeAPIServer(t, nil)
 	code, out, errOut := runStreams("lab", "verify", "driver-reboot", "--kubeconfig", kc)
-	if code != exitUsage || !strings.Contains(errOut, "labmate 샌드박스가 아니라서 쓰지 않습니다") || !strings.Contains(errOut, "prod") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "labmate 샌드박스가 아니라서 쓰지 않습니다") || !strings.Contains(errOut, "prod") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	if *writes != 0 {
@@ -387,7 +388,7 @@ func TestVerifyRefusesASandboxOfAnotherLab(t *testing.T) {
 	other := "gpu-incident"
 	kc, writes := fakeAPIServer(t, &other)
 	code, out, errOut := runStreams("lab", "verify", "driver-reboot", "--kubeconfig", kc)
-	if code != exitUsage || !strings.Contains(errOut, "실습 gpu-incident 를 위해 만든 것이라 실습 driver-reboot 의 증명에 쓰지 않습니다") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "실습 gpu-incident 를 위해 만든 것이라 실습 driver-reboot 의 증명에 쓰지 않습니다") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	if *writes != 0 {
@@ -412,7 +413,7 @@ func TestVerifyScriptsReachNoClusterWithoutASandbox(t *testing.T) {
 	}
 	dir := writeLab(t, files)
 	code, out, errOut := runStreams("lab", "verify", dir)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("lab verify: exit %d (the script saw the author's kubeconfig?)\n%s\n%s", code, out, errOut)
 	}
 	if *writes != 0 {
@@ -442,7 +443,7 @@ func TestRootChoosesTheLab(t *testing.T) {
 	}
 	root := t.TempDir()
 	code, got, errOut := lab("--root", root)
-	if code != exitUsage || got != "" {
+	if code != cli.ExitUsage || got != "" {
 		t.Fatalf("a fresh root: exit %d, lab %q", code, got)
 	}
 	for _, want := range []string{"설치된 실습이 여러 개입니다", "labmate check --lab gpu-incident", "labmate check --lab driver-reboot",
@@ -465,7 +466,7 @@ func TestRootChoosesTheLab(t *testing.T) {
 		t.Errorf("a root driver-reboot was used with: lab %q (%s)", got, errOut)
 	}
 	used("gpu-incident")
-	if code, got, _ := lab("--root", root); code != exitUsage || got != "" {
+	if code, got, _ := lab("--root", root); code != cli.ExitUsage || got != "" {
 		t.Errorf("a root both labs were used with: exit %d, lab %q", code, got)
 	}
 }
@@ -480,7 +481,7 @@ func TestDoctorWithNoLabChosen(t *testing.T) {
 	// A root no lab points to (with none named, a machine where
 	// /root/gpuop exists would choose gpu-incident).
 	code, out, errOut := timedRun(t, "doctor", "--root", t.TempDir(), "--state-dir", t.TempDir())
-	if code != exitOK && code != exitFail || strings.Contains(errOut+out, "설치된 실습이 여러 개입니다") {
+	if code != cli.ExitOK && code != cli.ExitFail || strings.Contains(errOut+out, "설치된 실습이 여러 개입니다") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 	for _, want := range []string{"[문제] kubeconfig", "실습 루트 (gpu-incident)", "실습 루트 (driver-reboot)", "실습 노드 (gpu-incident)", "파일 감시"} {
@@ -504,7 +505,7 @@ func TestAnUnreadableStoreIsSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errOut := runStreams("check", "--root", t.TempDir(), "--no-cluster", "--state-dir", t.TempDir())
-	if code != exitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || !strings.Contains(errOut, "설치한 실습 목록을 읽지 못했습니다") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "설치된 실습이 여러 개입니다") || !strings.Contains(errOut, "설치한 실습 목록을 읽지 못했습니다") {
 		t.Errorf("no choice with an unreadable store: exit %d, %q", code, errOut)
 	}
 }

@@ -14,15 +14,16 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labstore"
 )
 
 // newLabListCmd is `labmate lab list [--json]`.
-func newLabListCmd(streams ioStreams) *cobra.Command {
+func newLabListCmd(streams cli.Streams) *cobra.Command {
 	var asJSON bool
-	cmd := newCommand("lab.list", flagsUse(), noArgs, func(*cobra.Command, []string) int {
+	cmd := cli.NewCommand("lab.list", cli.FlagsUse(), cli.NoArgs, func(*cobra.Command, []string) int {
 		entries, err := catalog.Entries()
 		if err != nil {
 			fmt.Fprintln(streams.ErrOut, content.Msg("cli.store.unreadable", "err", err))
@@ -31,9 +32,9 @@ func newLabListCmd(streams ioStreams) *cobra.Command {
 			enc := json.NewEncoder(streams.Out)
 			enc.SetIndent("", "  ")
 			if err := enc.Encode(entries); err != nil {
-				return exitUsage
+				return cli.ExitUsage
 			}
-			return exitOK
+			return cli.ExitOK
 		}
 		for _, e := range termtext.Deep(entries) { // an installed lab's title
 			fmt.Fprintln(streams.Out, content.Msg("cli.lab_line", "lab", e.Lab, "version", e.Version,
@@ -42,19 +43,19 @@ func newLabListCmd(streams ioStreams) *cobra.Command {
 				fmt.Fprintln(streams.Out, content.Msg("cli.store.shadowed_line", "id", e.ID, "lab", e.Lab))
 			}
 		}
-		return exitOK
+		return cli.ExitOK
 	})
 	cmd.Flags().BoolVar(&asJSON, "json", false, content.Msg("cli.flag.json"))
 	return cmd
 }
 
 // newLabInstallCmd is `labmate lab install DIR|FILE.tar.gz`.
-func newLabInstallCmd(streams ioStreams) *cobra.Command {
-	cmd := newCommand("lab.install", "DIR|FILE.tar.gz", exactArgs(1), func(_ *cobra.Command, args []string) int {
+func newLabInstallCmd(streams cli.Streams) *cobra.Command {
+	cmd := cli.NewCommand("lab.install", "DIR|FILE.tar.gz", cli.ExactArgs(1), func(_ *cobra.Command, args []string) int {
 		in, err := install(args[0])
 		if err != nil {
 			fmt.Fprintln(streams.ErrOut, storeError(args[0], err))
-			return exitFail
+			return cli.ExitFail
 		}
 		fmt.Fprintln(streams.Out, content.Msg("cli.store.installed", "id", in.ID, "version", in.Version, "dir", in.Dir, "sum", in.Sum))
 		if in.Replaced != "" {
@@ -65,7 +66,7 @@ func newLabInstallCmd(streams ioStreams) *cobra.Command {
 		} else {
 			fmt.Fprintln(streams.Out, content.Msg("cli.store.open_with", "lab", catalog.InstalledRef(*in)))
 		}
-		return exitOK
+		return cli.ExitOK
 	})
 	return cmd
 }
@@ -83,42 +84,42 @@ func install(arg string) (*labstore.Installed, error) {
 }
 
 // newLabPackCmd is `labmate lab pack DIR [-o FILE]`.
-func newLabPackCmd(streams ioStreams) *cobra.Command {
+func newLabPackCmd(streams cli.Streams) *cobra.Command {
 	var out string
-	cmd := newCommand("lab.pack", "DIR "+flagsUse(), exactArgs(1), func(_ *cobra.Command, args []string) int {
+	cmd := cli.NewCommand("lab.pack", "DIR "+cli.FlagsUse(), cli.ExactArgs(1), func(_ *cobra.Command, args []string) int {
 		archive, kit, err := labstore.PackLab(args[0])
 		if err != nil {
 			fmt.Fprintln(streams.ErrOut, storeError(args[0], err))
-			return exitFail
+			return cli.ExitFail
 		}
 		if out == "" {
 			out = kit.ID() + "-" + kit.Text.Version + ".tar.gz"
 		}
 		if err := lockfile.WriteAtomic(out, archive, 0o644); err != nil {
 			fmt.Fprintln(streams.ErrOut, content.Msg("cli.store.write_failed", "file", out, "err", err))
-			return exitFail
+			return cli.ExitFail
 		}
 		fmt.Fprintln(streams.Out, content.Msg("cli.store.packed", "file", out, "size", len(archive), "sum", labstore.Sum(archive)))
-		return exitOK
+		return cli.ExitOK
 	})
 	cmd.Flags().StringVarP(&out, "output", "o", "", content.Msg("cli.store.flag_output"))
-	metavars(cmd.Flags(), map[string]string{"output": "FILE"})
+	cli.Metavars(cmd.Flags(), map[string]string{"output": "FILE"})
 	_ = cmd.MarkFlagFilename("output", "tar.gz")
 	return cmd
 }
 
 // newLabRemoveCmd is `labmate lab remove ID[@VERSION]`.
-func newLabRemoveCmd(streams ioStreams) *cobra.Command {
-	cmd := newCommand("lab.remove", "ID[@VERSION]", exactArgs(1), func(_ *cobra.Command, args []string) int {
+func newLabRemoveCmd(streams cli.Streams) *cobra.Command {
+	cmd := cli.NewCommand("lab.remove", "ID[@VERSION]", cli.ExactArgs(1), func(_ *cobra.Command, args []string) int {
 		gone, err := labstore.Uninstall(catalog.StoreRef(args[0]))
 		if err != nil {
 			fmt.Fprintln(streams.ErrOut, storeError(args[0], err))
-			return exitFail
+			return cli.ExitFail
 		}
 		for _, in := range gone {
 			fmt.Fprintln(streams.Out, content.Msg("cli.store.removed", "id", in.ID, "version", in.Version))
 		}
-		return exitOK
+		return cli.ExitOK
 	})
 	cmd.ValidArgsFunction = completeInstalled
 	return cmd

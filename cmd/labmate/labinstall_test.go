@@ -12,6 +12,7 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/state"
 )
@@ -22,7 +23,7 @@ func TestLabPackIsDeterministic(t *testing.T) {
 	for i, dir := range []string{labtest.CopiedLab(t, "trip", "1.0.0"), labtest.CopiedLab(t, "trip", "1.0.0")} {
 		file := filepath.Join(out, string(rune('a'+i))+".tar.gz")
 		code, stdout, stderr := runStreams("lab", "pack", dir, "-o", file)
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("pack: exit %d: %s", code, stderr)
 		}
 		data, err := os.ReadFile(file)
@@ -44,15 +45,15 @@ func TestLabInstallRefusesASyntaxError(t *testing.T) {
 	dir := labtest.CopiedLab(t, "broken", "1.0.0")
 	labtest.SetLabTOML(t, dir, `intro = "intro.md"`, `intro = "intro.md`)
 	code, _, stderr := runStreams("lab", "install", dir)
-	if code != exitFail || !strings.Contains(stderr, "lab.toml 16행") {
+	if code != cli.ExitFail || !strings.Contains(stderr, "lab.toml 16행") {
 		t.Fatalf("exit %d, want 1 naming lab.toml's line 16:\n%s", code, stderr)
 	}
 	code, _, stderr = runStreams("lab", "install", filepath.Join(t.TempDir(), "none.tar.gz"))
-	if code != exitFail || !strings.Contains(stderr, "none.tar.gz 가 없습니다") {
+	if code != cli.ExitFail || !strings.Contains(stderr, "none.tar.gz 가 없습니다") {
 		t.Fatalf("a missing file: exit %d: %s", code, stderr)
 	}
 	code, _, stderr = runStreams("lab", "pack", filepath.Join(t.TempDir(), "nolab"))
-	if code != exitFail || !strings.Contains(stderr, "nolab") || !strings.Contains(stderr, "없습니다") {
+	if code != cli.ExitFail || !strings.Contains(stderr, "nolab") || !strings.Contains(stderr, "없습니다") {
 		t.Fatalf("a missing directory: exit %d: %s", code, stderr)
 	}
 }
@@ -61,7 +62,7 @@ func TestLabInstallRefusesASyntaxError(t *testing.T) {
 func labList(t *testing.T) map[string]catalog.Entry {
 	t.Helper()
 	code, out, stderr := runStreams("lab", "list", "--json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("lab list: exit %d: %s", code, stderr)
 	}
 	var entries []catalog.Entry
@@ -79,15 +80,15 @@ func TestLabInstallListOpenRemove(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	root, stateDir := t.TempDir(), t.TempDir()
 	code, stdout, stderr := runStreams("lab", "install", labtest.CopiedLab(t, "trip", "1.0.0"))
-	if code != exitOK || !strings.Contains(stdout, "labmate --lab trip") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "labmate --lab trip") {
 		t.Fatalf("install: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Packed, then installed from the archive: a second version.
 	archive := filepath.Join(t.TempDir(), "trip.tar.gz")
-	if code, _, stderr := runStreams("lab", "pack", labtest.CopiedLab(t, "trip", "1.1.0"), "-o", archive); code != exitOK {
+	if code, _, stderr := runStreams("lab", "pack", labtest.CopiedLab(t, "trip", "1.1.0"), "-o", archive); code != cli.ExitOK {
 		t.Fatal(stderr)
 	}
-	if code, _, stderr := runStreams("lab", "install", archive); code != exitOK {
+	if code, _, stderr := runStreams("lab", "install", archive); code != cli.ExitOK {
 		t.Fatal(stderr)
 	}
 	labs := labList(t)
@@ -103,18 +104,18 @@ func TestLabInstallListOpenRemove(t *testing.T) {
 	// Choosable like an embedded lab, the version too.
 	for _, ref := range []string{"trip", "trip@1.0.0"} {
 		code, out, stderr := runStreams("check", "--lab", ref, "--root", root, "--no-cluster", "--state-dir", stateDir, "--json")
-		if code != exitFail || !strings.Contains(out, `"lab": "trip"`) {
+		if code != cli.ExitFail || !strings.Contains(out, `"lab": "trip"`) {
 			t.Errorf("check --lab %s: exit %d\n%s%s", ref, code, out, stderr)
 		}
 	}
-	if code, _, stderr := runStreams("lab", "remove", "trip"); code != exitOK {
+	if code, _, stderr := runStreams("lab", "remove", "trip"); code != cli.ExitOK {
 		t.Fatal(stderr)
 	}
 	if _, ok := labList(t)["trip"]; ok {
 		t.Error("trip listed after lab remove")
 	}
 	code, _, stderr = runStreams("lab", "remove", "trip")
-	if code != exitFail || !strings.Contains(stderr, "설치된 실습에 trip") {
+	if code != cli.ExitFail || !strings.Contains(stderr, "설치된 실습에 trip") {
 		t.Errorf("removing it again: exit %d: %s", code, stderr)
 	}
 }
@@ -128,7 +129,7 @@ func TestInstalledLabDoesNotShadowAnEmbeddedOne(t *testing.T) {
 	dir := labtest.CopiedLab(t, "driver-reboot", "9.0.0")
 	labtest.SetLabTOML(t, dir, `title = "재부팅 뒤`, `title = "설치본: 재부팅 뒤`)
 	code, stdout, stderr := runStreams("lab", "install", dir)
-	if code != exitOK || !strings.Contains(stdout, "--lab driver-reboot@installed") || !strings.Contains(stdout, "내장 실습을 엽니다") {
+	if code != cli.ExitOK || !strings.Contains(stdout, "--lab driver-reboot@installed") || !strings.Contains(stdout, "내장 실습을 엽니다") {
 		t.Fatalf("install: exit %d\n%s%s", code, stdout, stderr)
 	}
 	_, listed, _ := runStreams("lab", "list")
@@ -137,7 +138,7 @@ func TestInstalledLabDoesNotShadowAnEmbeddedOne(t *testing.T) {
 	}
 	for ref, want := range map[string]string{"driver-reboot": "재부팅 뒤", "driver-reboot@embedded": "재부팅 뒤", "driver-reboot@installed": "설치본"} {
 		code, out, stderr := runStreams("check", "--lab", ref, "--root", root, "--no-cluster", "--state-dir", stateDir)
-		if code != exitFail || !strings.HasPrefix(out, want) {
+		if code != cli.ExitFail || !strings.HasPrefix(out, want) {
 			t.Errorf("check --lab %s: exit %d, want the title %q first:\n%s%s", ref, code, want, out, stderr)
 		}
 	}
@@ -149,7 +150,7 @@ func TestProgressFollowsANewVersionByStepID(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	root, stateDir := t.TempDir(), t.TempDir()
 	v1 := labtest.CopiedLab(t, "trip", "1.0.0")
-	if code, _, stderr := runStreams("lab", "install", v1); code != exitOK {
+	if code, _, stderr := runStreams("lab", "install", v1); code != cli.ExitOK {
 		t.Fatal(stderr)
 	}
 	text, err := content.LoadDir(v1)
@@ -164,7 +165,7 @@ func TestProgressFollowsANewVersionByStepID(t *testing.T) {
 	// 1.1.0 renames step 1's ID: its pass stays with 1.0.0.
 	v2 := labtest.CopiedLab(t, "trip", "1.1.0")
 	labtest.SetLabTOML(t, v2, `id = "driver-label"`, `id = "driver-label-v2"`)
-	if code, _, stderr := runStreams("lab", "install", v2); code != exitOK {
+	if code, _, stderr := runStreams("lab", "install", v2); code != cli.ExitOK {
 		t.Fatal(stderr)
 	}
 	_, out, stderr := runStreams("check", "--lab", "trip", "--root", root, "--no-cluster", "--state-dir", stateDir)

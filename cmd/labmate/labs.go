@@ -11,6 +11,7 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
@@ -58,10 +59,10 @@ func (c *common) rootFor(lab *content.Lab) (string, error) {
 func (c *common) rememberLab() { catalog.Remember(c.query(), c.ref) }
 
 // newLabCmd is `labmate lab`: the installed labs, and the author's tools.
-func newLabCmd(c *common, streams ioStreams) *cobra.Command {
-	cmd := newCommand("lab", content.Msg("cli.help.command_arg"), noArgs, func(cmd *cobra.Command, _ []string) int {
+func newLabCmd(c *common, streams cli.Streams) *cobra.Command {
+	cmd := cli.NewCommand("lab", content.Msg("cli.help.command_arg"), cli.NoArgs, func(cmd *cobra.Command, _ []string) int {
 		_ = cmd.Help()
-		return exitOK
+		return cli.ExitOK
 	})
 	cmd.AddCommand(newLabListCmd(streams), newLabVerifyCmd(c, streams), newLabRBACCmd(c, streams),
 		newLabInstallCmd(streams), newLabPackCmd(streams), newLabRemoveCmd(streams))
@@ -110,7 +111,7 @@ func (c *common) openTrace(name string) (*trace.Trace, *labkit.Lab, error) {
 // says which to open and labmate runs on a terminal; the choice is then
 // what --lab would have said. ok is false when the command must end with
 // code (the learner left the picker, or it could not run).
-func (c *common) pickLab(ctx context.Context, themeName string, streams ioStreams) (code int, ok bool) {
+func (c *common) pickLab(ctx context.Context, themeName string, streams cli.Streams) (code int, ok bool) {
 	_, err := c.resolveLab()
 	ch, choose := catalog.IsChoose(err)
 	if !choose || !isTerminal(streams.Out) {
@@ -122,11 +123,11 @@ func (c *common) pickLab(ctx context.Context, themeName string, streams ioStream
 	}
 	id, err := tui.PickLab(ctx, labs, themeName)
 	if errors.Is(err, tui.ErrNoChoice) {
-		return exitOK, false
+		return cli.ExitOK, false
 	}
 	if err != nil {
 		fmt.Fprintln(streams.ErrOut, content.Msg("cli.tui_failed", "err", err))
-		return exitFail, false
+		return cli.ExitFail, false
 	}
 	c.lab = id
 	return 0, true

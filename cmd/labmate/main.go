@@ -11,18 +11,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/labhub/labmate/internal/applog"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
 // version is set at release time with -ldflags "-X main.version=...".
 var version = "dev"
-
-// Exit codes shared by every subcommand.
-const (
-	exitOK    = 0
-	exitFail  = 1 // a requested step (or check) did not pass
-	exitUsage = 2 // usage or environment error
-)
 
 func main() {
 	if scriptprobe.IsInit() {
@@ -33,13 +28,13 @@ func main() {
 
 // run is labmate with the process's stdin and the given output streams.
 func run(args []string, stdout, stderr io.Writer) int {
-	return runWith(args, ioStreams{In: stdinFile(), Out: stdout, ErrOut: stderr})
+	return runWith(args, cli.Streams{In: stdinFile(), Out: stdout, ErrOut: stderr})
 }
 
 // runWith runs one command line with injected streams and returns the
 // exit code.
-func runWith(args []string, streams ioStreams) int {
-	silenceKlog()
+func runWith(args []string, streams cli.Streams) int {
+	applog.SilenceKlog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// The first signal asks for a clean exit; once it has, default handling
@@ -51,5 +46,5 @@ func runWith(args []string, streams ioStreams) int {
 	}()
 	root := newRootCmd(streams)
 	root.SetContext(ctx)
-	return execute(root, args, streams)
+	return cli.Execute(root, args, streams)
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/observe/cluster"
 )
 
@@ -16,21 +17,21 @@ import (
 type rbacOptions struct {
 	*common
 	user, group, serviceAccount string
-	streams                     ioStreams
+	streams                     cli.Streams
 }
 
 // newLabRBACCmd is `labmate lab rbac [ID|DIR]`: the least a lab's reader
 // needs on a cluster, as YAML to apply, derived from what the lab watches.
-func newLabRBACCmd(c *common, streams ioStreams) *cobra.Command {
+func newLabRBACCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &rbacOptions{common: c, streams: streams}
-	cmd := newCommand("lab.rbac", "[ID|DIR] "+flagsUse(), maxArgs(1), func(cmd *cobra.Command, args []string) int {
+	cmd := cli.NewCommand("lab.rbac", "[ID|DIR] "+cli.FlagsUse(), cli.MaxArgs(1), func(cmd *cobra.Command, args []string) int {
 		return o.Run(args)
 	})
 	fs := cmd.Flags()
 	fs.StringVar(&o.user, "user", "", content.Msg("cli.flag.rbac_user"))
 	fs.StringVar(&o.group, "group", "", content.Msg("cli.flag.rbac_group"))
 	fs.StringVar(&o.serviceAccount, "serviceaccount", "", content.Msg("cli.flag.rbac_sa"))
-	metavars(fs, map[string]string{"user": "NAME", "group": "NAME", "serviceaccount": "NAMESPACE:NAME"})
+	cli.Metavars(fs, map[string]string{"user": "NAME", "group": "NAME", "serviceaccount": "NAMESPACE:NAME"})
 	cmd.MarkFlagsMutuallyExclusive("user", "group", "serviceaccount")
 	cmd.ValidArgsFunction = completeLabs
 	return cmd
@@ -50,15 +51,15 @@ func (o *rbacOptions) Run(args []string) int {
 	objs := cluster.RBAC(kit.Scope, kit.ID(), subject)
 	if len(objs) == 0 {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("cli.rbac.nothing", "lab", kit.ID()))
-		return exitOK
+		return cli.ExitOK
 	}
 	out, err := cluster.YAML(objs)
 	if err != nil {
 		fmt.Fprintln(o.streams.ErrOut, err)
-		return exitFail
+		return cli.ExitFail
 	}
 	fmt.Fprint(o.streams.Out, content.Msg("cli.rbac.header", "lab", kit.ID())+"\n"+out)
-	return exitOK
+	return cli.ExitOK
 }
 
 // labArg reads the lab argument: an installed lab's ID or a directory.

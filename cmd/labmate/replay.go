@@ -2,20 +2,17 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/termtext"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/config"
@@ -38,15 +35,15 @@ type replayOptions struct {
 	maxGap  time.Duration
 	theme   string
 	name    string
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newReplayCmd is `labmate replay [FILE] [--speed N|instant] [--no-tui]`:
 // it plays a trace (the built-in reference run when no FILE is given)
 // through the same engine and TUI a live session uses.
-func newReplayCmd(c *common, streams ioStreams) *cobra.Command {
+func newReplayCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &replayOptions{common: c, streams: streams, name: trace.ReferenceName}
-	cmd := newCommand("replay", "[FILE] "+flagsUse(), maxArgs(1), func(cmd *cobra.Command, args []string) int {
+	cmd := cli.NewCommand("replay", "[FILE] "+cli.FlagsUse(), cli.MaxArgs(1), func(cmd *cobra.Command, args []string) int {
 		if len(args) == 1 {
 			o.name = args[0]
 		}
@@ -63,7 +60,7 @@ func newReplayCmd(c *common, streams ioStreams) *cobra.Command {
 	fs.BoolVar(&o.noTUI, "no-tui", false, content.Msg("trace.flag.no_tui"))
 	fs.DurationVar(&o.maxGap, "max-gap", 10*time.Second, content.Msg("trace.flag.max_gap"))
 	fs.StringVar(&o.theme, "theme", "", content.Msg("cli.flag.theme"))
-	metavars(fs, map[string]string{"speed": "N|instant", "theme": "dark|light|auto"})
+	cli.Metavars(fs, map[string]string{"speed": "N|instant", "theme": "dark|light|auto"})
 	_ = cmd.RegisterFlagCompletionFunc("speed", cobra.FixedCompletions([]cobra.Completion{"1", "10", "instant"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -73,10 +70,10 @@ func newReplayCmd(c *common, streams ioStreams) *cobra.Command {
 func (o *replayOptions) Run(ctx context.Context) int {
 	stdout, stderr := o.streams.Out, o.streams.ErrOut
 	speedArg, noTUI, maxGap, theme := &o.speed, &o.noTUI, &o.maxGap, &o.theme
-	speed, err := parseSpeed(*speedArg)
+	speed, err := trace.ParseSpeed(*speedArg)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	name := o.name
 	if name == trace.ReferenceName && !*noTUI {
@@ -92,7 +89,11 @@ func (o *replayOptions) Run(ctx context.Context) int {
 		fmt.Fprintln(stderr, w)
 	}
 	if *noTUI {
-		return rs.printChanges(ctx, stdout)
+		passed, played := textout.Replay(ctx, rs.run, rs.trace, rs.lab, stdout)
+		if passed || !played {
+			return cli.ExitOK
+		}
+		return cli.ExitFail
 	}
 	return rs.runTUI(ctx, *theme, stderr)
 }
@@ -107,75 +108,6 @@ func (o *replayOptions) openReplay(name string, opts trace.ReplayOptions) (*repl
 	return &replaySession{trace: tr, kit: kit, lab: kit.Text, run: replayRun(kit, tr, opts)}, nil
 }
 
-// parseSpeed reads --speed: a positive number ("10", "10x") or "instant".
-func parseSpeed(s string) (float64, error) {
-	t := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(strings.TrimSpace(s)), "x"), "×")
-	if t == "instant" || t == "max" {
-		return trace.Instant, nil
-	}
-	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v > 0 && v <= 1e6) { // also refuses NaN
-		return 0, errors.New(content.Msg("trace.bad_speed", "value", s))
-	}
-	return v, nil
-}
-
-// printChanges is --no-tui: one line per step status change, stamped with
-// the recorded time, then the final results like `labmate check`. The
-// exit code is check's: 0 when every step passed at the end.
-func (rs *replaySession) printChanges(ctx context.Context, w io.Writer) int {
-	replay := rs.run.Trace()
-	p := replay.Progress()
-	fmt.Fprintln(w, content.Msg("trace.cli.start", "name", termtext.Clean(trace.DisplayName(rs.trace.Name)), "lab", termtext.Clean(rs.lab.Title),
-		"records", p.Total, "length", trace.Clock(p.Length), "speed", trace.SpeedLabel(p.Speed)))
-	st := rs.run.Start(ctx)
-	defer rs.run.Stop()
-	printed := false
-	last, played := rs.run.Played(ctx, st, func(u labrun.Update) {
-		if !u.Ready {
-			return
-		}
-		at := trace.Clock(u.Time.Sub(rs.trace.Header.Started))
-		if !printed {
-			printed = true
-			rs.printStart(w, at, u.Report)
-		} else {
-			rs.printSteps(w, at, u)
-		}
-	})
-	if !played {
-		return exitOK
-	}
-	fmt.Fprintln(w)
-	writeTable(w, &last)
-	if last.AllPassed() {
-		return exitOK
-	}
-	return exitFail
-}
-
-// printStart is the line of every step's status once the replay's
-// sources are ready.
-func (rs *replaySession) printStart(w io.Writer, at string, rep engine.Report) {
-	var parts []string
-	for _, st := range rep.Steps {
-		parts = append(parts, fmt.Sprintf("%d %s", st.Number, content.Msg("status."+string(st.Status))))
-	}
-	fmt.Fprintln(w, content.Msg("trace.cli.ready", "at", at, "steps", strings.Join(parts, content.Msg("trace.cli.ready_sep"))))
-}
-
-// printSteps is a line per step the update changed.
-func (rs *replaySession) printSteps(w io.Writer, at string, u labrun.Update) {
-	for _, c := range u.Changes {
-		title := ""
-		if sr := u.Step(c.Step); sr != nil {
-			title = termtext.Clean(sr.Title) // the lab's, or the trace's
-		}
-		fmt.Fprintln(w, content.Msg("trace.cli.change", "at", at, "step", c.Step, "title", title,
-			"from", content.Msg("status."+string(c.From)), "to", content.Msg("status."+string(c.To))))
-	}
-}
-
 // runTUI shows the replay in the TUI, marked as a replay, with the
 // status changes precomputed so "jump to the next change" stops at each.
 // The learner's TUI config (theme, keys) applies; their progress does not
@@ -184,7 +116,7 @@ func (rs *replaySession) runTUI(ctx context.Context, theme string, stderr io.Wri
 	_, changes, err := labrun.Exact(ctx, rs.lab, rs.kit.Steps, rs.trace)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	rs.run.Trace().SetMarks(labrun.Marks(changes))
 	cfg, warnings := config.Load(config.DefaultPath())
@@ -201,9 +133,9 @@ func (rs *replaySession) runTUI(ctx context.Context, theme string, stderr io.Wri
 	defer rs.run.Stop()
 	if err := tui.Run(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
-		return exitFail
+		return cli.ExitFail
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // The TUI binds its replay keys to the replay source itself.

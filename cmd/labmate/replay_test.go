@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -20,7 +21,7 @@ func TestReplayNoTUIPlaysTheReference(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	code := run([]string{"replay", "--no-tui", "--speed", "instant"}, &out, &errb)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 	passed := content.Msg("status.passed")
@@ -37,7 +38,7 @@ func TestReplayNoTUIPlaysTheReference(t *testing.T) {
 func TestReplayFileBeforeFlags(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"replay", filepath.Join("..", "..", "trace", "testdata", "good", "all-kinds.jsonl"), "--no-tui", "--speed=instant"}, &out, &errb)
-	if code != exitFail { // a few records: not every step passes
+	if code != cli.ExitFail { // a few records: not every step passes
 		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errb.String())
 	}
 	if !strings.Contains(out.String(), "all-kinds.jsonl") {
@@ -59,8 +60,8 @@ func TestReplayRejectsBadInput(t *testing.T) {
 		{[]string{"replay", "a.jsonl", "b.jsonl"}, "b.jsonl"},
 	} {
 		var out, errb bytes.Buffer
-		if code := run(c.args, &out, &errb); code != exitUsage {
-			t.Errorf("%v: exit %d, want %d", c.args, code, exitUsage)
+		if code := run(c.args, &out, &errb); code != cli.ExitUsage {
+			t.Errorf("%v: exit %d, want %d", c.args, code, cli.ExitUsage)
 		}
 		if !strings.Contains(errb.String(), c.want) {
 			t.Errorf("%v: stderr %q does not mention %q", c.args, errb.String(), c.want)
@@ -71,21 +72,7 @@ func TestReplayRejectsBadInput(t *testing.T) {
 func TestReplayTruncatedTraceWarnsAndPlays(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run([]string{"replay", "--no-tui", "--speed", "instant", filepath.Join("..", "..", "trace", "testdata", "bad", "truncated-last.jsonl")}, &out, &errb)
-	if code == exitUsage || !strings.Contains(errb.String(), "4번째 줄") {
+	if code == cli.ExitUsage || !strings.Contains(errb.String(), "4번째 줄") {
 		t.Fatalf("exit %d, stderr %q", code, errb.String())
-	}
-}
-
-func TestParseSpeed(t *testing.T) {
-	for in, want := range map[string]float64{"1": 1, "10": 10, "10x": 10, "2.5×": 2.5, "instant": trace.Instant, " INSTANT ": trace.Instant} {
-		got, err := parseSpeed(in)
-		if err != nil || got != want {
-			t.Errorf("parseSpeed(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, in := range []string{"", "0", "-1", "fast", "NaN", "1e9"} {
-		if _, err := parseSpeed(in); err == nil {
-			t.Errorf("parseSpeed(%q) accepted", in)
-		}
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/report"
 )
 
@@ -24,7 +23,7 @@ type reportOptions struct {
 	out       string
 	timeout   time.Duration
 	fromTrace string
-	streams   ioStreams
+	streams   cli.Streams
 }
 
 // newReportCmd is `labmate report [--json] [-o FILE]`: it evaluates once,
@@ -32,15 +31,15 @@ type reportOptions struct {
 // of the learner's run (per step: when it passed, hints used, the values
 // that decided it). Exit 0 when the report was written, 2 otherwise; how
 // far the learner got is in the report, not in the exit code.
-func newReportCmd(c *common, streams ioStreams) *cobra.Command {
+func newReportCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &reportOptions{common: c, streams: streams}
-	cmd := newCommand("report", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("report", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	fs := cmd.Flags()
 	fs.BoolVar(&o.json, "json", false, content.Msg("ops.flag.report_json"))
 	fs.StringVarP(&o.out, "output", "o", "", content.Msg("ops.flag.output"))
 	fs.DurationVar(&o.timeout, "timeout", 20*time.Second, content.Msg("cli.flag.timeout"))
 	fs.StringVar(&o.fromTrace, "trace", "", content.Msg("ops.flag.trace"))
-	metavars(fs, map[string]string{"output": "FILE", "trace": "FILE|reference"})
+	cli.Metavars(fs, map[string]string{"output": "FILE", "trace": "FILE|reference"})
 	_ = cmd.MarkFlagFilename("output")
 	_ = cmd.RegisterFlagCompletionFunc("trace", completeTraces)
 	return cmd
@@ -54,7 +53,7 @@ func (o *reportOptions) Run(ctx context.Context) int {
 		r, err := traceReport(ctx, c, *fromTrace)
 		if err != nil {
 			fmt.Fprintln(stderr, err)
-			return exitUsage
+			return cli.ExitUsage
 		}
 		return writeReport(r, *asJSON, out, stdout, stderr)
 	}
@@ -86,31 +85,9 @@ func traceReport(ctx context.Context, c *common, name string) (report.Report, er
 
 // writeReport prints the report to stdout or, with -o, to a file.
 func writeReport(r report.Report, asJSON bool, out string, stdout, stderr io.Writer) int {
-	var err error
-	var buf bytes.Buffer
-	if asJSON {
-		err = r.WriteJSON(&buf)
-	} else {
-		_, err = buf.WriteString(r.Markdown(time.Local))
+	if err := r.Save(asJSON, out, stdout, stderr); err != nil {
+		fmt.Fprintln(stderr, err)
+		return cli.ExitUsage
 	}
-	if err == nil && out == "" {
-		_, err = stdout.Write(buf.Bytes())
-	} else if err == nil {
-		err = lockfile.WriteAtomic(out, buf.Bytes(), 0o644)
-		if err == nil {
-			fmt.Fprintln(stderr, content.Msg("ops.report.written", "path", out))
-		}
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, content.Msg("ops.report.write_failed", "path", orStdout(out), "err", err))
-		return exitUsage
-	}
-	return exitOK
-}
-
-func orStdout(path string) string {
-	if path == "" {
-		return "stdout"
-	}
-	return path
+	return cli.ExitOK
 }

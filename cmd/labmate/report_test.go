@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/report"
 	"github.com/labhub/labmate/state"
@@ -85,11 +86,11 @@ func TestReportReferenceFiles(t *testing.T) {
 		state.Event{Kind: state.SolutionOpened, Step: 4, At: time.Date(2026, 11, 30, 11, 5, 0, 0, time.UTC)})
 
 	code, md, errOut := runCmd(t, "report", "--root", root, "--no-cluster", "--state-dir", stateDir)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	code, js, errOut := runCmd(t, "report", "--json", "--root", root, "--no-cluster", "--state-dir", stateDir)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var r report.Report
@@ -152,7 +153,7 @@ func TestReportJSONToFile(t *testing.T) {
 	fixedClock(t, at)
 	outFile := filepath.Join(t.TempDir(), "report.json")
 	code, out, errOut := runCmd(t, "report", "--json", "-o", outFile, "--root", root, "--no-cluster", "--state-dir", stateDir)
-	if code != exitOK || out != "" {
+	if code != cli.ExitOK || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
 	}
 	if !strings.Contains(errOut, outFile) {
@@ -183,7 +184,7 @@ func TestReportJSONToFile(t *testing.T) {
 func TestReportUnwritablePath(t *testing.T) {
 	code, _, errOut := runCmd(t, "report", "-o", filepath.Join(t.TempDir(), "no", "such", "dir", "r.md"),
 		"--root", t.TempDir(), "--no-cluster", "--state-dir", t.TempDir())
-	if code != exitUsage || !strings.Contains(errOut, "r.md") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "r.md") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
@@ -208,7 +209,7 @@ func mustStore(t *testing.T, dir, root string) *state.Store {
 // error that names it.
 func TestReportFromTrace(t *testing.T) {
 	code, out, errOut := runCmd(t, "report", "--trace", "reference", "--json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	var r report.Report
@@ -226,7 +227,7 @@ func TestReportFromTrace(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte("not a trace\n"), 0o644)
 	code, _, errOut = runCmd(t, "report", "--trace", bad)
-	if code != exitUsage || !strings.Contains(errOut, "bad.jsonl") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "bad.jsonl") {
 		t.Errorf("bad trace: exit %d, %q", code, errOut)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 )
 
 // resetOptions are `labmate reset`'s flags.
@@ -16,7 +17,7 @@ type resetOptions struct {
 	*common
 	step    int
 	yes     bool
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newResetCmd is `labmate reset [--step N] [--yes]`: it forgets the
@@ -24,9 +25,9 @@ type resetOptions struct {
 // whole lab root, after a y/N question on stdin unless --yes. The
 // learner's own files are never touched. Exit 0 when done (or nothing to
 // do), 1 when the learner said no, 2 on a usage or state error.
-func newResetCmd(c *common, streams ioStreams) *cobra.Command {
+func newResetCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &resetOptions{common: c, streams: streams}
-	cmd := newCommand("reset", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("reset", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	cmd.Flags().IntVar(&o.step, "step", 0, content.Msg("ops.flag.reset_step"))
 	cmd.Flags().BoolVar(&o.yes, "yes", false, content.Msg("ops.flag.yes"))
 	_ = cmd.RegisterFlagCompletionFunc("step", c.completeSteps)
@@ -49,11 +50,11 @@ func (o *resetOptions) Run(ctx context.Context) int {
 	}
 	if s.store == nil {
 		fmt.Fprintln(stderr, content.Msg("ops.reset.no_store", "err", "-"))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if *step < 0 || *step > len(s.lab.Steps) {
 		fmt.Fprintln(stderr, content.Msg("cli.step_range", "step", *step, "max", len(s.lab.Steps)))
-		return exitUsage
+		return cli.ExitUsage
 	}
 
 	what := content.Msg("ops.reset.scope_all", "root", s.root)
@@ -66,7 +67,7 @@ func (o *resetOptions) Run(ctx context.Context) int {
 	plan := s.state.Preview(*step, stepID)
 	if plan.Empty() && (*step > 0 || s.state.Progress.CurrentStep == 0) {
 		fmt.Fprintln(stdout, content.Msg("ops.reset.nothing", "what", what, "path", s.store.Path))
-		return exitOK
+		return cli.ExitOK
 	}
 	fmt.Fprintln(stdout, content.Msg("ops.reset.plan", "what", what, "passed", plan.Passed, "hints", plan.Hints,
 		"solutions", plan.Solutions, "facts", len(plan.Facts), "root", s.root, "path", s.store.Path))
@@ -80,11 +81,11 @@ func (o *resetOptions) Run(ctx context.Context) int {
 		}
 		if err != nil && strings.TrimSpace(answer) == "" {
 			fmt.Fprintln(stderr, content.Msg("ops.reset.needs_yes"))
-			return exitFail
+			return cli.ExitFail
 		}
 		if !affirmative(answer) {
 			fmt.Fprintln(stdout, content.Msg("ops.reset.cancelled"))
-			return exitFail
+			return cli.ExitFail
 		}
 	}
 	if *step > 0 {
@@ -94,10 +95,10 @@ func (o *resetOptions) Run(ctx context.Context) int {
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, content.Msg("ops.reset.failed", "err", err))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	fmt.Fprintln(stdout, content.Msg("ops.reset.done", "what", what))
-	return exitOK
+	return cli.ExitOK
 }
 
 // affirmative accepts the yes-words listed in content (y, yes and their

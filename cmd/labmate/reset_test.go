@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/state"
 )
 
@@ -33,7 +34,7 @@ func seeded(t *testing.T) (root, stateDir string, st *state.Store) {
 func runWithStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errOut strings.Builder
-	code := runWith(append([]string{"reset"}, args...), ioStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
+	code := runWith(append([]string{"reset"}, args...), cli.Streams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
 	return code, out.String(), errOut.String()
 }
 
@@ -48,7 +49,7 @@ func learnerFileIntact(t *testing.T, root string) {
 func TestResetOneStepAfterYes(t *testing.T) {
 	root, stateDir, st := seeded(t)
 	code, out, errOut := runWithStdin(t, "y\n", "--step", "5", "--root", root, "--state-dir", stateDir)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	for _, want := range []string{"5단계", "통과 기록 1개", "풀이 1개", "사실 1개", "[y/N]", "지웠습니다"} {
@@ -77,7 +78,7 @@ func TestResetDeclined(t *testing.T) {
 		root, stateDir, st := seeded(t)
 		before, _ := st.Load()
 		code, out, _ := runWithStdin(t, answer, "--root", root, "--state-dir", stateDir)
-		if code != exitFail || !strings.Contains(out, "지우지 않았습니다") {
+		if code != cli.ExitFail || !strings.Contains(out, "지우지 않았습니다") {
 			t.Errorf("answer %q: exit %d\n%s", answer, code, out)
 		}
 		after, _ := st.Load()
@@ -90,7 +91,7 @@ func TestResetDeclined(t *testing.T) {
 func TestResetWithoutInputNeedsYes(t *testing.T) {
 	root, stateDir, st := seeded(t)
 	code, _, errOut := runWithStdin(t, "", "--root", root, "--state-dir", stateDir)
-	if code != exitFail || !strings.Contains(errOut, "--yes") {
+	if code != cli.ExitFail || !strings.Contains(errOut, "--yes") {
 		t.Errorf("closed stdin: exit %d, stderr %q", code, errOut)
 	}
 	if f, _ := st.Load(); len(f.Progress.PassedAt) != 2 {
@@ -101,7 +102,7 @@ func TestResetWithoutInputNeedsYes(t *testing.T) {
 func TestResetAllWithYesFlag(t *testing.T) {
 	root, stateDir, st := seeded(t)
 	code, out, errOut := runWithStdin(t, "", "--yes", "--root", root, "--state-dir", stateDir)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	if strings.Contains(out, "[y/N]") {
@@ -119,14 +120,14 @@ func TestResetAllWithYesFlag(t *testing.T) {
 	learnerFileIntact(t, root)
 	// Nothing left: said so, exit 0, no question.
 	code, out, _ = runWithStdin(t, "", "--root", root, "--state-dir", stateDir)
-	if code != exitOK || !strings.Contains(out, "지울 진행 기록이 없습니다") {
+	if code != cli.ExitOK || !strings.Contains(out, "지울 진행 기록이 없습니다") {
 		t.Errorf("second reset: exit %d\n%s", code, out)
 	}
 }
 
 func TestResetBadStep(t *testing.T) {
 	code, _, errOut := runWithStdin(t, "y\n", "--step", "9", "--root", t.TempDir(), "--state-dir", t.TempDir())
-	if code != exitUsage || !strings.Contains(errOut, "9") {
+	if code != cli.ExitUsage || !strings.Contains(errOut, "9") {
 		t.Errorf("exit %d, %q", code, errOut)
 	}
 }
@@ -139,7 +140,7 @@ func TestResetDamagedStateFile(t *testing.T) {
 	os.MkdirAll(filepath.Dir(st.Path), 0o700)
 	os.WriteFile(st.Path, []byte("{not json"), 0o600)
 	code, out, errOut := runWithStdin(t, "", "--root", root, "--state-dir", stateDir)
-	if code != exitOK || !strings.Contains(errOut, "손상") || !strings.Contains(out, "없습니다") {
+	if code != cli.ExitOK || !strings.Contains(errOut, "손상") || !strings.Contains(out, "없습니다") {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 	if m, _ := filepath.Glob(st.Path + ".damaged-*"); len(m) != 1 {
@@ -155,7 +156,7 @@ func TestResetOpensOnlyTheState(t *testing.T) {
 		kubeconfig := filepath.Join(t.TempDir(), "config")
 		os.WriteFile(kubeconfig, []byte("{not: [a kubeconfig"), 0o600)
 		code, out, errOut := runWithStdin(t, "", "--yes", "--root", root, "--state-dir", stateDir, "--kubeconfig", kubeconfig)
-		if code != exitOK || !strings.Contains(out, "지웠습니다") {
+		if code != cli.ExitOK || !strings.Contains(out, "지웠습니다") {
 			t.Fatalf("reset with a malformed kubeconfig: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 		}
 		if f, _ := st.Load(); len(f.Progress.PassedAt) != 0 {
@@ -169,7 +170,7 @@ func TestResetOpensOnlyTheState(t *testing.T) {
 		files["start/etc/site.toml"] = "[server]\n"
 		dir, root := writeLab(t, files), t.TempDir()
 		code, _, errOut := runWithStdin(t, "", "--yes", "--lab-dir", dir, "--root", root, "--state-dir", t.TempDir())
-		if code != exitOK {
+		if code != cli.ExitOK {
 			t.Fatalf("reset --lab-dir: exit %d\n%s", code, errOut)
 		}
 		if _, err := os.Stat(filepath.Join(root, "etc", "site.toml")); err == nil {

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"sync"
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/internal/quietstderr"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/config"
@@ -25,19 +23,19 @@ type tuiOptions struct {
 	record  string
 	config  string
 	class   classFlags
-	streams ioStreams
+	streams cli.Streams
 }
 
 // newTUICmd is the root command, `labmate`: it opens the TUI.
-func newTUICmd(c *common, streams ioStreams) *cobra.Command {
+func newTUICmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &tuiOptions{common: c, streams: streams}
-	cmd := newCommand("labmate", flagsUse(), noArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
+	cmd := cli.NewCommand("labmate", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
 	fs := cmd.Flags()
 	fs.StringVar(&o.theme, "theme", "", content.Msg("cli.flag.theme"))
 	fs.StringVar(&o.record, "record", "", content.Msg("cli.flag.record"))
 	fs.StringVar(&o.config, "config", "", content.Msg("cli.flag.config"))
 	o.class.bind(fs)
-	metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE", "config": "FILE"})
+	cli.Metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE", "config": "FILE"})
 	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("record")
 	_ = cmd.MarkFlagFilename("config", "toml")
@@ -73,15 +71,15 @@ func (o *tuiOptions) Run(ctx context.Context) int {
 	pub := s.startClass(ctx, o.class, true)
 	opts.Notices = append(opts.Notices, s.warnings[nWarn:]...)
 	if pub != nil {
-		opts = publishing(opts, pub)
+		opts = opts.Publishing(pub)
 	}
 	opts.ClassLab = c.classLabNotes(ctx, o.class)
 	opts.Updates = s.run.Start(ctx).Updates()
 	if err := s.runTUI(ctx, opts); err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
-		return exitFail
+		return cli.ExitFail
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 // options are the TUI's options for the run s: the lab, where the
@@ -112,68 +110,9 @@ func (o *tuiOptions) options(s *setup) tui.Options {
 	return tui.WithConfig(opts, cfg, warnings)
 }
 
-// publishing makes the TUI show the class publisher's status and publish
-// the learner's page and hints, besides what it did with them before.
-func publishing(opts tui.Options, pub *class.Publisher) tui.Options {
-	opts.Class = pub.Statuses()
-	onProgress, onPage := opts.OnProgress, opts.OnPage
-	opts.OnProgress = func(step, hints int, solution bool) error {
-		pub.Publish(class.Update{Hints: &class.Hints{Step: step, Seen: hints, Solution: solution}})
-		if onProgress != nil {
-			return onProgress(step, hints, solution)
-		}
-		return nil
-	}
-	opts.OnPage = func(page int) error {
-		pub.Publish(class.Update{Page: &page})
-		if onPage != nil {
-			return onPage(page)
-		}
-		return nil
-	}
-	return opts
-}
-
 // runTUI runs the TUI with stderr sent away from the terminal meanwhile.
 func (s *setup) runTUI(ctx context.Context, opts tui.Options) error {
-	restoreStderr := s.quietStderr()
-	if restoreStderr != nil {
-		defer restoreStderr()
-	}
-	err := tui.Run(ctx, opts)
-	if restoreStderr != nil {
-		// The error (a panic's value and stack, say) is for the terminal,
-		// not for the log.
-		restoreStderr()
-	}
-	return err
-}
-
-// quietStderr sends whatever writes to stderr behind the TUI's back to the
-// --log file, or else to stderr.log in labmate's state dir, and returns the
-// function that gives the terminal its stderr back (nil if nothing
-// changed; calling it again does nothing).
-func (s *setup) quietStderr() func() {
-	f := s.logFile
-	if f == nil {
-		dir, err := state.Dir()
-		if err != nil || os.MkdirAll(dir, 0o700) != nil {
-			return nil
-		}
-		if f, err = os.Create(filepath.Join(dir, "stderr.log")); err != nil {
-			return nil
-		}
-	}
-	restore, err := quietStderr(f)
-	if err != nil {
-		return nil
-	}
-	return sync.OnceFunc(func() {
-		restore()
-		if f != s.logFile {
-			f.Close()
-		}
-	})
+	return quietstderr.Run(s.logFile, state.Dir, func() error { return tui.Run(ctx, opts) })
 }
 
 func hintProgress(p state.Progress) map[int]tui.HintProgress {
@@ -199,7 +138,7 @@ func (s *setup) record(path string, stderr io.Writer) (int, bool) {
 	}
 	if err := s.run.Record(path, version); err != nil {
 		fmt.Fprintln(stderr, err)
-		return exitUsage, false
+		return cli.ExitUsage, false
 	}
 	return 0, true
 }

@@ -5,14 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labkit/verify"
 	"github.com/labhub/labmate/sandbox"
@@ -34,7 +33,7 @@ type verifyOptions struct {
 	// progress writes each case's line to stderr as it is decided, also
 	// when stderr is not a terminal (the table on stdout has them all).
 	progress bool
-	streams  ioStreams
+	streams  cli.Streams
 }
 
 // newLabVerifyCmd is `labmate lab verify [ID|DIR]`: the author's proof of
@@ -42,9 +41,9 @@ type verifyOptions struct {
 // near-miss, a declared case that does not hold), 2 when the proof cannot
 // run (no sandbox, a cluster that is not one) or could not decide a case
 // (a near-miss whose baseline the environment kept from being set up).
-func newLabVerifyCmd(c *common, streams ioStreams) *cobra.Command {
+func newLabVerifyCmd(c *common, streams cli.Streams) *cobra.Command {
 	o := &verifyOptions{common: c, streams: streams}
-	cmd := newCommand("lab.verify", "[ID|DIR] "+flagsUse(), maxArgs(1), func(cmd *cobra.Command, args []string) int {
+	cmd := cli.NewCommand("lab.verify", "[ID|DIR] "+cli.FlagsUse(), cli.MaxArgs(1), func(cmd *cobra.Command, args []string) int {
 		return o.Run(cmd.Context(), args)
 	})
 	fs := cmd.Flags()
@@ -57,7 +56,7 @@ func newLabVerifyCmd(c *common, streams ioStreams) *cobra.Command {
 	fs.DurationVar(&o.timeout, "timeout", 0, content.Msg("verify.flag.timeout"))
 	fs.StringVar(&o.binDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
 	fs.BoolVar(&o.progress, "progress", false, content.Msg("verify.flag.progress"))
-	metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR", "mutants-shard": "K/N"})
+	cli.Metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR", "mutants-shard": "K/N"})
 	_ = cmd.MarkFlagFilename("record", "jsonl")
 	cmd.ValidArgsFunction = completeLabs
 	return cmd
@@ -68,23 +67,23 @@ func (o *verifyOptions) Run(ctx context.Context, args []string) int {
 	o.labArg(args)
 	if o.watch && o.labDir == "" {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_needs_dir"))
-		return exitUsage
+		return cli.ExitUsage
 	}
-	shard, shards, ok := parseShard(o.shard)
+	shard, shards, ok := verify.ParseShard(o.shard)
 	if !ok {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.bad_shard", "shard", o.shard))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	o.shardK, o.shardN = shard, shards
 	if (o.mutants || o.shardN > 0) && o.record != "" {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.mutants_and_record"))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if o.watch && o.record != "" {
 		// Each recording is a change in the lab directory: the watch
 		// would prove and record again, without end.
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_and_record"))
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if !o.watch {
 		return o.once(ctx)
@@ -95,9 +94,9 @@ func (o *verifyOptions) Run(ctx context.Context, args []string) int {
 	})
 	if err != nil {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_failed", "dir", o.labDir, "err", err))
-		return exitUsage
+		return cli.ExitUsage
 	}
-	return exitOK
+	return cli.ExitOK
 }
 
 func (o *verifyOptions) once(ctx context.Context) int {
@@ -125,32 +124,18 @@ func (o *verifyOptions) once(ctx context.Context) int {
 	var ee *verify.EnvError
 	if errors.As(err, &ee) {
 		fmt.Fprintln(o.streams.ErrOut, ee.Msg)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	if err != nil {
 		fmt.Fprintln(o.streams.ErrOut, err)
-		return exitUsage
+		return cli.ExitUsage
 	}
 	res.WriteTable(o.streams.Out)
 	switch {
 	case !res.OK():
-		return exitFail
+		return cli.ExitFail
 	case len(res.Unproven()) > 0:
-		return exitUsage // could not prove: the environment, not the lab
+		return cli.ExitUsage // could not prove: the environment, not the lab
 	}
-	return exitOK
-}
-
-// parseShard reads --mutants-shard K/N (1 <= K <= N); "" is no shard.
-func parseShard(s string) (k, n int, ok bool) {
-	if s == "" {
-		return 0, 0, true
-	}
-	a, b, found := strings.Cut(s, "/")
-	k, err1 := strconv.Atoi(a)
-	n, err2 := strconv.Atoi(b)
-	if !found || err1 != nil || err2 != nil || n < 1 || k < 1 || k > n {
-		return 0, 0, false
-	}
-	return k, n, true
+	return cli.ExitOK
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 )
 
 // labWith is thirdLab with edits: each old string (which must be there)
@@ -66,7 +67,7 @@ func TestVerifyHoldsEveryMessageOfTheLab(t *testing.T) {
 	)
 	code, out, errOut := runStreams("lab", "verify", writeLab(t, files))
 	failed := failedRows(out)
-	if code != exitFail || len(failed) != 1 {
+	if code != cli.ExitFail || len(failed) != 1 {
 		t.Fatalf("exit %d, failing rows %q\n%s\n%s", code, failed, out, errOut)
 	}
 	at := "lab.toml:" + strconv.Itoa(lineOf(t, files["lab.toml"], "expect = ")) + ":1"
@@ -84,12 +85,12 @@ func TestVerifyHoldsEveryMessageOfTheLab(t *testing.T) {
 	code, out, _ = runStreams("lab", "verify", writeLab(t, files))
 	failed = failedRows(out)
 	msgAt = "messages.toml:" + strconv.Itoa(lineOf(t, files["messages.toml"], "unused =")) + ":1"
-	if code != exitFail || len(failed) != 1 || !strings.Contains(failed[0], "메시지 형식") || !strings.Contains(failed[0], "nginx.spare.unused ("+msgAt+")") {
+	if code != cli.ExitFail || len(failed) != 1 || !strings.Contains(failed[0], "메시지 형식") || !strings.Contains(failed[0], "nginx.spare.unused ("+msgAt+")") {
 		t.Fatalf("exit %d, failing rows %q\n%s", code, failed, out)
 	}
 	// The thirdLab itself: its messages all shown by its checks.
 	code, out, _ = runStreams("lab", "verify", writeLab(t, thirdLab))
-	if code != exitOK || !strings.Contains(out, "메시지 2개 모두 보여 주는 검사가 채우는 자리표시자와 맞춰 봄") {
+	if code != cli.ExitOK || !strings.Contains(out, "메시지 2개 모두 보여 주는 검사가 채우는 자리표시자와 맞춰 봄") {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
 }
@@ -105,7 +106,7 @@ func TestVerifyRefusesMisspeltIDs(t *testing.T) {
 	started := time.Now()
 	code, out, errOut := runStreams("lab", "verify", writeLab(t, files))
 	failed := failedRows(out)
-	if code != exitFail || len(failed) != 2 {
+	if code != cli.ExitFail || len(failed) != 2 {
 		t.Fatalf("exit %d, failing rows %q\n%s\n%s", code, failed, out, errOut)
 	}
 	body := files["verify.toml"]
@@ -140,7 +141,7 @@ func TestVerifyStopsAtABrokenReferenceAtOnce(t *testing.T) {
 	code, out, errOut := runStreams("lab", "verify", writeLab(t, files))
 	took := time.Since(started)
 	failed := failedRows(out)
-	if code != exitFail || len(failed) != 1 || !strings.Contains(failed[0], "참고 풀이") || strings.Fields(failed[0])[1] != "2" {
+	if code != cli.ExitFail || len(failed) != 1 || !strings.Contains(failed[0], "참고 풀이") || strings.Fields(failed[0])[1] != "2" {
 		t.Fatalf("exit %d, failing rows %q, want step 2's solution alone\n%s\n%s", code, failed, out, errOut)
 	}
 	// The step's timeout is 60 s: a verdict that waited for it would take
@@ -183,7 +184,7 @@ message = ["9091"]
 	)
 	dir := writeLab(t, files)
 	code, out, errOut := runStreams("lab", "verify", dir)
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
 	if strings.Contains(out, "labmate-verify-") || !strings.Contains(out, "/root/nginx/bin/reload.sh") {
@@ -193,7 +194,7 @@ message = ["9091"]
 		t.Errorf("progress lines on a stderr that is not a terminal:\n%s", errOut)
 	}
 	code, out, errOut = runStreams("lab", "verify", dir, "--progress")
-	if code != exitOK || !strings.Contains(errOut, "✓ 1 오답 not-executable") || !strings.Contains(out, "✓  1") && !strings.Contains(out, "오답 not-executable") {
+	if code != cli.ExitOK || !strings.Contains(errOut, "✓ 1 오답 not-executable") || !strings.Contains(out, "✓  1") && !strings.Contains(out, "오답 not-executable") {
 		t.Errorf("--progress: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
@@ -206,7 +207,7 @@ func TestStartFilesAreLaidOutForTheLearner(t *testing.T) {
 	files["start/etc/site.toml"] = "[server]\nport = 80\n"
 	files["start/bin/reload.sh"] = "#!/bin/sh\n"
 	dir := writeLab(t, files)
-	if code, out, errOut := runStreams("lab", "verify", dir); code != exitOK {
+	if code, out, errOut := runStreams("lab", "verify", dir); code != cli.ExitOK {
 		t.Fatalf("lab verify: exit %d\n%s\n%s", code, out, errOut)
 	}
 	root := t.TempDir()
@@ -229,21 +230,11 @@ func TestStartFilesAreLaidOutForTheLearner(t *testing.T) {
 	}
 }
 
-// --mutants-shard takes K/N with 1 <= K <= N; anything else is refused
-// in Korean before a proof starts.
+// --mutants-shard that ParseShard refuses is refused in Korean before a
+// proof starts.
 func TestMutantsShardFlag(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		k, n int
-		ok   bool
-	}{{"", 0, 0, true}, {"1/3", 1, 3, true}, {"3/3", 3, 3, true}, {"0/2", 0, 0, false}, {"3/2", 0, 0, false}, {"2", 0, 0, false}, {"a/b", 0, 0, false}} {
-		k, n, ok := parseShard(tc.in)
-		if k != tc.k || n != tc.n || ok != tc.ok {
-			t.Errorf("parseShard(%q) = %d, %d, %v", tc.in, k, n, ok)
-		}
-	}
 	code, _, stderr := runStreams("lab", "verify", "gpu-incident", "--mutants-shard", "4/3")
-	if code != exitUsage || !strings.Contains(stderr, content.Msg("verify.bad_shard", "shard", "4/3")) {
+	if code != cli.ExitUsage || !strings.Contains(stderr, content.Msg("verify.bad_shard", "shard", "4/3")) {
 		t.Errorf("--mutants-shard 4/3: exit %d, %q", code, stderr)
 	}
 }

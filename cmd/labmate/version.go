@@ -7,13 +7,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 )
 
 // newVersionCmd is `labmate version`.
-func newVersionCmd(streams ioStreams) *cobra.Command {
-	return newCommand("version", "", noArgs, func(*cobra.Command, []string) int {
+func newVersionCmd(streams cli.Streams) *cobra.Command {
+	return cli.NewCommand("version", "", cli.NoArgs, func(*cobra.Command, []string) int {
 		fmt.Fprintln(streams.Out, "labmate", versionString(version, readBuildInfo))
-		return exitOK
+		return cli.ExitOK
 	})
 }
 

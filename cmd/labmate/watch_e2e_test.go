@@ -16,6 +16,8 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
@@ -76,7 +78,7 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stop := startWatch(t, s, watchOptions{JSON: true, Step: 5, ReadyTimeout: 20 * time.Second})
+	out, stop := startWatch(t, s, textout.Watch{JSON: true, Step: 5, ReadyTimeout: 20 * time.Second})
 	first := decode(t, out.waitLines(t, 1, 30*time.Second)[0])
 	if st := first.Step(5); st == nil || st.Status != checks.Passed {
 		t.Fatalf("step 5 before the change: %+v", first.Steps)
@@ -98,7 +100,7 @@ func TestWatchClusterStepE2E(t *testing.T) {
 		t.Fatalf("after recreating the RuntimeClass: %+v", rec.Changed)
 	}
 	out.quiet(t, 3, 1500*time.Millisecond)
-	if code := stop(); code != exitOK {
+	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit %d", code)
 	}
 }

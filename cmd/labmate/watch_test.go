@@ -16,8 +16,10 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/state"
 )
@@ -129,12 +131,12 @@ func write(t *testing.T, path, text string) {
 
 // startWatch runs the watch loop until the test ends and returns its
 // output and a function that stops it and returns the exit code.
-func startWatch(t *testing.T, s *setup, o watchOptions) (*lines, func() int) {
+func startWatch(t *testing.T, s *setup, o textout.Watch) (*lines, func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errOut := &lines{}, &lines{}
 	code := make(chan int, 1)
-	go func() { code <- o.run(ctx, s, out, errOut) }()
+	go func() { code <- watch(ctx, o, s, out, errOut) }()
 	stop := func() int {
 		cancel()
 		select {
@@ -152,9 +154,9 @@ func startWatch(t *testing.T, s *setup, o watchOptions) (*lines, func() int) {
 	return out, stop
 }
 
-func decode(t *testing.T, line string) watchRecord {
+func decode(t *testing.T, line string) textout.Record {
 	t.Helper()
-	var r watchRecord
+	var r textout.Record
 	if err := json.Unmarshal([]byte(line), &r); err != nil {
 		t.Fatalf("not a JSON line: %v\n%s", err, line)
 	}
@@ -168,7 +170,7 @@ func TestWatchJSONOneLinePerStatusChange(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, "one.txt"), "no\n")
 	s := fileLab(t, root)
-	out, stop := startWatch(t, s, watchOptions{JSON: true})
+	out, stop := startWatch(t, s, textout.Watch{JSON: true})
 
 	first := decode(t, out.waitLines(t, 1, 5*time.Second)[0])
 	if len(first.Steps) != 2 || first.Steps[0].Status != checks.Failed || first.Steps[1].Status != checks.Failed || len(first.Changed) != 0 {
@@ -182,7 +184,7 @@ func TestWatchJSONOneLinePerStatusChange(t *testing.T) {
 	write(t, filepath.Join(root, "one.txt"), "ok\n")
 	got := out.waitLines(t, 2, 3*time.Second)
 	rec := decode(t, got[1])
-	if len(rec.Changed) != 1 || rec.Changed[0] != (stepChange{Number: 1, From: checks.Failed, To: checks.Passed}) {
+	if len(rec.Changed) != 1 || rec.Changed[0] != (textout.Change{Number: 1, From: checks.Failed, To: checks.Passed}) {
 		t.Fatalf("changed = %+v, want step 1 failed->passed", rec.Changed)
 	}
 	if rec.Steps[0].Status != checks.Passed || rec.Steps[1].Status != checks.Failed {
@@ -208,7 +210,7 @@ func TestWatchJSONOneLinePerStatusChange(t *testing.T) {
 	}
 	out.quiet(t, 3, 500*time.Millisecond)
 
-	if code := stop(); code != exitOK {
+	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit code %d after the context ended, want 0", code)
 	}
 	f, err := s.store.Load()
@@ -234,7 +236,7 @@ func TestWatchTableRows(t *testing.T) {
 		clock = clock.Add(time.Second)
 		return clock
 	}
-	out, stop := startWatch(t, s, watchOptions{Now: now})
+	out, stop := startWatch(t, s, textout.Watch{Now: now})
 	got := out.waitLines(t, 2, 5*time.Second)
 	if !strings.HasPrefix(got[0], "2026-11-30 10:00:") || !strings.Contains(got[0], "watch test") {
 		t.Errorf("start line: %q", got[0])
@@ -254,7 +256,7 @@ func TestWatchTableRows(t *testing.T) {
 	if !strings.Contains(got[3], `2단계 통과 -> 미통과: two.txt: present "nope"`) {
 		t.Errorf("a row for a failing change names the first problem: %q", got[3])
 	}
-	if code := stop(); code != exitOK {
+	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit %d", code)
 	}
 }
@@ -262,7 +264,7 @@ func TestWatchTableRows(t *testing.T) {
 func TestWatchOneStep(t *testing.T) {
 	root := t.TempDir()
 	s := fileLab(t, root)
-	out, stop := startWatch(t, s, watchOptions{JSON: true, Step: 2})
+	out, stop := startWatch(t, s, textout.Watch{JSON: true, Step: 2})
 	if rec := decode(t, out.waitLines(t, 1, 5*time.Second)[0]); len(rec.Steps) != 1 || rec.Steps[0].Number != 2 {
 		t.Fatalf("--step 2 printed %+v", rec.Steps)
 	}
@@ -288,7 +290,7 @@ func TestWatchPrintsAfterReadyTimeout(t *testing.T) {
 	root := t.TempDir()
 	s := fileLab(t, root, stuckSource{})
 	start := time.Now()
-	out, stop := startWatch(t, s, watchOptions{JSON: true, ReadyTimeout: 400 * time.Millisecond})
+	out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: 400 * time.Millisecond})
 	rec := decode(t, out.waitLines(t, 1, 3*time.Second)[0])
 	if took := time.Since(start); took < 400*time.Millisecond {
 		t.Errorf("printed after %v, before the ready timeout", took)
@@ -372,7 +374,7 @@ func TestWatchRealLabFileStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stop := startWatch(t, s, watchOptions{JSON: true, ReadyTimeout: 10 * time.Second})
+	out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: 10 * time.Second})
 	first := decode(t, out.waitLines(t, 1, 15*time.Second)[0])
 	if st := first.Step(1); st == nil || st.Status != checks.Passed {
 		t.Fatalf("step 1 with the reference config: %+v", st)
@@ -382,11 +384,11 @@ func TestWatchRealLabFileStep(t *testing.T) {
 	write(t, cfg, strings.Replace(string(ref), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
 	got := out.waitLines(t, 2, 5*time.Second)
 	rec := decode(t, got[1])
-	if len(rec.Changed) != 1 || rec.Changed[0] != (stepChange{Number: 1, From: checks.Passed, To: checks.Failed}) {
+	if len(rec.Changed) != 1 || rec.Changed[0] != (textout.Change{Number: 1, From: checks.Passed, To: checks.Failed}) {
 		t.Fatalf("changed = %+v, want only step 1 passed->failed", rec.Changed)
 	}
 	out.quiet(t, 2, 1500*time.Millisecond)
-	if code := stop(); code != exitOK {
+	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit %d", code)
 	}
 }

@@ -2,34 +2,21 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 
 	"github.com/spf13/cobra"
-	"k8s.io/klog/v2"
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/applog"
+	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/trace"
 )
-
-// silenceKlog keeps client-go's logging off the terminal: bubbletea owns
-// it, and `check --json` output must stay parseable.
-func silenceKlog() {
-	fs := flag.NewFlagSet("klog", flag.ContinueOnError)
-	klog.InitFlags(fs)
-	_ = fs.Set("logtostderr", "false")
-	_ = fs.Set("alsologtostderr", "false")
-	_ = fs.Set("stderrthreshold", "FATAL")
-	klog.SetOutput(io.Discard)
-	klog.LogToStderr(false)
-}
 
 // common are the flags every lab-reading command takes, declared once as
 // the root's persistent flags (bindPersistent).
@@ -197,7 +184,7 @@ func replayRun(kit *labkit.Lab, tr *trace.Trace, opts trace.ReplayOptions) *labr
 func (c *common) preRun(cmd *cobra.Command, _ []string) error {
 	c.cmdPath = cmd.CommandPath()
 	if err := c.openLog(); err != nil {
-		return exitError{exitUsage, err.Error()}
+		return cli.Exit(cli.ExitUsage, err.Error())
 	}
 	return nil
 }
@@ -210,17 +197,10 @@ func (c *common) openLog() error {
 	if c.logOpened {
 		return nil
 	}
-	if c.logFile == "" {
-		slog.SetDefault(slog.New(slog.NewTextHandler(io.Discard, nil)))
-		c.logOpened = true
-		return nil
-	}
-	f, err := os.OpenFile(c.logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := applog.Open(c.logFile)
 	if err != nil {
 		return envError{content.Msg("cli.log_open", "path", c.logFile, "err", err)}
 	}
-	slog.SetDefault(slog.New(slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	klog.SetOutput(f)
 	c.log, c.logOpened = f, true
 	return nil
 }
@@ -230,7 +210,7 @@ func (c *common) openLog() error {
 // and returns its exit code.
 func exitFor(err error, stderr io.Writer) int {
 	fmt.Fprintln(stderr, err)
-	return exitUsage
+	return cli.ExitUsage
 }
 
 func exists(p string) bool {

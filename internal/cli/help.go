@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Help: Korean templates and flag listings in place of cobra's English
 // ones, and the help command.
@@ -28,13 +28,13 @@ func localize(cmd *cobra.Command) {
 	}
 }
 
-// flagsUse is "[플래그]" for a command's usage line.
-func flagsUse() string { return "[" + content.Msg("cli.help.flags_word") + "]" }
+// FlagsUse is "[플래그]" for a command's usage line.
+func FlagsUse() string { return "[" + content.Msg("cli.help.flags_word") + "]" }
 
 const metavarKey = "labmate_metavar"
 
-// metavars names the value of each flag in help (`--root DIR`).
-func metavars(fs *pflag.FlagSet, names map[string]string) {
+// Metavars names the value of each flag in help (`--root DIR`).
+func Metavars(fs *pflag.FlagSet, names map[string]string) {
 	for flag, name := range names {
 		_ = fs.SetAnnotation(flag, metavarKey, []string{name})
 	}
@@ -168,7 +168,7 @@ func newHelpCmd() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			cmd, rest, err := c.Root().Find(args)
 			if err != nil || cmd == nil || len(rest) > 0 {
-				return &usageError{cmd: c.Root(), msg: content.Msg("cli.unknown_command", "cmd", strings.Join(args, " "))}
+				return &UsageError{Cmd: c.Root(), Msg: content.Msg("cli.unknown_command", "cmd", strings.Join(args, " "))}
 			}
 			cmd.InitDefaultHelpFlag()
 			return cmd.Help()

@@ -1,4 +1,4 @@
-package main
+package cli
 
 // Usage errors: bad arguments and flags, worded in Korean, each with the
 // command it concerns (exit code 2).
@@ -13,18 +13,18 @@ import (
 	"github.com/labhub/labmate/content"
 )
 
-// usageError is a bad command line: its Korean message, then the usage
+// UsageError is a bad command line: its Korean message, then the usage
 // line of the command it concerns; exit code 2.
-type usageError struct {
-	cmd *cobra.Command
-	msg string
+type UsageError struct {
+	Cmd *cobra.Command
+	Msg string
 }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *UsageError) Error() string { return e.Msg }
 
-// noArgs refuses positional arguments: on the root an unknown word is an
+// NoArgs refuses positional arguments: on the root an unknown word is an
 // unknown command, elsewhere an extra argument.
-func noArgs(cmd *cobra.Command, args []string) error {
+func NoArgs(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
@@ -33,28 +33,28 @@ func noArgs(cmd *cobra.Command, args []string) error {
 		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 			msg += "\n" + content.Msg("cli.suggest", "cmds", strings.Join(s, ", "))
 		}
-		return &usageError{cmd: cmd, msg: msg}
+		return &UsageError{Cmd: cmd, Msg: msg}
 	}
-	return &usageError{cmd: cmd, msg: content.Msg("cli.extra_args", "args", strings.Join(args, " "))}
+	return &UsageError{Cmd: cmd, Msg: content.Msg("cli.extra_args", "args", strings.Join(args, " "))}
 }
 
-// maxArgs allows up to n positional arguments.
-func maxArgs(n int) cobra.PositionalArgs {
+// MaxArgs allows up to n positional arguments.
+func MaxArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) <= n {
 			return nil
 		}
-		return &usageError{cmd: cmd, msg: content.Msg("cli.extra_args", "args", strings.Join(args[n:], " "))}
+		return &UsageError{Cmd: cmd, Msg: content.Msg("cli.extra_args", "args", strings.Join(args[n:], " "))}
 	}
 }
 
-// exactArgs wants exactly n positional arguments.
-func exactArgs(n int) cobra.PositionalArgs {
+// ExactArgs wants exactly n positional arguments.
+func ExactArgs(n int) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) < n {
-			return &usageError{cmd: cmd, msg: content.Msg("cli.missing_args", "use", cmd.Use)}
+			return &UsageError{Cmd: cmd, Msg: content.Msg("cli.missing_args", "use", cmd.Use)}
 		}
-		return maxArgs(n)(cmd, args)
+		return MaxArgs(n)(cmd, args)
 	}
 }
 
@@ -82,5 +82,5 @@ func flagError(cmd *cobra.Command, err error) error {
 	case errors.As(err, &syntax):
 		msg = content.Msg("cli.flag_error.syntax", "flag", syntax.GetSpecifiedFlag())
 	}
-	return &usageError{cmd: cmd, msg: msg}
+	return &UsageError{Cmd: cmd, Msg: msg}
 }

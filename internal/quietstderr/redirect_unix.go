@@ -1,6 +1,6 @@
 //go:build unix
 
-package main
+package quietstderr
 
 import (
 	"os"
@@ -8,11 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// quietStderr points file descriptor 2 at f while the TUI owns the
+// redirect points file descriptor 2 at f while the TUI owns the
 // terminal: client-go's exec credential plugins (and anything else that
 // writes to os.Stderr directly) would otherwise draw over the screen. The
 // returned function restores the terminal's stderr.
-func quietStderr(f *os.File) (restore func(), err error) {
+func redirect(f *os.File) (restore func(), err error) {
 	saved, err := unix.Dup(2)
 	if err != nil {
 		return nil, err

@@ -1,8 +1,9 @@
-package main
+package textout
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -17,8 +18,8 @@ import (
 	"github.com/labhub/labmate/labrun"
 )
 
-// watchOptions configure `labmate check --watch`.
-type watchOptions struct {
+// Watch configures `labmate check --watch`.
+type Watch struct {
 	JSON bool
 	// Step limits output and change detection to one step (0: all).
 	Step int
@@ -30,63 +31,60 @@ type watchOptions struct {
 	Now func() time.Time
 }
 
-// watchRecord is one --json line.
-type watchRecord struct {
-	At      time.Time    `json:"at"`
-	Changed []stepChange `json:"changed,omitempty"`
+// Record is one --json line.
+type Record struct {
+	At      time.Time `json:"at"`
+	Changed []Change  `json:"changed,omitempty"`
 	engine.Report
 }
 
-// stepChange is one step whose status differs from the previous print.
-type stepChange struct {
+// Change is one step whose status differs from the previous print.
+type Change struct {
 	Number int           `json:"number"`
 	From   checks.Status `json:"from"`
 	To     checks.Status `json:"to"`
 }
 
-// run is `labmate check --watch [--json]`: the full results once every
+// Run is `labmate check --watch [--json]`: the full results once every
 // source has delivered its first state, then again on every change of a
 // step's status (not on every evaluation), one timestamped line per
 // print: a JSON object with --json (the `check --json` shape plus "at"
-// and "changed"), a compact row of statuses otherwise. It returns 0 when
-// ctx ends (SIGINT, SIGTERM).
-func (o watchOptions) run(ctx context.Context, s *setup, stdout, stderr io.Writer) int {
+// and "changed"), a compact row of statuses otherwise. It returns nil
+// when ctx ends (SIGINT, SIGTERM), and a Korean error when w refuses a
+// line. The caller's run.Stop waits for the run's goroutines.
+func (o Watch) Run(ctx context.Context, run *labrun.Run, w io.Writer) error {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
 	if o.ReadyTimeout <= 0 {
 		o.ReadyTimeout = 20 * time.Second
 	}
-	// The caller's stop waits for the run's goroutines: they must be gone
-	// before it closes the log or reuses the setup.
-	st := s.run.Start(ctx)
+	st := run.Start(ctx)
 	rep, _ := st.First(ctx, o.ReadyTimeout)
 	if ctx.Err() != nil {
-		return exitOK
+		return nil
 	}
-	if err := o.write(stdout, o.filter(rep), nil, true); err != nil {
-		fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
-		return exitUsage
+	if err := o.write(w, o.filter(rep), nil, true); err != nil {
+		return errors.New(content.Msg("ops.watch.write_failed", "err", err))
 	}
 	for {
 		select {
 		case <-ctx.Done():
-			return exitOK
+			return nil
 		case u := <-st.Updates():
 			st.Take(u)
 			changed := o.changes(u)
 			if len(changed) == 0 {
 				continue
 			}
-			if err := o.write(stdout, o.filter(u.Report), changed, false); err != nil {
-				fmt.Fprintln(stderr, content.Msg("ops.watch.write_failed", "err", err))
-				return exitUsage
+			if err := o.write(w, o.filter(u.Report), changed, false); err != nil {
+				return errors.New(content.Msg("ops.watch.write_failed", "err", err))
 			}
 		}
 	}
 }
 
-func (o watchOptions) filter(rep engine.Report) engine.Report {
+func (o Watch) filter(rep engine.Report) engine.Report {
 	if o.Step > 0 {
 		if sr := rep.Step(o.Step); sr != nil {
 			rep.Steps = []engine.StepResult{*sr}
@@ -96,19 +94,20 @@ func (o watchOptions) filter(rep engine.Report) engine.Report {
 }
 
 // changes are the update's changes of the steps watched.
-func (o watchOptions) changes(u labrun.Update) []stepChange {
-	var out []stepChange
+func (o Watch) changes(u labrun.Update) []Change {
+	var out []Change
 	for _, c := range u.Changes {
 		if o.Step == 0 || c.Step == o.Step {
-			out = append(out, stepChange{Number: c.Step, From: c.From, To: c.To})
+			out = append(out, Change{Number: c.Step, From: c.From, To: c.To})
 		}
 	}
 	return out
 }
-func (o watchOptions) write(w io.Writer, rep engine.Report, changed []stepChange, first bool) error {
+
+func (o Watch) write(w io.Writer, rep engine.Report, changed []Change, first bool) error {
 	at := o.Now()
 	if o.JSON {
-		raw, err := json.Marshal(watchRecord{At: at, Changed: changed, Report: rep})
+		raw, err := json.Marshal(Record{At: at, Changed: changed, Report: rep})
 		if err != nil {
 			return err
 		}
@@ -127,13 +126,12 @@ func (o watchOptions) write(w io.Writer, rep engine.Report, changed []stepChange
 	}
 	b.WriteString(stamp + " ")
 	for _, st := range rep.Steps {
-		word := content.Msg("status." + string(st.Status))
+		word := status(st.Status)
 		fmt.Fprintf(&b, " %d %s%s", st.Number, word, strings.Repeat(" ", max(0, 6-runewidth.StringWidth(word))))
 	}
 	var notes []string
 	for _, c := range changed {
-		note := content.Msg("ops.watch.change", "step", c.Number,
-			"from", content.Msg("status."+string(c.From)), "to", content.Msg("status."+string(c.To)))
+		note := content.Msg("ops.watch.change", "step", c.Number, "from", status(c.From), "to", status(c.To))
 		if sr := rep.Step(c.Number); sr != nil && c.To != checks.Passed {
 			if msg := firstProblem(sr); msg != "" {
 				note += ": " + msg
