@@ -69,10 +69,32 @@ func Build(ctx context.Context, opts Options, force bool) error {
 		return err
 	}
 	defer logf.Close()
+	if err := compile(ctx, opts, goBin, tmp, logf); err != nil {
+		return err
+	}
+	if err := install(opts, tmp, logf.Name(), stamp, want); err != nil {
+		return err
+	}
+	opts.progress("sandbox.build.done", "count", len(Binaries), "bin_dir", opts.BinDir, "elapsed", since(start))
+	return nil
+}
+
+// compile builds every binary into tmp from the recipe unpacked in
+// tmp/src, the go commands' output into logf.
+//
+// The two builds run at once: kwok's (its module downloads, then k8s.io
+// modules of another release) fills the cores the Kubernetes build
+// leaves idle while one big package compiles alone or its binaries link
+// (a fresh 2-core machine: 13.1 min, then kwok 3.3 min after it). kwok's
+// output is kept apart and added to the log after the Kubernetes
+// build's, so the log reads as two whole sections. The first failure is
+// the one to report: it cancels the other build, whose error is then
+// only that.
+func compile(ctx context.Context, opts Options, goBin, tmp string, logf *os.File) error {
 	logPath := logf.Name()
 	// goRun runs the go command in dir, its output (with a header line)
 	// into out, and with --verbose to the progress writer as well (one
-	// write at a time: the two builds below run at once).
+	// write at a time: the two builds run at once).
 	progress := &lockedWriter{w: opts.Progress}
 	goRun := func(ctx context.Context, out io.Writer, dir string, env []string, args ...string) error {
 		if opts.Verbose {
@@ -89,16 +111,7 @@ func Build(ctx context.Context, opts Options, force bool) error {
 		}
 		return nil
 	}
-	modFlags := "GOFLAGS=-mod=mod -buildvcs=false"
 
-	// The two builds run at once: kwok's (its module downloads, then
-	// k8s.io modules of another release) fills the cores the Kubernetes
-	// build leaves idle while one big package compiles alone or its
-	// binaries link (a fresh 2-core machine: 13.1 min, then kwok 3.3 min
-	// after it). kwok's output is kept apart and added to the log after
-	// the Kubernetes build's, so the log reads as two whole sections.
-	// The first failure is the one to report: it cancels the other
-	// build, whose error is then only that.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var first error
@@ -120,18 +133,11 @@ func Build(ctx context.Context, opts Options, force bool) error {
 	}()
 	// One go build for the Kubernetes commands and etcd: the packages
 	// they share compile once, and the links overlap the compiles.
-	fail(goRun(ctx, logf, filepath.Join(src, "k8s"), []string{modFlags},
+	fail(goRun(ctx, logf, filepath.Join(tmp, "src", "k8s"), []string{"GOFLAGS=-mod=mod -buildvcs=false"},
 		"build", "-trimpath", "-ldflags="+k8sLdflags(time.Now()), "-o", tmp+string(filepath.Separator), "./cmd/..."))
 	<-kwokDone
 	_, _ = logf.Write(kwokOut.Bytes())
-	if first != nil {
-		return first
-	}
-	if err := install(opts, tmp, logPath, stamp, want); err != nil {
-		return err
-	}
-	opts.progress("sandbox.build.done", "count", len(Binaries), "bin_dir", opts.BinDir, "elapsed", since(start))
-	return nil
+	return first
 }
 
 // lockedWriter serializes writes to w.
