@@ -256,6 +256,7 @@ gotest() {
 local_lane() {
   local rc=0
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
+  phase "gofmt" check_gofmt || rc=1
   phase "go vet" go vet ./... || rc=1
   # staticcheck, pinned, run from the module proxy (nothing to install).
   phase "staticcheck" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./... || rc=1
@@ -280,7 +281,7 @@ local_lane() {
 # check_gofmt: every Go file of the module as gofmt writes it.
 check_gofmt() {
   local bad
-  bad=$(gofmt -l $(go list -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}' ./...))
+  bad=$(gofmt -l $(go list -f '{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}} {{end}}{{range .TestGoFiles}}{{$d}}/{{.}} {{end}}{{range .XTestGoFiles}}{{$d}}/{{.}} {{end}}{{range .IgnoredGoFiles}}{{$d}}/{{.}} {{end}}' ./...))
   if [ -n "$bad" ]; then
     echo "test.sh: not formatted as gofmt writes it (run gofmt -w):" >&2
     echo "$bad" >&2
