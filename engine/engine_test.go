@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
@@ -200,12 +202,10 @@ func TestSlowReaderGetsNewestReport(t *testing.T) {
 	// holds at most one made before (latest wins): so the reader sees at
 	// most one stale report, first, then passed. A backlog would hand it
 	// the stale ones in turn.
-	deadline := time.Now().Add(30 * time.Second)
-	for folded.Load() < 5 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the engine folded %d of 5 observations in 30 s", folded.Load())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := wait.PollUntilContextTimeout(ctx, 5*time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return folded.Load() == 5, nil
+	}); err != nil {
+		t.Fatalf("the engine folded %d of 5 observations in 30 s", folded.Load())
 	}
 	var read []checks.Status
 	for len(read) == 0 || read[len(read)-1] != checks.Passed {
