@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -186,5 +187,65 @@ func TestResetRestoresWhatTheLabDeclaresE2E(t *testing.T) {
 	}
 	if again.GetUID() != crd.GetUID() {
 		t.Error("the CRD nobody changed was made again by the reset")
+	}
+}
+
+// Reset takes a lab's namespace away at once, without the namespace
+// controller's 5 s wait (sandbox/nsgone.go): it removes the namespace's
+// finalizer itself, and must do so only once every object in it is gone,
+// of every namespaced resource the server has, or those objects would be
+// left in etcd and come back in the next namespace of that name. A
+// namespace holding objects of many kinds (some no lab watches) is reset,
+// made again, and must hold none of them.
+func TestResetLeavesNothingOfANamespaceE2E(t *testing.T) {
+	sandboxtest.Start(t)
+	cs := sandboxtest.Client(t)
+	dyn := sandboxtest.Dynamic(t)
+	sandboxtest.LockLab(t)
+	ctx := context.Background()
+	const ns = "labmate-reset-orphans"
+	objects := map[schema.GroupVersionResource]string{
+		{Version: "v1", Resource: "configmaps"}:                                  `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"left"},"data":{"a":"b"}}`,
+		{Version: "v1", Resource: "secrets"}:                                     `{"apiVersion":"v1","kind":"Secret","metadata":{"name":"left"}}`,
+		{Version: "v1", Resource: "serviceaccounts"}:                             `{"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"left"}}`,
+		{Version: "v1", Resource: "resourcequotas"}:                              `{"apiVersion":"v1","kind":"ResourceQuota","metadata":{"name":"left"},"spec":{"hard":{"pods":"9"}}}`,
+		{Version: "v1", Resource: "pods"}:                                        `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"left"},"spec":{"containers":[{"name":"c","image":"busybox"}]}}`,
+		{Group: "coordination.k8s.io", Version: "v1", Resource: "leases"}:        `{"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"left"}}`,
+		{Group: "rbac.authorization.k8s.io", Version: "v1", Resource: "roles"}:   `{"apiVersion":"rbac.authorization.k8s.io/v1","kind":"Role","metadata":{"name":"left"}}`,
+		{Group: "networking.k8s.io", Version: "v1", Resource: "networkpolicies"}: `{"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy","metadata":{"name":"left"},"spec":{"podSelector":{}}}`,
+		{Group: "policy", Version: "v1", Resource: "poddisruptionbudgets"}:       `{"apiVersion":"policy/v1","kind":"PodDisruptionBudget","metadata":{"name":"left"},"spec":{"maxUnavailable":1}}`,
+		{Group: "apps", Version: "v1", Resource: "controllerrevisions"}:          `{"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"left"},"data":{},"revision":1}`,
+		{Group: "batch", Version: "v1", Resource: "cronjobs"}:                    `{"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"left"},"spec":{"schedule":"@yearly","jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}}}`,
+	}
+	create := func() {
+		t.Helper()
+		if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}) })
+	create()
+	for gvr, body := range objects {
+		var u unstructured.Unstructured
+		if err := u.UnmarshalJSON([]byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, &u, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create %s: %v", gvr.Resource, err)
+		}
+	}
+	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	if err := sandbox.Reset(rctx, cs, dyn, sandbox.Start{Namespaces: []string{ns}, Nodes: sandboxtest.Options().Nodes}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("namespace %s after reset: %v, want it gone", ns, err)
+	}
+	create()
+	for gvr := range objects {
+		if _, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, "left", metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("%s %q in the namespace made again after reset: %v, want none (left behind in etcd)", gvr.Resource, "left", err)
+		}
 	}
 }

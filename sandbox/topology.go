@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"maps"
 	"net"
 	"net/url"
@@ -219,13 +218,8 @@ type Start struct {
 func Reset(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, st Start) error {
 	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
 	defer cancel()
-	for _, ns := range st.Namespaces {
-		if err := emptyNamespace(ctx, cs, ns); err != nil && !apierrors.IsNotFound(err) {
-			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
-		}
-		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
-		}
+	if err := deleteNamespaces(ctx, cs, dyn, st.Namespaces); err != nil {
+		return err
 	}
 	if err := wipe(ctx, dyn, st.Wipe); err != nil {
 		return err
@@ -244,21 +238,6 @@ func Reset(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, 
 		names[i] = n.Name
 	}
 	if err := waitNodesReady(ctx, cs, names); err != nil {
-		return err
-	}
-	var left []string
-	err := poll(ctx, func(ctx context.Context) (bool, error) {
-		left = left[:0]
-		for _, ns := range st.Namespaces {
-			if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
-				left = append(left, ns)
-			}
-		}
-		return len(left) == 0, nil
-	}, func() error {
-		return errors.New(content.Msg("sandbox.fail.namespaces_left", "namespaces", strings.Join(left, ", "), "timeout", ResetTimeout))
-	})
-	if err != nil {
 		return err
 	}
 	return applyManifests(ctx, cs, st.Manifests)

@@ -1,0 +1,164 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/discovery"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/labhub/labmate/content"
+)
+
+// deleteNamespaces deletes the namespaces and returns once they are gone.
+//
+// kube-controller-manager's namespace controller waits 5 s after it sees
+// a namespace deleted before it empties it (namespaceDeletionGracePeriod,
+// there for HA API servers and etcd followers to see the deletion first;
+// a sandbox has one of each), and a lab's proof resets the sandbox before
+// every near-miss it tries: that wait was half of each trial. So labmate
+// does what the controller would, at once: the namespace deleted first
+// (Terminating: the API server's NamespaceLifecycle admission refuses new
+// content in it from then on), then every object of every namespaced
+// resource the server lists in it deleted, waited for until none is
+// left, and only then the namespace's "kubernetes" finalizer removed
+// through its finalize subresource, which is what the controller does
+// last. Nothing can be left behind in etcd to reappear in a namespace of
+// the same name: the finalizer goes only once every list is empty.
+//
+// Whatever this cannot do (discovery failing, an object whose own
+// finalizer outlives purgeWait, the finalize call refused), the
+// controller still does: deleteNamespaces then waits for it, bounded by
+// ctx.
+func deleteNamespaces(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	for _, ns := range names {
+		if err := emptyNamespace(ctx, cs, ns); err != nil && !apierrors.IsNotFound(err) {
+			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
+		}
+		if err := cs.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
+		}
+	}
+	if gvrs, err := namespacedResources(cs.Discovery()); err == nil {
+		pctx, cancel := context.WithTimeout(ctx, purgeWait)
+		for _, ns := range names {
+			if purge(pctx, dyn, gvrs, ns) == nil {
+				finalize(pctx, cs, ns)
+			}
+		}
+		cancel()
+	}
+	var left []string
+	return poll(ctx, func(ctx context.Context) (bool, error) {
+		left = left[:0]
+		for _, ns := range names {
+			if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+				left = append(left, ns)
+			}
+		}
+		return len(left) == 0, nil
+	}, func() error {
+		return errors.New(content.Msg("sandbox.fail.namespaces_left", "namespaces", strings.Join(left, ", "), "timeout", ResetTimeout))
+	})
+}
+
+// purgeWait bounds how long deleteNamespaces waits for a namespace's
+// objects to go before it leaves the namespace to the controller.
+const purgeWait = 30 * time.Second
+
+// namespacedResources are the namespaced resources the server can list
+// and delete by collection: what the namespace controller empties.
+func namespacedResources(d discovery.DiscoveryInterface) ([]schema.GroupVersionResource, error) {
+	lists, err := d.ServerPreferredNamespacedResources()
+	if err != nil {
+		return nil, err
+	}
+	lists = discovery.FilteredBy(discovery.SupportsAllVerbs{Verbs: []string{"list", "deletecollection"}}, lists)
+	set, err := discovery.GroupVersionResources(lists)
+	if err != nil {
+		return nil, err
+	}
+	gvrs := make([]schema.GroupVersionResource, 0, len(set))
+	for gvr := range set {
+		gvrs = append(gvrs, gvr)
+	}
+	return gvrs, nil
+}
+
+// purge deletes every object of gvrs in the terminating namespace ns and
+// waits until none is left; it returns an error when it could not tell
+// that none is. Only the resources that hold objects are deleted and
+// watched: in a terminating namespace an empty list stays empty (the API
+// server refuses new content), and most of the forty-odd resources a
+// server lists are empty in a lab's namespace.
+func purge(ctx context.Context, dyn dynamic.Interface, gvrs []schema.GroupVersionResource, ns string) error {
+	now := metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
+	var held []schema.GroupVersionResource
+	for _, gvr := range gvrs {
+		empty, err := emptyIn(ctx, dyn, gvr, ns)
+		if err != nil {
+			return err
+		}
+		if empty {
+			continue
+		}
+		if err := dyn.Resource(gvr).Namespace(ns).DeleteCollection(ctx, now, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			return err
+		}
+		held = append(held, gvr)
+	}
+	return poll(ctx, func(ctx context.Context) (bool, error) {
+		for _, gvr := range held {
+			if empty, err := emptyIn(ctx, dyn, gvr, ns); err != nil || !empty {
+				return false, nil
+			}
+		}
+		return true, nil
+	}, func() error { return context.DeadlineExceeded })
+}
+
+// emptyIn says whether ns holds no object of gvr (a resource the server
+// stopped serving holds none).
+func emptyIn(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersionResource, ns string) (bool, error) {
+	list, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{Limit: 1})
+	if apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return len(list.Items) == 0, nil
+}
+
+// finalize removes the "kubernetes" finalizer of the terminating, empty
+// namespace ns, as the namespace controller does once it emptied it. A
+// namespace not terminating (a lab's own start re-created it) or gone is
+// left alone; a refusal leaves the finalizer to the controller.
+func finalize(ctx context.Context, cs kubernetes.Interface, ns string) {
+	live, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+	if err != nil || live.DeletionTimestamp == nil {
+		return
+	}
+	live.Spec.Finalizers = removeFinalizer(live.Spec.Finalizers, corev1.FinalizerKubernetes)
+	_, _ = cs.CoreV1().Namespaces().Finalize(ctx, live, metav1.UpdateOptions{})
+}
+
+func removeFinalizer(fs []corev1.FinalizerName, f corev1.FinalizerName) []corev1.FinalizerName {
+	out := fs[:0:0]
+	for _, x := range fs {
+		if x != f {
+			out = append(out, x)
+		}
+	}
+	return out
+}
