@@ -103,14 +103,21 @@ bench_verify() {
 # fresh is what Done means for a new machine: `env -i PATH=$PATH
 # HOME=$(mktemp -d) CI=true bash .ci/run`, the HOME removed afterwards.
 # LABMATE_E2E_CLUSTER and LABMATE_ARCHIVE_CLUSTER pass through.
+# cpu_busy: the jiffies every core spent busy since boot (/proc/stat:
+# user, nice, system, irq, softirq, steal).
+cpu_busy() {
+  awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
+}
+
 bench_ci() {
-  local kind=$1 log home t0 t1 rc=0 env=()
+  local kind=$1 log home t0 t1 c0 rc=0 env=()
   log="$(mktemp "${TMPDIR:-/tmp}/labmate-bench-ci.XXXXXX")"
   for v in LABMATE_E2E_CLUSTER LABMATE_ARCHIVE_CLUSTER; do
     [ -n "${!v:-}" ] && env+=("$v=${!v}")
   done
   echo "== $kind run; load average before: $(cut -d' ' -f1-3 /proc/loadavg); nproc $(nproc)"
   t0=$(date +%s)
+  c0=$(cpu_busy)
   case "$kind" in
   fresh)
     home="$(mktemp -d)"
@@ -124,6 +131,11 @@ bench_ci() {
   esac
   t1=$(date +%s)
   echo "== $kind run: $(awk -v s=$((t1 - t0)) 'BEGIN { printf "%.1f", s / 60 }') min wall, exit $rc; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  # The machine's busy CPU time over the run (all processes, this run's
+  # and anything else running): divided by the cores, the least wall time
+  # that much work can take.
+  awk -v b=$(($(cpu_busy) - c0)) -v n="$(nproc)" -v hz="$(getconf CLK_TCK)" \
+    'BEGIN { printf "== CPU busy over the run: %.1f core-min (at least %.1f min of wall time on %d cores)\n", b / hz / 60, b / hz / 60 / n, n }'
   # The phase table test.sh printed, as one README cell.
   sed -n '/^== phases/,$p' "$log" | awk '/^   / { name = $0; sub(/^   /, "", name); sub(/ +[0-9.]+ min$/, "", name); printf "%s%s %s min", sep, name, $(NF-1); sep = "; " } END { print "" }'
   rm -f "$log"
