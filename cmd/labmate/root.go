@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/class/classcmd"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
 )
@@ -27,7 +28,7 @@ func newRootCmd(streams cli.Streams) *cobra.Command {
 		newResetCmd(c, streams),
 		newVersionCmd(streams),
 		newCompletionCmd(streams),
-		newClassCmd(c, streams),
+		classcmd.NewCmd(streams, newClassPreviewCmd(c, streams)),
 		newLabCmd(c, streams),
 	)
 	cli.Root(root, streams)
