@@ -7,21 +7,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/internal/cli/clitest"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/sandbox"
 )
 
-// run runs `labmate class ARGS...` as the binary's tree would: Korean
-// help and errors, the exit code.
+// run runs `labmate class ARGS...`.
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errOut strings.Builder
-	streams := cli.Streams{In: strings.NewReader(""), Out: &out, ErrOut: &errOut}
-	root := NewCmd(streams)
-	cli.Root(root, streams)
-	code = cli.Execute(root, args, streams)
-	return code, out.String(), errOut.String()
+	return clitest.Run(t, func(s cli.Streams) *cobra.Command { return NewCmd(s) }, args...)
 }
 
 // adminKubeconfig is an instructor's kubeconfig for a server where

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/kubeconfig"
@@ -60,17 +59,6 @@ func (c *common) completeContexts(cmd *cobra.Command, _ []string, toComplete str
 		if strings.HasPrefix(n, toComplete) {
 			out = append(out, n)
 		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// completeLabs lists what --lab takes: the embedded labs and the
-// installed ones (catalog.List).
-func completeLabs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	var out []cobra.Completion
-	labs, _ := catalog.List() // a completion has nowhere to say the store is unreadable
-	for _, l := range labs {
-		out = append(out, cobra.CompletionWithDesc(l.Ref, l.Text.Title))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/catalog/labcmd"
 	"github.com/labhub/labmate/class/classcmd"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
@@ -29,7 +30,7 @@ func newRootCmd(streams cli.Streams) *cobra.Command {
 		newVersionCmd(streams),
 		newCompletionCmd(streams),
 		classcmd.NewCmd(streams, newClassPreviewCmd(c, streams)),
-		newLabCmd(c, streams),
+		labcmd.NewCmd(streams, newLabVerifyCmd(c, streams), labcmd.NewRBACCmd(streams, c.labFor)),
 	)
 	cli.Root(root, streams)
 	return root
@@ -55,7 +56,7 @@ func (c *common) bindPersistent(root *cobra.Command) {
 	_ = root.MarkPersistentFlagFilename("kubeconfig")
 	_ = root.MarkPersistentFlagFilename("log")
 	_ = root.RegisterFlagCompletionFunc("context", c.completeContexts)
-	_ = root.RegisterFlagCompletionFunc("lab", completeLabs)
+	_ = root.RegisterFlagCompletionFunc("lab", labcmd.CompleteLabs)
 }
 
 // stdinFile is the process's stdin; tests inject their own reader.
