@@ -63,6 +63,15 @@ func (c *common) labFor(args []string) (*labkit.Lab, error) {
 	return c.resolveLab()
 }
 
+// labText is the text of the lab the flags name (sandboxcmd.Lab).
+func (c *common) labText() (*content.Lab, error) {
+	kit, err := c.resolveLab()
+	if err != nil {
+		return nil, err
+	}
+	return kit.Text, nil
+}
+
 // labArg reads the lab argument: an installed lab's ID or a directory.
 func (c *common) labArg(args []string) {
 	if len(args) != 1 {

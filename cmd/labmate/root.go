@@ -10,6 +10,7 @@ import (
 	"github.com/labhub/labmate/class/classcmd"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/sandbox/sandboxcmd"
 )
 
 // newRootCmd builds the whole command tree. Adding a command is one line
@@ -23,7 +24,7 @@ func newRootCmd(streams cli.Streams) *cobra.Command {
 	root.AddCommand(
 		newCheckCmd(c, streams),
 		newReplayCmd(c, streams),
-		newSandboxCmd(c, streams),
+		sandboxcmd.NewCmd(streams, c.labText),
 		newDoctorCmd(c, streams),
 		newReportCmd(c, streams),
 		newResetCmd(c, streams),
