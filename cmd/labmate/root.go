@@ -28,8 +28,8 @@ func newRootCmd(streams cli.Streams) *cobra.Command {
 		newDoctorCmd(c, streams),
 		newReportCmd(c, streams),
 		newResetCmd(c, streams),
-		newVersionCmd(streams),
-		newCompletionCmd(streams),
+		cli.NewVersionCmd(streams, version),
+		cli.NewCompletionCmd(streams),
 		classcmd.NewCmd(streams, newClassPreviewCmd(c, streams)),
 		labcmd.NewCmd(streams, newLabVerifyCmd(c, streams), labcmd.NewRBACCmd(streams, c.labFor)),
 	)
