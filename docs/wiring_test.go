@@ -160,3 +160,86 @@ func TestOnlyLabrunMakesEngines(t *testing.T) {
 		}
 	}
 }
+
+// TestCmdKeepsOnlyCommandsThatNeedCommon: a command stays in cmd/labmate
+// only when it needs the flags every lab-reading command shares (common)
+// or the run they wire; one that does not lives in a command package
+// next to what it drives (class/classcmd, catalog/labcmd,
+// sandbox/sandboxcmd). So every newXCmd here but the root takes *common,
+// and every xOptions struct embeds it.
+func TestCmdKeepsOnlyCommandsThatNeedCommon(t *testing.T) {
+	fset := token.NewFileSet()
+	files, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in cmd/labmate: %v", err)
+	}
+	isCommon := func(e ast.Expr) bool {
+		star, ok := e.(*ast.StarExpr)
+		if !ok {
+			return false
+		}
+		id, ok := star.X.(*ast.Ident)
+		return ok && id.Name == "common"
+	}
+	commands := 0
+	for _, p := range files {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				name := d.Name.Name
+				if d.Recv != nil || !strings.HasPrefix(name, "new") || !strings.HasSuffix(name, "Cmd") || name == "newRootCmd" {
+					continue
+				}
+				commands++
+				if !slices.ContainsFunc(d.Type.Params.List, func(f *ast.Field) bool { return isCommon(f.Type) }) {
+					t.Errorf("%s: %s takes no *common: a command that needs none of the shared flags belongs in a command package (NewCmd)", fset.Position(d.Pos()), name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					ts, ok := s.(*ast.TypeSpec)
+					if !ok || !strings.HasSuffix(ts.Name.Name, "Options") {
+						continue
+					}
+					st, ok := ts.Type.(*ast.StructType)
+					if !ok {
+						continue
+					}
+					if !slices.ContainsFunc(st.Fields.List, func(f *ast.Field) bool { return len(f.Names) == 0 && isCommon(f.Type) }) {
+						t.Errorf("%s: %s does not embed *common: a command that needs none of the shared flags belongs in a command package", fset.Position(ts.Pos()), ts.Name.Name)
+					}
+				}
+			}
+		}
+	}
+	if commands == 0 {
+		t.Fatal("no newXCmd in cmd/labmate: the test reads nothing")
+	}
+}
+
+// TestCommandPackagesOpenNoRun: a command package (a directory named
+// …cmd outside cmd/) builds commands that need no run of a lab, so it
+// imports neither the engine nor labrun, nor anything of cmd/.
+func TestCommandPackagesOpenNoRun(t *testing.T) {
+	found := 0
+	for pkg, imports := range modulePackages(t) {
+		if !strings.HasSuffix(pkg[strings.LastIndexByte(pkg, '/')+1:], "cmd") || strings.HasPrefix(pkg, "cmd/") {
+			continue
+		}
+		found++
+		for _, imp := range imports {
+			if imp == "engine" || imp == "labrun" || strings.HasPrefix(imp, "labrun/") || strings.HasPrefix(imp, "cmd/") {
+				t.Errorf("command package %s imports %s: a command that runs a lab is wired in cmd/labmate", pkg, imp)
+			}
+		}
+	}
+	if found < 3 {
+		t.Fatalf("%d command packages found, want at least class/classcmd, catalog/labcmd and sandbox/sandboxcmd", found)
+	}
+}

@@ -14,7 +14,8 @@ import (
 )
 
 // newRootCmd builds the whole command tree. Adding a command is one line
-// here: root.AddCommand(newXCmd(c, streams)).
+// here: root.AddCommand(xcmd.NewCmd(streams)) for a command package's, or
+// newXCmd(c, streams) for one that needs the shared flags.
 func newRootCmd(streams cli.Streams) *cobra.Command {
 	c := &common{}
 	root := newTUICmd(c, streams)
