@@ -96,23 +96,33 @@ func TestCmdOnlyWires(t *testing.T) {
 	}
 }
 
+// cmdFiles parses cmd/labmate's non-test Go files.
+func cmdFiles(t *testing.T, fset *token.FileSet, mode parser.Mode) []*ast.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no Go files in cmd/labmate: %v", err)
+	}
+	var files []*ast.File
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
 // TestCmdImportsNoEngine: cmd/labmate does not even name the engine's
 // types; what a run reports it prints through labrun/textout, so a
 // command holds no report of its own to fold or judge.
 func TestCmdImportsNoEngine(t *testing.T) {
 	fset := token.NewFileSet()
-	files, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no Go files in cmd/labmate: %v", err)
-	}
-	for _, p := range files {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range cmdFiles(t, fset, parser.ImportsOnly) {
 		for _, imp := range f.Imports {
 			if path, _ := strconv.Unquote(imp.Path.Value); path == module+"/engine" {
 				t.Errorf("%s imports engine: print a run's reports through labrun/textout", fset.Position(imp.Pos()))
@@ -169,10 +179,6 @@ func TestOnlyLabrunMakesEngines(t *testing.T) {
 // and every xOptions struct embeds it.
 func TestCmdKeepsOnlyCommandsThatNeedCommon(t *testing.T) {
 	fset := token.NewFileSet()
-	files, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no Go files in cmd/labmate: %v", err)
-	}
 	isCommon := func(e ast.Expr) bool {
 		star, ok := e.(*ast.StarExpr)
 		if !ok {
@@ -182,14 +188,7 @@ func TestCmdKeepsOnlyCommandsThatNeedCommon(t *testing.T) {
 		return ok && id.Name == "common"
 	}
 	commands := 0
-	for _, p := range files {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range cmdFiles(t, fset, parser.SkipObjectResolution) {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:
