@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -240,5 +241,60 @@ func TestCommandPackagesOpenNoRun(t *testing.T) {
 	}
 	if found < 3 {
 		t.Fatalf("%d command packages found, want at least class/classcmd, catalog/labcmd and sandbox/sandboxcmd", found)
+	}
+}
+
+// TestEveryOptionsRunReturnsTheExitCode: a command's options (a type
+// named …Options with a Run method, in cmd/labmate or a command package)
+// end in Run returning the exit code, the one shape ARCHITECTURE.md
+// promises, so a command's exit is decided in one place.
+func TestEveryOptionsRunReturnsTheExitCode(t *testing.T) {
+	fset := token.NewFileSet()
+	runs := 0
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != ".." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			return filepath.SkipDir
+		}
+		dir := filepath.Base(filepath.Dir(p))
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") ||
+			!(strings.HasPrefix(p, filepath.Join("..", "cmd")) || strings.HasSuffix(dir, "cmd")) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "Run" {
+				continue
+			}
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); !ok || !strings.HasSuffix(id.Name, "Options") {
+				continue
+			}
+			runs++
+			res := fn.Type.Results
+			if res == nil || len(res.List) != 1 || len(res.List[0].Names) > 1 {
+				t.Errorf("%s: Run returns no single value: it returns the exit code (int)", fset.Position(fn.Pos()))
+				continue
+			}
+			if id, ok := res.List[0].Type.(*ast.Ident); !ok || id.Name != "int" {
+				t.Errorf("%s: Run returns %s, want the exit code (int)", fset.Position(fn.Pos()), types.ExprString(res.List[0].Type))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs < 10 {
+		t.Fatalf("%d Options.Run methods found, want every command's (at least 10): the test reads nothing", runs)
 	}
 }

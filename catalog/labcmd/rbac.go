@@ -30,7 +30,7 @@ type rbacOptions struct {
 func NewRBACCmd(streams cli.Streams, labFor LabFor) *cobra.Command {
 	o := &rbacOptions{labFor: labFor, streams: streams}
 	cmd := cli.NewCommand("lab.rbac", "[ID|DIR] "+cli.FlagsUse(), cli.MaxArgs(1), func(cmd *cobra.Command, args []string) int {
-		return cli.ExitWith(o.Run(args), streams.ErrOut)
+		return o.Run(args)
 	})
 	fs := cmd.Flags()
 	fs.StringVar(&o.user, "user", "", content.Msg("cli.flag.rbac_user"))
@@ -42,8 +42,12 @@ func NewRBACCmd(streams cli.Streams, labFor LabFor) *cobra.Command {
 	return cmd
 }
 
-// Run prints the roles (and bindings).
-func (o *rbacOptions) Run(args []string) error {
+// Run prints the roles (and bindings) and returns the exit code.
+func (o *rbacOptions) Run(args []string) int {
+	return cli.ExitWith(o.run(args), o.streams.ErrOut)
+}
+
+func (o *rbacOptions) run(args []string) error {
 	kit, err := o.labFor(args)
 	if err != nil {
 		return cli.Exit(cli.ExitUsage, err.Error())

@@ -8,7 +8,6 @@ package classcmd
 import (
 	"context"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -48,11 +47,11 @@ func (a *adminFlags) bind(cmd *cobra.Command) {
 }
 
 // command is a class command that connects as the instructor: its help
-// from content (cli.cmd.class.<name>), the admin's flags, and run's error
-// said on stderr as its exit code (cli.ExitWith).
-func (a *adminFlags) command(name string, stderr io.Writer, run func(context.Context) error) *cobra.Command {
+// from content (cli.cmd.class.<name>), the admin's flags, and run, an
+// Options' Run, giving the exit code.
+func (a *adminFlags) command(name string, run func(context.Context) int) *cobra.Command {
 	cmd := cli.NewCommand("class."+name, cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int {
-		return cli.ExitWith(run(cmd.Context()), stderr)
+		return run(cmd.Context())
 	})
 	a.bind(cmd)
 	return cmd
@@ -83,15 +82,20 @@ type boardOptions struct {
 
 func newBoardCmd(streams cli.Streams) *cobra.Command {
 	o := &boardOptions{streams: streams}
-	cmd := o.command("board", streams.ErrOut, o.Run)
+	cmd := o.command("board", o.Run)
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
 	cmd.Flags().DurationVar(&o.Stuck, "stuck", 10*time.Minute, content.Msg("class.flag.stuck"))
 	cmd.Flags().StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
 	return cmd
 }
 
-// Run shows the live board until the instructor quits.
-func (o *boardOptions) Run(ctx context.Context) error {
+// Run is the command: run's error said on stderr, as the exit code.
+func (o *boardOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.run(ctx), o.streams.ErrOut)
+}
+
+// run shows the live board until the instructor quits.
+func (o *boardOptions) run(ctx context.Context) error {
 	_, cs, ns, err := o.load(0)
 	if err != nil {
 		return err
@@ -118,14 +122,19 @@ type exportOptions struct {
 
 func newExportCmd(streams cli.Streams) *cobra.Command {
 	o := &exportOptions{streams: streams}
-	cmd := o.command("export", streams.ErrOut, o.Run)
+	cmd := o.command("export", o.Run)
 	cmd.Flags().StringVar(&o.Format, "format", "json", content.Msg("class.flag.format"))
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
 	return cmd
 }
 
-// Run writes the class's records as JSON or CSV.
-func (o *exportOptions) Run(ctx context.Context) error {
+// Run is the command: run's error said on stderr, as the exit code.
+func (o *exportOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.run(ctx), o.streams.ErrOut)
+}
+
+// run writes the class's records as JSON or CSV.
+func (o *exportOptions) run(ctx context.Context) error {
 	if o.Format != "csv" && o.Format != "json" {
 		return cli.UsageErr("class.cli.format", "format", o.Format)
 	}

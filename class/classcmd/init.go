@@ -36,7 +36,7 @@ type initOptions struct {
 
 func newInitCmd(streams cli.Streams) *cobra.Command {
 	o := &initOptions{streams: streams}
-	cmd := o.command("init", streams.ErrOut, o.Run)
+	cmd := o.command("init", o.Run)
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
 	cmd.Flags().StringSliceVar(&o.Labs, "lab", nil, content.Msg("class.flag.labs"))
 	cmd.Flags().StringVar(&o.Out, "out", "", content.Msg("class.flag.out"))
@@ -80,8 +80,13 @@ func (o *initOptions) Validate() error {
 	return nil
 }
 
-// Run completes and validates the flags, then creates the class.
-func (o *initOptions) Run(ctx context.Context) error {
+// Run is the command: run's error said on stderr, as the exit code.
+func (o *initOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.run(ctx), o.streams.ErrOut)
+}
+
+// run completes and validates the flags, then creates the class.
+func (o *initOptions) run(ctx context.Context) error {
 	if err := o.Complete(); err != nil {
 		return err
 	}

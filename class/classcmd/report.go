@@ -28,15 +28,20 @@ type reportOptions struct {
 
 func newReportCmd(streams cli.Streams) *cobra.Command {
 	o := &reportOptions{streams: streams}
-	cmd := o.command("report", streams.ErrOut, o.Run)
+	cmd := o.command("report", o.Run)
 	cmd.Flags().StringVar(&o.HTML, "html", "", content.Msg("class.flag.html"))
 	cmd.Flags().StringVar(&o.From, "from", "", content.Msg("class.flag.from"))
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.report_lab"))
 	return cmd
 }
 
-// Run writes the class report.
-func (o *reportOptions) Run(ctx context.Context) error {
+// Run is the command: run's error said on stderr, as the exit code.
+func (o *reportOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.run(ctx), o.streams.ErrOut)
+}
+
+// run writes the class report.
+func (o *reportOptions) run(ctx context.Context) error {
 	if o.HTML == "" {
 		return cli.UsageErr("class.cli.html_missing")
 	}
