@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -96,23 +97,33 @@ func TestCmdOnlyWires(t *testing.T) {
 	}
 }
 
+// cmdFiles parses cmd/labmate's non-test Go files.
+func cmdFiles(t *testing.T, fset *token.FileSet, mode parser.Mode) []*ast.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no Go files in cmd/labmate: %v", err)
+	}
+	var files []*ast.File
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
 // TestCmdImportsNoEngine: cmd/labmate does not even name the engine's
 // types; what a run reports it prints through labrun/textout, so a
 // command holds no report of its own to fold or judge.
 func TestCmdImportsNoEngine(t *testing.T) {
 	fset := token.NewFileSet()
-	files, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no Go files in cmd/labmate: %v", err)
-	}
-	for _, p := range files {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, f := range cmdFiles(t, fset, parser.ImportsOnly) {
 		for _, imp := range f.Imports {
 			if path, _ := strconv.Unquote(imp.Path.Value); path == module+"/engine" {
 				t.Errorf("%s imports engine: print a run's reports through labrun/textout", fset.Position(imp.Pos()))
@@ -158,5 +169,132 @@ func TestOnlyLabrunMakesEngines(t *testing.T) {
 				t.Errorf("%s: engine.New outside labrun: evaluate through labrun (New, Replay, Exact, Forks)", c.at)
 			}
 		}
+	}
+}
+
+// TestCmdKeepsOnlyCommandsThatNeedCommon: a command stays in cmd/labmate
+// only when it needs the flags every lab-reading command shares (common)
+// or the run they wire; one that does not lives in a command package
+// next to what it drives (class/classcmd, catalog/labcmd,
+// sandbox/sandboxcmd). So every newXCmd here but the root takes *common,
+// and every xOptions struct embeds it.
+func TestCmdKeepsOnlyCommandsThatNeedCommon(t *testing.T) {
+	fset := token.NewFileSet()
+	isCommon := func(e ast.Expr) bool {
+		star, ok := e.(*ast.StarExpr)
+		if !ok {
+			return false
+		}
+		id, ok := star.X.(*ast.Ident)
+		return ok && id.Name == "common"
+	}
+	commands := 0
+	for _, f := range cmdFiles(t, fset, parser.SkipObjectResolution) {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				name := d.Name.Name
+				if d.Recv != nil || !strings.HasPrefix(name, "new") || !strings.HasSuffix(name, "Cmd") || name == "newRootCmd" {
+					continue
+				}
+				commands++
+				if !slices.ContainsFunc(d.Type.Params.List, func(f *ast.Field) bool { return isCommon(f.Type) }) {
+					t.Errorf("%s: %s takes no *common: a command that needs none of the shared flags belongs in a command package (NewCmd)", fset.Position(d.Pos()), name)
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					ts, ok := s.(*ast.TypeSpec)
+					if !ok || !strings.HasSuffix(ts.Name.Name, "Options") {
+						continue
+					}
+					st, ok := ts.Type.(*ast.StructType)
+					if !ok {
+						continue
+					}
+					if !slices.ContainsFunc(st.Fields.List, func(f *ast.Field) bool { return len(f.Names) == 0 && isCommon(f.Type) }) {
+						t.Errorf("%s: %s does not embed *common: a command that needs none of the shared flags belongs in a command package", fset.Position(ts.Pos()), ts.Name.Name)
+					}
+				}
+			}
+		}
+	}
+	if commands == 0 {
+		t.Fatal("no newXCmd in cmd/labmate: the test reads nothing")
+	}
+}
+
+// TestCommandPackagesOpenNoRun: a command package (a directory named
+// …cmd outside cmd/) builds commands that need no run of a lab, so it
+// imports neither the engine nor labrun, nor anything of cmd/.
+func TestCommandPackagesOpenNoRun(t *testing.T) {
+	found := 0
+	for pkg, imports := range modulePackages(t) {
+		if !strings.HasSuffix(pkg[strings.LastIndexByte(pkg, '/')+1:], "cmd") || strings.HasPrefix(pkg, "cmd/") {
+			continue
+		}
+		found++
+		for _, imp := range imports {
+			if imp == "engine" || imp == "labrun" || strings.HasPrefix(imp, "labrun/") || strings.HasPrefix(imp, "cmd/") {
+				t.Errorf("command package %s imports %s: a command that runs a lab is wired in cmd/labmate", pkg, imp)
+			}
+		}
+	}
+	if found < 3 {
+		t.Fatalf("%d command packages found, want at least class/classcmd, catalog/labcmd and sandbox/sandboxcmd", found)
+	}
+}
+
+// TestEveryOptionsRunReturnsTheExitCode: a command's options (a type
+// named …Options with a Run method, in cmd/labmate or a command package)
+// end in Run returning the exit code, the one shape ARCHITECTURE.md
+// promises, so a command's exit is decided in one place.
+func TestEveryOptionsRunReturnsTheExitCode(t *testing.T) {
+	fset := token.NewFileSet()
+	runs := 0
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != ".." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			return filepath.SkipDir
+		}
+		dir := filepath.Base(filepath.Dir(p))
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") ||
+			!(strings.HasPrefix(p, filepath.Join("..", "cmd")) || strings.HasSuffix(dir, "cmd")) {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Recv == nil || fn.Name.Name != "Run" {
+				continue
+			}
+			recv := fn.Recv.List[0].Type
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = star.X
+			}
+			if id, ok := recv.(*ast.Ident); !ok || !strings.HasSuffix(id.Name, "Options") {
+				continue
+			}
+			runs++
+			res := fn.Type.Results
+			if res == nil || len(res.List) != 1 || len(res.List[0].Names) > 1 {
+				t.Errorf("%s: Run returns no single value: it returns the exit code (int)", fset.Position(fn.Pos()))
+				continue
+			}
+			if id, ok := res.List[0].Type.(*ast.Ident); !ok || id.Name != "int" {
+				t.Errorf("%s: Run returns %s, want the exit code (int)", fset.Position(fn.Pos()), types.ExprString(res.List[0].Type))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runs < 10 {
+		t.Fatalf("%d Options.Run methods found, want every command's (at least 10): the test reads nothing", runs)
 	}
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -16,7 +15,6 @@ import (
 	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/labrun/textout"
-	"github.com/labhub/labmate/sandbox"
 )
 
 // classKubeconfig writes a class kubeconfig (as init writes them) for a
@@ -129,29 +127,5 @@ func TestBadClassFileIsAWarning(t *testing.T) {
 	}
 	if len(s.warnings) == 0 || !strings.Contains(s.warnings[len(s.warnings)-1], bad) {
 		t.Fatalf("warnings %v", s.warnings)
-	}
-	var out, errb bytes.Buffer
-	if code := run([]string{"class", "export", "--format", "xml"}, &out, &errb); code != cli.ExitUsage || !strings.Contains(errb.String(), "csv") {
-		t.Fatalf("export --format xml: %d %q", code, errb.String())
-	}
-}
-
-// class init checks its flags before it starts anything: a lab that does
-// not exist is refused (exit 2) before --sandbox would start a cluster.
-// With an empty bin dir a started sandbox would fail with exit 1 instead.
-func TestClassInitValidatesBeforeTheSandbox(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	t.Setenv("KWOK_WORKDIR", filepath.Join(home, "kwok"))
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
-	t.Setenv(sandbox.EnvBinDir, t.TempDir())
-	code, out, errOut := runCmd(t, "class", "init", "--sandbox", "--lab", "no-such-lab", "--out", filepath.Join(home, "out"))
-	if code != cli.ExitUsage || !strings.Contains(errOut, "no-such-lab") {
-		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
-	}
-	for _, dir := range []string{"kwok", "cache", "out"} {
-		if _, err := os.Stat(filepath.Join(home, dir)); !os.IsNotExist(err) {
-			t.Errorf("%s was made before the flags were checked (%v)", dir, err)
-		}
 	}
 }

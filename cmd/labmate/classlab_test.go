@@ -1,7 +1,6 @@
 package main
 
 import (
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -22,28 +21,6 @@ import (
 	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/labstore"
 )
-
-// A lab too big for one object is refused by init before it connects
-// anywhere (the kubeconfig names nothing that listens) or writes a
-// learner's kubeconfig, with the lab's size in Korean.
-func TestClassInitRefusesALabTooBigBeforeConnecting(t *testing.T) {
-	files := versionedLab("1.0.0", "")
-	blob := make([]byte, 1<<20+(1<<18)) // 1.25 MiB that gzip cannot shrink
-	if _, err := rand.Read(blob); err != nil {
-		t.Fatal(err)
-	}
-	files["assets/recording.bin"] = string(blob)
-	dir := writeLab(t, files)
-	out := filepath.Join(t.TempDir(), "class")
-	code, stdout, errOut := runStreams("class", "init", "--kubeconfig", classKubeconfig(t, "https://127.0.0.1:1"), "-n", "w",
-		"--learners", "2", "--out", out, "--lab", dir)
-	if code != cli.ExitUsage || !strings.Contains(errOut, "1.3 MiB") || !strings.Contains(errOut, "교실 오브젝트 하나에") {
-		t.Fatalf("exit %d, want 2 with the size in Korean:\n%s%s", code, stdout, errOut)
-	}
-	if _, err := os.Stat(out); !os.IsNotExist(err) {
-		t.Errorf("init wrote %s before refusing: %v", out, err)
-	}
-}
 
 // labServer is a class cluster that carries *obj as its lab object
 // (read at each request; nil: it never answers) and refuses everything else (the learner's
@@ -186,11 +163,6 @@ func TestPackClassLab(t *testing.T) {
 	}
 	if _, _, err := class.PackRef("no-such-lab"); err == nil {
 		t.Error("a lab that is nowhere packed")
-	}
-	code, _, errOut := runStreams("class", "init", "--kubeconfig", classKubeconfig(t, "https://127.0.0.1:1"), "-n", "w",
-		"--learners", "2", "--out", filepath.Join(t.TempDir(), "o"), "--lab", "gpu-incident,"+dir)
-	if code != cli.ExitUsage || !strings.Contains(errOut, "교실이 실어 나르는 실습은 하나뿐") {
-		t.Errorf("several --lab with a directory: exit %d\n%s", code, errOut)
 	}
 }
 

@@ -1,53 +1,16 @@
 package main
 
-// Shell completion: the completion command and the completion functions
-// of flags and arguments.
+// Shell completion: the completion functions of the flags that need the
+// shared flags (--context from --kubeconfig, --step from the lab).
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/catalog"
-	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/internal/kubeconfig"
 )
-
-// newCompletionCmd is `labmate completion bash|zsh|fish|powershell`, in
-// place of cobra's default one whose help is English.
-func newCompletionCmd(streams cli.Streams) *cobra.Command {
-	shells := []string{"bash", "zsh", "fish", "powershell"}
-	return &cobra.Command{
-		Use:                   "completion bash|zsh|fish|powershell",
-		Short:                 content.Msg("cli.cmd.completion.short"),
-		Long:                  content.Msg("cli.cmd.completion.long"),
-		Example:               content.Msg("cli.cmd.completion.example"),
-		ValidArgs:             shells,
-		DisableFlagsInUseLine: true,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 1 || !slices.Contains(shells, args[0]) {
-				return &cli.UsageError{Cmd: cmd, Msg: content.Msg("cli.completion_shell", "args", strings.Join(args, " "))}
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error {
-			root := cmd.Root()
-			switch args[0] {
-			case "bash":
-				return root.GenBashCompletionV2(streams.Out, true)
-			case "zsh":
-				return root.GenZshCompletion(streams.Out)
-			case "fish":
-				return root.GenFishCompletion(streams.Out, true)
-			default:
-				return root.GenPowerShellCompletionWithDesc(streams.Out)
-			}
-		},
-	}
-}
 
 // completeContexts lists the contexts of the kubeconfig labmate would use.
 func (c *common) completeContexts(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
@@ -60,17 +23,6 @@ func (c *common) completeContexts(cmd *cobra.Command, _ []string, toComplete str
 		if strings.HasPrefix(n, toComplete) {
 			out = append(out, n)
 		}
-	}
-	return out, cobra.ShellCompDirectiveNoFileComp
-}
-
-// completeLabs lists what --lab takes: the embedded labs and the
-// installed ones (catalog.List).
-func completeLabs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	var out []cobra.Completion
-	labs, _ := catalog.List() // a completion has nowhere to say the store is unreadable
-	for _, l := range labs {
-		out = append(out, cobra.CompletionWithDesc(l.Ref, l.Text.Title))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }

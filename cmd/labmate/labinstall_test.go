@@ -1,10 +1,7 @@
 package main
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,47 +13,6 @@ import (
 	"github.com/labhub/labmate/internal/labtest"
 	"github.com/labhub/labmate/state"
 )
-
-func TestLabPackIsDeterministic(t *testing.T) {
-	out := t.TempDir()
-	var sums []string
-	for i, dir := range []string{labtest.CopiedLab(t, "trip", "1.0.0"), labtest.CopiedLab(t, "trip", "1.0.0")} {
-		file := filepath.Join(out, string(rune('a'+i))+".tar.gz")
-		code, stdout, stderr := runStreams("lab", "pack", dir, "-o", file)
-		if code != cli.ExitOK {
-			t.Fatalf("pack: exit %d: %s", code, stderr)
-		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := sha256.Sum256(data)
-		if !strings.Contains(stdout, hex.EncodeToString(sum[:])) {
-			t.Errorf("pack printed %q, not the file's sha256", stdout)
-		}
-		sums = append(sums, hex.EncodeToString(sum[:]))
-	}
-	if sums[0] != sums[1] {
-		t.Errorf("the same lab in two directories packed to %s and %s", sums[0], sums[1])
-	}
-}
-
-func TestLabInstallRefusesASyntaxError(t *testing.T) {
-	dir := labtest.CopiedLab(t, "broken", "1.0.0")
-	labtest.SetLabTOML(t, dir, `intro = "intro.md"`, `intro = "intro.md`)
-	code, _, stderr := runStreams("lab", "install", dir)
-	if code != cli.ExitFail || !strings.Contains(stderr, "lab.toml 16행") {
-		t.Fatalf("exit %d, want 1 naming lab.toml's line 16:\n%s", code, stderr)
-	}
-	code, _, stderr = runStreams("lab", "install", filepath.Join(t.TempDir(), "none.tar.gz"))
-	if code != cli.ExitFail || !strings.Contains(stderr, "none.tar.gz 가 없습니다") {
-		t.Fatalf("a missing file: exit %d: %s", code, stderr)
-	}
-	code, _, stderr = runStreams("lab", "pack", filepath.Join(t.TempDir(), "nolab"))
-	if code != cli.ExitFail || !strings.Contains(stderr, "nolab") || !strings.Contains(stderr, "없습니다") {
-		t.Fatalf("a missing directory: exit %d: %s", code, stderr)
-	}
-}
 
 // labList reads `lab list --json` into entries by what --lab takes.
 func labList(t *testing.T) map[string]catalog.Entry {

@@ -7,8 +7,6 @@ import (
 	"os"
 	"slices"
 
-	"github.com/spf13/cobra"
-
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
@@ -58,15 +56,28 @@ func (c *common) rootFor(lab *content.Lab) (string, error) {
 // the next `labmate` opens it without asking.
 func (c *common) rememberLab() { catalog.Remember(c.query(), c.ref) }
 
-// newLabCmd is `labmate lab`: the installed labs, and the author's tools.
-func newLabCmd(c *common, streams cli.Streams) *cobra.Command {
-	cmd := cli.NewCommand("lab", content.Msg("cli.help.command_arg"), cli.NoArgs, func(cmd *cobra.Command, _ []string) int {
-		_ = cmd.Help()
-		return cli.ExitOK
-	})
-	cmd.AddCommand(newLabListCmd(streams), newLabVerifyCmd(c, streams), newLabRBACCmd(c, streams),
-		newLabInstallCmd(streams), newLabPackCmd(streams), newLabRemoveCmd(streams))
-	return cmd
+// labFor is the lab a command's [ID|DIR] argument names, else the one
+// the flags name (labcmd.LabFor).
+func (c *common) labFor(args []string) (*labkit.Lab, error) {
+	c.labArg(args)
+	return c.resolveLab()
+}
+
+// labText is the text of the lab the flags name (sandboxcmd.Lab).
+func (c *common) labText() (*content.Lab, error) {
+	kit, err := c.resolveLab()
+	if err != nil {
+		return nil, err
+	}
+	return kit.Text, nil
+}
+
+// labArg reads the lab argument: an installed lab's ID or a directory.
+func (c *common) labArg(args []string) {
+	if len(args) != 1 {
+		return
+	}
+	c.lab, c.labDir = catalog.Arg(args[0])
 }
 
 // openTrace reads a trace and the lab it was recorded on: "reference" is

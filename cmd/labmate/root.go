@@ -6,12 +6,16 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/catalog/labcmd"
+	"github.com/labhub/labmate/class/classcmd"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/sandbox/sandboxcmd"
 )
 
 // newRootCmd builds the whole command tree. Adding a command is one line
-// here: root.AddCommand(newXCmd(c, streams)).
+// here: root.AddCommand(xcmd.NewCmd(streams)) for a command package's, or
+// newXCmd(c, streams) for one that needs the shared flags.
 func newRootCmd(streams cli.Streams) *cobra.Command {
 	c := &common{}
 	root := newTUICmd(c, streams)
@@ -21,14 +25,14 @@ func newRootCmd(streams cli.Streams) *cobra.Command {
 	root.AddCommand(
 		newCheckCmd(c, streams),
 		newReplayCmd(c, streams),
-		newSandboxCmd(c, streams),
+		sandboxcmd.NewCmd(streams, c.labText),
 		newDoctorCmd(c, streams),
 		newReportCmd(c, streams),
 		newResetCmd(c, streams),
-		newVersionCmd(streams),
-		newCompletionCmd(streams),
-		newClassCmd(c, streams),
-		newLabCmd(c, streams),
+		cli.NewVersionCmd(streams, version),
+		cli.NewCompletionCmd(streams),
+		classcmd.NewCmd(streams, newClassPreviewCmd(c, streams)),
+		labcmd.NewCmd(streams, newLabVerifyCmd(c, streams), labcmd.NewRBACCmd(streams, c.labFor)),
 	)
 	cli.Root(root, streams)
 	return root
@@ -54,7 +58,7 @@ func (c *common) bindPersistent(root *cobra.Command) {
 	_ = root.MarkPersistentFlagFilename("kubeconfig")
 	_ = root.MarkPersistentFlagFilename("log")
 	_ = root.RegisterFlagCompletionFunc("context", c.completeContexts)
-	_ = root.RegisterFlagCompletionFunc("lab", completeLabs)
+	_ = root.RegisterFlagCompletionFunc("lab", labcmd.CompleteLabs)
 }
 
 // stdinFile is the process's stdin; tests inject their own reader.

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/catalog/labcmd"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/labkit"
@@ -58,7 +59,7 @@ func newLabVerifyCmd(c *common, streams cli.Streams) *cobra.Command {
 	fs.BoolVar(&o.progress, "progress", false, content.Msg("verify.flag.progress"))
 	cli.Metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR", "mutants-shard": "K/N"})
 	_ = cmd.MarkFlagFilename("record", "jsonl")
-	cmd.ValidArgsFunction = completeLabs
+	cmd.ValidArgsFunction = labcmd.CompleteLabs
 	return cmd
 }
 

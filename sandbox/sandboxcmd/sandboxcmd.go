@@ -1,4 +1,8 @@
-package main
+// Package sandboxcmd is `labmate sandbox up|down|status|build`, a cobra
+// command around package sandbox (kubectl's pkg/cmd shape). Of the flags
+// every lab-reading command shares it needs only the lab they name, which
+// cmd/labmate hands it as a function.
+package sandboxcmd
 
 import (
 	"fmt"
@@ -10,10 +14,14 @@ import (
 	"github.com/labhub/labmate/sandbox"
 )
 
-// newSandboxCmd is `labmate sandbox up|down|status|build`: a throwaway
-// local copy of the lab cluster. It is the only command that writes to a
-// cluster, and only to the one it creates.
-func newSandboxCmd(c *common, streams cli.Streams) *cobra.Command {
+// Lab is the lab the command line names; its error is Korean, a usage or
+// environment problem.
+type Lab func() (*content.Lab, error)
+
+// NewCmd is `labmate sandbox up|down|status|build`: a throwaway local
+// copy of the lab cluster, with lab's topology. It is the only command
+// that writes to a cluster, and only to the one it creates.
+func NewCmd(streams cli.Streams, lab Lab) *cobra.Command {
 	opts := &sandbox.Options{Progress: streams.Out, Build: true}
 	var force bool
 	cmd := cli.NewCommand("sandbox", "up|down|status|build", cli.NoArgs, nil)
@@ -44,7 +52,7 @@ func newSandboxCmd(c *common, streams cli.Streams) *cobra.Command {
 	})
 	buildCmd.Flags().BoolVar(&force, "force", false, content.Msg("cli.flag.force"))
 	cmd.AddCommand(
-		verb("up", func(cmd *cobra.Command) int { return sandboxUp(cmd, c, *opts, streams) }),
+		verb("up", func(cmd *cobra.Command) int { return up(cmd, lab, *opts, streams) }),
 		verb("down", func(cmd *cobra.Command) int {
 			if err := sandbox.Down(cmd.Context(), *opts); err != nil {
 				fmt.Fprintln(streams.ErrOut, err)
@@ -53,19 +61,20 @@ func newSandboxCmd(c *common, streams cli.Streams) *cobra.Command {
 			return cli.ExitOK
 		}),
 		buildCmd,
-		verb("status", func(cmd *cobra.Command) int { return sandboxStatus(cmd, c, *opts, streams) }),
+		verb("status", func(cmd *cobra.Command) int { return status(cmd, lab, *opts, streams) }),
 	)
 	return cmd
 }
 
-// sandboxUp is `labmate sandbox up`: the chosen lab's topology and start
+// up is `labmate sandbox up`: the chosen lab's topology and start
 // objects, then where its kubeconfig is.
-func sandboxUp(cmd *cobra.Command, c *common, opts sandbox.Options, streams cli.Streams) int {
-	kit, err := c.resolveLab()
+func up(cmd *cobra.Command, lab Lab, opts sandbox.Options, streams cli.Streams) int {
+	l, err := lab()
 	if err != nil {
-		return exitFor(err, streams.ErrOut)
+		fmt.Fprintln(streams.ErrOut, err)
+		return cli.ExitUsage
 	}
-	if opts, err = opts.ForLab(kit.Text); err != nil {
+	if opts, err = opts.ForLab(l); err != nil {
 		fmt.Fprintln(streams.ErrOut, err)
 		return cli.ExitUsage
 	}
@@ -77,11 +86,11 @@ func sandboxUp(cmd *cobra.Command, c *common, opts sandbox.Options, streams cli.
 	return cli.ExitOK
 }
 
-// sandboxStatus is `labmate sandbox status`: exit 0 only when it is ready.
-func sandboxStatus(cmd *cobra.Command, c *common, opts sandbox.Options, streams cli.Streams) int {
+// status is `labmate sandbox status`: exit 0 only when it is ready.
+func status(cmd *cobra.Command, lab Lab, opts sandbox.Options, streams cli.Streams) int {
 	// With a lab known, its topology is what Ready means.
-	if kit, err := c.resolveLab(); err == nil {
-		opts.Nodes, _ = sandbox.NodesOf(kit.Text)
+	if l, err := lab(); err == nil {
+		opts.Nodes, _ = sandbox.NodesOf(l)
 	}
 	st, err := sandbox.Status(cmd.Context(), opts)
 	fmt.Fprintln(streams.Out, st.String())

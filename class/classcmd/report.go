@@ -1,4 +1,4 @@
-package main
+package classcmd
 
 import (
 	"bytes"
@@ -15,10 +15,10 @@ import (
 	"github.com/labhub/labmate/internal/lockfile"
 )
 
-// classReportOptions is `labmate class report`: the class's records, read
+// reportOptions is `labmate class report`: the class's records, read
 // once from the class cluster or from a saved export (--from), written
 // as one HTML file (classreport).
-type classReportOptions struct {
+type reportOptions struct {
 	adminFlags
 	HTML    string
 	From    string
@@ -26,22 +26,22 @@ type classReportOptions struct {
 	streams cli.Streams
 }
 
-func newClassReportCmd(streams cli.Streams) *cobra.Command {
-	o := &classReportOptions{streams: streams}
-	cmd := cli.NewCommand("class.report", cli.FlagsUse(), cli.NoArgs, func(cmd *cobra.Command, _ []string) int { return o.Run(cmd.Context()) })
-	o.bind(cmd)
+func newReportCmd(streams cli.Streams) *cobra.Command {
+	o := &reportOptions{streams: streams}
+	cmd := o.command("report", o.Run)
 	cmd.Flags().StringVar(&o.HTML, "html", "", content.Msg("class.flag.html"))
 	cmd.Flags().StringVar(&o.From, "from", "", content.Msg("class.flag.from"))
 	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.report_lab"))
 	return cmd
 }
 
-// Run writes the class report and returns the exit code.
-func (o *classReportOptions) Run(ctx context.Context) int {
-	return cli.ExitWith(o.write(ctx), o.streams.ErrOut)
+// Run is the command: run's error said on stderr, as the exit code.
+func (o *reportOptions) Run(ctx context.Context) int {
+	return cli.ExitWith(o.run(ctx), o.streams.ErrOut)
 }
 
-func (o *classReportOptions) write(ctx context.Context) error {
+// run writes the class report.
+func (o *reportOptions) run(ctx context.Context) error {
 	if o.HTML == "" {
 		return cli.UsageErr("class.cli.html_missing")
 	}
@@ -63,7 +63,7 @@ func (o *classReportOptions) write(ctx context.Context) error {
 			return err
 		}
 		if in.Class, err = class.List(ctx, cs, ns, o.Lab); err != nil {
-			return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", classErr(err)))
+			return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", class.Explain(err)))
 		}
 		in.Namespace, in.At = ns, in.Class.At
 	}

@@ -1,7 +1,9 @@
-package main
-
-// The installed labs' commands: lab list, install, pack and remove.
-// They wire labstore to the command line and word its answers.
+// Package labcmd is `labmate lab`: the installed labs' commands (list,
+// install, pack, remove) and the lab's reader's roles (rbac), each a
+// cobra command around the catalog and labstore (kubectl's pkg/cmd
+// shape). It knows nothing of a run; cmd/labmate adds the commands that
+// open one (verify) and hands rbac the lab the flags name.
+package labcmd
 
 import (
 	"encoding/json"
@@ -20,8 +22,20 @@ import (
 	"github.com/labhub/labmate/labstore"
 )
 
-// newLabListCmd is `labmate lab list [--json]`.
-func newLabListCmd(streams cli.Streams) *cobra.Command {
+// NewCmd is `labmate lab`: list, install, pack and remove, and the
+// commands more adds (verify and rbac, which cmd/labmate wires).
+func NewCmd(streams cli.Streams, more ...*cobra.Command) *cobra.Command {
+	cmd := cli.NewCommand("lab", content.Msg("cli.help.command_arg"), cli.NoArgs, func(cmd *cobra.Command, _ []string) int {
+		_ = cmd.Help()
+		return cli.ExitOK
+	})
+	cmd.AddCommand(newListCmd(streams), newInstallCmd(streams), newPackCmd(streams), newRemoveCmd(streams))
+	cmd.AddCommand(more...)
+	return cmd
+}
+
+// newListCmd is `labmate lab list [--json]`.
+func newListCmd(streams cli.Streams) *cobra.Command {
 	var asJSON bool
 	cmd := cli.NewCommand("lab.list", cli.FlagsUse(), cli.NoArgs, func(*cobra.Command, []string) int {
 		entries, err := catalog.Entries()
@@ -49,8 +63,8 @@ func newLabListCmd(streams cli.Streams) *cobra.Command {
 	return cmd
 }
 
-// newLabInstallCmd is `labmate lab install DIR|FILE.tar.gz`.
-func newLabInstallCmd(streams cli.Streams) *cobra.Command {
+// newInstallCmd is `labmate lab install DIR|FILE.tar.gz`.
+func newInstallCmd(streams cli.Streams) *cobra.Command {
 	cmd := cli.NewCommand("lab.install", "DIR|FILE.tar.gz", cli.ExactArgs(1), func(_ *cobra.Command, args []string) int {
 		in, err := install(args[0])
 		if err != nil {
@@ -83,8 +97,8 @@ func install(arg string) (*labstore.Installed, error) {
 	return labstore.InstallFile(arg)
 }
 
-// newLabPackCmd is `labmate lab pack DIR [-o FILE]`.
-func newLabPackCmd(streams cli.Streams) *cobra.Command {
+// newPackCmd is `labmate lab pack DIR [-o FILE]`.
+func newPackCmd(streams cli.Streams) *cobra.Command {
 	var out string
 	cmd := cli.NewCommand("lab.pack", "DIR "+cli.FlagsUse(), cli.ExactArgs(1), func(_ *cobra.Command, args []string) int {
 		archive, kit, err := labstore.PackLab(args[0])
@@ -108,8 +122,8 @@ func newLabPackCmd(streams cli.Streams) *cobra.Command {
 	return cmd
 }
 
-// newLabRemoveCmd is `labmate lab remove ID[@VERSION]`.
-func newLabRemoveCmd(streams cli.Streams) *cobra.Command {
+// newRemoveCmd is `labmate lab remove ID[@VERSION]`.
+func newRemoveCmd(streams cli.Streams) *cobra.Command {
 	cmd := cli.NewCommand("lab.remove", "ID[@VERSION]", cli.ExactArgs(1), func(_ *cobra.Command, args []string) int {
 		gone, err := labstore.Uninstall(catalog.StoreRef(args[0]))
 		if err != nil {
@@ -142,6 +156,17 @@ func completeInstalled(*cobra.Command, []string, string) ([]cobra.Completion, co
 	var out []cobra.Completion
 	for _, in := range all {
 		out = append(out, cobra.CompletionWithDesc(in.ID+"@"+in.Version, in.Title))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// CompleteLabs lists what --lab takes: the embedded labs and the
+// installed ones (catalog.List).
+func CompleteLabs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	labs, _ := catalog.List() // a completion has nowhere to say the store is unreadable
+	for _, l := range labs {
+		out = append(out, cobra.CompletionWithDesc(l.Ref, l.Text.Title))
 	}
 	return out, cobra.ShellCompDirectiveNoFileComp
 }
