@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,16 +150,6 @@ func finalize(ctx context.Context, cs kubernetes.Interface, ns string) {
 	if err != nil || live.DeletionTimestamp == nil {
 		return
 	}
-	live.Spec.Finalizers = removeFinalizer(live.Spec.Finalizers, corev1.FinalizerKubernetes)
+	live.Spec.Finalizers = slices.DeleteFunc(live.Spec.Finalizers, func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
 	_, _ = cs.CoreV1().Namespaces().Finalize(ctx, live, metav1.UpdateOptions{})
-}
-
-func removeFinalizer(fs []corev1.FinalizerName, f corev1.FinalizerName) []corev1.FinalizerName {
-	out := fs[:0:0]
-	for _, x := range fs {
-		if x != f {
-			out = append(out, x)
-		}
-	}
-	return out
 }
