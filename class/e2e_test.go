@@ -15,18 +15,18 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
 // initClass runs class.Init on the e2e sandbox into a fresh namespace,
 // deleted when the test ends.
-func initClass(t testing.TB, learners []string, labs ...string) (kubernetes.Interface, string, []class.LearnerFile) {
+func initClass(t testing.TB, learners []string, labs ...string) (kubeclient.Interface, string, []class.LearnerFile) {
 	t.Helper()
 	kubeconfig := sandboxtest.Start(t)
 	cfg, _, err := class.LoadAdmin(kubeconfig, "", "", 30*time.Second)

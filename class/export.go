@@ -11,13 +11,13 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/internal/kubeclient"
 )
 
 // List reads every record of a lab ("" for all) in the class namespace once.
-func List(ctx context.Context, cs kubernetes.Interface, ns, lab string) (Class, error) {
+func List(ctx context.Context, cs kubeclient.Interface, ns, lab string) (Class, error) {
 	l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return Class{}, err

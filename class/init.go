@@ -18,17 +18,17 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/lockfile"
 )
 
 // InitConfig sets a class up.
 type InitConfig struct {
-	Client kubernetes.Interface
+	Client kubeclient.Interface
 	// Server is the admin's rest config: the learners' kubeconfigs point
 	// at the same server with the same CA.
 	Server    *rest.Config
@@ -217,7 +217,7 @@ func initLearner(ctx context.Context, cfg InitConfig, learner string) (LearnerFi
 // learnerToken asks for a bound token (TokenRequest). An API server without
 // a service-account signing key cannot issue those; then it falls back to
 // a long-lived token Secret filled by the token controller.
-func learnerToken(ctx context.Context, cs kubernetes.Interface, ns, sa string, ttl time.Duration) (string, bool, error) {
+func learnerToken(ctx context.Context, cs kubeclient.Interface, ns, sa string, ttl time.Duration) (string, bool, error) {
 	secs := int64(ttl / time.Second)
 	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs},

@@ -6,10 +6,15 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/labhub/labmate/internal/kubeconfig"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
 // Timeouts of every class request. A class cluster that is down or slow
@@ -81,9 +86,9 @@ func tune(cfg *rest.Config, timeout time.Duration) {
 	cfg.UserAgent = "labmate-class"
 }
 
-// Clientset is kubernetes.NewForConfig.
-func Clientset(cfg *rest.Config) (kubernetes.Interface, error) {
-	return kubernetes.NewForConfig(cfg)
+// Clientset is kubeclient.NewForConfig.
+func Clientset(cfg *rest.Config) (kubeclient.Interface, error) {
+	return kubeclient.NewForConfig(cfg)
 }
 
 // ProbeResult is what Probe found about a learner's class connection.
@@ -110,4 +115,26 @@ func Probe(ctx context.Context, path, lab string, timeout time.Duration) ProbeRe
 	defer cancel()
 	_, err = cs.CoreV1().ConfigMaps(l.Namespace).Get(ctx, ObjectName(l.ID, lab), metav1.GetOptions{})
 	return ProbeResult{Learner: l, Refused: err != nil && refused(err), Err: err}
+}
+
+// configMapInformer is an informer of the ConfigMaps of ns, tweak
+// narrowing its list and watch: what informers' factory builds for
+// Core().V1().ConfigMaps(), without the factory, which would compile an
+// informer for every API group into labmate (internal/kubeclient says
+// why). run starts it; it stops when ctx ends, and run returns then.
+func configMapInformer(cs kubeclient.Interface, ns string, tweak func(*metav1.ListOptions)) (inf cache.SharedIndexInformer, run func(context.Context)) {
+	cms := cs.CoreV1().ConfigMaps(ns)
+	lw := &cache.ListWatch{
+		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
+			tweak(&o)
+			return cms.List(ctx, o)
+		},
+		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
+			tweak(&o)
+			return cms.Watch(ctx, o)
+		},
+	}
+	inf = cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0,
+		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
+	return inf, inf.RunWithContext
 }

@@ -12,9 +12,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeclient"
 )
 
 // The class's lab travels the other way from the records: the instructor
@@ -125,7 +125,7 @@ func validLabID(id string) bool {
 // StoreLab puts the lab in the class namespace, replacing the one there
 // (server-side apply, InitFieldManager). The digest is computed here from
 // the bytes, never taken from the caller.
-func StoreLab(ctx context.Context, cs kubernetes.Interface, ns string, a LabArchive) (LabArchive, error) {
+func StoreLab(ctx context.Context, cs kubeclient.Interface, ns string, a LabArchive) (LabArchive, error) {
 	if len(a.Bytes) > MaxLabBytes {
 		return LabArchive{}, LabTooBig{Size: len(a.Bytes)}
 	}
@@ -148,7 +148,7 @@ func StoreLab(ctx context.Context, cs kubernetes.Interface, ns string, a LabArch
 
 // FetchLab reads the class's lab and checks its bytes against its digest.
 // No lab object, or no right to read one, is ErrNoLab.
-func FetchLab(ctx context.Context, cs kubernetes.Interface, ns string) (LabArchive, error) {
+func FetchLab(ctx context.Context, cs kubeclient.Interface, ns string) (LabArchive, error) {
 	o, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, LabObject, metav1.GetOptions{})
 	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
 		return LabArchive{}, fmt.Errorf("%w: %w", ErrNoLab, err)
@@ -202,7 +202,7 @@ func (e LabOtherID) Error() string {
 // the class already carries exactly these bytes (nothing is written). A
 // class with no lab is ErrNoLab. The lab there need not verify: a push
 // is how a damaged one is repaired.
-func PushLab(ctx context.Context, cs kubernetes.Interface, ns string, a LabArchive) (stored LabArchive, same bool, err error) {
+func PushLab(ctx context.Context, cs kubeclient.Interface, ns string, a LabArchive) (stored LabArchive, same bool, err error) {
 	if len(a.Bytes) > MaxLabBytes {
 		return LabArchive{}, false, LabTooBig{Size: len(a.Bytes)}
 	}

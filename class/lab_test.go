@@ -10,7 +10,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/labhub/labmate/internal/kubeclient/kubefake"
 )
 
 func hasHangul(s string) bool {
@@ -20,7 +21,7 @@ func hasHangul(s string) bool {
 // A lab that does not fit in one object is refused before anything is
 // written, with its size in the message.
 func TestStoreLabRefusesALabTooBigForOneObject(t *testing.T) {
-	cs := fake.NewClientset()
+	cs := kubefake.New()
 	ctx := context.Background()
 	if _, err := StoreLab(ctx, cs, testNS, NewLabArchive("big-lab", "1", make([]byte, MaxLabBytes))); err != nil {
 		t.Fatalf("a lab of exactly MaxLabBytes: %v", err)
@@ -40,7 +41,7 @@ func TestStoreLabRefusesALabTooBigForOneObject(t *testing.T) {
 }
 
 func TestStoreAndFetchLab(t *testing.T) {
-	cs := fake.NewClientset()
+	cs := kubefake.New()
 	ctx := context.Background()
 	if _, err := FetchLab(ctx, cs, testNS); !errors.Is(err, ErrNoLab) {
 		t.Fatalf("a class without a lab: %v, want ErrNoLab", err)
@@ -76,7 +77,7 @@ func TestStoreAndFetchLab(t *testing.T) {
 // Bytes changed behind the digest are refused with a Korean message that
 // names both digests; so is an object missing its digest.
 func TestFetchLabRefusesBytesThatDoNotMatchTheirDigest(t *testing.T) {
-	cs := fake.NewClientset()
+	cs := kubefake.New()
 	ctx := context.Background()
 	stored, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("the instructor's lab")))
 	if err != nil {
@@ -97,7 +98,7 @@ func TestFetchLabRefusesBytesThatDoNotMatchTheirDigest(t *testing.T) {
 	}
 }
 
-func tamper(t *testing.T, cs *fake.Clientset, edit func(map[string][]byte, map[string]string)) {
+func tamper(t *testing.T, cs *kubefake.Clientset, edit func(map[string][]byte, map[string]string)) {
 	t.Helper()
 	ctx := context.Background()
 	o, err := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
@@ -113,7 +114,7 @@ func tamper(t *testing.T, cs *fake.Clientset, edit func(map[string][]byte, map[s
 // The watch says nothing of the lab the learner has, delivers a new
 // verified version, and delivers a tampered object as refused.
 func TestWatchLabNoticesANewVersion(t *testing.T) {
-	cs := fake.NewClientset()
+	cs := kubefake.New()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	v1, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1")))
@@ -187,7 +188,7 @@ func TestRecordsOfTheClassLabAreRead(t *testing.T) {
 // lab, or a class without one, is refused; the same bytes write nothing;
 // a damaged object is repaired.
 func TestPushLab(t *testing.T) {
-	cs := fake.NewClientset()
+	cs := kubefake.New()
 	ctx := context.Background()
 	if _, _, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); !errors.Is(err, ErrNoLab) {
 		t.Fatalf("push to a class without a lab: %v", err)

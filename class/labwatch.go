@@ -3,14 +3,14 @@ package class
 import (
 	"context"
 	"log/slog"
+	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/latest"
 )
 
@@ -29,13 +29,11 @@ type LabNotice struct {
 // does not change; the channel closes when ctx ends. Watch errors are
 // retried by the informer and not delivered: the learner runs the lab
 // they have either way.
-func WatchLab(ctx context.Context, cs kubernetes.Interface, ns, have string) <-chan LabNotice {
+func WatchLab(ctx context.Context, cs kubeclient.Interface, ns, have string) <-chan LabNotice {
 	out := make(chan LabNotice, 1)
-	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns),
-		informers.WithTweakListOptions(func(o *metav1.ListOptions) {
-			o.FieldSelector = fields.OneTermEqualSelector("metadata.name", LabObject).String()
-		}))
-	inf := f.Core().V1().ConfigMaps().Informer()
+	inf, run := configMapInformer(cs, ns, func(o *metav1.ListOptions) {
+		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", LabObject).String()
+	})
 	seen := make(chan *corev1.ConfigMap, 1)
 	offer := func(obj any) {
 		if o, ok := obj.(*corev1.ConfigMap); ok && o.Name == LabObject {
@@ -47,7 +45,8 @@ func WatchLab(ctx context.Context, cs kubernetes.Interface, ns, have string) <-c
 		UpdateFunc: func(_, obj any) { offer(obj) },
 	})
 	_ = inf.SetWatchErrorHandler(func(*cache.Reflector, error) {})
-	f.Start(ctx.Done())
+	var informer sync.WaitGroup
+	informer.Go(func() { run(ctx) })
 	go func() {
 		defer close(out)
 		defer func() {
@@ -59,7 +58,7 @@ func WatchLab(ctx context.Context, cs kubernetes.Interface, ns, have string) <-c
 		for {
 			select {
 			case <-ctx.Done():
-				f.Shutdown()
+				informer.Wait()
 				return
 			case o := <-seen:
 				a, err := ReadLabObject(o)

@@ -14,9 +14,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/utils/clock"
 
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/latest"
 )
 
@@ -54,7 +54,7 @@ const DefaultInterval = 2 * time.Second
 
 // PublisherConfig builds a Publisher.
 type PublisherConfig struct {
-	Client    kubernetes.Interface
+	Client    kubeclient.Interface
 	Namespace string
 	Identity  Identity
 	// Interval is the least time between sends (DefaultInterval when 0).

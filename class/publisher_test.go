@@ -12,11 +12,11 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/internal/kubeclient/kubefake"
 )
 
 const testNS = "class-a"
@@ -26,7 +26,7 @@ func recordObject(learner, lab string) *corev1.ConfigMap {
 		Labels: map[string]string{LabelRecord: "true", LabelLearner: learner, LabelLab: lab}}}
 }
 
-func storedRecord(t *testing.T, cs *fake.Clientset, learner string) Record {
+func storedRecord(t *testing.T, cs *kubefake.Clientset, learner string) Record {
 	t.Helper()
 	cm, err := cs.CoreV1().ConfigMaps(testNS).Get(context.Background(), ObjectName(learner, "gpu-incident"), metav1.GetOptions{})
 	if err != nil {
@@ -58,7 +58,7 @@ func fastRetry() wait.Backoff {
 // sent when is decided by the limiter, not by how fast this machine is.
 func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 	f := &feed{}
-	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
+	cs := kubefake.New(recordObject("learner-01", "gpu-incident"))
 	clk := testingclock.NewFakeClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	const interval = 2 * time.Second
 	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: interval, Clock: clk,
@@ -120,7 +120,7 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 // says "retrying"; once it is back the newest record lands.
 func TestPublisherRetriesAndDeliversLatest(t *testing.T) {
 	f := &feed{}
-	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
+	cs := kubefake.New(recordObject("learner-01", "gpu-incident"))
 	var down atomic.Bool
 	down.Store(true)
 	cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
@@ -153,7 +153,7 @@ func TestPublisherRefused(t *testing.T) {
 		"not found":    apierrors.NewNotFound(schema.GroupResource{Resource: "configmaps"}, "x"),
 	} {
 		t.Run(name, func(t *testing.T) {
-			cs := fake.NewClientset()
+			cs := kubefake.New()
 			cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, err })
 			p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 10 * time.Millisecond, Retry: fastRetry(),
 				Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
@@ -176,7 +176,7 @@ func TestPublisherRefused(t *testing.T) {
 // Publish never blocks, even with the sender stuck on a slow cluster.
 func TestPublishNeverBlocks(t *testing.T) {
 	f := &feed{}
-	cs := fake.NewClientset(recordObject("learner-01", "gpu-incident"))
+	cs := kubefake.New(recordObject("learner-01", "gpu-incident"))
 	release := make(chan struct{})
 	cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
 		<-release

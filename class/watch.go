@@ -4,14 +4,16 @@ import (
 	"context"
 	"log/slog"
 	"sort"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/client-go/informers"
-	"k8s.io/client-go/kubernetes"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/latest"
 )
 
@@ -35,12 +37,12 @@ type Class struct {
 // delivers the whole class after every change (latest wins: a slow reader
 // gets the newest Class, never a backlog). It is event-driven: with no
 // change in the class it does nothing. The channel closes when ctx ends.
-func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan Class {
+func Watch(ctx context.Context, cs kubeclient.Interface, ns, lab string) <-chan Class {
 	out := make(chan Class, 1)
 	// Every ConfigMap of the namespace, not a label selector: a learner
 	// may patch their record's labels away (isRecord).
-	f := informers.NewSharedInformerFactoryWithOptions(cs, 0, informers.WithNamespace(ns))
-	inf := f.Core().V1().ConfigMaps()
+	inf, run := configMapInformer(cs, ns, func(*metav1.ListOptions) {})
+	lister := corev1listers.NewConfigMapLister(inf.GetIndexer())
 	changed := make(chan struct{}, 1)
 	poke := func() {
 		select {
@@ -50,13 +52,14 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 	}
 	var lastErr error
 	errCh := make(chan error, 1)
-	_ = inf.Informer().SetWatchErrorHandler(func(_ *cache.Reflector, err error) { latest.Offer(errCh, err) })
-	_, _ = inf.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+	_ = inf.SetWatchErrorHandler(func(_ *cache.Reflector, err error) { latest.Offer(errCh, err) })
+	_, _ = inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(any) { poke() },
 		UpdateFunc: func(any, any) { poke() },
 		DeleteFunc: func(any) { poke() },
 	})
-	f.Start(ctx.Done())
+	var informer sync.WaitGroup
+	informer.Go(func() { run(ctx) })
 	go func() {
 		defer close(out)
 		defer func() {
@@ -68,14 +71,14 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 		synced := false
 		syncedCh := make(chan struct{})
 		go func() {
-			if cache.WaitForCacheSync(ctx.Done(), inf.Informer().HasSynced) {
+			if cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 				close(syncedCh)
 			}
 		}()
 		for {
 			select {
 			case <-ctx.Done():
-				f.Shutdown()
+				informer.Wait()
 				return
 			case <-changed:
 			case <-syncedCh:
@@ -89,8 +92,8 @@ func Watch(ctx context.Context, cs kubernetes.Interface, ns, lab string) <-chan 
 				}
 				continue
 			}
-			objs, err := inf.Lister().ConfigMaps(ns).List(labels.Everything())
-			if err == nil && lastErr != nil && inf.Informer().LastSyncResourceVersion() != "" {
+			objs, err := lister.ConfigMaps(ns).List(labels.Everything())
+			if err == nil && lastErr != nil && inf.LastSyncResourceVersion() != "" {
 				// The informer relisted after the error: it works again.
 				lastErr = nil
 			}

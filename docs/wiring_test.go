@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -296,5 +297,27 @@ func TestEveryOptionsRunReturnsTheExitCode(t *testing.T) {
 	}
 	if runs < 10 {
 		t.Fatalf("%d Options.Run methods found, want every command's (at least 10): the test reads nothing", runs)
+	}
+}
+
+// TestNoWholeClientset: no package of the module, nor its tests, imports
+// client-go's whole Clientset, its fake or the informer factory: each
+// compiles a client, informer, lister and apply configuration for every
+// API group (some 270 packages, a third of compiling labmate and again in
+// every -race build). The groups labmate calls are internal/kubeclient's
+// Interface; tests fake them with internal/kubeclient/kubefake.
+func TestNoWholeClientset(t *testing.T) {
+	whole := []string{"k8s.io/client-go/kubernetes", "k8s.io/client-go/kubernetes/fake",
+		"k8s.io/client-go/informers", "k8s.io/client-go/dynamic/dynamicinformer"}
+	cmd := exec.Command("go", "list", "-deps", "-test", "-f", "{{.ImportPath}}", module+"/...")
+	cmd.Dir = ".."
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		if slices.Contains(whole, p) {
+			t.Errorf("%s is compiled into labmate or its tests: use internal/kubeclient (and kubefake in tests)", p)
+		}
 	}
 }

@@ -1,22 +1,21 @@
 package doctor
 
 import (
-	authorizationv1 "k8s.io/api/authorization/v1"
-
 	"context"
 	"encoding/json"
 	"errors"
 	"strings"
 	"time"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/kubeconfig"
 	"github.com/labhub/labmate/internal/kubeerr"
 )
@@ -50,7 +49,7 @@ func kubeProbe(ctx context.Context, o Options) []Finding {
 		skip := content.Msg("ops.doctor.kube.skipped_no_config")
 		return append(append(out, finding("apiserver", Skip, skip)), nodes(Skip, skip)...)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubeclient.NewForConfig(cfg)
 	if err != nil {
 		out[0] = finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.client_error", "err", kubeerr.Explain(err)), fix("kubeconfig"))
 		skip := content.Msg("ops.doctor.kube.skipped_no_config")
@@ -70,7 +69,7 @@ func kubeProbe(ctx context.Context, o Options) []Finding {
 // accessProbe asks the API server, with SelfSubjectAccessReviews, whether
 // this kubeconfig may read everything the lab watches, and names what it
 // may not.
-func accessProbe(ctx context.Context, cs kubernetes.Interface, l Lab) Finding {
+func accessProbe(ctx context.Context, cs kubeclient.Interface, l Lab) Finding {
 	if len(l.Access) == 0 {
 		return finding("access", Skip, content.Msg("ops.doctor.access.none"))
 	}
@@ -138,7 +137,7 @@ func loadKubeconfig(o Options) (*rest.Config, Finding) {
 
 // versionProbe asks /version, the cheapest request every API server
 // answers, with a short timeout.
-func versionProbe(ctx context.Context, cs kubernetes.Interface, host string) (Finding, bool) {
+func versionProbe(ctx context.Context, cs kubeclient.Interface, host string) (Finding, bool) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	start := time.Now()
@@ -175,7 +174,7 @@ func explainAPIError(err error, host string, took time.Duration) (string, string
 
 // nodesProbe looks up each lab node by name (get, not list: the learner's
 // account may only be allowed that).
-func nodesProbe(ctx context.Context, cs kubernetes.Interface, names []string) Finding {
+func nodesProbe(ctx context.Context, cs kubeclient.Interface, names []string) Finding {
 	if len(names) == 0 {
 		return finding("nodes", Skip, content.Msg("ops.doctor.nodes.none_expected"))
 	}

@@ -15,13 +15,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
@@ -132,7 +132,7 @@ func TestLabRBACIsEnough(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rcs, err := kubernetes.NewForConfig(rcfg)
+	rcs, err := kubeclient.NewForConfig(rcfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,13 +12,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/labhub/labmate/content"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
@@ -313,12 +313,12 @@ func RESTConfig(opts Options) (*rest.Config, error) {
 	return l.Config, nil
 }
 
-func clientset(opts Options) (*kubernetes.Clientset, error) {
+func clientset(opts Options) (*kubeclient.Clientset, error) {
 	cfg, err := RESTConfig(opts)
 	if err != nil {
 		return nil, err
 	}
-	return kubernetes.NewForConfig(cfg)
+	return kubeclient.NewForConfig(cfg)
 }
 
 // readyProbe asks the API server's /readyz through one client, made once
@@ -326,7 +326,7 @@ func clientset(opts Options) (*kubernetes.Clientset, error) {
 // cluster); a recreated cluster needs a new probe, its ports change.
 type readyProbe struct {
 	opts Options
-	cs   kubernetes.Interface
+	cs   kubeclient.Interface
 }
 
 // ready reports whether the API server answers /readyz within a couple of
@@ -341,7 +341,7 @@ func (p *readyProbe) ready(ctx context.Context) bool {
 			return false
 		}
 		cfg.Timeout = 2 * time.Second
-		if p.cs, err = kubernetes.NewForConfig(cfg); err != nil {
+		if p.cs, err = kubeclient.NewForConfig(cfg); err != nil {
 			return false
 		}
 	}
@@ -436,7 +436,7 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-func waitNodesReady(ctx context.Context, cs kubernetes.Interface, names []string) error {
+func waitNodesReady(ctx context.Context, cs kubeclient.Interface, names []string) error {
 	var notReady []string
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		notReady = notReady[:0]
@@ -452,7 +452,7 @@ func waitNodesReady(ctx context.Context, cs kubernetes.Interface, names []string
 	})
 }
 
-func waitDefaultServiceAccount(ctx context.Context, cs kubernetes.Interface, ns string) error {
+func waitDefaultServiceAccount(ctx context.Context, cs kubeclient.Interface, ns string) error {
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil

@@ -11,8 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
@@ -70,7 +70,7 @@ func TestSandboxE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubeclient.NewForConfig(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,10 +21,10 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/restmapper"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeclient"
 )
 
 // A lab may ship objects its sandbox starts with: sandbox/*.yaml in the
@@ -101,7 +101,7 @@ func manifestErr(lab *content.Lab, file string, err error) error {
 // owning the fields it sets, forced), then waits for the file's
 // CustomResourceDefinitions to be established (and learns what they
 // serve) and its DaemonSets to be ready before the next file.
-func applyManifests(ctx context.Context, cs kubernetes.Interface, ms []Manifest) error {
+func applyManifests(ctx context.Context, cs kubeclient.Interface, ms []Manifest) error {
 	var mapper meta.RESTMapper
 	for _, m := range ms {
 		if mapper == nil {
@@ -142,7 +142,7 @@ func (m Manifest) crds() []string {
 
 // waitEstablished waits until the API server serves each CRD: its
 // Established condition is True.
-func waitEstablished(ctx context.Context, cs kubernetes.Interface, file string, names []string) error {
+func waitEstablished(ctx context.Context, cs kubeclient.Interface, file string, names []string) error {
 	var pending []string
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		pending = pending[:0]
@@ -171,7 +171,7 @@ func waitEstablished(ctx context.Context, cs kubernetes.Interface, file string, 
 // as long as nobody changed them since, without conflicts (the API
 // server allows kubectl's conflicts with fields the annotation holds,
 // which is the client- to server-side upgrade path).
-func applyOne(ctx context.Context, cs kubernetes.Interface, mapper meta.RESTMapper, u *unstructured.Unstructured) error {
+func applyOne(ctx context.Context, cs kubeclient.Interface, mapper meta.RESTMapper, u *unstructured.Unstructured) error {
 	gvk := u.GroupVersionKind()
 	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
@@ -207,7 +207,7 @@ func applyOne(ctx context.Context, cs kubernetes.Interface, mapper meta.RESTMapp
 // server-side apply alone would keep every field another manager set.
 // An object is changed when a manager other than labmate's owns a field
 // of it (its status aside: controllers write that).
-func dropChanged(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, st Start) error {
+func dropChanged(ctx context.Context, cs kubeclient.Interface, dyn dynamic.Interface, st Start) error {
 	var mapper meta.RESTMapper
 	var gone []*unstructured.Unstructured
 	var gvrs []schema.GroupVersionResource
@@ -297,7 +297,7 @@ func withLastApplied(u *unstructured.Unstructured) *unstructured.Unstructured {
 
 // waitDaemonSets waits until every DaemonSet of m has been seen by its
 // controller and every pod it wants is Ready.
-func waitDaemonSets(ctx context.Context, cs kubernetes.Interface, m Manifest) error {
+func waitDaemonSets(ctx context.Context, cs kubeclient.Interface, m Manifest) error {
 	var pending []string
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		pending = pending[:0]

@@ -11,8 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
-	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/labhub/labmate/internal/kubeclient/kubefake"
 )
 
 func readyNode(spec NodeSpec) *corev1.Node {
@@ -32,7 +33,7 @@ func TestResetRestoresALabsStart(t *testing.T) {
 	changed.Labels["driver"] = "550"
 	changed.Status.Capacity = corev1.ResourceList{}
 	extra := readyNode(NodeSpec{Name: "left-over"})
-	cs := fake.NewClientset(changed, extra,
+	cs := kubefake.New(changed, extra,
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "lab"}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "lab", Name: "p"}},
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: MarkerNamespace, Name: MarkerName}, Data: map[string]string{"lab": ""}})

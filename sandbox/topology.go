@@ -16,10 +16,10 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeclient"
 )
 
 // A labmate sandbox carries a marker, a ConfigMap in kube-system, saying
@@ -84,7 +84,7 @@ func capacityText(rl corev1.ResourceList) string {
 	return strings.Join(parts, ", ")
 }
 
-func ensureNodes(ctx context.Context, opts Options, cs kubernetes.Interface) error {
+func ensureNodes(ctx context.Context, opts Options, cs kubeclient.Interface) error {
 	created := 0
 	for _, spec := range opts.Nodes {
 		_, err := cs.CoreV1().Nodes().Get(ctx, spec.Name, metav1.GetOptions{})
@@ -116,7 +116,7 @@ func (e *OtherLabError) Error() string {
 // for another lab (its objects are the learner's work on that lab). fresh
 // is true when the sandbox became the lab's just now: its start objects
 // are applied then, never over a learner's progress.
-func claim(ctx context.Context, opts Options, cs kubernetes.Interface) (fresh bool, err error) {
+func claim(ctx context.Context, opts Options, cs kubeclient.Interface) (fresh bool, err error) {
 	cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -139,7 +139,7 @@ func claim(ctx context.Context, opts Options, cs kubernetes.Interface) (fresh bo
 	return true, setMarker(ctx, cs, opts.Lab)
 }
 
-func setMarker(ctx context.Context, cs kubernetes.Interface, lab string) error {
+func setMarker(ctx context.Context, cs kubeclient.Interface, lab string) error {
 	cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{})
 	if err != nil {
 		return wrapMsg(err, "sandbox.err.marker")
@@ -170,7 +170,7 @@ func Identify(ctx context.Context, cfg *rest.Config) (lab string, err error) {
 	if ip := net.ParseIP(host); !(host == "localhost" || ip != nil && ip.IsLoopback()) {
 		return "", ErrNotSandbox
 	}
-	cs, err := kubernetes.NewForConfig(cfg)
+	cs, err := kubeclient.NewForConfig(cfg)
 	if err != nil {
 		return "", err
 	}
@@ -215,7 +215,7 @@ type Start struct {
 // every object of the Wipe resources deleted, the nodes exactly the
 // topology, the marker naming the lab, the start objects applied. Call it
 // only on a cluster Identify accepted. It gives up after ResetTimeout.
-func Reset(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, st Start) error {
+func Reset(ctx context.Context, cs kubeclient.Interface, dyn dynamic.Interface, st Start) error {
 	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
 	defer cancel()
 	if err := deleteNamespaces(ctx, cs, dyn, st.Namespaces); err != nil {
@@ -252,7 +252,7 @@ func Reset(ctx context.Context, cs kubernetes.Interface, dyn dynamic.Interface, 
 // at once). deleteNamespaces calls it first: the controllers gone, nothing
 // makes pods while the namespace's objects are purged, and when the purge
 // is left to the controller it goes in one pass, about 5 s instead of 10.
-func emptyNamespace(ctx context.Context, cs kubernetes.Interface, ns string) error {
+func emptyNamespace(ctx context.Context, cs kubeclient.Interface, ns string) error {
 	all, now := metav1.ListOptions{}, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
 	bg := metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}
 	for _, del := range []func() error{
@@ -296,7 +296,7 @@ func wipe(ctx context.Context, dyn dynamic.Interface, gvrs []schema.GroupVersion
 // allocatable to fresh's with JSON patches, which carry no resource
 // version: kwok writes node status all the time, and an update that
 // reads first loses that race again and again.
-func restoreNode(ctx context.Context, cs kubernetes.Interface, fresh *corev1.Node) error {
+func restoreNode(ctx context.Context, cs kubeclient.Interface, fresh *corev1.Node) error {
 	type op struct {
 		Op    string `json:"op"`
 		Path  string `json:"path"`
@@ -329,7 +329,7 @@ func restoreNode(ctx context.Context, cs kubernetes.Interface, fresh *corev1.Nod
 }
 
 // resetNodes makes the fake nodes exactly the topology.
-func resetNodes(ctx context.Context, cs kubernetes.Interface, nodes []NodeSpec) error {
+func resetNodes(ctx context.Context, cs kubeclient.Interface, nodes []NodeSpec) error {
 	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: KwokNodeLabel + "=kwok"})
 	if err != nil {
 		return wrapMsg(err, "sandbox.err.list_nodes")

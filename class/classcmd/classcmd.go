@@ -11,12 +11,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/tui/board"
 )
 
@@ -57,7 +57,7 @@ func (a *adminFlags) command(name string, run func(context.Context) int) *cobra.
 	return cmd
 }
 
-func (a *adminFlags) load(timeout time.Duration) (*rest.Config, kubernetes.Interface, string, error) {
+func (a *adminFlags) load(timeout time.Duration) (*rest.Config, kubeclient.Interface, string, error) {
 	cfg, ns, err := class.LoadAdmin(a.Kubeconfig, a.Context, a.Namespace, timeout)
 	if err != nil {
 		return nil, nil, "", cli.UsageErr("class.cli.kubeconfig", "err", class.Explain(err))

@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -29,7 +29,7 @@ type initOptions struct {
 
 	names []string
 	cfg   *rest.Config
-	cs    kubernetes.Interface
+	cs    kubeclient.Interface
 	// ship is the lab the class carries (one --lab that can travel).
 	ship *class.LabArchive
 }

@@ -17,12 +17,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/labstore"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
@@ -98,7 +98,7 @@ func TestClassCarriesItsLabE2E(t *testing.T) {
 // 1.0.0 (v1, its archive), and its two learners.
 type classLabE2E struct {
 	kubeconfig, ns string
-	cs             kubernetes.Interface
+	cs             kubeclient.Interface
 	ctx            context.Context
 	v1             []byte
 	learners       []classLearner

@@ -11,12 +11,12 @@ import (
 	nodev1 "k8s.io/api/node/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/yaml"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
@@ -105,7 +105,7 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	}
 }
 
-func createRuntimeClass(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
+func createRuntimeClass(ctx context.Context, t *testing.T, cs kubeclient.Interface) {
 	t.Helper()
 	rc := &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "nvidia"}, Handler: "nvidia"}
 	if _, err := cs.NodeV1().RuntimeClasses().Create(ctx, rc, metav1.CreateOptions{}); err != nil {
@@ -115,7 +115,7 @@ func createRuntimeClass(ctx context.Context, t *testing.T, cs kubernetes.Interfa
 
 // resetStep5 removes what step 5 makes and any GPUs a earlier walk put on
 // the lab nodes (with GPUs the pod would schedule).
-func resetStep5(ctx context.Context, t *testing.T, cs kubernetes.Interface) {
+func resetStep5(ctx context.Context, t *testing.T, cs kubeclient.Interface) {
 	t.Helper()
 	if err := cs.CoreV1().Namespaces().Delete(ctx, "gpu-lab", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)

@@ -18,8 +18,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/kubernetes"
 
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
@@ -59,7 +59,7 @@ func get(t *testing.T, server string) error {
 		t.Fatal(err)
 	}
 	l.Config.Timeout = 500 * time.Millisecond
-	cs, err := kubernetes.NewForConfig(l.Config)
+	cs, err := kubeclient.NewForConfig(l.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,9 +11,9 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/kubeconfig"
 	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/labkit"
@@ -29,7 +29,7 @@ type prover struct {
 	kit  *labkit.Lab
 
 	answers, kubeconfigFile string
-	cs                      kubernetes.Interface
+	cs                      kubeclient.Interface
 	dyn                     dynamic.Interface
 	clusterOK               bool // the proof may touch the sandbox
 	mapper                  meta.RESTMapper
@@ -122,7 +122,7 @@ func (p *prover) connect(ctx context.Context) error {
 		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
 	}
 	p.o.Kubeconfig, p.o.Context = p.kubeconfigFile, ""
-	cs, err := kubernetes.NewForConfig(loaded.Config)
+	cs, err := kubeclient.NewForConfig(loaded.Config)
 	if err != nil {
 		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
 	}

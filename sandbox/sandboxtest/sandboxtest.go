@@ -40,10 +40,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/internal/testslots"
 	"github.com/labhub/labmate/sandbox"
@@ -205,9 +205,9 @@ func RESTConfig(t testing.TB) *rest.Config {
 }
 
 // Client is Start plus a clientset for the e2e cluster.
-func Client(t testing.TB) kubernetes.Interface {
+func Client(t testing.TB) kubeclient.Interface {
 	t.Helper()
-	cs, err := kubernetes.NewForConfig(RESTConfig(t))
+	cs, err := kubeclient.NewForConfig(RESTConfig(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func Client(t testing.TB) kubernetes.Interface {
 // Namespace creates a fresh namespace named "<prefix>-<random>", waits until
 // its default service account exists (pods cannot be created before), and
 // deletes it when the test ends. It returns the namespace name.
-func Namespace(t testing.TB, cs kubernetes.Interface, prefix string) string {
+func Namespace(t testing.TB, cs kubeclient.Interface, prefix string) string {
 	t.Helper()
 	if prefix == "" {
 		prefix = "e2e"
