@@ -128,17 +128,22 @@ func compile(ctx context.Context, opts Options, goBin, tmp string, logf *os.File
 	go func() {
 		defer close(kwokDone)
 		fail(goRun(ctx, &kwokOut, tmp, []string{"GOFLAGS=-buildvcs=false", "GOBIN=" + tmp},
-			"install", "-trimpath", "-ldflags=-s -w",
+			"install", "-trimpath", "-ldflags=-s -w", noDWARF,
 			"sigs.k8s.io/kwok/cmd/kwok@"+cluster.KwokVersion, "sigs.k8s.io/kwok/cmd/kwokctl@"+cluster.KwokVersion))
 	}()
 	// One go build for the Kubernetes commands and etcd: the packages
 	// they share compile once, and the links overlap the compiles.
 	fail(goRun(ctx, logf, filepath.Join(tmp, "src", "k8s"), []string{"GOFLAGS=-mod=mod -buildvcs=false"},
-		"build", "-trimpath", "-ldflags="+k8sLdflags(time.Now()), "-o", tmp+string(filepath.Separator), "./cmd/..."))
+		"build", "-trimpath", "-ldflags="+k8sLdflags(time.Now()), noDWARF, "-o", tmp+string(filepath.Separator), "./cmd/..."))
 	<-kwokDone
 	_, _ = logf.Write(kwokOut.Bytes())
 	return first
 }
+
+// noDWARF: the compiler writes no debug information, which the link's
+// -w would drop anyway (11% less compile CPU measured on client-go and
+// cel-go from a cold cache; a fresh machine compiles all of Kubernetes).
+const noDWARF = "-gcflags=all=-dwarf=false"
 
 // lockedWriter serializes writes to w.
 type lockedWriter struct {
