@@ -11,6 +11,11 @@
 #                               .ci/run with a fresh HOME (empty Go caches,
 #                               no cluster binaries), phase by phase
 #   scripts/bench.sh ci warm    `make test` again, phase by phase
+#   LABMATE_BENCH_HOME=DIR scripts/bench.sh ci fresh|warm
+#                               fresh: DIR (empty or absent) is the fresh
+#                               HOME and is kept; warm: make test again in
+#                               that HOME, as .ci/run's environment (a warm
+#                               run after a change: fresh, edit, warm)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -109,9 +114,32 @@ cpu_busy() {
   awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 + $9; exit }' /proc/stat
 }
 
+# cpu_sample FILE: every second, each process's pid, command name, CPU
+# ticks so far and start time, appended to FILE (cpu_by_command sums it).
+cpu_sample() {
+  while :; do
+    cat /proc/[0-9]*/stat 2>/dev/null | awk '{ match($0, /\(.*\)/); comm = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "_", comm)
+      split(substr($0, RSTART + RLENGTH + 1), a, " "); if (a[12] + a[13] > 0) print $1, comm, a[12] + a[13], a[20] }' >>"$1"
+    sleep 1
+  done
+}
+
+# cpu_by_command FILE SINCE: core-minutes by command name of the processes
+# started after SINCE (clock ticks since boot), each at the most CPU it
+# was seen with (a process that lived less than a second may be missed:
+# the difference to the machine's busy time is printed as such).
+cpu_by_command() {
+  awk -v hz="$(getconf CLK_TCK)" -v since="$2" '$4 >= since { k = $1 " " $4; if ($3 > m[k]) { m[k] = $3; c[k] = $2 } }
+    END { for (k in m) s[c[k]] += m[k]; for (n in s) printf "%.1f %s\n", s[n] / hz / 60, n }' "$1" | sort -rn
+}
+
 bench_ci() {
-  local kind=$1 log home t0 t1 c0 rc=0 env=()
+  local kind=$1 log home t0 t1 c0 rc=0 env=() samples since sampler
   log="$(mktemp "${TMPDIR:-/tmp}/labmate-bench-ci.XXXXXX")"
+  samples="$(mktemp "${TMPDIR:-/tmp}/labmate-bench-cpu.XXXXXX")"
+  since=$(awk -v hz="$(getconf CLK_TCK)" '{ printf "%d", $1 * hz }' /proc/uptime)
+  cpu_sample "$samples" &
+  sampler=$!
   for v in LABMATE_E2E_CLUSTER LABMATE_ARCHIVE_CLUSTER; do
     [ -n "${!v:-}" ] && env+=("$v=${!v}")
   done
@@ -120,22 +148,43 @@ bench_ci() {
   c0=$(cpu_busy)
   case "$kind" in
   fresh)
-    home="$(mktemp -d)"
+    home="${LABMATE_BENCH_HOME:-$(mktemp -d)}"
+    if [ -n "$(ls -A "$home" 2>/dev/null)" ]; then
+      echo "bench.sh: LABMATE_BENCH_HOME=$home is not empty: a fresh run needs an empty HOME" >&2
+      kill "$sampler"
+      return 2
+    fi
+    mkdir -p "$home"
     env -i PATH="$PATH" HOME="$home" CI=true "${env[@]}" bash .ci/run 2>&1 | tee "$log" || rc=$?
-    # The module cache is read-only; go clean removes it.
-    env -i PATH="$PATH" HOME="$home" go clean -modcache 2>/dev/null || true
-    rm -rf "$home"
+    if [ -z "${LABMATE_BENCH_HOME:-}" ]; then
+      # The module cache is read-only; go clean removes it.
+      env -i PATH="$PATH" HOME="$home" go clean -modcache 2>/dev/null || true
+      rm -rf "$home"
+    fi
     ;;
-  warm) env "${env[@]}" make test 2>&1 | tee "$log" || rc=$? ;;
+  warm)
+    if [ -n "${LABMATE_BENCH_HOME:-}" ]; then
+      env -i PATH="$PATH" HOME="$LABMATE_BENCH_HOME" CI=true "${env[@]}" make test 2>&1 | tee "$log" || rc=$?
+    else
+      env "${env[@]}" make test 2>&1 | tee "$log" || rc=$?
+    fi
+    ;;
   *) echo "usage: scripts/bench.sh ci fresh|warm" >&2; return 2 ;;
   esac
   t1=$(date +%s)
+  kill "$sampler" 2>/dev/null || true
+  wait "$sampler" 2>/dev/null || true
   echo "== $kind run: $(awk -v s=$((t1 - t0)) 'BEGIN { printf "%.1f", s / 60 }') min wall, exit $rc; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
   # The machine's busy CPU time over the run (all processes, this run's
   # and anything else running): divided by the cores, the least wall time
   # that much work can take.
   awk -v b=$(($(cpu_busy) - c0)) -v n="$(nproc)" -v hz="$(getconf CLK_TCK)" \
     'BEGIN { printf "== CPU busy over the run: %.1f core-min (at least %.1f min of wall time on %d cores)\n", b / hz / 60, b / hz / 60 / n, n }'
+  # Where it went: by command name (compile, link, vet, kube-apiserver,
+  # etcd, the test binaries, labmate ...).
+  echo "== CPU by command (core-min; processes seen by a 1 s sampler)"
+  cpu_by_command "$samples" "$since" | awk '{ t += $1 } NR <= 15 { printf "   %6.1f %s\n", $1, $2 } END { printf "   %6.1f all of them\n", t }'
+  rm -f "$samples"
   # The phase table test.sh printed, as one README cell.
   sed -n '/^== phases/,$p' "$log" | awk '/^   / { name = $0; sub(/^   /, "", name); sub(/ +[0-9.]+ min$/, "", name); printf "%s%s %s min", sep, name, $(NF-1); sep = "; " } END { print "" }'
   rm -f "$log"
