@@ -7,6 +7,9 @@
 #   scripts/bench.sh tui        only the TUI's start and idle (bench_tui)
 #   scripts/bench.sh verify     only `labmate lab verify` of every lab (bench_verify)
 #   scripts/bench.sh mutants    `labmate lab verify --mutants` of every lab, once each
+#   scripts/bench.sh compile [cluster]
+#                               CPU of each compile phase of make test from
+#                               a cold build cache (bench_compile)
 #   scripts/bench.sh ci fresh   the first `make test` of a fresh machine:
 #                               .ci/run with a fresh HOME (empty Go caches,
 #                               no cluster binaries), phase by phase
@@ -190,6 +193,51 @@ bench_ci() {
   rm -f "$log"
   return "$rc"
 }
+
+# --- compile CPU ------------------------------------------------------
+# bench_compile [cluster]: the CPU (user + sys) each compiling phase of
+# make test costs from a cold Go build cache, one phase after another
+# (the module cache is kept: downloads are not CPU): labmate, go vet,
+# staticcheck, the plain and the -race test binaries (compiled and linked;
+# run with no test selected),
+# with cluster the control plane's binaries too (about 12 min). A fresh
+# run on 2 cores is bound by CPU, most of it these compiles.
+bench_compile() {
+  local dir module race_pkgs=() plain race
+  dir=$(mktemp -d)
+  eval "$(sed -n '/^race_pkgs=(/,/)$/p' scripts/test.sh)"
+  module=$(go list -m)
+  race=$(printf "$module/%s\n" "${race_pkgs[@]}" | sort)
+  plain=$(go list ./... | sort | comm -23 - <(echo "$race"))
+  # What test.sh exports, and a cache of this run's own; no sandbox.
+  unset LABMATE_E2E
+  export GOCACHE="$dir/gocache" XDG_CACHE_HOME="$dir/xdg"
+  export GOFLAGS="-buildvcs=false -trimpath -gcflags=all=-dwarf=false"
+  cpu() {
+    local name=$1 TIMEFORMAT='%R %U %S'
+    shift
+    { time "$@" >"$dir/log" 2>&1; } 2>"$dir/time" || { cat "$dir/log"; return 1; }
+    awk -v n="$name" '{ printf "   %-28s %5.0f s CPU (user %.0f, sys %.0f), %4.0f s wall\n", n, $2 + $3, $2, $3, $1 }' "$dir/time"
+  }
+  echo "== compile CPU from a cold build cache ($(nproc) cores, load before $(cut -d' ' -f1 /proc/loadavg))"
+  cpu "build labmate" go build -o "$dir/labmate" ./cmd/labmate
+  cpu "go vet" go vet ./...
+  cpu "staticcheck" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+  # shellcheck disable=SC2086
+  cpu "test binaries (plain)" go test -run '^$' -count=1 -vet=off $plain
+  # shellcheck disable=SC2086
+  cpu "test binaries (-race)" go test -run '^$' -count=1 -race -vet=off $race
+  if [ "${1:-}" = "cluster" ]; then
+    cpu "cluster binaries" env LABMATE_CLUSTER_BIN="$dir/bin" "$dir/labmate" sandbox build
+  fi
+  chmod -R u+w "$dir" 2>/dev/null || true
+  rm -rf "$dir"
+}
+
+if [ "${1:-}" = "compile" ]; then
+  bench_compile "${2:-}"
+  exit
+fi
 
 if [ "${1:-}" = "ci" ]; then
   bench_ci "${2:-warm}"
