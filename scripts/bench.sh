@@ -119,9 +119,11 @@ cpu_busy() {
 
 # cpu_sample FILE: every second, each process's pid, command name, CPU
 # ticks so far and start time, appended to FILE (cpu_by_command sums it).
+# A process that ends between the glob and cat makes cat fail: under
+# pipefail that must not end the loop.
 cpu_sample() {
   while :; do
-    cat /proc/[0-9]*/stat 2>/dev/null | awk '{ match($0, /\(.*\)/); comm = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "_", comm)
+    { cat /proc/[0-9]*/stat 2>/dev/null || true; } | awk '{ match($0, /\(.*\)/); comm = substr($0, RSTART + 1, RLENGTH - 2); gsub(/ /, "_", comm)
       split(substr($0, RSTART + RLENGTH + 1), a, " "); if (a[12] + a[13] > 0) print $1, comm, a[12] + a[13], a[20] }' >>"$1"
     sleep 1
   done
@@ -189,7 +191,7 @@ bench_ci() {
   cpu_by_command "$samples" "$since" | awk '{ t += $1 } NR <= 15 { printf "   %6.1f %s\n", $1, $2 } END { printf "   %6.1f all of them\n", t }'
   rm -f "$samples"
   # The phase table test.sh printed, as one README cell.
-  sed -n '/^== phases/,$p' "$log" | awk '/^   / { name = $0; sub(/^   /, "", name); sub(/ +[0-9.]+ min$/, "", name); printf "%s%s %s min", sep, name, $(NF-1); sep = "; " } END { print "" }'
+  sed -n '/^== phases/,/^== the ten slowest/p' "$log" | awk '/^   / { name = $0; sub(/^   /, "", name); sub(/ +[0-9.]+ min$/, "", name); printf "%s%s %s min", sep, name, $(NF-1); sep = "; " } END { print "" }'
   rm -f "$log"
   return "$rc"
 }
