@@ -87,7 +87,10 @@ func TestEscapedProcessesAreKilled(t *testing.T) {
 		{"setsid double fork", "#!/bin/sh\necho tag=$" + RunTagVar + "\n(setsid sh -c '(sleep SLEEP &) ; sleep SLEEP' >/dev/null 2>&1 &)\nsleep 0.2\n", 0},
 		{"nohup and disown", "#!/bin/bash\necho tag=$" + RunTagVar + "\nnohup setsid sleep SLEEP >/dev/null 2>&1 &\nnohup sleep SLEEP >/dev/null 2>&1 &\ndisown -a\nsleep 0.2\n", 0},
 		{"escaped child keeps stdout open", "#!/bin/sh\necho tag=$" + RunTagVar + "\nsetsid sleep SLEEP &\nsleep 0.2\necho bye\n", 0},
-		{"escapes then hangs", "#!/bin/sh\necho tag=$" + RunTagVar + "\nsetsid sleep SLEEP &\nwhile :; do sleep 1; done\n", 1500 * time.Millisecond},
+		// The timeout leaves the script time to print its tag and start
+		// its escapee on a loaded machine: 1.5 s ended it before its
+		// first line in the -race lane of a warm make test at load 13.
+		{"escapes then hangs", "#!/bin/sh\necho tag=$" + RunTagVar + "\nsetsid sleep SLEEP &\nwhile :; do sleep 1; done\n", 5 * time.Second},
 	} {
 		for _, mode := range testModes(t) {
 			t.Run(tc.name+"/"+string(mode), func(t *testing.T) {
