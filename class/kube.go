@@ -117,24 +117,27 @@ func Probe(ctx context.Context, path, lab string, timeout time.Duration) ProbeRe
 	return ProbeResult{Learner: l, Refused: err != nil && refused(err), Err: err}
 }
 
-// configMapInformer is an informer of the ConfigMaps of ns, tweak
-// narrowing its list and watch: what informers' factory builds for
-// Core().V1().ConfigMaps(), without the factory, which would compile an
-// informer for every API group into labmate (internal/kubeclient says
-// why). run starts it; it stops when ctx ends, and run returns then.
-func configMapInformer(cs kubeclient.Interface, ns string, tweak func(*metav1.ListOptions)) (inf cache.SharedIndexInformer, run func(context.Context)) {
+// configMapInformer is an informer of the ConfigMaps of ns, tweak (if
+// not nil) narrowing its list and watch: what informers' factory builds
+// for Core().V1().ConfigMaps(), without the factory, which would compile
+// an informer for every API group into labmate (internal/kubeclient says
+// why).
+func configMapInformer(cs kubeclient.Interface, ns string, tweak func(*metav1.ListOptions)) cache.SharedIndexInformer {
 	cms := cs.CoreV1().ConfigMaps(ns)
+	narrow := func(o metav1.ListOptions) metav1.ListOptions {
+		if tweak != nil {
+			tweak(&o)
+		}
+		return o
+	}
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
-			tweak(&o)
-			return cms.List(ctx, o)
+			return cms.List(ctx, narrow(o))
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			tweak(&o)
-			return cms.Watch(ctx, o)
+			return cms.Watch(ctx, narrow(o))
 		},
 	}
-	inf = cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0,
+	return cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	return inf, inf.RunWithContext
 }

@@ -31,7 +31,7 @@ type LabNotice struct {
 // they have either way.
 func WatchLab(ctx context.Context, cs kubeclient.Interface, ns, have string) <-chan LabNotice {
 	out := make(chan LabNotice, 1)
-	inf, run := configMapInformer(cs, ns, func(o *metav1.ListOptions) {
+	inf := configMapInformer(cs, ns, func(o *metav1.ListOptions) {
 		o.FieldSelector = fields.OneTermEqualSelector("metadata.name", LabObject).String()
 	})
 	seen := make(chan *corev1.ConfigMap, 1)
@@ -46,7 +46,7 @@ func WatchLab(ctx context.Context, cs kubeclient.Interface, ns, have string) <-c
 	})
 	_ = inf.SetWatchErrorHandler(func(*cache.Reflector, error) {})
 	var informer sync.WaitGroup
-	informer.Go(func() { run(ctx) })
+	informer.Go(func() { inf.RunWithContext(ctx) })
 	go func() {
 		defer close(out)
 		defer func() {

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
@@ -41,7 +40,7 @@ func Watch(ctx context.Context, cs kubeclient.Interface, ns, lab string) <-chan 
 	out := make(chan Class, 1)
 	// Every ConfigMap of the namespace, not a label selector: a learner
 	// may patch their record's labels away (isRecord).
-	inf, run := configMapInformer(cs, ns, func(*metav1.ListOptions) {})
+	inf := configMapInformer(cs, ns, nil)
 	lister := corev1listers.NewConfigMapLister(inf.GetIndexer())
 	changed := make(chan struct{}, 1)
 	poke := func() {
@@ -59,7 +58,7 @@ func Watch(ctx context.Context, cs kubeclient.Interface, ns, lab string) <-chan 
 		DeleteFunc: func(any) { poke() },
 	})
 	var informer sync.WaitGroup
-	informer.Go(func() { run(ctx) })
+	informer.Go(func() { inf.RunWithContext(ctx) })
 	go func() {
 		defer close(out)
 		defer func() {
