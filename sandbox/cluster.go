@@ -29,14 +29,8 @@ import (
 // (e.g. after a reboot) is started again.
 func Up(ctx context.Context, opts Options) error {
 	opts = opts.withDefaults()
-	if err := CheckBinaries(opts); err != nil {
-		if _, lerr := exec.LookPath("go"); !opts.Build || lerr != nil {
-			return err
-		}
-		opts.progress("sandbox.build.missing_first")
-		if err := Build(ctx, opts, false); err != nil {
-			return err
-		}
+	if err := ensureBinaries(ctx, opts); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
@@ -50,48 +44,9 @@ func Up(ctx context.Context, opts Options) error {
 	start := time.Now()
 	if apiReady(ctx, opts) {
 		opts.progress("sandbox.up.already_running", "name", opts.quotedName())
-	} else {
-		fresh := !clusterExists(opts)
-		if fresh {
-			opts.progress("sandbox.up.creating", "name", opts.quotedName(), "bin_dir", opts.BinDir)
-		} else {
-			opts.progress("sandbox.up.restarting", "name", opts.quotedName())
-		}
-		launch := createCluster
-		if !fresh {
-			launch = startCluster
-		}
-		if err := launch(ctx, opts); err != nil {
-			return err
-		}
-		for attempt := 1; ; attempt++ {
-			err := waitControlPlane(ctx, opts)
-			if err == nil {
-				break
-			}
-			if !errors.Is(err, errComponentDied) || attempt == 5 {
-				return err
-			}
-			if fresh {
-				// Typically a port clash: kwokctl picks free ports when it
-				// creates the cluster, and a kwokctl cluster created at the
-				// same moment by someone else can take them. Recreating
-				// picks new ones.
-				opts.progress("sandbox.up.recreating", "err", err)
-				if err := kwokctl(ctx, opts, nil, "delete", "cluster", "--kubeconfig", Kubeconfig(opts)); err != nil {
-					return err
-				}
-			} else {
-				// kwokctl skips components whose old process was still
-				// shutting down; once it is gone, start it again.
-				opts.progress("sandbox.up.retrying", "err", err)
-			}
-			if err := launch(ctx, opts); err != nil {
-				return err
-			}
-		}
+	} else if err := startControlPlane(ctx, opts); err != nil {
+		return err
 	}
-
 	cs, err := clientset(opts)
 	if err != nil {
 		return err
@@ -100,7 +55,79 @@ func Up(ctx context.Context, opts Options) error {
 		return err
 	}
 	opts.progress("sandbox.up.api_ready", "elapsed", since(start))
+	if err := prepare(ctx, opts, cs); err != nil {
+		return err
+	}
+	opts.progress("sandbox.up.ready", "elapsed", since(start))
+	opts.progress("sandbox.status.kubeconfig", "kubeconfig", Kubeconfig(opts))
+	opts.progress("sandbox.status.context", "context", Context(opts))
+	opts.progress("sandbox.up.example", "kubeconfig", Kubeconfig(opts))
+	return nil
+}
 
+// ensureBinaries checks the bin dir and, when binaries are missing, builds
+// them first if opts.Build and go is on PATH.
+func ensureBinaries(ctx context.Context, opts Options) error {
+	err := CheckBinaries(opts)
+	if err == nil {
+		return nil
+	}
+	if _, lerr := exec.LookPath("go"); !opts.Build || lerr != nil {
+		return err
+	}
+	opts.progress("sandbox.build.missing_first")
+	return Build(ctx, opts, false)
+}
+
+// startControlPlane creates the cluster, or starts it again when kwokctl
+// still knows it (stopped, e.g. after a reboot), and waits until every
+// component of its control plane runs. A component that died is retried
+// (at most five launches): a fresh cluster is recreated on new ports, a
+// known one started again.
+func startControlPlane(ctx context.Context, opts Options) error {
+	fresh := !clusterExists(opts)
+	launch := createCluster
+	if fresh {
+		opts.progress("sandbox.up.creating", "name", opts.quotedName(), "bin_dir", opts.BinDir)
+	} else {
+		launch = startCluster
+		opts.progress("sandbox.up.restarting", "name", opts.quotedName())
+	}
+	if err := launch(ctx, opts); err != nil {
+		return err
+	}
+	for attempt := 1; ; attempt++ {
+		err := waitControlPlane(ctx, opts)
+		if err == nil {
+			return nil
+		}
+		if !errors.Is(err, errComponentDied) || attempt == 5 {
+			return err
+		}
+		if fresh {
+			// Typically a port clash: kwokctl picks free ports when it
+			// creates the cluster, and a kwokctl cluster created at the
+			// same moment by someone else can take them. Recreating
+			// picks new ones.
+			opts.progress("sandbox.up.recreating", "err", err)
+			if err := kwokctl(ctx, opts, nil, "delete", "cluster", "--kubeconfig", Kubeconfig(opts)); err != nil {
+				return err
+			}
+		} else {
+			// kwokctl skips components whose old process was still
+			// shutting down; once it is gone, start it again.
+			opts.progress("sandbox.up.retrying", "err", err)
+		}
+		if err := launch(ctx, opts); err != nil {
+			return err
+		}
+	}
+}
+
+// prepare makes a running cluster the lab's: claimed for it, its fake
+// nodes there and Ready, kube-controller-manager working, and on a cluster
+// the lab just claimed, the lab's manifests applied.
+func prepare(ctx context.Context, opts Options, cs kubeclient.Interface) error {
 	fresh, err := claim(ctx, opts, cs)
 	if err != nil {
 		return err
@@ -116,7 +143,6 @@ func Up(ctx context.Context, opts Options) error {
 			opts.progress("sandbox.up.node_ready", "node", n.Name, "capacity", capacityText(n.Capacity))
 		}
 	}
-
 	// The service account controller creating "default" shows that
 	// kube-controller-manager works; pods cannot be created before it.
 	if err := waitDefaultServiceAccount(ctx, cs, metav1.NamespaceDefault); err != nil {
@@ -128,10 +154,6 @@ func Up(ctx context.Context, opts Options) error {
 		}
 		opts.progress("sandbox.up.manifests", "count", objectCount(opts.Manifests), "files", manifestFiles(opts.Manifests))
 	}
-	opts.progress("sandbox.up.ready", "elapsed", since(start))
-	opts.progress("sandbox.status.kubeconfig", "kubeconfig", Kubeconfig(opts))
-	opts.progress("sandbox.status.context", "context", Context(opts))
-	opts.progress("sandbox.up.example", "kubeconfig", Kubeconfig(opts))
 	return nil
 }
 
