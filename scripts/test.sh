@@ -15,11 +15,12 @@
 # "race" packages are listed in race_pkgs below. The check after the lists
 # fails when a package is in none or two of them.
 #
-# Two lanes run side by side: the local lane (both local groups) starts
-# once vet and staticcheck are done; the cluster lane waits for the
-# cluster binaries, which build in the background from the start (on a
-# fresh machine the longest step, mostly compiling; on a warm one a stamp
-# check), then runs the release-archive check and both cluster groups.
+# Two lanes run side by side: the local lane runs vet, staticcheck, then
+# the -race local group; the cluster lane waits for the cluster binaries,
+# which build in the background from the start (on a fresh machine the
+# longest step, mostly compiling; on a warm one a stamp check), then runs
+# both cluster groups, each lab's proof and the release-archive check.
+# The plain local group runs in whichever lane ends its own part first.
 #
 # How much runs at once is derived from the cores present (nproc), never
 # fixed: a suite that decides anything on time must not load the machine
@@ -30,7 +31,8 @@
 #     the release archive's check) take one of $cores machine-wide slots
 #     each (sandboxtest.Slots, LABMATE_E2E_SANDBOXES), the rest wait;
 #   - test binaries: the cluster groups run -p 2 (plain; e2e is one of the
-#     two) and -p 1 (race) beside each other, the local ones -p $cores;
+#     two) and -p 1 (race) beside each other, the -race local one
+#     -p $cores, the plain local one (tmux panes, contained scripts) -p 1;
 #   - compiling (the cluster binaries, vet, staticcheck) overlaps the local
 #     tests at a lower priority (nice 10), never the cluster tests' trials.
 # The load average is sampled every 10 s and its peak printed at the end.
@@ -256,9 +258,8 @@ gotest() {
 # sandbox. It runs at a lower CPU priority (nice) than the cluster lane,
 # whose first part, compiling the cluster binaries on a fresh machine, is
 # the longest chain of the run: what the local lane does meanwhile only
-# fills the cores the compiler leaves idle. -p 2 for the race group
-# (CPU-bound unit tests); -p 1 for the rest, whose tmux panes and
-# contained scripts run beside the cluster lane.
+# fills the cores the compiler leaves idle. -p $cores for the race group
+# (CPU-bound unit tests).
 local_lane() {
   local rc=0
   renice -n 10 -p "$BASHPID" >/dev/null 2>&1 || true
@@ -271,17 +272,20 @@ local_lane() {
   # changed since its recorded check (see scripts/release-check.sh).
   phase "release config" ./scripts/release-check.sh --if-changed || rc=1
   gotest "go test -race (local)" -race -p "$cores" -- "$work/race-local" || rc=1
-  gotest "go test (local)" -p 1 -- "$work/plain-local" || rc=1
-  # The release archive brings up a cluster of its own: after the local
-  # tests, in one of the machine-wide slots the e2e tests' own clusters
-  # take too.
-  if [ "$LABMATE_E2E" = "1" ]; then
-    wait_file "$work/cluster-build.rc"
-    if [ "$(cat "$work/cluster-build.rc")" = 0 ]; then
-      LABMATE_CLUSTER_BIN="$(tail -n 1 "$work/bin-dir")" phase "release archive" with_slot ./scripts/archive-sandbox-check.sh || rc=1
-    fi
-  fi
+  plain_local_once || rc=1
   return "$rc"
+}
+
+# plain_local_once: the plain local group, run by whichever lane gets
+# here first (mkdir is atomic); the other lane finds it taken and goes
+# on. On a fresh machine the cluster lane ends first (its compile starts
+# at once, the local lane's vet, staticcheck and -race compiles are
+# slower), on a warm one after a lab or verifier change the local lane
+# does: either way the group fills the cores the finished lane leaves.
+plain_local_once() {
+  if mkdir "$work/plain-local.taken" 2>/dev/null; then
+    gotest "go test (local)" -p 1 -- "$work/plain-local"
+  fi
 }
 
 # check_gofmt: every Go file of the module as gofmt writes it.
@@ -347,11 +351,22 @@ cluster_lane() {
     phase "lab proof $lab" gotestsum_run "proof-$lab" -run "^TestLabProof\$/^$lab\$" "$proofs" >"$work/proof-$lab.log" 2>&1 &
     proof_pids+=($!)
   done
+  # The release archive's check brings up a cluster of its own too.
+  local archive=""
+  if [ "$LABMATE_E2E" = "1" ]; then
+    phase "release archive" with_slot ./scripts/archive-sandbox-check.sh >"$work/archive.log" 2>&1 &
+    archive=$!
+  fi
   gotest "go test (cluster)" -p 2 -- "$work/plain-cluster" || rc=1
   for pid in "${proof_pids[@]}"; do wait "$pid" || rc=1; done
   cat "$work"/proof-*.log
+  if [ -n "$archive" ]; then
+    wait "$archive" || rc=1
+    cat "$work/archive.log"
+  fi
   wait "$race" || rc=1
   cat "$work/race-cluster.log"
+  plain_local_once || rc=1
   return "$rc"
 }
 
