@@ -7,6 +7,9 @@
 #   scripts/bench.sh tui        only the TUI's start and idle (bench_tui)
 #   scripts/bench.sh verify     only `labmate lab verify` of every lab (bench_verify)
 #   scripts/bench.sh mutants    `labmate lab verify --mutants` of every lab, once each
+#   scripts/bench.sh thp        a cold build of labmate with transparent huge
+#                               pages for processes that ask and for all
+#                               (what .ci/run turns on; needs root)
 #   scripts/bench.sh compile [cluster]
 #                               CPU of each compile phase of make test from
 #                               a cold build cache (bench_compile)
@@ -148,7 +151,7 @@ bench_ci() {
   for v in LABMATE_E2E_CLUSTER LABMATE_ARCHIVE_CLUSTER; do
     [ -n "${!v:-}" ] && env+=("$v=${!v}")
   done
-  echo "== $kind run; load average before: $(cut -d' ' -f1-3 /proc/loadavg); nproc $(nproc)"
+  echo "== $kind run; load average before: $(cut -d' ' -f1-3 /proc/loadavg); nproc $(nproc); transparent huge pages: $(thp_mode)"
   t0=$(date +%s)
   c0=$(cpu_busy)
   case "$kind" in
@@ -221,7 +224,7 @@ bench_compile() {
     { time "$@" >"$dir/log" 2>&1; } 2>"$dir/time" || { cat "$dir/log"; return 1; }
     awk -v n="$name" '{ printf "   %-28s %5.0f s CPU (user %.0f, sys %.0f), %4.0f s wall\n", n, $2 + $3, $2, $3, $1 }' "$dir/time"
   }
-  echo "== compile CPU from a cold build cache ($(nproc) cores, load before $(cut -d' ' -f1 /proc/loadavg))"
+  echo "== compile CPU from a cold build cache ($(nproc) cores, load before $(cut -d' ' -f1 /proc/loadavg), transparent huge pages: $(thp_mode))"
   cpu "build labmate" go build -o "$dir/labmate" ./cmd/labmate
   cpu "go vet" go vet ./...
   cpu "staticcheck" go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
@@ -235,6 +238,47 @@ bench_compile() {
   chmod -R u+w "$dir" 2>/dev/null || true
   rm -rf "$dir"
 }
+
+# thp_mode: the kernel's transparent huge page mode (always, madvise,
+# never), "unknown" where /sys does not say.
+thp_mode() {
+  sed -n 's/.*\[\(.*\)\].*/\1/p' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null || echo unknown
+}
+
+# bench_thp: the CPU and page faults of a cold `go build ./cmd/labmate`
+# with transparent huge pages only for processes that ask (madvise) and
+# for every process (always), twice each, alternating; .ci/run turns them
+# on for the whole run. Needs to write /sys (root, not in a container);
+# the mode found is put back.
+bench_thp() {
+  local f=/sys/kernel/mm/transparent_hugepage/enabled old dir mode i TIMEFORMAT='%R %U %S' faults
+  if [ ! -w "$f" ]; then
+    echo "bench.sh thp: cannot write $f (needs root outside a container)" >&2
+    return 2
+  fi
+  old=$(thp_mode)
+  dir=$(mktemp -d)
+  # bench.sh exits after this: put the mode back however it ends.
+  # shellcheck disable=SC2064
+  trap "echo $old >$f; chmod -R u+w $dir 2>/dev/null; rm -rf $dir" EXIT
+  export GOFLAGS="-buildvcs=false -trimpath -gcflags=all=-dwarf=false"
+  echo "== cold go build ./cmd/labmate ($(nproc) cores, load before $(cut -d' ' -f1 /proc/loadavg))"
+  for i in 1 2; do
+    for mode in madvise always; do
+      echo "$mode" >"$f"
+      rm -rf "$dir/gocache"
+      faults=$(awk '$1 == "pgfault" { print $2 }' /proc/vmstat)
+      { time GOCACHE="$dir/gocache" go build -o "$dir/labmate" ./cmd/labmate; } 2>"$dir/time"
+      faults=$(($(awk '$1 == "pgfault" { print $2 }' /proc/vmstat) - faults))
+      awk -v m="$mode" -v pf="$faults" '{ printf "   %-8s %5.0f s CPU (user %.0f, sys %.0f), %4.0f s wall, %.1f M page faults\n", m, $2 + $3, $2, $3, $1, pf / 1e6 }' "$dir/time"
+    done
+  done
+}
+
+if [ "${1:-}" = "thp" ]; then
+  bench_thp
+  exit
+fi
 
 if [ "${1:-}" = "compile" ]; then
   bench_compile "${2:-}"
