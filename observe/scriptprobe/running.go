@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"time"
 
 	"github.com/labhub/labmate/observe"
@@ -102,6 +103,10 @@ func (rn *running) wait(ctx context.Context, timeout time.Duration) bool {
 	}
 }
 
+// drainGraceSpent counts the drains that waited out drainGrace: the
+// tests read it to see that no leftover held a run's output pipe.
+var drainGraceSpent atomic.Int64
+
 // drain waits a moment for the output's last bytes: a process the
 // sweep could not find (an untagged environment, or not Linux) could
 // hold the pipe open forever.
@@ -109,6 +114,7 @@ func (rn *running) drain() {
 	select {
 	case <-rn.drained:
 	case <-time.After(drainGrace):
+		drainGraceSpent.Add(1)
 	}
 	rn.out.Close()
 	<-rn.drained
