@@ -7,11 +7,16 @@
 // files and environment the test read. A program the test builds with
 // `go build` and runs is neither: without more, a change to
 // labkit/verify would leave e2e's cached "ok" standing, since e2e's own
-// test binary does not contain labkit/verify. Build therefore reads
-// every directory of the module first (the go command records each one,
+// test binary does not contain labkit/verify. Build therefore reads,
+// before it builds, every directory the program is made of: its
+// packages' directories in the module (`go list -deps`), the directories
+// of the files they embed (labmate's labs), go.mod and go.sum, and the
+// test's own package directory with everything below it (the testdata
+// it may hand the program). The go command records each directory read,
 // with the size and modification time of every file in it, as an input
-// of the test run), so any change to the module's sources, lab data or
-// testdata makes the next go test run the package again.
+// of the test run, so a change to any of them runs the package again,
+// and a change elsewhere (another package's tests, docs, a program the
+// test does not build) leaves its result standing.
 package testbin
 
 import (
@@ -125,10 +130,67 @@ func build(pkg string) result {
 	if err != nil {
 		return result{err: err}
 	}
-	if err := readTree(root); err != nil {
+	dirs, err := programDirs(root, pkg)
+	if err != nil {
+		return result{err: err}
+	}
+	for _, d := range dirs {
+		if _, err := os.ReadDir(d); err != nil {
+			return result{err: fmt.Errorf("testbin: %v", err)}
+		}
+	}
+	for _, f := range []string{"go.mod", "go.sum"} {
+		if _, err := os.ReadFile(filepath.Join(root, f)); err != nil {
+			return result{err: fmt.Errorf("testbin: %v", err)}
+		}
+	}
+	if err := readTree("."); err != nil {
 		return result{err: err}
 	}
 	return compile(pkg)
+}
+
+// programDirs are the directories in the module that the main package
+// pkg is built from: each of its packages' (itself and what it imports
+// there) and each that holds a file one of them embeds.
+func programDirs(root, pkg string) ([]string, error) {
+	// One line per package: its directory, then the files it embeds,
+	// tab-separated.
+	cmd := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .EmbedFiles}}{{"\t"}}{{.}}{{end}}{{"\n"}}{{end}}`, pkg)
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list -deps %s: %v", pkg, err)
+	}
+	seen := map[string]bool{}
+	var dirs []string
+	add := func(dir string) {
+		if !seen[dir] {
+			seen[dir] = true
+			dirs = append(dirs, dir)
+		}
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if line == "" {
+			continue
+		}
+		f := strings.Split(line, "\t")
+		pkgDir := f[0]
+		if rel, err := filepath.Rel(root, pkgDir); err != nil || strings.HasPrefix(rel, "..") {
+			continue // outside the module: the module cache does not change
+		}
+		add(pkgDir)
+		// An embedded file's directory and those between it and the
+		// package's: a file added to an embedded tree changes one of them.
+		for _, e := range f[1:] {
+			for d := filepath.Dir(filepath.Join(pkgDir, filepath.FromSlash(e))); d != pkgDir && strings.HasPrefix(d, pkgDir); d = filepath.Dir(d) {
+				add(d)
+			}
+		}
+	}
+	if len(dirs) == 0 {
+		return nil, fmt.Errorf("testbin: go list -deps %s named no directory of the module", pkg)
+	}
+	return dirs, nil
 }
 
 // compile builds pkg into this test process's directory.
