@@ -302,16 +302,12 @@ check_gofmt() {
 
 # with_slot CMD...: runs CMD holding one of the machine-wide slots of
 # clusters of their own (sandboxtest.Slots: the same lock files, flock).
-# The files are opened to append, never truncated: a test that took a
-# slot opened its file, so go test keeps the file's modification time as
-# an input of that test's cached result, and a truncating open would
-# change it and rerun the test next time.
 with_slot() {
   local dir="${XDG_CACHE_HOME:-$HOME/.cache}/labmate/sandbox/own-slots" n="${LABMATE_E2E_SANDBOXES:-$cores}" i fd rc
   mkdir -p "$dir"
   while :; do
     for ((i = 0; i < n; i++)); do
-      exec {fd}>>"$dir/slot-$i"
+      exec {fd}>"$dir/slot-$i"
       if flock -n "$fd"; then
         rc=0
         "$@" || rc=$?

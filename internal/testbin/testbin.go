@@ -36,6 +36,9 @@ import (
 var (
 	mu    sync.Mutex
 	built = map[string]result{}
+	// inputsRead: Build's inputs of each program, read once per test
+	// process (the go command records them for the whole run).
+	inputsRead = map[string]error{}
 )
 
 type result struct {
@@ -52,9 +55,19 @@ func Build(tb testing.TB, pkg string) string {
 	tb.Helper()
 	mu.Lock()
 	defer mu.Unlock()
+	// The inputs are read whatever built the program first: BuildFor's
+	// narrower inputs must not stand for Build's.
+	err, ok := inputsRead[pkg]
+	if !ok {
+		err = readProgramInputs(pkg)
+		inputsRead[pkg] = err
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
 	r, ok := built[pkg]
 	if !ok {
-		r = build(pkg)
+		r = compile(pkg)
 		built[pkg] = r
 	}
 	if r.err != nil {
@@ -125,29 +138,37 @@ func ModuleDirs(pkgs ...string) ([]string, error) {
 	return dirs, nil
 }
 
-func build(pkg string) result {
+// readProgramInputs reads, so that the go command records them as the
+// test run's inputs, the directories the main package pkg is built from
+// (programDirs), go.mod and go.sum, and the test's own package tree.
+func readProgramInputs(pkg string) error {
 	root, err := ModuleRoot()
 	if err != nil {
-		return result{err: err}
+		return err
 	}
 	dirs, err := programDirs(root, pkg)
 	if err != nil {
-		return result{err: err}
+		return err
 	}
-	for _, d := range dirs {
-		if _, err := os.ReadDir(d); err != nil {
-			return result{err: fmt.Errorf("testbin: %v", err)}
-		}
+	if err := readDirs(dirs); err != nil {
+		return err
 	}
 	for _, f := range []string{"go.mod", "go.sum"} {
 		if _, err := os.ReadFile(filepath.Join(root, f)); err != nil {
-			return result{err: fmt.Errorf("testbin: %v", err)}
+			return fmt.Errorf("testbin: %v", err)
 		}
 	}
-	if err := readTree("."); err != nil {
-		return result{err: err}
+	return readTree(".")
+}
+
+// readDirs reads each directory's entries.
+func readDirs(dirs []string) error {
+	for _, d := range dirs {
+		if _, err := os.ReadDir(d); err != nil {
+			return fmt.Errorf("testbin: %v", err)
+		}
 	}
-	return compile(pkg)
+	return nil
 }
 
 // programDirs are the directories in the module that the main package

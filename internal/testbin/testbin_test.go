@@ -24,8 +24,14 @@ func TestProgramDirs(t *testing.T) {
 		}
 		return out
 	}
+	// go list runs as a child, whose reads the go command does not see:
+	// the directories are read here too, as Build does, so that this
+	// test's cached result goes when one of them changes.
 	labmate, err := programDirs(root, "../../cmd/labmate")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readDirs(labmate); err != nil {
 		t.Fatal(err)
 	}
 	got := rel(labmate)
@@ -44,6 +50,9 @@ func TestProgramDirs(t *testing.T) {
 	}
 	escape, err := programDirs(root, "../../observe/scriptprobe/testdata/escape")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := readDirs(escape); err != nil {
 		t.Fatal(err)
 	}
 	if got := rel(escape); !slices.Equal(got, []string{"observe/scriptprobe/testdata/escape"}) {
