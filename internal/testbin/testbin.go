@@ -123,30 +123,28 @@ func ModuleDirs(pkgs ...string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("go", append([]string{"list", "-deps", "-f", "{{if not .Standard}}{{.Dir}}{{end}}"}, pkgs...)...)
-	cmd.Dir = root
-	out, err := cmd.Output()
+	abs, err := moduleDeps(root, root, false, pkgs...)
 	if err != nil {
-		return nil, fmt.Errorf("go list -deps %s: %v", strings.Join(pkgs, " "), err)
+		return nil, err
 	}
-	var dirs []string
-	for _, d := range strings.Fields(string(out)) {
-		if rel, err := filepath.Rel(root, d); err == nil && !strings.HasPrefix(rel, "..") {
-			dirs = append(dirs, filepath.ToSlash(rel))
-		}
+	dirs := make([]string, len(abs))
+	for i, d := range abs {
+		rel, _ := filepath.Rel(root, d) // inside root: moduleDeps kept only those
+		dirs[i] = filepath.ToSlash(rel)
 	}
 	return dirs, nil
 }
 
 // readProgramInputs reads, so that the go command records them as the
 // test run's inputs, the directories the main package pkg is built from
-// (programDirs), go.mod and go.sum, and the test's own package tree.
+// (moduleDeps with embeds), go.mod and go.sum, and the test's own
+// package tree.
 func readProgramInputs(pkg string) error {
 	root, err := ModuleRoot()
 	if err != nil {
 		return err
 	}
-	dirs, err := programDirs(root, pkg)
+	dirs, err := moduleDeps("", root, true, pkg)
 	if err != nil {
 		return err
 	}
@@ -171,16 +169,19 @@ func readDirs(dirs []string) error {
 	return nil
 }
 
-// programDirs are the directories in the module that the main package
-// pkg is built from: each of its packages' (itself and what it imports
-// there) and each that holds a file one of them embeds.
-func programDirs(root, pkg string) ([]string, error) {
+// moduleDeps runs `go list -deps` on pkgs (paths as the go command takes
+// them in dir, "" the test's own directory) and returns the directories
+// in the module root of the packages it names. With embeds it adds each
+// directory holding a file one of them embeds, and those between it and
+// its package's: a file added to an embedded tree changes one of them.
+func moduleDeps(dir, root string, embeds bool, pkgs ...string) ([]string, error) {
 	// One line per package: its directory, then the files it embeds,
 	// tab-separated.
-	cmd := exec.Command("go", "list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .EmbedFiles}}{{"\t"}}{{.}}{{end}}{{"\n"}}{{end}}`, pkg)
+	cmd := exec.Command("go", append([]string{"list", "-deps", "-f", `{{if not .Standard}}{{.Dir}}{{range .EmbedFiles}}{{"\t"}}{{.}}{{end}}{{"\n"}}{{end}}`}, pkgs...)...)
+	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("go list -deps %s: %v", pkg, err)
+		return nil, fmt.Errorf("go list -deps %s: %v", strings.Join(pkgs, " "), err)
 	}
 	seen := map[string]bool{}
 	var dirs []string
@@ -200,8 +201,9 @@ func programDirs(root, pkg string) ([]string, error) {
 			continue // outside the module: the module cache does not change
 		}
 		add(pkgDir)
-		// An embedded file's directory and those between it and the
-		// package's: a file added to an embedded tree changes one of them.
+		if !embeds {
+			continue
+		}
 		for _, e := range f[1:] {
 			for d := filepath.Dir(filepath.Join(pkgDir, filepath.FromSlash(e))); d != pkgDir && strings.HasPrefix(d, pkgDir); d = filepath.Dir(d) {
 				add(d)
@@ -209,7 +211,7 @@ func programDirs(root, pkg string) ([]string, error) {
 		}
 	}
 	if len(dirs) == 0 {
-		return nil, fmt.Errorf("testbin: go list -deps %s named no directory of the module", pkg)
+		return nil, fmt.Errorf("testbin: go list -deps %s named no directory of the module", strings.Join(pkgs, " "))
 	}
 	return dirs, nil
 }

@@ -8,7 +8,7 @@ import (
 
 // A program's inputs are what it is built from: its packages and the
 // trees they embed, not the rest of the module.
-func TestProgramDirs(t *testing.T) {
+func TestModuleDeps(t *testing.T) {
 	root, err := ModuleRoot()
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +27,7 @@ func TestProgramDirs(t *testing.T) {
 	// go list runs as a child, whose reads the go command does not see:
 	// the directories are read here too, as Build does, so that this
 	// test's cached result goes when one of them changes.
-	labmate, err := programDirs(root, "../../cmd/labmate")
+	labmate, err := moduleDeps("", root, true, "../../cmd/labmate")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestProgramDirs(t *testing.T) {
 			t.Errorf("labmate's inputs name %s, which it is not built from:\n%v", not, got)
 		}
 	}
-	escape, err := programDirs(root, "../../observe/scriptprobe/testdata/escape")
+	escape, err := moduleDeps("", root, true, "../../observe/scriptprobe/testdata/escape")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,5 +57,14 @@ func TestProgramDirs(t *testing.T) {
 	}
 	if got := rel(escape); !slices.Equal(got, []string{"observe/scriptprobe/testdata/escape"}) {
 		t.Errorf("the escape helper's inputs: %v, want only its own directory", got)
+	}
+	// Without embeds (ModuleDirs, a lab proof's inputs) one lab's
+	// directory is not every lab's input.
+	sources, err := ModuleDirs("./cmd/labmate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(sources, "content") || slices.Contains(sources, "content/labs/gpu-incident") {
+		t.Errorf("ModuleDirs(./cmd/labmate) = %v, want content's directory and not its embedded labs'", sources)
 	}
 }
