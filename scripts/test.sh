@@ -91,7 +91,7 @@ phase() {
   echo "== $name"
   t0=$(date +%s)
   "$@" || rc=$?
-  echo "$name	$(($(date +%s) - t0))" >>"$times"
+  echo "$name	$(($(date +%s) - t0))	$rc" >>"$times"
   return "$rc"
 }
 
@@ -109,6 +109,18 @@ summary() {
   if [ -s "$work/load" ]; then
     awk -v c="$cores" '{ if ($2 > m) { m = $2; at = $1 } s += $2; n++ }
       END { printf "== load average (1 min) on %d cores: peak %.1f at %d min, mean %.1f over %d samples\n", c, m, at / 60, s / n, n }' "$work/load"
+  fi
+}
+
+# failures: what failed, last in the log (often all a CI view keeps):
+# each phase that exited non-zero, then each failed test with the first
+# lines of its output and each package that failed without a failed
+# test (scripts/testfails reads the JSON events).
+failures() {
+  echo "== what failed"
+  awk -F'\t' '$3 != "" && $3 != 0 { printf "   phase %s: exit %s\n", $1, $3 }' "$times"
+  if compgen -G "$work/json/*.json" >/dev/null; then
+    go run ./scripts/testfails -lines 6 "$work"/json/*.json
   fi
 }
 
@@ -131,6 +143,7 @@ background() {
   bg_pids="$bg_pids $!"
 }
 
+verdict=""
 finish() {
   local rc=$?
   # Background work still running means this script is exiting early.
@@ -154,6 +167,8 @@ finish() {
   fi
   # The summary reports; it never changes the run's exit status.
   if [ -s "$times" ]; then summary || true; fi
+  if [ "$rc" != 0 ] && [ -s "$times" ]; then failures || true; fi
+  if [ -n "$verdict" ]; then echo "$verdict"; fi
   rm -rf "$work"
   exit "$rc"
 }
@@ -388,8 +403,9 @@ wait
 bg_pids=""
 local_rc=$(cat "$work/local.rc")
 cluster_rc=$(cat "$work/cluster.rc")
+# The verdict is the log's last line (finish prints it after the summary).
 if [ "$local_rc" != 0 ] || [ "$cluster_rc" != 0 ]; then
-  echo "test.sh: FAIL (local lane: exit $local_rc, cluster lane: exit $cluster_rc)" >&2
+  verdict="test.sh: FAIL (local lane: exit $local_rc, cluster lane: exit $cluster_rc)"
   exit 1
 fi
-echo "test.sh: ok"
+verdict="test.sh: ok"
