@@ -2,6 +2,7 @@ package tui
 
 import (
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -77,22 +78,43 @@ func update(m Model, msg tea.Msg) (Model, tea.Cmd) {
 }
 
 // runCmd runs a command and returns the messages it produced, flattening
-// batches; a command still running after a moment is skipped.
+// batches. A command that waits for the outside (a timer, the class
+// feed, the replay's next change) is left waiting when nothing has come:
+// the tests hand the model what those would bring themselves. That it
+// waits is seen, not timed: its goroutine parks in a channel receive
+// inside one of waits (a render under a busy machine's load takes as
+// long as it takes). Any other command is waited for; one that has not
+// returned after 30 s is a hang, and panics.
 func runCmd(cmd tea.Cmd) []tea.Msg {
 	if cmd == nil {
 		return nil
 	}
 	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
+	ids := make(chan string, 1)
+	go func() {
+		ids <- goroutineID()
+		ch <- cmd()
+	}()
+	id := <-ids
+	deadline := time.Now().Add(30 * time.Second)
 	var msg tea.Msg
-	select {
-	case msg = <-ch:
-	case <-time.After(300 * time.Millisecond):
-		return nil
+	for msg == nil {
+		select {
+		case msg = <-ch:
+			if msg == nil {
+				return nil
+			}
+			continue
+		case <-time.After(time.Millisecond):
+		}
+		if waiting(id) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			panic("runCmd: the command did not return in 30 s")
+		}
 	}
 	switch msg := msg.(type) {
-	case nil:
-		return nil
 	case tea.BatchMsg:
 		var out []tea.Msg
 		for _, c := range msg {
@@ -102,6 +124,59 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 	default:
 		return []tea.Msg{msg}
 	}
+}
+
+// waits are the functions of the commands that wait for the outside, as
+// they appear in a goroutine's stack (closures, possibly inlined into
+// their callers: "tui.(*Model).event.(*replayBar).Update.waitReplay.func5").
+var waits = []string{".waitClass.func", ".waitClassLab.func", ".waitReplay.func", "bubbletea.Tick.func"}
+
+// goroutineID is the calling goroutine's number, from its stack's header
+// ("goroutine 18 [running]:").
+func goroutineID() string {
+	buf := make([]byte, 64)
+	buf = buf[:runtime.Stack(buf, false)]
+	id, _, _ := strings.Cut(strings.TrimPrefix(string(buf), "goroutine "), " ")
+	return id
+}
+
+// waiting reports whether goroutine id is parked in a channel receive
+// (or a select) whose innermost frame is one of waits.
+func waiting(id string) bool {
+	buf := make([]byte, 1<<16)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		header, rest, _ := strings.Cut(g, "\n")
+		if !strings.HasPrefix(header, "goroutine "+id+" [") {
+			continue
+		}
+		state := strings.TrimPrefix(header, "goroutine "+id+" [")
+		if !strings.HasPrefix(state, "chan receive") && !strings.HasPrefix(state, "select") {
+			return false
+		}
+		// The innermost frame of its own (GOTRACEBACK=system shows the
+		// runtime's first), then its file line.
+		for _, frame := range strings.Split(rest, "\n") {
+			if strings.HasPrefix(frame, "runtime.") || strings.HasPrefix(frame, "\t") {
+				continue
+			}
+			for _, w := range waits {
+				if strings.Contains(frame, w) {
+					return true
+				}
+			}
+			return false
+		}
+		return false
+	}
+	return false
 }
 
 func sizeMsg(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
