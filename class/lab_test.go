@@ -115,7 +115,9 @@ func tamper(t *testing.T, cs *kubefake.Clientset, edit func(map[string][]byte, m
 // verified version, and delivers a tampered object as refused.
 func TestWatchLabNoticesANewVersion(t *testing.T) {
 	cs := kubefake.New()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// The watch runs until the test ends: each wait below has its own
+	// bound, and a deadline here would end the watch under them.
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	v1, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1")))
 	if err != nil {
@@ -145,8 +147,8 @@ func next(t *testing.T, ch <-chan LabNotice) LabNotice {
 	select {
 	case n := <-ch:
 		return n
-	case <-time.After(10 * time.Second):
-		t.Fatal("no notice")
+	case <-time.After(30 * time.Second):
+		t.Fatal("no notice in 30 s")
 	}
 	return LabNotice{}
 }

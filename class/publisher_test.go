@@ -39,9 +39,11 @@ func storedRecord(t *testing.T, cs *kubefake.Clientset, learner string) Record {
 	return r
 }
 
+// waitFor polls cond until it holds: 30 s, for a loaded machine; it holds
+// at once when the code is right.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 10*time.Second, true,
+	err := wait.PollUntilContextTimeout(context.Background(), 10*time.Millisecond, 30*time.Second, true,
 		func(context.Context) (bool, error) { return cond(), nil })
 	if err != nil {
 		t.Fatalf("waiting for %s: %v", what, err)
@@ -61,8 +63,9 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 	cs := kubefake.New(recordObject("learner-01", "gpu-incident"))
 	clk := testingclock.NewFakeClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	const interval = 2 * time.Second
+	var sent atomic.Int64
 	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: interval, Clock: clk,
-		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}, Sent: func(Record) { sent.Add(1) }})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)
@@ -91,7 +94,13 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 	// One interval later, one send carries the newest record.
 	clk.Step(interval)
 	waitFor(t, "the send after the interval", requests(3))
-	waitFor(t, "connected", func() bool { return p.Status().State == Connected })
+	// A request is counted as it starts, and the status was connected
+	// since the first send: the record is read once the third send
+	// returned.
+	waitFor(t, "the third send to return", func() bool { return sent.Load() == 3 })
+	if st := p.Status(); st.State != Connected {
+		t.Fatalf("status after the send: %+v", st)
+	}
 	got := storedRecord(t, cs, "learner-01")
 	if got.Step(1).Hints != 32 || got.Step(1).Status != want.Step(1).Status || got.Step(3).Status != want.Step(3).Status {
 		t.Fatalf("stored %+v, want %+v", got.Steps, want.Steps)
@@ -138,7 +147,10 @@ func TestPublisherRetriesAndDeliversLatest(t *testing.T) {
 	waitFor(t, "retrying", func() bool { return p.Status().State == Retrying && p.Status().Pending })
 	p.Publish(Update{Report: f.report(checks.Passed)})
 	down.Store(false)
-	waitFor(t, "connected", func() bool { return p.Status().State == Connected })
+	// A send that took its record before that Publish may land first, and
+	// say connected with the newer record pending: the newest has landed
+	// once nothing is pending.
+	waitFor(t, "connected", func() bool { st := p.Status(); return st.State == Connected && !st.Pending })
 	if st := storedRecord(t, cs, "learner-01").Step(1).Status; st != checks.Passed {
 		t.Fatalf("stored status %s, want the newest (passed)", st)
 	}
@@ -166,8 +178,8 @@ func TestPublisherRefused(t *testing.T) {
 				if st.State != Refused || st.Err == nil {
 					t.Fatalf("status %+v, want refused", st)
 				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("no status")
+			case <-time.After(30 * time.Second):
+				t.Fatal("no status in 30 s")
 			}
 		})
 	}
@@ -198,7 +210,7 @@ func TestPublishNeverBlocks(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Publish blocked behind a stuck send")
+	case <-time.After(30 * time.Second):
+		t.Fatal("Publish blocked behind a stuck send: 2000 calls not done in 30 s")
 	}
 }

@@ -555,11 +555,12 @@ func needSh(t *testing.T) {
 	}
 }
 
-// runSh runs a shell text with stdin closed and a timeout; it returns the
-// combined output and the exit code.
+// runSh runs a shell text with stdin closed and a timeout (30 s: it ends
+// at once, but a loaded machine decides when); it returns the combined
+// output and the exit code.
 func runSh(t *testing.T, env []string, name string, args ...string) (string, int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, name, args...)
 	cmd.Env = append(os.Environ(), env...)

@@ -39,7 +39,7 @@ func TestLoadDirNeverBlocksOnAFIFO(t *testing.T) {
 			if err == nil {
 				t.Errorf("%s a FIFO: the lab loaded", fifo)
 			}
-		case <-time.After(20 * time.Second):
+		case <-time.After(30 * time.Second):
 			t.Fatalf("LoadDir blocked on a FIFO named %s", fifo)
 		}
 	}

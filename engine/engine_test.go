@@ -124,13 +124,15 @@ func (c *chanSource) Run(ctx context.Context, out chan<- observe.Observation) er
 	}
 }
 
+// next waits for the next report: 30 s, for a loaded machine; it comes
+// at once when the code is right.
 func next(t *testing.T, out <-chan Report) Report {
 	t.Helper()
 	select {
 	case r := <-out:
 		return r
-	case <-time.After(3 * time.Second):
-		t.Fatal("no report")
+	case <-time.After(30 * time.Second):
+		t.Fatal("no report in 30 s")
 		return Report{}
 	}
 }
@@ -168,7 +170,8 @@ func TestFailedSourceIsAProblemAndDoesNotBlockReadiness(t *testing.T) {
 	lab, steps := testLab()
 	e := New(Config{Lab: lab, Steps: steps})
 	src := &chanSource{name: "broken", err: errors.New("no inotify")}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	// The bound of the wait for readiness, not a deadline under test.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, stop := e.Start(ctx, []observe.Source{src})
 	defer stop()
@@ -177,7 +180,7 @@ func TestFailedSourceIsAProblemAndDoesNotBlockReadiness(t *testing.T) {
 		select {
 		case rep = <-out:
 		case <-ctx.Done():
-			t.Fatal("never ready: the failed source kept it waiting")
+			t.Fatal("never ready in 30 s: the failed source kept it waiting")
 		}
 	}
 	if len(rep.Problems) != 1 || !strings.Contains(rep.Problems[0], "no inotify") {
@@ -249,7 +252,7 @@ func TestRunSurvivesPanics(t *testing.T) {
 	}
 	src.obs <- fileObs("tap-boom", "x")
 	src.obs <- fileObs("a", "ok")
-	deadline := time.After(3 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case r = <-out:

@@ -77,7 +77,7 @@ func halfWrites(t *testing.T, poll bool) {
 	}()
 	until := func(want checks.Status) {
 		t.Helper()
-		deadline := time.After(15 * time.Second)
+		deadline := time.After(30 * time.Second)
 		for {
 			select {
 			case st := <-step1:

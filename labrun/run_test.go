@@ -37,10 +37,12 @@ func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Tap(func(Update) { tapped++ })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// Each wait below gets 30 s, for a loaded machine: the whole test a
+	// minute.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st := r.Start(ctx)
-	rep, ok := st.Until(ctx, 10*time.Second, 50*time.Millisecond, func(r engine.Report) bool { return r.Ready })
+	rep, ok := st.Until(ctx, 30*time.Second, 50*time.Millisecond, func(r engine.Report) bool { return r.Ready })
 	if !ok || rep.Step(9).Status != checks.Failed {
 		t.Fatalf("start: ready %v, echo step %v", ok, rep.Step(9).Status)
 	}
@@ -109,7 +111,9 @@ func TestOnceAnswersWhenReady(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := r.Once(context.Background(), 10*time.Second)
+	// The timeout is when Once would answer with a report not ready: every
+	// source syncs long before it (30 s, for a loaded machine).
+	rep := r.Once(context.Background(), 30*time.Second)
 	if !rep.Ready || rep.Cluster.State != "off" || len(rep.Steps) != 9 {
 		t.Fatalf("ready %v, cluster %+v, %d steps", rep.Ready, rep.Cluster, len(rep.Steps))
 	}
@@ -130,7 +134,8 @@ func TestReplayRunEndsLikeExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := Replay(kit.Text, kit.Steps, tr, trace.ReplayOptions{Speed: trace.Instant})
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// Longer than the 30 s wait below, so that the run outlives it.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	st := r.Start(ctx)
 	defer r.Stop()
@@ -174,7 +179,9 @@ func TestAFailedProgressSaveIsClearedByTheNextSave(t *testing.T) {
 	if err := os.MkdirAll(store.Path, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	// The bound of the waits below: a minute for them all, for a loaded
+	// machine.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	reports := make(chan engine.Report)
 	p := &pump{out: make(chan Update, 1)}
@@ -249,7 +256,7 @@ func TestFirstAnswerSaysTheRunsNotices(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Notice("교실 파일 경고")
-	rep := r.Once(context.Background(), 10*time.Second)
+	rep := r.Once(context.Background(), 30*time.Second)
 	if len(rep.Problems) < 2 || rep.Problems[0] != "상태 파일 경고" || rep.Problems[1] != "교실 파일 경고" {
 		t.Fatalf("problems %q, want the run's notices first", rep.Problems)
 	}

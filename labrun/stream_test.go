@@ -91,7 +91,7 @@ func TestUntilWaitsForQuiet(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 		p.send(ctx, report(true, checks.Failed))
 	}()
-	rep, ok := st.Until(ctx, 5*time.Second, 100*time.Millisecond, func(r engine.Report) bool { return r.Step(1).Status == checks.Failed })
+	rep, ok := st.Until(ctx, 30*time.Second, 100*time.Millisecond, func(r engine.Report) bool { return r.Step(1).Status == checks.Failed })
 	if !ok || rep.Step(1).Status != checks.Failed {
 		t.Fatalf("Until returned %v %v", rep.Step(1).Status, ok)
 	}

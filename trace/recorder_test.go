@@ -295,7 +295,7 @@ func TestRecorderKilledMidStream(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > 4<<20 {
 			break

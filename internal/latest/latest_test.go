@@ -42,7 +42,9 @@ func TestMergeFoldsWhatTheReaderMissed(t *testing.T) {
 // with one of the values, never blocked for ever.
 func TestSendWithManyWritersEnds(t *testing.T) {
 	ch := make(chan int, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// The deadline frees a writer that would block for ever; the writers
+	// must be done long before it (30 s, for a loaded machine).
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
 	for w := 0; w < 8; w++ {

@@ -101,8 +101,8 @@ func start(t *testing.T, src observe.Source) *collector {
 			if err != nil {
 				t.Errorf("Run returned %v", err)
 			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("Run did not return after cancel")
+		case <-time.After(patience):
+			t.Errorf("Run did not return within %v of cancel", patience)
 		}
 	})
 	return c
@@ -406,12 +406,21 @@ func TestWatchErrorTriggersProbe(t *testing.T) {
 	})
 	c := start(t, NewForClient(client, Builtin().RESTMapper(), probe, nodeScope))
 	c.until("synced", 10*time.Second, isState(observe.ClusterSynced))
+	// Synced says the list was read; the watch after it may start later.
+	// Taken down before it started, the watch would be refused, and
+	// there would be no watch to break.
+	var w *watch.FakeWatcher
+	select {
+	case w = <-watches:
+	case <-time.After(patience):
+		t.Fatalf("no watch of nodes within %v of the sync", patience)
+	}
 	before := probes.Load()
 
 	down.Store(true)
 	c.forget()
 	time.Sleep(1100 * time.Millisecond) // a watch shorter than 1s is a different error path
-	(<-watches).Stop()
+	w.Stop()
 	o := c.until("unreachable", 10*time.Second, isState(observe.ClusterUnreachable))
 	if !strings.Contains(o.Cluster.Err, "connection refused") {
 		t.Errorf("Err = %q", o.Cluster.Err)

@@ -33,8 +33,9 @@ func watchOpts(t *testing.T, opts Options) func(path string, want func(observe.F
 			t.Errorf("Run: %v", err)
 		}
 	})
-	// Wait for the initial sync.
-	deadline := time.After(5 * time.Second)
+	// Wait for the initial sync (30 s, for a loaded machine; it comes at
+	// once when the code is right, as does every observation below).
+	deadline := time.After(30 * time.Second)
 	for synced := false; !synced; {
 		select {
 		case o := <-out:
@@ -45,7 +46,7 @@ func watchOpts(t *testing.T, opts Options) func(path string, want func(observe.F
 	}
 	return func(path string, want func(observe.FileObs) bool) observe.FileObs {
 		t.Helper()
-		deadline := time.After(5 * time.Second)
+		deadline := time.After(30 * time.Second)
 		for {
 			select {
 			case o := <-out:

@@ -134,7 +134,7 @@ func TestNoHelperNoFilter(t *testing.T) {
 	hooked = false
 	hookMu.Unlock()
 	defer func() { hookMu.Lock(); hooked = true; hookMu.Unlock() }()
-	r := runSpec(t, SandboxNone, observe.SandboxSpec{}, "#!/bin/sh\nexit 0\n", 10*time.Second)
+	r := runSpec(t, SandboxNone, observe.SandboxSpec{}, "#!/bin/sh\nexit 0\n", 30*time.Second)
 	if r.Seccomp != observe.SeccompOff || r.Memory != nil || r.ExitCode != 0 {
 		t.Errorf("without the helper: %+v", r)
 	}
@@ -191,7 +191,9 @@ func TestStartFailuresAreTyped(t *testing.T) {
 			{"no shebang\n", "ENOEXEC"},
 			{"#!/no/such/shell\n", "ENOENT"},
 		} {
-			r := runSpec(t, mode, observe.SandboxSpec{}, tc.script, 5*time.Second)
+			// The start fails at once; the timeout only bounds a loaded
+			// machine (a run it cut short would say timed out instead).
+			r := runSpec(t, mode, observe.SandboxSpec{}, tc.script, 30*time.Second)
 			if r.Internal || r.Start == nil || r.Start.Errno != tc.errno || r.StartErr == "" {
 				t.Errorf("%s %q: %+v", mode, tc.script, r)
 			}

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/labhub/labmate/observe"
 )
 
 // procsMatching lists live processes whose environment holds env
@@ -100,12 +102,21 @@ func TestEscapedProcessesAreKilled(t *testing.T) {
 					}
 				}
 				marker := uniqueSleep(t)
-				timeout := tc.timeout
-				if timeout == 0 {
-					timeout = 20 * time.Second
+				script := strings.ReplaceAll(tc.script, "SLEEP", marker)
+				probe := func(timeout time.Duration) map[string]observe.ScriptObs {
+					return probeOnce(t, script, 0o755, Options{Timeout: timeout, Sandbox: mode})
 				}
 				spent := drainGraceSpent.Load()
-				runs := probeOnce(t, strings.ReplaceAll(tc.script, "SLEEP", marker), 0o755, Options{Timeout: timeout, Sandbox: mode})
+				var runs map[string]observe.ScriptObs
+				if tc.timeout > 0 {
+					// The script hangs once it printed its tag: the
+					// timeout ends it, once the script got that far.
+					runs, _ = untilStarted(t, "tag=", tc.timeout, probe)
+				} else {
+					// The script ends by itself, well within the 30 s a
+					// loaded machine gets for it.
+					runs = probe(30 * time.Second)
+				}
 				// Nothing is waited for: no leftover holds the output pipe
 				// until the drain grace runs out (observed, not timed: the
 				// test is not parallel, so no other run drains meanwhile).
