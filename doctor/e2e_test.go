@@ -7,7 +7,7 @@ import (
 )
 
 // Against the real lab cluster (LABMATE_E2E=1): every cluster finding is
-// right and doctor still answers within 5 seconds.
+// right, and doctor answers without waiting for anything that hangs.
 func TestSandboxE2E(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	o := opts(t)

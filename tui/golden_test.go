@@ -40,7 +40,7 @@ func TestGolden(t *testing.T) {
 				if page.keys != "" {
 					teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 						return bytes.Contains(b, []byte("통과"))
-					}, teatest.WithDuration(5*time.Second))
+					}, teatest.WithDuration(30*time.Second))
 				}
 				for _, r := range page.keys {
 					tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
@@ -52,11 +52,11 @@ func TestGolden(t *testing.T) {
 						}
 					}
 					return true
-				}, teatest.WithDuration(5*time.Second))
+				}, teatest.WithDuration(30*time.Second))
 				if err := tm.Quit(); err != nil {
 					t.Fatal(err)
 				}
-				fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+				fm := tm.FinalModel(t, teatest.WithFinalTimeout(30*time.Second)).(Model)
 				checkFits(t, fm)
 				view := fm.View()
 				if strings.Contains(view, "\x1b[") {

@@ -87,8 +87,10 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			if pub == nil {
 				t.Fatalf("class not started: %v", s.warnings)
 			}
-			out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: 10 * time.Second})
-			first := decode(t, out.waitLines(t, 1, 15*time.Second)[0])
+			// Every source syncs long before the ready timeout (see
+			// TestWatchRealLabFileStep).
+			out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: patience})
+			first := decode(t, out.waitLines(t, 1, 2*patience)[0])
 			if st := first.Step(1); st == nil || st.Status != checks.Passed {
 				t.Fatalf("step 1 with the reference config: %+v", st)
 			}
@@ -101,7 +103,7 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 				t.Errorf("exit %d", code)
 			}
 			if name == "down" {
-				deadline := time.Now().Add(10 * time.Second)
+				deadline := time.Now().Add(patience)
 				for pub.Status().State != class.Retrying && time.Now().Before(deadline) {
 					time.Sleep(20 * time.Millisecond)
 				}

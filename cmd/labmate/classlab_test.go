@@ -195,7 +195,7 @@ func TestPackClassLabRefusesAFIFOWithoutOpeningIt(t *testing.T) {
 		if !errors.As(err, &r) || r.Reason != labstore.Special {
 			t.Fatalf("class.PackRef(a lab whose lab.toml is a FIFO) = %v, want a Special refusal", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(patience):
 		t.Fatal("packClassLab blocked opening a FIFO named lab.toml")
 	}
 }

@@ -69,7 +69,11 @@ hint = " 포트는 따옴표 없는 정수입니다."
 	"steps/02.md":             "`{{ROOT}}/etc/site.toml` 의 `[server]` 에 `port = 8080` 과 `name` 을 쓰세요.\n",
 	"reference/bin/reload.sh": "#!/bin/sh\nnginx -s reload\n",
 	"reference/etc/site.toml": "[server]\nport = 8080\nname = \"www.example.com\"\n",
-	"verify.toml": `timeout_seconds = 10
+	// The timeout bounds what must come (the lab ready, the earlier
+	// steps' solutions passing): 30 s, for a loaded machine. A file-only
+	// case that does not hold is known once its files settled, so it
+	// costs nothing when the lab is right.
+	"verify.toml": `timeout_seconds = 30
 
 [[steps]]
 id = "script"
@@ -222,7 +226,6 @@ func TestVerifyFailsOnEachRule(t *testing.T) {
 			for k, v := range thirdLab {
 				files[k] = v
 			}
-			edit(files, "verify.toml", "timeout_seconds = 10", "timeout_seconds = 2")
 			tc.change(files)
 			code, out, errOut := runStreams("lab", "verify", writeLab(t, files))
 			if code != cli.ExitFail {

@@ -131,7 +131,7 @@ func TestVerifyRefusesMisspeltIDs(t *testing.T) {
 // failures of their own), and no row ends in a dangling label.
 func TestVerifyStopsAtABrokenReferenceAtOnce(t *testing.T) {
 	files := labWith(t,
-		[3]string{"verify.toml", "timeout_seconds = 10", "timeout_seconds = 60"},
+		[3]string{"verify.toml", "timeout_seconds = 30", "timeout_seconds = 60"},
 		// The reference has no server.tls: step 2's solution cannot pass.
 		[3]string{"lab.toml", "needs = [\"port\"]\n", "needs = [\"port\"]\n\n[[steps.checks]]\nid = \"tls\"\ntype = \"field\"\npath = \"etc/site.toml\"\nkey = \"server.tls\"\nequals = true\n"},
 		[3]string{"lab.toml", "", "\n[[steps]]\nnumber = 3\nid = \"extra\"\ntitle = \"하나 더\"\nbody = \"steps/02.md\"\n\n[[steps.checks]]\nid = \"exists\"\ntype = \"file\"\npath = \"etc/extra.toml\"\n"},

@@ -78,8 +78,10 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stop := startWatch(t, s, textout.Watch{JSON: true, Step: 5, ReadyTimeout: 20 * time.Second})
-	first := decode(t, out.waitLines(t, 1, 30*time.Second)[0])
+	// Every source syncs long before the ready timeout (see
+	// TestWatchRealLabFileStep).
+	out, stop := startWatch(t, s, textout.Watch{JSON: true, Step: 5, ReadyTimeout: patience})
+	first := decode(t, out.waitLines(t, 1, 2*patience)[0])
 	if st := first.Step(5); st == nil || st.Status != checks.Passed {
 		t.Fatalf("step 5 before the change: %+v", first.Steps)
 	}

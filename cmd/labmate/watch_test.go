@@ -122,9 +122,18 @@ func fileSetup(t *testing.T, lab *content.Lab, steps []checks.Step, root string,
 	return s
 }
 
+// write replaces path with text as editors save: a temp file renamed
+// over it, so the watcher reads the old text or the new, never a file
+// half written. (A rewrite in place may be read truncated; with the
+// writer stalled past the settle window on a loaded machine, that read
+// would rightly be shown as a change of its own.)
 func write(t *testing.T, path, text string) {
 	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+	tmp := path + ".tmp~"
+	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -145,8 +154,8 @@ func startWatch(t *testing.T, s *setup, o textout.Watch) (*lines, func() int) {
 				t.Errorf("stderr: %s", strings.Join(e, "\n"))
 			}
 			return c
-		case <-time.After(3 * time.Second):
-			t.Fatal("watch did not return after its context ended")
+		case <-time.After(patience):
+			t.Fatalf("watch did not return within %v of its context's end", patience)
 			return -1
 		}
 	}
@@ -334,9 +343,9 @@ func TestWatchExitsCleanlyOnSignals(t *testing.T) {
 				if rec := decode(t, line); len(rec.Steps) != 8 {
 					t.Errorf("first record has %d steps", len(rec.Steps))
 				}
-			case <-time.After(25 * time.Second):
+			case <-time.After(patience):
 				cmd.Process.Kill()
-				t.Fatalf("no first record; stderr: %s", stderr.String())
+				t.Fatalf("no first record within %v; stderr: %s", patience, stderr.String())
 			}
 			cmd.Process.Signal(sig)
 			done := make(chan error, 1)
@@ -346,9 +355,9 @@ func TestWatchExitsCleanlyOnSignals(t *testing.T) {
 				if err != nil {
 					t.Errorf("exit after %v: %v; stderr: %s", sig, err, stderr.String())
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(patience):
 				cmd.Process.Kill()
-				t.Fatalf("still running 5s after %v", sig)
+				t.Fatalf("still running %v after %v", patience, sig)
 			}
 		})
 	}
@@ -374,8 +383,11 @@ func TestWatchRealLabFileStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: 10 * time.Second})
-	first := decode(t, out.waitLines(t, 1, 15*time.Second)[0])
+	// Every source syncs long before the ready timeout (patience, for a
+	// loaded machine); were one not to, the not-ready first record would
+	// come after it, and be read.
+	out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: patience})
+	first := decode(t, out.waitLines(t, 1, 2*patience)[0])
 	if st := first.Step(1); st == nil || st.Status != checks.Passed {
 		t.Fatalf("step 1 with the reference config: %+v", st)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 	"github.com/labhub/labmate/observe/scriptprobe"
@@ -228,6 +229,9 @@ type variant struct {
 	others  checks.Status // what the unlisted checks must be; "" means Passed
 	// probe, when set, runs the step's script probe for real first.
 	probe *scriptprobe.Options
+	// started, when set, is what the script prints before it hangs until
+	// the probe's timeout ends it (see hanging).
+	started string
 	// unless names a host path whose existence would change the outcome
 	// (a real containerd binary, a real config): the case is skipped.
 	unless string
@@ -242,12 +246,52 @@ func runVariants(t *testing.T, s checks.Step, rel string, vs []variant) {
 			}
 			root := labRoot(t, map[string]string{rel: v.fixture})
 			var runs []observe.Observation
-			if v.probe != nil {
+			switch {
+			case v.probe != nil && v.started != "":
+				runs, v = hanging(t, root, v)
+			case v.probe != nil:
 				runs = probeScript(t, root, *v.probe)
 			}
 			ev := evalStep(t, s, root, observeRoot(t, root, runs...))
 			assertOutcome(t, ev, v)
 		})
+	}
+}
+
+// hanging probes a script that prints v.started, then hangs until the
+// probe's timeout ends it. The timeout is the case under test, but the
+// script's getting to its hang is a must, and a loaded machine may take
+// longer than the timeout for that (at load 24, 0.5 s ended a script
+// before its first line): while a run ended before printing v.started,
+// the script runs again with twice the timeout, up to one of 30 s or
+// more. The words of v that name the first timeout then name the one
+// the runs had.
+func hanging(t *testing.T, root string, v variant) ([]observe.Observation, variant) {
+	t.Helper()
+	opts := *v.probe
+	first := opts.Timeout
+	for {
+		runs := probeScript(t, root, opts)
+		started := true
+		for _, o := range runs {
+			if o.Script != nil && !strings.Contains(o.Script.Output, v.started) {
+				started = false
+			}
+		}
+		if started || opts.Timeout >= 30*time.Second {
+			if opts.Timeout != first {
+				fail := map[string][]string{}
+				for id, words := range v.fail {
+					for _, w := range words {
+						fail[id] = append(fail[id], strings.ReplaceAll(w, content.Duration(first), content.Duration(opts.Timeout)))
+					}
+				}
+				v.fail = fail
+			}
+			return runs, v
+		}
+		t.Logf("a run ended by its %v timeout before it printed %q (a loaded machine): again with %v", opts.Timeout, v.started, 2*opts.Timeout)
+		opts.Timeout *= 2
 	}
 }
 
