@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,21 +95,21 @@ users:
 	return p
 }
 
-// hung bounds a doctor run that must not have waited for what hangs (the
-// fake tmux sleeps two minutes, a blackhole never answers): far above the
-// deadline the tests give doctor (30 s), far below the hang. Whether a
-// probe's own timeout held is decided by the verdicts (one that waited
-// for the hang is cut by the deadline, and says so), not by how fast a
-// loaded machine ran the probes.
-const hung = time.Minute
+// unfinished is what a finding the run's deadline cut says.
+const unfinished = "끝나지 않았습니다"
 
-// within runs doctor and fails the test when it waited for a hang.
+// within runs doctor and fails the test when a probe was cut by the
+// deadline: what hangs must be ended by the probe's own timeout, well
+// inside the deadline the tests give doctor (30 s), and a probe that
+// waited for the hang instead is reported unfinished. Decided by the
+// verdicts, not by how fast a loaded machine ran the probes.
 func within(t *testing.T, o Options) Result {
 	t.Helper()
-	start := time.Now()
 	r := Run(context.Background(), o)
-	if took := time.Since(start); took > hung {
-		t.Fatalf("doctor took %v: it waited for something that hangs", took)
+	for _, f := range r.Findings {
+		if f.Verdict == Fail && strings.Contains(f.Detail, unfinished) {
+			t.Fatalf("%s did not finish by the deadline: %s", f.ID, f.Detail)
+		}
 	}
 	return r
 }
@@ -183,14 +182,10 @@ func TestBlackhole(t *testing.T) {
 	}()
 	o := opts(t)
 	o.Kubeconfig = writeKubeconfig(t, "https://"+l.Addr().String())
-	start := time.Now()
 	r := within(t, o)
 	expect(t, r, map[string]Verdict{"kubeconfig": OK, "apiserver": Fail, "nodes": Skip})
 	if api := byID(t, r, "apiserver"); !strings.Contains(api.Detail, "답하지 않았습니다") {
 		t.Errorf("blackhole not explained as a timeout: %q", api.Detail)
-	}
-	if took := time.Since(start); took > hung {
-		t.Errorf("blackhole took %v; the API budget is %v", took, versionTimeout)
 	}
 }
 
@@ -392,35 +387,22 @@ func TestHungTmux(t *testing.T) {
 	o.NoCluster = true
 	o.Getenv = env("TERM", "xterm-256color", "LANG", "C.UTF-8", "TMUX", "/nowhere,1,0")
 	o.Tmux = fake
-	start := time.Now()
 	r := within(t, o)
-	if took := time.Since(start); took > hung {
-		t.Errorf("a hung tmux held doctor for %v", took)
-	}
 	expect(t, r, map[string]Verdict{"tmux": Warn})
 }
 
-// hangingTmux is a tmux that never answers: a shell whose child sleeps
-// two minutes (far past hung) holding its output open, as a wedged tmux
-// would. What the shell started is ended with the test.
+// hangingTmux is a tmux that never answers: a shell whose child holds
+// its output open, as a wedged tmux would, until the test ends (its
+// directory, removed then, is what keeps it going). Nothing is killed by
+// pid: a pid read later may be another process's.
 func hangingTmux(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	fake, pid := filepath.Join(dir, "tmux"), filepath.Join(dir, "pid")
-	if err := os.WriteFile(fake, []byte("#!/bin/sh\nsleep 120 &\necho $! > "+pid+"\nwait\n"), 0o755); err != nil {
+	alive := t.TempDir()
+	fake := filepath.Join(t.TempDir(), "tmux")
+	script := "#!/bin/sh\n(while [ -d '" + alive + "' ]; do sleep 0.1; done) &\nwait\n"
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		b, err := os.ReadFile(pid)
-		if err != nil {
-			return
-		}
-		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-			if p, err := os.FindProcess(n); err == nil {
-				_ = p.Kill()
-			}
-		}
-	})
 	return fake
 }
 
@@ -431,13 +413,12 @@ func TestDeadlineReportsUnfinishedProbes(t *testing.T) {
 	o.Getenv = env("TERM", "xterm-256color", "LANG", "C.UTF-8", "TMUX", "/nowhere,1,0")
 	o.Tmux = fake
 	o.Deadline = 300 * time.Millisecond
-	r := within(t, o)
+	// Run, not within: the cut is what is looked at. Reported unfinished,
+	// the run did not wait for the probe (its own timeout is longer).
+	r := Run(context.Background(), o)
 	f := byID(t, r, "tmux")
-	if f.Verdict != Fail || !strings.Contains(f.Detail, "끝나지 않았습니다") {
+	if f.Verdict != Fail || !strings.Contains(f.Detail, unfinished) {
 		t.Errorf("unfinished probe: %+v", f)
-	}
-	if r.Elapsed > hung {
-		t.Errorf("deadline 300ms, took %v: it waited for the hung tmux", r.Elapsed)
 	}
 }
 

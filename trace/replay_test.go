@@ -198,12 +198,15 @@ func TestReplayPauseAndResume(t *testing.T) {
 }
 
 func TestReplaySpeedChangeMidWait(t *testing.T) {
-	r := ReplaySource(timedTrace(false, 0, 10*time.Second), ReplayOptions{Speed: 1})
+	// f1 is ten minutes away: at 1000x 0.6 s, at the old speed far past
+	// next's 30 s, so a speed change that did not wake the pending wait
+	// fails.
+	r := ReplaySource(timedTrace(false, 0, 10*time.Minute), ReplayOptions{Speed: 1})
 	ch, _ := play(t, r)
 	next(t, ch, time.Second)
 	next(t, ch, time.Second)
 	time.Sleep(50 * time.Millisecond)
-	r.SetSpeed(1000) // 10s at 1000x: 10ms, less the 50ms already played
+	r.SetSpeed(1000) // 10 min at 1000x: 0.6 s, less the 50 ms already played
 	p := next(t, ch, time.Second)
 	if fileName(p) != "f1" {
 		t.Fatalf("got %+v", p.obs)

@@ -98,14 +98,16 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 	id := <-ids
 	deadline := time.Now().Add(30 * time.Second)
 	var msg tea.Msg
-	for msg == nil {
+	// Looking stops the world for a moment: every millisecond at first
+	// (most commands are done by then), then less often.
+	for pause := time.Millisecond; msg == nil; pause = min(2*pause, 20*time.Millisecond) {
 		select {
 		case msg = <-ch:
 			if msg == nil {
 				return nil
 			}
 			continue
-		case <-time.After(time.Millisecond):
+		case <-time.After(pause):
 		}
 		if waiting(id) {
 			return nil
@@ -129,7 +131,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 // waits are the functions of the commands that wait for the outside, as
 // they appear in a goroutine's stack (closures, possibly inlined into
 // their callers: "tui.(*Model).event.(*replayBar).Update.waitReplay.func5").
-var waits = []string{".waitClass.func", ".waitClassLab.func", ".waitReplay.func", "bubbletea.Tick.func"}
+var waits = []string{".waitClass.func", ".waitClassLab.func", ".waitReplay.func", ".waitReport.func", "bubbletea.Tick.func"}
 
 // goroutineID is the calling goroutine's number, from its stack's header
 // ("goroutine 18 [running]:").
