@@ -87,10 +87,14 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			if pub == nil {
 				t.Fatalf("class not started: %v", s.warnings)
 			}
-			// Every source syncs long before the ready timeout (see
+			// Every source syncs long before the ready timeout, so the
+			// first record must be a ready one (see
 			// TestWatchRealLabFileStep).
 			out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: patience})
 			first := decode(t, out.waitLines(t, 1, 2*patience)[0])
+			if !first.Ready {
+				t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", patience, first.Report)
+			}
 			if st := first.Step(1); st == nil || st.Status != checks.Passed {
 				t.Fatalf("step 1 with the reference config: %+v", st)
 			}

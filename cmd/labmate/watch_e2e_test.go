@@ -78,10 +78,13 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every source syncs long before the ready timeout (see
-	// TestWatchRealLabFileStep).
+	// Every source syncs long before the ready timeout, so the first
+	// record must be a ready one (see TestWatchRealLabFileStep).
 	out, stop := startWatch(t, s, textout.Watch{JSON: true, Step: 5, ReadyTimeout: patience})
 	first := decode(t, out.waitLines(t, 1, 2*patience)[0])
+	if !first.Ready {
+		t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", patience, first.Report)
+	}
 	if st := first.Step(5); st == nil || st.Status != checks.Passed {
 		t.Fatalf("step 5 before the change: %+v", first.Steps)
 	}

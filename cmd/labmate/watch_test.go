@@ -384,10 +384,15 @@ func TestWatchRealLabFileStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Every source syncs long before the ready timeout (patience, for a
-	// loaded machine); were one not to, the not-ready first record would
-	// come after it, and be read.
+	// loaded machine). Were one not to, the not-ready first record would
+	// come after it, with a status the missing source had no say in: the
+	// first record must therefore be a ready one, or the test would go on
+	// from a report that proves nothing.
 	out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: patience})
 	first := decode(t, out.waitLines(t, 1, 2*patience)[0])
+	if !first.Ready {
+		t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", patience, first.Report)
+	}
 	if st := first.Step(1); st == nil || st.Status != checks.Passed {
 		t.Fatalf("step 1 with the reference config: %+v", st)
 	}

@@ -34,10 +34,11 @@ func writeInTwo(t *testing.T, path string, body []byte, pause time.Duration) {
 	}
 }
 
-// pollWrites rewrites a file n times in two chunks pause apart under a
-// forced poller looking every interval, and returns how long each new
-// version took to be seen. Any half-written version emitted fails t.
-func pollWrites(t *testing.T, interval, debounce, pause time.Duration, n int) []time.Duration {
+// startPoller runs a forced poller looking every interval at one file
+// of a fresh root, and returns the file's path and the poller's
+// observations from its Synced on. The poller stops when the test ends.
+func startPoller(t *testing.T, interval, debounce time.Duration) (string, <-chan observe.Observation) {
+	t.Helper()
 	root := t.TempDir()
 	path := filepath.Join(root, "a.conf")
 	if err := os.WriteFile(path, []byte("start\n"), 0o644); err != nil {
@@ -48,7 +49,7 @@ func pollWrites(t *testing.T, interval, debounce, pause time.Duration, n int) []
 		t.Fatalf("Polling() = %q", got)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	t.Cleanup(cancel)
 	out := make(chan observe.Observation, 64)
 	go func() { _ = src.Run(ctx, out) }()
 	for o := range out {
@@ -56,6 +57,14 @@ func pollWrites(t *testing.T, interval, debounce, pause time.Duration, n int) []
 			break
 		}
 	}
+	return path, out
+}
+
+// pollWrites rewrites a file n times in two chunks pause apart under a
+// forced poller looking every interval, and returns how long each new
+// version took to be seen. Any half-written version emitted fails t.
+func pollWrites(t *testing.T, interval, debounce, pause time.Duration, n int) []time.Duration {
+	path, out := startPoller(t, interval, debounce)
 	var lat []time.Duration
 	for i := 0; i < n; i++ {
 		body := []byte(fmt.Sprintf("version %02d %s\n", i, strings.Repeat("x", 200)))
@@ -89,13 +98,31 @@ func pollWrites(t *testing.T, interval, debounce, pause time.Duration, n int) []
 // way). That is asserted of the shipped settings, not timed (how late a
 // loaded machine runs the poller is not the poller's doing); the latency
 // is measured and logged, and each change must be seen within 30 s.
+//
+// That the poller looks when its PollInterval says, and not at some
+// cadence of its own, is checked against a second poller looking once
+// an hour: its file changes before the shipped poller's first change,
+// yet it must see nothing while the shipped poller sees all ten. A
+// poller that ignored PollInterval would look as often in both, and
+// the hourly one would see its change before the shipped one had seen
+// ten. That check is one of what must not come: a loaded machine can
+// only make it pass, never fail.
 func TestPollSeesAChangeWithinHalfASecond(t *testing.T) {
 	o := New(Options{}).opts
 	if d := o.PollInterval + 2*o.Debounce; d > 500*time.Millisecond {
 		t.Errorf("a change is seen up to %v after it was made (interval %v, debounce %v), want ≤ 0.5 s", d, o.PollInterval, o.Debounce)
 	}
+	hourlyPath, hourly := startPoller(t, time.Hour, 0)
+	if err := os.WriteFile(hourlyPath, []byte("changed\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	lat := pollWrites(t, 0, 0, 5*time.Millisecond, 10)
 	t.Logf("poll latency: median %v, max %v", lat[len(lat)/2], lat[len(lat)-1])
+	select {
+	case o := <-hourly:
+		t.Errorf("a poller looking once an hour saw a change while the shipped one saw ten: %+v", o)
+	case <-time.After(time.Second):
+	}
 }
 
 // Looking every 2 ms, nearly every look lands inside the 20 ms pause of

@@ -83,9 +83,20 @@ func TestHostileScriptsAreContained(t *testing.T) {
 				{"kill parent", "#!/bin/sh\nkill -9 $PPID\nkill -9 -1\nexit 0\n"},
 			} {
 				t.Run(tc.name, func(t *testing.T) {
-					r := runOne(t, mode, tc.script, time.Second)
+					// Every script ends by itself; the 30 s only bound a
+					// loaded machine. A run the timeout cut short would pass
+					// the checks below without having tried its attack, so
+					// it fails here, and a script that ends with exit 0
+					// must have got there.
+					r := runOne(t, mode, tc.script, 30*time.Second)
 					if r.Internal {
 						t.Fatalf("run failed on labmate's side: %+v", r)
+					}
+					if r.TimedOut {
+						t.Fatalf("the timeout ended the run before the script did: %+v", r)
+					}
+					if strings.HasSuffix(tc.script, "\nexit 0\n") && r.ExitCode != 0 {
+						t.Errorf("the script did not get to its exit 0: %+v", r)
 					}
 					if _, err := os.Stat(marker); err == nil {
 						t.Errorf("the script wrote %s", marker)
@@ -180,7 +191,13 @@ func TestNoLayoutWithoutSpec(t *testing.T) {
 	if testModes(t)[0] != SandboxNamespaces {
 		t.Skip("layouts need the namespaces sandbox")
 	}
-	r := runSpec(t, SandboxNamespaces, observe.SandboxSpec{}, "#!/bin/sh\n[ -e /etc/svc/app.conf ] && echo placed\n[ -e /usr/bin/svctl ] && echo trapped\nexit 0\n", 5*time.Second)
+	// The script ends at once; the timeout only bounds a loaded machine.
+	// A run it cut short would print neither word either, so the run
+	// must have ended by itself, at its exit 0.
+	r := runSpec(t, SandboxNamespaces, observe.SandboxSpec{}, "#!/bin/sh\n[ -e /etc/svc/app.conf ] && echo placed\n[ -e /usr/bin/svctl ] && echo trapped\nexit 0\n", 30*time.Second)
+	if r.TimedOut || r.ExitCode != 0 {
+		t.Fatalf("the run did not end by itself with exit 0: %+v", r)
+	}
 	if r.Traps == nil || len(r.Traps.Opened)+len(r.Traps.Called) != 0 || strings.Contains(r.Output, "placed") || strings.Contains(r.Output, "trapped") {
 		t.Errorf("run %+v", r)
 	}

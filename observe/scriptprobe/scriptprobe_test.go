@@ -47,8 +47,22 @@ type harness struct {
 	done   chan error
 }
 
+// testTimeout gives opts a 30 s Timeout where it has none. A test that
+// leaves Timeout zero runs scripts that must end on their own; the
+// shipped 5 s could end one of them on a loaded machine, and the test
+// would then fail, or pass having seen less than it meant to. A script
+// that ends by itself costs nothing more; the tests of the timeout set
+// their own.
+func testTimeout(opts Options) Options {
+	if opts.Timeout == 0 {
+		opts.Timeout = 30 * time.Second
+	}
+	return opts
+}
+
 func start(t *testing.T, root string, specs []observe.ProbeSpec, opts Options) *harness {
 	t.Helper()
+	opts = testTimeout(opts)
 	ctx, cancel := context.WithCancel(context.Background())
 	h := &harness{t: t, p: New(root, specs, opts), out: make(chan observe.Observation, 16), cancel: cancel, done: make(chan error, 1)}
 	go func() { h.done <- h.p.Run(ctx, h.out) }()
@@ -118,9 +132,11 @@ func sha(s string) string {
 
 // probeOnce runs one script through both scenarios. The runs must come
 // within the run's timeout (a script that hangs ends there) and 30 s more
-// for a loaded machine.
+// for a loaded machine. Without a Timeout of its own the run gets 30 s
+// (see testTimeout).
 func probeOnce(t *testing.T, content string, mode fs.FileMode, opts Options) map[string]observe.ScriptObs {
 	t.Helper()
+	opts = testTimeout(opts)
 	if opts.TempDir == "" {
 		opts.TempDir = reachableTempDir(t)
 	}
@@ -310,10 +326,13 @@ func TestHangingScriptIsKilledWithItsChildren(t *testing.T) {
 	// a sandbox lets the script write it (sandbox_test covers the others).
 	// That the runs come at all is what bounds them: the script never
 	// ends by itself (probeOnce waits the timeout and 30 s more).
-	var earlier []int // of tries that timed out before the script started
 	runs, timeout := untilStarted(t, "started", 5*time.Second, func(timeout time.Duration) map[string]observe.ScriptObs {
 		if _, err := os.Stat(pidFile); err == nil {
-			earlier = append(earlier, pidsFrom(t, pidFile)...)
+			// An earlier try timed out before the script started: what it
+			// did start must be gone too. It is checked now, right after
+			// that try, not after the last one: by then a busy machine
+			// could have given one of its pids to an unrelated process.
+			assertAllGone(t, pidsFrom(t, pidFile))
 			if err := os.Remove(pidFile); err != nil {
 				t.Fatal(err)
 			}
@@ -332,7 +351,7 @@ func TestHangingScriptIsKilledWithItsChildren(t *testing.T) {
 	if len(pids) != 6 { // three per scenario
 		t.Fatalf("pids %v", pids)
 	}
-	assertAllGone(t, append(pids, earlier...))
+	assertAllGone(t, pids)
 }
 
 func TestBackgroundChildOfAFinishedScriptIsKilled(t *testing.T) {
