@@ -36,7 +36,9 @@ func startLive(t testing.TB, debounce time.Duration) *liveLab {
 	e := engine.New(engine.Config{Lab: lab, Steps: labtest.GPUSteps(t), Root: root})
 	srcs := []observe.Source{
 		files.New(files.Options{Root: root, Paths: e.Files(), Debounce: debounce}),
-		scriptprobe.New(root, e.Probes(), scriptprobe.Options{}),
+		// The learner's script ends on its own: 30 s, not the shipped 5,
+		// so that a loaded machine's slow start is not a timeout.
+		scriptprobe.New(root, e.Probes(), scriptprobe.Options{Timeout: 30 * time.Second}),
 	}
 	reports, stop := e.Start(context.Background(), srcs)
 	t.Cleanup(stop)
