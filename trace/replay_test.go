@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/labhub/labmate/observe"
 )
 
@@ -266,12 +268,10 @@ func TestReplayFastForwardStopsAtMarks(t *testing.T) {
 // stopped waits until r's fast-forward has ended.
 func stopped(t *testing.T, r *Replay) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for r.Progress().FastForward {
-		if time.Now().After(deadline) {
-			t.Fatalf("still fast-forwarding after 30 s: %+v", r.Progress())
-		}
-		time.Sleep(time.Millisecond)
+	if err := wait.PollUntilContextTimeout(context.Background(), time.Millisecond, 30*time.Second, true, func(context.Context) (bool, error) {
+		return !r.Progress().FastForward, nil
+	}); err != nil {
+		t.Fatalf("want the fast-forward stopped at a mark, still fast-forwarding after 30 s: %+v", r.Progress())
 	}
 }
 
