@@ -6,7 +6,7 @@
 // used if it exists. Every command that reaches the lab cluster loads it
 // here, so every one of them finds the sandbox the same way. It never
 // lets an exec credential plugin read the terminal.
-package kubeconfig
+package kube
 
 import (
 	"github.com/labhub/labmate/internal/dirs"
@@ -59,8 +59,8 @@ const (
 	Invalid
 )
 
-// Error is a failed load, with the files it looked at.
-type Error struct {
+// LoadError is a failed load, with the files it looked at.
+type LoadError struct {
 	Kind Kind
 	// Paths are the files read (or, when none exists, the ones looked
 	// for), in precedence order.
@@ -72,12 +72,12 @@ type Error struct {
 	Err      error
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("kubeconfig: %v", e.Err) }
-func (e *Error) Unwrap() error { return e.Err }
+func (e *LoadError) Error() string { return fmt.Sprintf("kubeconfig: %v", e.Err) }
+func (e *LoadError) Unwrap() error { return e.Err }
 
 // IsMissing reports whether err says there is no kubeconfig at all.
 func IsMissing(err error) bool {
-	var e *Error
+	var e *LoadError
 	return errors.As(err, &e) && e.Kind == Missing
 }
 
@@ -170,13 +170,13 @@ func clientConfig(o Options) (clientcmd.ClientConfig, *clientcmd.ClientConfigLoa
 }
 
 // Load reads the kubeconfig o names and returns a client config that never
-// prompts. Failures are *Error.
+// prompts. Failures are *LoadError.
 func Load(o Options) (*Loaded, error) {
 	cc, rules := clientConfig(o)
 	paths := Paths(rules)
 	raw, err := cc.RawConfig()
 	if err != nil {
-		return nil, &Error{Kind: Unreadable, Paths: paths, Context: o.Context, Err: err}
+		return nil, &LoadError{Kind: Unreadable, Paths: paths, Context: o.Context, Err: err}
 	}
 	ctxName := raw.CurrentContext
 	if o.Context != "" {
@@ -185,12 +185,12 @@ func Load(o Options) (*Loaded, error) {
 	cfg, err := cc.ClientConfig()
 	switch {
 	case err != nil && clientcmd.IsEmptyConfig(err):
-		return nil, &Error{Kind: Missing, Paths: paths, Context: ctxName, Err: err}
+		return nil, &LoadError{Kind: Missing, Paths: paths, Context: ctxName, Err: err}
 	case err != nil && (o.Context != "" && raw.Contexts[o.Context] == nil || clientcmd.IsContextNotFound(err)):
 		// Asked for with --context, or the file's own current-context.
-		return nil, &Error{Kind: NoContext, Paths: paths, Context: ctxName, Contexts: contextNames(raw), Err: err}
+		return nil, &LoadError{Kind: NoContext, Paths: paths, Context: ctxName, Contexts: contextNames(raw), Err: err}
 	case err != nil:
-		return nil, &Error{Kind: Invalid, Paths: paths, Context: ctxName, Err: err}
+		return nil, &LoadError{Kind: Invalid, Paths: paths, Context: ctxName, Err: err}
 	}
 	cfg = rest.CopyConfig(cfg)
 	// An exec credential plugin must never read the terminal labmate owns.

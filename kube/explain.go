@@ -1,12 +1,12 @@
 // Package kubeerr words a Kubernetes client error for a learner, in
 // Korean, with what to do about it: the one kubeconfig loader's
-// *kubeconfig.Error, and the common reasons a request fails
-// (kubeconfig.CauseOf: refused, timeout, unresolved name, untrusted
+// *LoadError, and the common reasons a request fails
+// (CauseOf: refused, timeout, unresolved name, untrusted
 // certificate, 401, 403). It decides by the error's types, never by its
 // words. client-go's and apimachinery's English goes to the --log file
 // (slog), not to the screen; only an error of no known kind is shown as
 // it is, since its text is all there is to say.
-package kubeerr
+package kube
 
 import (
 	"errors"
@@ -18,7 +18,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
 // Explain is err in Korean: what went wrong and what to do.
@@ -27,13 +26,13 @@ func Explain(err error) string {
 		return ""
 	}
 	Log(err)
-	var ke *kubeconfig.Error
+	var ke *LoadError
 	if errors.As(err, &ke) {
 		return loadError(ke)
 	}
-	if c := kubeconfig.CauseOf(err); c != "" {
+	if c := CauseOf(err); c != "" {
 		text := content.Msg("kube.cause." + string(c))
-		if what := forbiddenWhat(err); c == kubeconfig.Forbidden && what != "" {
+		if what := forbiddenWhat(err); c == Forbidden && what != "" {
 			text = content.Msg("kube.forbidden_what", "what", what)
 		}
 		if server := serverOf(err); server != "" {
@@ -48,18 +47,18 @@ func Explain(err error) string {
 // default logger drops it), for a caller that words err itself.
 func Log(err error) { slog.Debug("kubernetes client error", "err", err.Error()) }
 
-func loadError(ke *kubeconfig.Error) string {
+func loadError(ke *LoadError) string {
 	paths := strings.Join(ke.Paths, ", ")
 	switch ke.Kind {
-	case kubeconfig.Missing:
+	case Missing:
 		return content.Msg("kube.missing", "paths", paths)
-	case kubeconfig.NoContext:
+	case NoContext:
 		contexts := strings.Join(ke.Contexts, ", ")
 		if contexts == "" {
 			contexts = "-"
 		}
 		return content.Msg("kube.no_context", "context", ke.Context, "paths", paths, "contexts", contexts)
-	case kubeconfig.Unreadable:
+	case Unreadable:
 		switch {
 		case errors.Is(ke.Err, fs.ErrNotExist):
 			return content.Msg("kube.not_found", "paths", paths)

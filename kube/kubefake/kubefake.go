@@ -1,4 +1,4 @@
-// Package kubefake is kubeclient.Interface over client-go's object
+// Package kubefake is kube.Interface over client-go's object
 // tracker, for tests: what k8s.io/client-go/kubernetes/fake is for the
 // whole Clientset, without compiling every API group's fake.
 package kubefake
@@ -27,10 +27,10 @@ import (
 	fakeschedulingv1 "k8s.io/client-go/kubernetes/typed/scheduling/v1/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 )
 
-// Clientset is a fake kubeclient.Interface: reactors (PrependReactor and
+// Clientset is a fake kube.Interface: reactors (PrependReactor and
 // the rest of k8stesting.Fake) in front of an object tracker that keeps
 // server-side apply's managed fields, like fake.NewClientset's.
 type Clientset struct {
@@ -38,9 +38,9 @@ type Clientset struct {
 	tracker k8stesting.ObjectTracker
 }
 
-var _ kubeclient.Interface = (*Clientset)(nil)
+var _ kube.Interface = (*Clientset)(nil)
 
-// New is fake.NewClientset for kubeclient.Interface. Server-side apply
+// New is fake.NewClientset for kube.Interface. Server-side apply
 // merges by the structure of the objects (a deduced schema), where the
 // real Clientset's fake knows every type's schema: enough for the
 // ConfigMaps labmate applies, whose data is a plain map.

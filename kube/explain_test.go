@@ -1,4 +1,4 @@
-package kubeerr
+package kube
 
 import (
 	"context"
@@ -18,9 +18,6 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/labhub/labmate/internal/kubeclient"
-	"github.com/labhub/labmate/internal/kubeconfig"
 )
 
 // CheckKorean fails when text carries one of the client's English pieces,
@@ -62,12 +59,12 @@ func get(t *testing.T, server string) error {
 
 func getWithin(t *testing.T, server string, timeout time.Duration) error {
 	t.Helper()
-	l, err := kubeconfig.Load(kubeconfig.Options{Path: writeKubeconfig(t, server, "lab"), DialTimeout: timeout})
+	l, err := Load(Options{Path: writeKubeconfig(t, server, "lab"), DialTimeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	l.Config.Timeout = timeout
-	cs, err := kubeclient.NewForConfig(l.Config)
+	cs, err := NewForConfig(l.Config)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,8 +129,8 @@ func TestExplainCommonFailures(t *testing.T) {
 	garbage := filepath.Join(t.TempDir(), "garbage")
 	os.WriteFile(garbage, []byte("clusters: [this is: not: yaml"), 0o600)
 
-	load := func(o kubeconfig.Options) error {
-		_, err := kubeconfig.Load(o)
+	load := func(o Options) error {
+		_, err := Load(o)
 		if err == nil {
 			t.Fatalf("%+v loaded", o)
 		}
@@ -142,24 +139,24 @@ func TestExplainCommonFailures(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		err   error
-		cause kubeconfig.Cause
+		cause Cause
 		want  string // a piece of the Korean
 	}{
-		{"no kubeconfig", load(kubeconfig.Options{}), "", "labmate sandbox up"},
-		{"--context not in the file", load(kubeconfig.Options{Path: writeKubeconfig(t, "https://127.0.0.1:1", "lab"), Context: "nope"}), "", "--context"},
-		{"current-context not in the file", load(kubeconfig.Options{Path: writeKubeconfig(t, "https://127.0.0.1:1", "gone")}), "", "gone"},
-		{"--kubeconfig absent", load(kubeconfig.Options{Path: filepath.Join(home, "absent")}), "", "경로"},
-		{"not YAML", load(kubeconfig.Options{Path: garbage}), "", "YAML"},
-		{"no server", load(kubeconfig.Options{Path: writeKubeconfig(t, "", "lab")}), "", "서버 주소"},
-		{"connection refused", get(t, closedPort(t)), kubeconfig.Refused, "labmate sandbox up"},
-		{"untrusted certificate", get(t, tlsSrv.URL), kubeconfig.Untrusted, "인증서"},
-		{"403", get(t, status(t, 403, "Forbidden")), kubeconfig.Forbidden, "configmaps learner-02.gpu-incident"},
-		{"401", get(t, status(t, 401, "Unauthorized")), kubeconfig.Unauthorized, "401"},
-		{"unknown host", get(t, "https://no-such-host.labmate-test.invalid"), kubeconfig.Unresolved, "호스트 이름"},
-		{"no answer", getWithin(t, "https://"+silent.Addr().String(), 500*time.Millisecond), kubeconfig.Timeout, "제때"},
+		{"no kubeconfig", load(Options{}), "", "labmate sandbox up"},
+		{"--context not in the file", load(Options{Path: writeKubeconfig(t, "https://127.0.0.1:1", "lab"), Context: "nope"}), "", "--context"},
+		{"current-context not in the file", load(Options{Path: writeKubeconfig(t, "https://127.0.0.1:1", "gone")}), "", "gone"},
+		{"--kubeconfig absent", load(Options{Path: filepath.Join(home, "absent")}), "", "경로"},
+		{"not YAML", load(Options{Path: garbage}), "", "YAML"},
+		{"no server", load(Options{Path: writeKubeconfig(t, "", "lab")}), "", "서버 주소"},
+		{"connection refused", get(t, closedPort(t)), Refused, "labmate sandbox up"},
+		{"untrusted certificate", get(t, tlsSrv.URL), Untrusted, "인증서"},
+		{"403", get(t, status(t, 403, "Forbidden")), Forbidden, "configmaps learner-02.gpu-incident"},
+		{"401", get(t, status(t, 401, "Unauthorized")), Unauthorized, "401"},
+		{"unknown host", get(t, "https://no-such-host.labmate-test.invalid"), Unresolved, "호스트 이름"},
+		{"no answer", getWithin(t, "https://"+silent.Addr().String(), 500*time.Millisecond), Timeout, "제때"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := kubeconfig.CauseOf(tc.err); got != tc.cause {
+			if got := CauseOf(tc.err); got != tc.cause {
 				t.Errorf("cause %q, want %q (%v)", got, tc.cause, tc.err)
 			}
 			text := Explain(tc.err)
@@ -174,7 +171,7 @@ func TestExplainCommonFailures(t *testing.T) {
 // No Korean message catalogue carries the client's English for these
 // failures, nor quotes it.
 func TestCataloguesCarryNoClientEnglish(t *testing.T) {
-	root := filepath.Join("..", "..", "content")
+	root := filepath.Join("..", "content")
 	n := 0
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".toml") {

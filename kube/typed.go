@@ -9,7 +9,7 @@
 // labmate uses, so a *kubernetes.Clientset is one too; NewForConfig builds
 // them the way kubernetes.NewForConfig does: one HTTP client and one rate
 // limiter shared by every group.
-package kubeclient
+package kube
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package kubeconfig
+package kube
 
 import (
 	"errors"
@@ -130,7 +130,7 @@ func TestSandboxFallback(t *testing.T) {
 
 func TestFailuresAreTyped(t *testing.T) {
 	isolate(t)
-	var e *Error
+	var e *LoadError
 	if _, err := Load(Options{}); !IsMissing(err) || !errors.As(err, &e) || len(e.Paths) == 0 {
 		t.Errorf("no kubeconfig: %v", err)
 	}
