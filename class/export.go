@@ -1,7 +1,6 @@
 package class
 
 import (
-	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -9,27 +8,8 @@ import (
 	"strconv"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/internal/kubeclient"
 )
-
-// List reads every record of a lab ("" for all) in the class namespace once.
-func List(ctx context.Context, cs kubeclient.Interface, ns, lab string) (Class, error) {
-	l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return Class{}, err
-	}
-	objs := make([]*corev1.ConfigMap, 0, len(l.Items))
-	for i := range l.Items {
-		objs = append(objs, &l.Items[i])
-	}
-	c := Collect(objs, lab)
-	c.Synced, c.At = true, time.Now()
-	return c, nil
-}
 
 // Export is the grading export's JSON shape, and what `class report
 // --from` reads back.

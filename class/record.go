@@ -135,6 +135,29 @@ type Regression struct {
 	At   time.Time     `json:"at"`
 }
 
+// Identity is who publishes: the slot init gave the learner, the name
+// they chose, the lab and labmate's version.
+type Identity struct {
+	Learner string
+	Name    string
+	Lab     string
+	// LabVersion is the version of the lab run (the class's lab, or an
+	// installed one); empty when the lab has none.
+	LabVersion string
+	Labmate    string
+}
+
+// NewRecord is id's record before anything is known of the lab: no
+// steps. The name is made to fit the bounds; with none, the slot stands
+// in.
+func NewRecord(id Identity) Record {
+	name := displayName(id.Name)
+	if name == "" {
+		name = id.Learner
+	}
+	return Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, LabVersion: id.LabVersion, Labmate: id.Labmate, Steps: []StepRecord{}}
+}
+
 // Step returns step n, or nil.
 func (r Record) Step(n int) *StepRecord {
 	for i := range r.Steps {

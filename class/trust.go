@@ -89,7 +89,7 @@ func knownLabs(classLab string) func(string) bool {
 func classLabOf(objs []*corev1.ConfigMap) LabArchive {
 	for _, o := range objs {
 		if o.Name == LabObject {
-			return labMeta(o)
+			return LabMeta(o)
 		}
 	}
 	return LabArchive{}

@@ -26,10 +26,13 @@ func object(name, data string) *corev1.ConfigMap {
 // step 1 passed, changed by edit.
 func recordJSON(t *testing.T, learner, lab string, edit func(*Record)) string {
 	t.Helper()
-	tr := NewTracker(Identity{Learner: learner, Name: "이름 " + learner, Lab: lab, Labmate: "v1.0.0"}, nil)
-	rep := (&feed{}).report(checks.Passed, checks.Failed)
-	tr.Apply(Update{Report: rep})
-	r := tr.Record()
+	r := NewRecord(Identity{Learner: learner, Name: "이름 " + learner, Lab: lab, Labmate: "v1.0.0"})
+	now := time.Now().UTC().Truncate(time.Second)
+	r.Updated, r.Current, r.CurrentSince = now, 2, now
+	r.Steps = []StepRecord{
+		{Number: 1, Status: checks.Passed, Since: now, Arrived: now, FirstPassed: now},
+		{Number: 2, Status: checks.Failed, Since: now, Arrived: now, Failing: []FailingCheck{{ID: "bad-check", Status: checks.Failed}}},
+	}
 	if edit != nil {
 		edit(&r)
 	}
@@ -154,11 +157,45 @@ func TestCollectFiltersByName(t *testing.T) {
 	}
 }
 
-// A learner's chosen name is made to fit before it is sent, so labmate
-// never writes a record its own board flags.
-func TestTrackerFitsTheChosenName(t *testing.T) {
-	r := NewTracker(Identity{Learner: "ana", Name: "\x1b[31m" + strings.Repeat("가", 50), Lab: "gpu-incident"}, nil).Record()
+// A learner's chosen name is made to fit before it is sent (the tracker
+// starts from NewRecord), so labmate never writes a record its own board
+// flags.
+func TestNewRecordFitsTheChosenName(t *testing.T) {
+	r := NewRecord(Identity{Learner: "ana", Name: "\x1b[31m" + strings.Repeat("가", 50), Lab: "gpu-incident"})
 	if r.bounded() != nil || r.Name != "[31m"+strings.Repeat("가", MaxNameRunes-4) {
 		t.Fatalf("name %q: %v", r.Name, r.bounded())
+	}
+}
+
+// Records of the lab the class carries are read even though labmate does
+// not embed it; without the lab object they are for an unknown lab.
+// The lab object comes from the instructor (learners may only read it), so
+// its ID is believed; a learner's record naming a lab version is kept.
+func TestRecordsOfTheClassLabAreRead(t *testing.T) {
+	data := recordJSON(t, "ana", "own-lab", func(r *Record) { r.LabVersion = "2.0" })
+	rec := object("ana.own-lab", data)
+	rec.ResourceVersion = "5" // so the board's memo keeps it
+	labObj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: LabObject,
+		Annotations: map[string]string{AnnotationLabID: "own-lab", AnnotationLabVersion: "2.0"}}}
+	c := Collect([]*corev1.ConfigMap{rec, labObj}, "")
+	if len(c.Records) != 1 || c.Records[0].Flag != "" || c.Records[0].LabVersion != "2.0" || c.Lab.Version != "2.0" {
+		t.Fatalf("with the class's lab object: %+v", c)
+	}
+	c = Collect([]*corev1.ConfigMap{rec}, "")
+	if len(c.Records) != 1 || c.Records[0].Flag != Malformed {
+		t.Fatalf("without it: %+v, want flagged malformed", c)
+	}
+	// The memo of the board's watch forgets what it decided when the
+	// class's lab changes.
+	m := &Collector{}
+	if c := m.Collect([]*corev1.ConfigMap{rec}, ""); c.Records[0].Flag != Malformed {
+		t.Fatalf("memo without the lab object: %+v", c.Records[0])
+	}
+	if c := m.Collect([]*corev1.ConfigMap{rec, labObj}, ""); c.Records[0].Flag != "" {
+		t.Fatalf("memo after the lab object arrived: %+v", c.Records[0])
+	}
+	bad := recordJSON(t, "ana", "own-lab", func(r *Record) { r.LabVersion = "2\x1b[31m" })
+	if c := Collect([]*corev1.ConfigMap{object("ana.own-lab", bad), labObj}, ""); c.Records[0].Flag != Malformed {
+		t.Fatalf("a lab version with a control character: %+v", c.Records[0])
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mattn/go-runewidth"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/kube"
 )
 
 // Verdict is how one finding turned out.
@@ -44,11 +45,12 @@ type Finding struct {
 
 // Options say what to look at.
 type Options struct {
-	// Kubeconfig is --kubeconfig; empty: kubectl's loading rules, then
-	// the sandbox's (internal/kubeconfig).
-	Kubeconfig string
-	Context    string // --context
-	NoCluster  bool   // skip the cluster probes
+	// Cluster is the connection to the lab cluster that --kubeconfig and
+	// --context name (kubectl's loading rules, then the sandbox's:
+	// kube.Open), or ClusterErr why there is none.
+	Cluster    *kube.Conn
+	ClusterErr error
+	NoCluster  bool // skip the cluster probes
 	// Labs are the labs to check the environment for: the chosen one,
 	// or every installed lab when none is chosen.
 	Labs []Lab

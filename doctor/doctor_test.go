@@ -18,6 +18,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/labmate/kube"
 )
 
 var labNodes = []string{"lab-node-0", "lab-node-1", "lab-node-2"}
@@ -49,6 +51,12 @@ func opts(t *testing.T) Options {
 		// well before it; the test of the deadline sets its own.
 		Deadline: 30 * time.Second,
 	}
+}
+
+// connect hands o the connection the kubeconfig at path ("": kubectl's
+// rules) and context name, or why there is none, as labmate's commands do.
+func connect(o *Options, path, context string) {
+	o.Cluster, o.ClusterErr = kube.Open(kube.Options{Path: path, Context: context})
 }
 
 func byID(t *testing.T, r Result, id string) Finding {
@@ -118,7 +126,9 @@ func TestNoKubeconfig(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("KUBECONFIG", filepath.Join(home, "nothing-here"))
-	r := within(t, opts(t))
+	o := opts(t)
+	connect(&o, "", "")
+	r := within(t, o)
 	expect(t, r, map[string]Verdict{"kubeconfig": Fail, "apiserver": Skip, "nodes": Skip, "root": OK, "watcher": OK, "polling": OK})
 	if f := byID(t, r, "kubeconfig"); !strings.Contains(f.Fix, "labmate sandbox up") {
 		t.Errorf("no fix for a missing kubeconfig: %q", f.Fix)
@@ -147,7 +157,7 @@ func TestClosedPort(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	o := opts(t)
-	o.Kubeconfig = writeKubeconfig(t, "https://"+addr)
+	connect(&o, writeKubeconfig(t, "https://"+addr), "")
 	r := within(t, o)
 	expect(t, r, map[string]Verdict{"kubeconfig": OK, "apiserver": Fail, "nodes": Skip})
 	api := byID(t, r, "apiserver")
@@ -181,7 +191,7 @@ func TestBlackhole(t *testing.T) {
 		}
 	}()
 	o := opts(t)
-	o.Kubeconfig = writeKubeconfig(t, "https://"+l.Addr().String())
+	connect(&o, writeKubeconfig(t, "https://"+l.Addr().String()), "")
 	r := within(t, o)
 	expect(t, r, map[string]Verdict{"kubeconfig": OK, "apiserver": Fail, "nodes": Skip})
 	if api := byID(t, r, "apiserver"); !strings.Contains(api.Detail, "답하지 않았습니다") {
@@ -237,7 +247,7 @@ func TestReachableAPIServerNodes(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			srv := fakeAPIServer(t, c.nodes)
 			o := opts(t)
-			o.Kubeconfig = writeKubeconfig(t, srv.URL)
+			connect(&o, writeKubeconfig(t, srv.URL), "")
 			r := within(t, o)
 			expect(t, r, map[string]Verdict{"kubeconfig": OK, "apiserver": OK, "nodes": c.want})
 			if api := byID(t, r, "apiserver"); !strings.Contains(api.Detail, "v1.34.12") {
@@ -255,8 +265,7 @@ func TestReachableAPIServerNodes(t *testing.T) {
 
 func TestUnknownContext(t *testing.T) {
 	o := opts(t)
-	o.Kubeconfig = writeKubeconfig(t, "https://127.0.0.1:1")
-	o.Context = "nope"
+	connect(&o, writeKubeconfig(t, "https://127.0.0.1:1"), "nope")
 	r := within(t, o)
 	kc := byID(t, r, "kubeconfig")
 	if kc.Verdict != Fail || !strings.Contains(kc.Detail, "nope") || !strings.Contains(kc.Detail, "lab") {

@@ -11,7 +11,7 @@ import (
 func TestSandboxE2E(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	o := opts(t)
-	o.Kubeconfig = kubeconfig
+	connect(&o, kubeconfig, "")
 	o.Labs[0].Access = []Access{{Verb: "watch", Resource: "pods", Namespace: "gpu-lab", Text: "watch pods in gpu-lab"}}
 	r := within(t, o)
 	expect(t, r, map[string]Verdict{"kubeconfig": OK, "apiserver": OK, "nodes": OK, "access": OK})

@@ -12,18 +12,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeclient"
-	"github.com/labhub/labmate/internal/kubeconfig"
-	"github.com/labhub/labmate/internal/kubeerr"
+	"github.com/labhub/labmate/kube"
 )
 
 // Budgets inside the doctor's deadline: the API server gets most of it,
 // the node lookups what is left after it answered.
 const (
-	dialTimeout    = 1500 * time.Millisecond
 	versionTimeout = 2500 * time.Millisecond
 	nodesTimeout   = 1500 * time.Millisecond
 )
@@ -43,19 +39,20 @@ func kubeProbe(ctx context.Context, o Options) []Finding {
 		skip := content.Msg("ops.doctor.kube.no_cluster")
 		return append([]Finding{finding("kubeconfig", Skip, skip), finding("apiserver", Skip, skip)}, nodes(Skip, skip)...)
 	}
-	cfg, kc := loadKubeconfig(o)
+	conn, kc := connection(o)
 	out := []Finding{kc}
-	if cfg == nil {
+	if conn == nil {
 		skip := content.Msg("ops.doctor.kube.skipped_no_config")
 		return append(append(out, finding("apiserver", Skip, skip)), nodes(Skip, skip)...)
 	}
-	cs, err := kubeclient.NewForConfig(cfg)
+	conn = conn.Within(versionTimeout)
+	cs, err := conn.Typed()
 	if err != nil {
-		out[0] = finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.client_error", "err", kubeerr.Explain(err)), fix("kubeconfig"))
+		out[0] = finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.client_error", "err", kube.Explain(err)), fix("kubeconfig"))
 		skip := content.Msg("ops.doctor.kube.skipped_no_config")
 		return append(append(out, finding("apiserver", Skip, skip)), nodes(Skip, skip)...)
 	}
-	api, ok := versionProbe(ctx, cs, cfg.Host)
+	api, ok := versionProbe(ctx, conn)
 	out = append(out, api)
 	if !ok {
 		return append(out, nodes(Skip, content.Msg("ops.doctor.kube.skipped_unreachable"))...)
@@ -69,7 +66,7 @@ func kubeProbe(ctx context.Context, o Options) []Finding {
 // accessProbe asks the API server, with SelfSubjectAccessReviews, whether
 // this kubeconfig may read everything the lab watches, and names what it
 // may not.
-func accessProbe(ctx context.Context, cs kubeclient.Interface, l Lab) Finding {
+func accessProbe(ctx context.Context, cs kube.Interface, l Lab) Finding {
 	if len(l.Access) == 0 {
 		return finding("access", Skip, content.Msg("ops.doctor.access.none"))
 	}
@@ -80,7 +77,7 @@ func accessProbe(ctx context.Context, cs kubeclient.Interface, l Lab) Finding {
 		}}
 		got, err := cs.AuthorizationV1().SelfSubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
 		if err != nil {
-			return finding("access", Warn, content.Msg("ops.doctor.access.unknown", "err", kubeerr.Explain(err)))
+			return finding("access", Warn, content.Msg("ops.doctor.access.unknown", "err", kube.Explain(err)))
 		}
 		if !got.Status.Allowed {
 			refused = append(refused, a.Text)
@@ -108,40 +105,44 @@ func clusterSteps(labs []Lab) string {
 	return strings.Join(parts, ", ")
 }
 
-// loadKubeconfig loads through labmate's one loader (kubectl's rules,
-// never prompting) and words each way it can fail.
-func loadKubeconfig(o Options) (*rest.Config, Finding) {
-	l, err := kubeconfig.Load(kubeconfig.Options{Path: o.Kubeconfig, Context: o.Context, DialTimeout: dialTimeout})
-	var ke *kubeconfig.Error
+// connection is the connection doctor was handed, with its finding: each
+// way opening it failed (kube.Open: kubectl's rules, never prompting) is
+// worded.
+func connection(o Options) (*kube.Conn, Finding) {
+	err := o.ClusterErr
+	if err == nil && o.Cluster == nil {
+		err = &kube.LoadError{Kind: kube.Missing}
+	}
+	var ke *kube.LoadError
 	if err != nil && errors.As(err, &ke) {
 		where := strings.Join(ke.Paths, ", ")
 		switch ke.Kind {
-		case kubeconfig.Unreadable:
-			return nil, finding("kubeconfig", Fail, kubeerr.Explain(err), fix("kubeconfig"))
-		case kubeconfig.Missing:
+		case kube.Unreadable:
+			return nil, finding("kubeconfig", Fail, kube.Explain(err), fix("kubeconfig"))
+		case kube.Missing:
 			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.missing", "path", where, "steps", clusterSteps(o.Labs)), fix("kubeconfig"))
-		case kubeconfig.NoContext:
+		case kube.NoContext:
 			return nil, finding("kubeconfig", Fail, content.Msg("ops.doctor.kube.no_context", "context", ke.Context, "path", where,
 				"contexts", orDash(strings.Join(ke.Contexts, ", "))), fix("context"))
 		default:
-			return nil, finding("kubeconfig", Fail, kubeerr.Explain(err), fix("kubeconfig_invalid"))
+			return nil, finding("kubeconfig", Fail, kube.Explain(err), fix("kubeconfig_invalid"))
 		}
 	}
 	if err != nil {
-		return nil, finding("kubeconfig", Fail, kubeerr.Explain(err), fix("kubeconfig"))
+		return nil, finding("kubeconfig", Fail, kube.Explain(err), fix("kubeconfig"))
 	}
-	cfg := l.Config
-	cfg.Timeout = versionTimeout
-	return cfg, finding("kubeconfig", OK, content.Msg("ops.doctor.kube.ok", "path", strings.Join(l.Paths, ", "), "context", l.Context, "server", cfg.Host))
+	c := o.Cluster
+	return c, finding("kubeconfig", OK, content.Msg("ops.doctor.kube.ok", "path", strings.Join(c.Paths, ", "), "context", c.Context, "server", c.Host()))
 }
 
 // versionProbe asks /version, the cheapest request every API server
 // answers, with a short timeout.
-func versionProbe(ctx context.Context, cs kubeclient.Interface, host string) (Finding, bool) {
+func versionProbe(ctx context.Context, conn *kube.Conn) (Finding, bool) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
+	host := conn.Host()
 	start := time.Now()
-	raw, err := cs.Discovery().RESTClient().Get().AbsPath("/version").Do(ctx).Raw()
+	raw, err := conn.Get(ctx, "/version")
 	took := time.Since(start).Round(time.Millisecond)
 	if err != nil {
 		detail, how := explainAPIError(err, host, took)
@@ -155,26 +156,26 @@ func versionProbe(ctx context.Context, cs kubeclient.Interface, host string) (Fi
 }
 
 // explainAPIError turns a failed request into what the learner should
-// understand and do, by the error's type (kubeconfig.CauseOf).
+// understand and do, by the error's type (kube.CauseOf).
 func explainAPIError(err error, host string, took time.Duration) (string, string) {
-	kubeerr.Log(err)
-	switch kubeconfig.CauseOf(err) {
-	case kubeconfig.Refused:
+	kube.Log(err)
+	switch kube.CauseOf(err) {
+	case kube.Refused:
 		return content.Msg("ops.doctor.api.refused", "server", host), fix("api_refused")
-	case kubeconfig.Timeout:
+	case kube.Timeout:
 		return content.Msg("ops.doctor.api.timeout", "server", host, "took", took), fix("api_timeout")
-	case kubeconfig.Untrusted:
+	case kube.Untrusted:
 		return content.Msg("ops.doctor.api.tls", "server", host), fix("api_tls")
-	case kubeconfig.Unauthorized, kubeconfig.Forbidden:
-		return content.Msg("ops.doctor.api.auth", "server", host, "err", kubeerr.Explain(err)), fix("api_auth")
+	case kube.Unauthorized, kube.Forbidden:
+		return content.Msg("ops.doctor.api.auth", "server", host, "err", kube.Explain(err)), fix("api_auth")
 	default:
-		return content.Msg("ops.doctor.api.other", "server", host, "err", kubeerr.Explain(err)), fix("api_other")
+		return content.Msg("ops.doctor.api.other", "server", host, "err", kube.Explain(err)), fix("api_other")
 	}
 }
 
 // nodesProbe looks up each lab node by name (get, not list: the learner's
 // account may only be allowed that).
-func nodesProbe(ctx context.Context, cs kubeclient.Interface, names []string) Finding {
+func nodesProbe(ctx context.Context, cs kube.Interface, names []string) Finding {
 	if len(names) == 0 {
 		return finding("nodes", Skip, content.Msg("ops.doctor.nodes.none_expected"))
 	}
@@ -207,7 +208,7 @@ func nodesProbe(ctx context.Context, cs kubeclient.Interface, names []string) Fi
 		case apierrors.IsForbidden(a.err):
 			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.forbidden"), fix("nodes_forbidden"))
 		default:
-			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.error", "node", names[i], "err", kubeerr.Explain(a.err)),
+			return finding("nodes", Fail, content.Msg("ops.doctor.nodes.error", "node", names[i], "err", kube.Explain(a.err)),
 				fix("api_other"))
 		}
 	}

@@ -11,7 +11,6 @@ import (
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
-	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
@@ -22,7 +21,7 @@ import (
 //
 //	LABMATE_E2E=1 go test ./e2e -run '^$' -bench NodePatchToReport -benchtime 200x
 func BenchmarkNodePatchToReport(b *testing.B) {
-	kubeconfig := sandboxtest.Start(b)
+	conn := sandboxtest.Conn(b)
 	cs := sandboxtest.Client(b)
 	sandboxtest.LockLab(b)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -35,7 +34,7 @@ func BenchmarkNodePatchToReport(b *testing.B) {
 		b.Fatal(err)
 	}
 	lab := kit.Text
-	src, err := cluster.New(cluster.Options{Kubeconfig: kubeconfig, Context: sandbox.Context(sandboxtest.Options()), Scope: kit.Scope})
+	src, err := cluster.New(conn, cluster.Options{Scope: kit.Scope})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -153,7 +153,7 @@ func TestCustomResourceLabE2E(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sandbox.Reset(ctx, cs, dyn, sandbox.Start{Namespaces: []string{"gadget-lab"}, Nodes: sandboxtest.Options().Nodes, Manifests: ms}); err != nil {
+	if err := sandbox.Reset(ctx, sandboxtest.Conn(t), sandbox.Start{Namespaces: []string{"gadget-lab"}, Nodes: sandboxtest.Options().Nodes, Manifests: ms}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gadget-lab"}}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {

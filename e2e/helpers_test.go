@@ -14,8 +14,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/testbin"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
@@ -28,7 +28,7 @@ func buildLabmate(tb testing.TB) string {
 
 // restoreNode puts a node's capacity and allocatable back to the
 // GPU lab's topology (no GPUs).
-func restoreNode(ctx context.Context, tb testing.TB, cs kubeclient.Interface, name string) {
+func restoreNode(ctx context.Context, tb testing.TB, cs kube.Interface, name string) {
 	tb.Helper()
 	n, err := cs.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 	if err != nil {
@@ -55,7 +55,7 @@ func restoreNode(ctx context.Context, tb testing.TB, cs kubeclient.Interface, na
 
 // patchNodeGPU is `kubectl patch node NAME --subresource=status --type=merge`
 // setting nvidia.com/gpu in capacity and allocatable.
-func patchNodeGPU(ctx context.Context, cs kubeclient.Interface, name, amount string) error {
+func patchNodeGPU(ctx context.Context, cs kube.Interface, name, amount string) error {
 	body := fmt.Sprintf(`{"status":{"capacity":{"nvidia.com/gpu":%q},"allocatable":{"nvidia.com/gpu":%q}}}`, amount, amount)
 	_, err := cs.CoreV1().Nodes().Patch(ctx, name, types.MergePatchType, []byte(body), metav1.PatchOptions{}, "status")
 	return err

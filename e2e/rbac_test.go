@@ -14,14 +14,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
@@ -33,11 +32,7 @@ import (
 func TestLabRBACIsEnough(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	cs := sandboxtest.Client(t)
-	cfg := sandboxtest.RESTConfig(t)
-	dyn, err := dynamic.NewForConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg := sandboxtest.Conn(t).Config()
 	sandboxtest.LockLab(t)
 	bin := buildLabmate(t)
 	kit, err := labkit.Open("gpu-incident")
@@ -47,7 +42,7 @@ func TestLabRBACIsEnough(t *testing.T) {
 	ctx := context.Background()
 	start := sandbox.Start{Namespaces: kit.Text.Cluster.Namespaces, Nodes: sandboxtest.Options().Nodes, Wipe: kit.Wipe()}
 	reset := func() {
-		if err := sandbox.Reset(ctx, cs, dyn, start); err != nil {
+		if err := sandbox.Reset(ctx, sandboxtest.Conn(t), start); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -128,11 +123,11 @@ func TestLabRBACIsEnough(t *testing.T) {
 	if f := doctorAccess(t, bin, readerKubeconfig(t, cfg, none.Status.Token)); f.Verdict != "fail" || !strings.Contains(f.Detail, "watch pods in gpu-lab") || !strings.Contains(f.Fix, "labmate lab rbac gpu-incident") {
 		t.Errorf("doctor's access finding for an account with no role: %+v", f)
 	}
-	rcfg, err := clientcmd.BuildConfigFromFlags("", reader)
+	rconn, err := kube.Open(kube.Options{Path: reader, Only: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	rcs, err := kubeclient.NewForConfig(rcfg)
+	rcs, err := rconn.Typed()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,6 +41,12 @@ type Options struct {
 	// ~/.kube/config (a learner's class kubeconfig, which must not be
 	// mixed with the lab's own cluster).
 	Only bool
+	// UserAgent names labmate to the API server ("labmate" when empty).
+	UserAgent string
+	// QPS and Burst bound the client's own request rate (50 and 100
+	// when zero: many small informers list at start).
+	QPS   float32
+	Burst int
 }
 
 // Kind says why loading failed.
@@ -208,8 +214,14 @@ func Load(o Options) (*Loaded, error) {
 	// Many small informers list at start; the default 5 QPS would make
 	// them wait on the client's own rate limiter.
 	cfg.QPS, cfg.Burst = 50, 100
+	if o.QPS > 0 {
+		cfg.QPS, cfg.Burst = o.QPS, max(o.Burst, 1)
+	}
 	cfg.WarningHandler = rest.NoWarnings{}
 	cfg.UserAgent = "labmate"
+	if o.UserAgent != "" {
+		cfg.UserAgent = o.UserAgent
+	}
 	l := &Loaded{Config: cfg, Context: ctxName, Paths: paths}
 	if c := raw.Contexts[ctxName]; c != nil {
 		l.Namespace, l.User = c.Namespace, c.AuthInfo

@@ -1,8 +1,10 @@
 package labrun
 
 import (
+	"errors"
+
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeerr"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/observe/files"
@@ -13,9 +15,9 @@ import (
 type ClusterMode int
 
 const (
-	// ClusterAuto watches what the lab declares, through the kubeconfig
-	// found the way kubectl finds one (then the sandbox's); a lab that
-	// declares nothing gets no cluster source.
+	// ClusterAuto watches what the lab declares through the run's
+	// connection (Cluster.Conn); a lab that declares nothing gets no
+	// cluster source.
 	ClusterAuto ClusterMode = iota
 	// ClusterOff is the learner turning the cluster off (--no-cluster):
 	// the cluster steps say so instead of guessing why there is none.
@@ -27,22 +29,10 @@ const (
 // Cluster says how a run reaches the lab cluster.
 type Cluster struct {
 	Mode ClusterMode
-	// Kubeconfig and Context choose the cluster as kubectl's flags do
-	// (the one loader falls back to the sandbox's when kubectl's rules
-	// find none).
-	Kubeconfig, Context string
-	// Lenient turns a kubeconfig that cannot be used into a warning
-	// (the TUI, where the file steps keep working) instead of an error.
-	Lenient bool
+	// Conn reaches the lab cluster (ClusterAuto); nil is no kubeconfig
+	// at all, which the cluster source reports as a cluster that is off.
+	Conn *kube.Conn
 }
-
-// ClusterError is a kubeconfig that cannot be used for the lab cluster.
-type ClusterError struct{ Err error }
-
-func (e *ClusterError) Error() string {
-	return content.Msg("cli.kubeconfig_bad", "err", kubeerr.Explain(e.Err))
-}
-func (e *ClusterError) Unwrap() error { return e.Err }
 
 // addSources wires the file source, the script prober and the cluster
 // source for a live run.
@@ -56,12 +46,10 @@ func (r *Run) addSources(o Options) error {
 		r.sources = append(r.sources, scriptprobe.New(o.Root, probes, scriptprobe.Options{}))
 	}
 	src, err := clusterSource(o.Scope, o.Cluster)
-	switch {
-	case err != nil && o.Cluster.Lenient:
-		r.warnings = append(r.warnings, err.Error())
-	case err != nil:
+	if err != nil {
 		return err
-	case src != nil:
+	}
+	if src != nil {
 		r.sources = append(r.sources, src)
 	}
 	return nil
@@ -80,9 +68,9 @@ func clusterSource(scope cluster.Scope, c Cluster) (observe.Source, error) {
 	if scope.Empty() {
 		return nil, nil
 	}
-	src, err := cluster.New(cluster.Options{Kubeconfig: c.Kubeconfig, Context: c.Context, Scope: scope})
+	src, err := cluster.New(c.Conn, cluster.Options{Scope: scope})
 	if err != nil {
-		return nil, &ClusterError{Err: err}
+		return nil, errors.New(content.Msg("cli.kubeconfig_bad", "err", kube.Explain(err)))
 	}
 	return src, nil
 }

@@ -15,11 +15,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeclient"
-	"github.com/labhub/labmate/internal/kubeconfig"
+	"github.com/labhub/labmate/kube"
 )
 
 // Up starts the sandbox cluster (building missing binaries first when
@@ -47,7 +45,7 @@ func Up(ctx context.Context, opts Options) error {
 	} else if err := startControlPlane(ctx, opts); err != nil {
 		return err
 	}
-	cs, err := clientset(opts)
+	conn, err := Connect(opts)
 	if err != nil {
 		return err
 	}
@@ -55,7 +53,7 @@ func Up(ctx context.Context, opts Options) error {
 		return err
 	}
 	opts.progress("sandbox.up.api_ready", "elapsed", since(start))
-	if err := prepare(ctx, opts, cs); err != nil {
+	if err := prepare(ctx, opts, conn); err != nil {
 		return err
 	}
 	opts.progress("sandbox.up.ready", "elapsed", since(start))
@@ -127,7 +125,11 @@ func startControlPlane(ctx context.Context, opts Options) error {
 // prepare makes a running cluster the lab's: claimed for it, its fake
 // nodes there and Ready, kube-controller-manager working, and on a cluster
 // the lab just claimed, the lab's manifests applied.
-func prepare(ctx context.Context, opts Options, cs kubeclient.Interface) error {
+func prepare(ctx context.Context, opts Options, conn *kube.Conn) error {
+	cs, err := conn.Typed()
+	if err != nil {
+		return err
+	}
 	fresh, err := claim(ctx, opts, cs)
 	if err != nil {
 		return err
@@ -149,7 +151,7 @@ func prepare(ctx context.Context, opts Options, cs kubeclient.Interface) error {
 		return err
 	}
 	if fresh && len(opts.Manifests) > 0 {
-		if err := applyManifests(ctx, cs, opts.Manifests); err != nil {
+		if err := applyManifests(ctx, conn, opts.Manifests); err != nil {
 			return err
 		}
 		opts.progress("sandbox.up.manifests", "count", objectCount(opts.Manifests), "files", manifestFiles(opts.Manifests))
@@ -324,56 +326,46 @@ func kwokctl(ctx context.Context, opts Options, env []string, args ...string) er
 	return nil
 }
 
-// RESTConfig returns a client config for the sandbox, read from
-// Kubeconfig(opts) by labmate's one kubeconfig loader.
-func RESTConfig(opts Options) (*rest.Config, error) {
+// Connect connects to the sandbox through its kubeconfig (Kubeconfig)
+// and nothing else.
+func Connect(opts Options) (*kube.Conn, error) {
 	path := Kubeconfig(opts)
-	l, err := kubeconfig.Load(kubeconfig.Options{Path: path})
+	conn, err := kube.Open(kube.Options{Path: path, Only: true})
 	if err != nil {
 		return nil, wrapMsg(err, "sandbox.err.kubeconfig", "path", path)
 	}
-	return l.Config, nil
+	return conn, nil
 }
 
-func clientset(opts Options) (*kubeclient.Clientset, error) {
-	cfg, err := RESTConfig(opts)
-	if err != nil {
-		return nil, err
-	}
-	return kubeclient.NewForConfig(cfg)
-}
-
-// readyProbe asks the API server's /readyz through one client, made once
-// the cluster's kubeconfig exists (kwokctl writes it while it creates the
-// cluster); a recreated cluster needs a new probe, its ports change.
+// readyProbe asks the API server's /readyz through one connection, made
+// once the cluster's kubeconfig exists (kwokctl writes it while it
+// creates the cluster); a recreated cluster needs a new probe, its ports
+// change.
 type readyProbe struct {
 	opts Options
-	cs   kubeclient.Interface
+	conn *kube.Conn
 }
 
 // ready reports whether the API server answers /readyz within a couple of
 // seconds.
 func (p *readyProbe) ready(ctx context.Context) bool {
-	if p.cs == nil {
+	if p.conn == nil {
 		if _, err := os.Stat(Kubeconfig(p.opts)); err != nil {
 			return false
 		}
-		cfg, err := RESTConfig(p.opts)
+		conn, err := Connect(p.opts)
 		if err != nil {
 			return false
 		}
-		cfg.Timeout = 2 * time.Second
-		if p.cs, err = kubeclient.NewForConfig(cfg); err != nil {
-			return false
-		}
+		p.conn = conn.Within(2 * time.Second)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	_, err := p.cs.Discovery().RESTClient().Get().AbsPath("/readyz").DoRaw(ctx)
+	_, err := p.conn.Get(ctx, "/readyz")
 	return err == nil
 }
 
-// apiReady is one readiness probe with a fresh client.
+// apiReady is one readiness probe on a fresh connection.
 func apiReady(ctx context.Context, opts Options) bool {
 	return (&readyProbe{opts: opts}).ready(ctx)
 }
@@ -458,7 +450,7 @@ func nodeReady(n *corev1.Node) bool {
 	return false
 }
 
-func waitNodesReady(ctx context.Context, cs kubeclient.Interface, names []string) error {
+func waitNodesReady(ctx context.Context, cs kube.Interface, names []string) error {
 	var notReady []string
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		notReady = notReady[:0]
@@ -474,7 +466,7 @@ func waitNodesReady(ctx context.Context, cs kubeclient.Interface, names []string
 	})
 }
 
-func waitDefaultServiceAccount(ctx context.Context, cs kubeclient.Interface, ns string) error {
+func waitDefaultServiceAccount(ctx context.Context, cs kube.Interface, ns string) error {
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		_, err := cs.CoreV1().ServiceAccounts(ns).Get(ctx, "default", metav1.GetOptions{})
 		return err == nil, nil

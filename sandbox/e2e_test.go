@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
@@ -66,11 +65,11 @@ func TestSandboxE2E(t *testing.T) {
 	if cache := filepath.Join(filepath.Dir(filepath.Dir(sandbox.ClusterDir(opts))), "cache"); dirExists(cache) {
 		t.Errorf("kwokctl download cache %s exists: kwokctl downloaded something", cache)
 	}
-	cfg, err := sandbox.RESTConfig(opts)
+	conn, err := sandbox.Connect(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := kubeclient.NewForConfig(cfg)
+	cs, err := conn.Typed()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"k8s.io/client-go/rest"
+
+	"github.com/labhub/labmate/kube"
 )
 
 // Identify accepts only a loopback API server that has labmate's marker:
@@ -30,15 +32,25 @@ func TestIdentifyRefusesWhatIsNotASandbox(t *testing.T) {
 	defer srv.Close()
 	ctx := context.Background()
 
-	if _, err := Identify(ctx, &rest.Config{Host: "https://203.0.113.7:6443"}); !errors.Is(err, ErrNotSandbox) || asked != 0 {
+	if _, err := Identify(ctx, connTo(t, "https://203.0.113.7:6443")); !errors.Is(err, ErrNotSandbox) || asked != 0 {
 		t.Fatalf("remote server: %v (asked %d)", err, asked)
 	}
-	if _, err := Identify(ctx, &rest.Config{Host: srv.URL}); !errors.Is(err, ErrNotSandbox) || asked != 1 {
+	if _, err := Identify(ctx, connTo(t, srv.URL)); !errors.Is(err, ErrNotSandbox) || asked != 1 {
 		t.Fatalf("local server without the marker: %v (asked %d)", err, asked)
 	}
 	marker = true
-	lab, err := Identify(ctx, &rest.Config{Host: srv.URL})
+	lab, err := Identify(ctx, connTo(t, srv.URL))
 	if err != nil || lab != "driver-reboot" {
 		t.Fatalf("with the marker: %q, %v", lab, err)
 	}
+}
+
+// connTo is a connection to the API server at host.
+func connTo(t *testing.T, host string) *kube.Conn {
+	t.Helper()
+	conn, err := kube.ForConfig(&rest.Config{Host: host})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
 }

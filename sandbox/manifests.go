@@ -21,10 +21,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 )
 
 // A lab may ship objects its sandbox starts with: sandbox/*.yaml in the
@@ -101,16 +100,19 @@ func manifestErr(lab *content.Lab, file string, err error) error {
 // owning the fields it sets, forced), then waits for the file's
 // CustomResourceDefinitions to be established (and learns what they
 // serve) and its DaemonSets to be ready before the next file.
-func applyManifests(ctx context.Context, cs kubeclient.Interface, ms []Manifest) error {
-	var mapper meta.RESTMapper
+func applyManifests(ctx context.Context, conn *kube.Conn, ms []Manifest) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	cs, err := conn.Typed()
+	if err != nil {
+		return err
+	}
+	mapper, err := conn.Mapper()
+	if err != nil {
+		return err
+	}
 	for _, m := range ms {
-		if mapper == nil {
-			groups, err := restmapper.GetAPIGroupResources(cs.Discovery())
-			if err != nil {
-				return wrapMsg(err, "sandbox.err.apply", "file", m.File)
-			}
-			mapper = restmapper.NewDiscoveryRESTMapper(groups)
-		}
 		for _, u := range m.Objects {
 			if err := applyOne(ctx, cs, mapper, u); err != nil {
 				return wrapMsg(err, "sandbox.err.apply", "file", m.File)
@@ -120,7 +122,7 @@ func applyManifests(ctx context.Context, cs kubeclient.Interface, ms []Manifest)
 			if err := waitEstablished(ctx, cs, m.File, crds); err != nil {
 				return err
 			}
-			mapper = nil // the next file may be of the kinds they serve
+			mapper.Reset() // the next file may be of the kinds they serve
 		}
 		if err := waitDaemonSets(ctx, cs, m); err != nil {
 			return err
@@ -142,7 +144,7 @@ func (m Manifest) crds() []string {
 
 // waitEstablished waits until the API server serves each CRD: its
 // Established condition is True.
-func waitEstablished(ctx context.Context, cs kubeclient.Interface, file string, names []string) error {
+func waitEstablished(ctx context.Context, cs kube.Interface, file string, names []string) error {
 	var pending []string
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		pending = pending[:0]
@@ -171,7 +173,7 @@ func waitEstablished(ctx context.Context, cs kubeclient.Interface, file string, 
 // as long as nobody changed them since, without conflicts (the API
 // server allows kubectl's conflicts with fields the annotation holds,
 // which is the client- to server-side upgrade path).
-func applyOne(ctx context.Context, cs kubeclient.Interface, mapper meta.RESTMapper, u *unstructured.Unstructured) error {
+func applyOne(ctx context.Context, cs kube.Interface, mapper meta.RESTMapper, u *unstructured.Unstructured) error {
 	gvk := u.GroupVersionKind()
 	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 	if err != nil {
@@ -207,8 +209,15 @@ func applyOne(ctx context.Context, cs kubeclient.Interface, mapper meta.RESTMapp
 // server-side apply alone would keep every field another manager set.
 // An object is changed when a manager other than labmate's owns a field
 // of it (its status aside: controllers write that).
-func dropChanged(ctx context.Context, cs kubeclient.Interface, dyn dynamic.Interface, st Start) error {
-	var mapper meta.RESTMapper
+func dropChanged(ctx context.Context, conn *kube.Conn, st Start) error {
+	dyn, err := conn.Dynamic()
+	if err != nil {
+		return err
+	}
+	mapper, err := conn.Mapper()
+	if err != nil {
+		return err
+	}
 	var gone []*unstructured.Unstructured
 	var gvrs []schema.GroupVersionResource
 	for _, m := range st.Manifests {
@@ -216,13 +225,6 @@ func dropChanged(ctx context.Context, cs kubeclient.Interface, dyn dynamic.Inter
 			if u.GetNamespace() != "" && slices.Contains(st.Namespaces, u.GetNamespace()) ||
 				u.GetKind() == "Namespace" && slices.Contains(st.Namespaces, u.GetName()) {
 				continue // deleted with its namespace
-			}
-			if mapper == nil {
-				groups, err := restmapper.GetAPIGroupResources(cs.Discovery())
-				if err != nil {
-					return wrapMsg(err, "sandbox.err.apply", "file", m.File)
-				}
-				mapper = restmapper.NewDiscoveryRESTMapper(groups)
 			}
 			gvk := u.GroupVersionKind()
 			mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
@@ -297,7 +299,7 @@ func withLastApplied(u *unstructured.Unstructured) *unstructured.Unstructured {
 
 // waitDaemonSets waits until every DaemonSet of m has been seen by its
 // controller and every pod it wants is Ready.
-func waitDaemonSets(ctx context.Context, cs kubeclient.Interface, m Manifest) error {
+func waitDaemonSets(ctx context.Context, cs kube.Interface, m Manifest) error {
 	var pending []string
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		pending = pending[:0]

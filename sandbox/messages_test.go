@@ -12,8 +12,9 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/labhub/labmate/content"
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/labhub/labmate/content"
 )
 
 // keyLiteral matches a message key written in the package's Go source: the
@@ -149,11 +150,11 @@ func TestMessageErrorsWrap(t *testing.T) {
 		t.Errorf("componentDied = %v", err)
 	}
 
-	_, err = RESTConfig(Options{Name: "absent"})
+	_, err = Connect(Options{Name: "absent"})
 	if !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("RESTConfig without a kubeconfig = %v, want it to wrap fs.ErrNotExist", err)
+		t.Errorf("Connect without a kubeconfig = %v, want it to wrap fs.ErrNotExist", err)
 	}
 	if err != nil && !strings.HasPrefix(err.Error(), content.Msg("sandbox.err.kubeconfig", "path", Kubeconfig(Options{Name: "absent"}))+": ") {
-		t.Errorf("RESTConfig error = %q", err)
+		t.Errorf("Connect error = %q", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/dynamic"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 )
 
 // deleteNamespaces deletes the namespaces and returns once they are gone.
@@ -38,7 +38,7 @@ import (
 // finalizer outlives purgeWait, the finalize call refused), the
 // controller still does: deleteNamespaces then waits for it, bounded by
 // ctx.
-func deleteNamespaces(ctx context.Context, cs kubeclient.Interface, dyn dynamic.Interface, names []string) error {
+func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interface, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
@@ -145,7 +145,7 @@ func emptyIn(ctx context.Context, dyn dynamic.Interface, gvr schema.GroupVersion
 // namespace ns, as the namespace controller does once it emptied it. A
 // namespace not terminating (a lab's own start re-created it) or gone is
 // left alone; a refusal leaves the finalizer to the controller.
-func finalize(ctx context.Context, cs kubeclient.Interface, ns string) {
+func finalize(ctx context.Context, cs kube.Interface, ns string) {
 	live, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 	if err != nil || live.DeletionTimestamp == nil {
 		return

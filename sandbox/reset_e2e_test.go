@@ -134,7 +134,7 @@ func TestResetRestoresWhatTheLabDeclaresE2E(t *testing.T) {
 		t.Helper()
 		rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 		defer cancel()
-		if err := sandbox.Reset(rctx, cs, dyn, start); err != nil {
+		if err := sandbox.Reset(rctx, sandboxtest.Conn(t), start); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -236,7 +236,7 @@ func TestResetLeavesNothingOfANamespaceE2E(t *testing.T) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
 	defer cancel()
-	if err := sandbox.Reset(rctx, cs, dyn, sandbox.Start{Namespaces: []string{ns}, Nodes: sandboxtest.Options().Nodes}); err != nil {
+	if err := sandbox.Reset(rctx, sandboxtest.Conn(t), sandbox.Start{Namespaces: []string{ns}, Nodes: sandboxtest.Options().Nodes}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {

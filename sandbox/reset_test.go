@@ -13,7 +13,7 @@ import (
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 
-	"github.com/labhub/labmate/internal/kubeclient/kubefake"
+	"github.com/labhub/labmate/kube/kubefake"
 )
 
 func readyNode(spec NodeSpec) *corev1.Node {
@@ -40,7 +40,7 @@ func TestResetRestoresALabsStart(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClient(scheme.Scheme, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Handler: "gpu"})
 	rcs := schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}
 	ctx := context.Background()
-	if err := Reset(ctx, cs, dyn, Start{Lab: "demo", Namespaces: []string{"lab"}, Nodes: []NodeSpec{gpu}, Wipe: []schema.GroupVersionResource{rcs}}); err != nil {
+	if err := Reset(ctx, kubefake.Conn(cs, dyn), Start{Lab: "demo", Namespaces: []string{"lab"}, Nodes: []NodeSpec{gpu}, Wipe: []schema.GroupVersionResource{rcs}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(ctx, "lab", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

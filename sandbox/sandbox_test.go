@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeconfig"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/kube"
 )
 
 // isolate points every directory the package uses at a fresh temp dir.
@@ -300,12 +301,12 @@ func TestNodesOfLabelsTaints(t *testing.T) {
 // and without.
 func TestLoaderFallsBackToThisSandbox(t *testing.T) {
 	dir := isolate(t)
-	if got, want := kubeconfig.SandboxKubeconfig(), Kubeconfig(Options{}); got != want {
+	if got, want := kube.SandboxKubeconfig(), Kubeconfig(Options{}); got != want {
 		t.Errorf("with KWOK_WORKDIR: the loader falls back to %q, the sandbox is %q", got, want)
 	}
 	t.Setenv("KWOK_WORKDIR", "")
 	t.Setenv("HOME", filepath.Join(dir, "home"))
-	if got, want := kubeconfig.SandboxKubeconfig(), Kubeconfig(Options{}); got != want || !strings.HasPrefix(got, filepath.Join(dir, "home")) {
+	if got, want := kube.SandboxKubeconfig(), Kubeconfig(Options{}); got != want || !strings.HasPrefix(got, filepath.Join(dir, "home")) {
 		t.Errorf("without KWOK_WORKDIR: the loader falls back to %q, the sandbox is %q", got, want)
 	}
 }

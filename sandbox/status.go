@@ -6,9 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/labhub/labmate/content"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/labhub/labmate/content"
 )
 
 // ClusterStatus describes the sandbox as Status found it. (Go does not allow
@@ -127,12 +128,14 @@ func Status(ctx context.Context, opts Options) (ClusterStatus, error) {
 		return st, nil
 	}
 	st.Running = true
-	cs, err := clientset(opts)
+	conn, err := Connect(opts)
 	if err != nil {
 		return st, err
 	}
-	if cfg, err := RESTConfig(opts); err == nil {
-		st.Server = cfg.Host
+	st.Server = conn.Host()
+	cs, err := conn.Typed()
+	if err != nil {
+		return st, err
 	}
 	if cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{}); err == nil {
 		st.Lab = cm.Data[markerLabKey]

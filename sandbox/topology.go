@@ -16,10 +16,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 )
 
 // A labmate sandbox carries a marker, a ConfigMap in kube-system, saying
@@ -84,7 +83,7 @@ func capacityText(rl corev1.ResourceList) string {
 	return strings.Join(parts, ", ")
 }
 
-func ensureNodes(ctx context.Context, opts Options, cs kubeclient.Interface) error {
+func ensureNodes(ctx context.Context, opts Options, cs kube.Interface) error {
 	created := 0
 	for _, spec := range opts.Nodes {
 		_, err := cs.CoreV1().Nodes().Get(ctx, spec.Name, metav1.GetOptions{})
@@ -116,7 +115,7 @@ func (e *OtherLabError) Error() string {
 // for another lab (its objects are the learner's work on that lab). fresh
 // is true when the sandbox became the lab's just now: its start objects
 // are applied then, never over a learner's progress.
-func claim(ctx context.Context, opts Options, cs kubeclient.Interface) (fresh bool, err error) {
+func claim(ctx context.Context, opts Options, cs kube.Interface) (fresh bool, err error) {
 	cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
@@ -139,7 +138,7 @@ func claim(ctx context.Context, opts Options, cs kubeclient.Interface) (fresh bo
 	return true, setMarker(ctx, cs, opts.Lab)
 }
 
-func setMarker(ctx context.Context, cs kubeclient.Interface, lab string) error {
+func setMarker(ctx context.Context, cs kube.Interface, lab string) error {
 	cm, err := cs.CoreV1().ConfigMaps(MarkerNamespace).Get(ctx, MarkerName, metav1.GetOptions{})
 	if err != nil {
 		return wrapMsg(err, "sandbox.err.marker")
@@ -161,8 +160,8 @@ var ErrNotSandbox error = msgError("sandbox.not_sandbox")
 // on a loopback address and its marker present. It returns the lab the
 // sandbox was made for. Anything else is ErrNotSandbox (wrapped): labmate
 // never writes to a cluster that is not its own sandbox.
-func Identify(ctx context.Context, cfg *rest.Config) (lab string, err error) {
-	u, err := url.Parse(cfg.Host)
+func Identify(ctx context.Context, conn *kube.Conn) (lab string, err error) {
+	u, err := url.Parse(conn.Host())
 	if err != nil {
 		return "", ErrNotSandbox
 	}
@@ -170,7 +169,7 @@ func Identify(ctx context.Context, cfg *rest.Config) (lab string, err error) {
 	if ip := net.ParseIP(host); !(host == "localhost" || ip != nil && ip.IsLoopback()) {
 		return "", ErrNotSandbox
 	}
-	cs, err := kubeclient.NewForConfig(cfg)
+	cs, err := conn.Typed()
 	if err != nil {
 		return "", err
 	}
@@ -215,16 +214,29 @@ type Start struct {
 // every object of the Wipe resources deleted, the nodes exactly the
 // topology, the marker naming the lab, the start objects applied. Call it
 // only on a cluster Identify accepted. It gives up after ResetTimeout.
-func Reset(ctx context.Context, cs kubeclient.Interface, dyn dynamic.Interface, st Start) error {
+func Reset(ctx context.Context, conn *kube.Conn, st Start) error {
 	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
 	defer cancel()
+	cs, err := conn.Typed()
+	if err != nil {
+		return err
+	}
+	dyn, err := conn.Dynamic()
+	if err != nil {
+		return err
+	}
+	// What the cluster serves may have changed since the connection
+	// last asked (a lab's CRDs wiped and made again).
+	if m, err := conn.Mapper(); err == nil {
+		m.Reset()
+	}
 	if err := deleteNamespaces(ctx, cs, dyn, st.Namespaces); err != nil {
 		return err
 	}
 	if err := wipe(ctx, dyn, st.Wipe); err != nil {
 		return err
 	}
-	if err := dropChanged(ctx, cs, dyn, st); err != nil {
+	if err := dropChanged(ctx, conn, st); err != nil {
 		return err
 	}
 	if err := resetNodes(ctx, cs, st.Nodes); err != nil {
@@ -240,7 +252,7 @@ func Reset(ctx context.Context, cs kubeclient.Interface, dyn dynamic.Interface, 
 	if err := waitNodesReady(ctx, cs, names); err != nil {
 		return err
 	}
-	return applyManifests(ctx, cs, st.Manifests)
+	return applyManifests(ctx, conn, st.Manifests)
 }
 
 // emptyNamespace deletes what makes a namespace slow to go away: the
@@ -252,7 +264,7 @@ func Reset(ctx context.Context, cs kubeclient.Interface, dyn dynamic.Interface, 
 // at once). deleteNamespaces calls it first: the controllers gone, nothing
 // makes pods while the namespace's objects are purged, and when the purge
 // is left to the controller it goes in one pass, about 5 s instead of 10.
-func emptyNamespace(ctx context.Context, cs kubeclient.Interface, ns string) error {
+func emptyNamespace(ctx context.Context, cs kube.Interface, ns string) error {
 	all, now := metav1.ListOptions{}, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
 	bg := metav1.DeleteOptions{PropagationPolicy: ptr(metav1.DeletePropagationBackground)}
 	for _, del := range []func() error{
@@ -296,7 +308,7 @@ func wipe(ctx context.Context, dyn dynamic.Interface, gvrs []schema.GroupVersion
 // allocatable to fresh's with JSON patches, which carry no resource
 // version: kwok writes node status all the time, and an update that
 // reads first loses that race again and again.
-func restoreNode(ctx context.Context, cs kubeclient.Interface, fresh *corev1.Node) error {
+func restoreNode(ctx context.Context, cs kube.Interface, fresh *corev1.Node) error {
 	type op struct {
 		Op    string `json:"op"`
 		Path  string `json:"path"`
@@ -329,7 +341,7 @@ func restoreNode(ctx context.Context, cs kubeclient.Interface, fresh *corev1.Nod
 }
 
 // resetNodes makes the fake nodes exactly the topology.
-func resetNodes(ctx context.Context, cs kubeclient.Interface, nodes []NodeSpec) error {
+func resetNodes(ctx context.Context, cs kube.Interface, nodes []NodeSpec) error {
 	list, err := cs.CoreV1().Nodes().List(ctx, metav1.ListOptions{LabelSelector: KwokNodeLabel + "=kwok"})
 	if err != nil {
 		return wrapMsg(err, "sandbox.err.list_nodes")

@@ -3,16 +3,17 @@ package tui
 import (
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/classlab"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
 )
 
 // classMsg is the class publisher's newest status.
-type classMsg struct{ st class.Status }
+type classMsg struct{ st learner.Status }
 
 // waitClass re-arms on the class publisher's statuses (nil: no class, no
 // command, so an unconfigured class costs nothing).
-func waitClass(ch <-chan class.Status) tea.Cmd {
+func waitClass(ch <-chan learner.Status) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
@@ -34,24 +35,24 @@ func (m Model) classNote() (stripNote, bool) {
 	}
 	st := m.class.State
 	if st == "" {
-		st = class.Connecting
+		st = learner.Connecting
 	}
 	text := content.Msg("class.indicator." + string(st))
 	switch st {
-	case class.Connected:
+	case learner.Connected:
 		return stripNote{text, m.th.Muted}, true
-	case class.Refused:
+	case learner.Refused:
 		return stripNote{text, m.th.Alert}, true
 	default:
 		return stripNote{text, m.th.Hint}, true
 	}
 }
 
-// classLabMsg is the newest class.LabNote.
-type classLabMsg struct{ note class.LabNote }
+// classLabMsg is the newest classlab.LabNote.
+type classLabMsg struct{ note classlab.LabNote }
 
 // waitClassLab re-arms on the class lab's notes (nil: none, no command).
-func waitClassLab(ch <-chan class.LabNote) tea.Cmd {
+func waitClassLab(ch <-chan classlab.LabNote) tea.Cmd {
 	if ch == nil {
 		return nil
 	}
@@ -79,7 +80,7 @@ func (m Model) classLabNote() (stripNote, bool) {
 
 // noteClassLab shows a class lab note: in the strip until the next one,
 // and once, whole, as a toast.
-func (m *Model) noteClassLab(n class.LabNote) tea.Cmd {
+func (m *Model) noteClassLab(n classlab.LabNote) tea.Cmd {
 	m.classLab = &n
 	text := n.Why
 	if !n.Refused {

@@ -4,7 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/classlab"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
 )
 
@@ -20,14 +21,14 @@ func TestClassIndicator(t *testing.T) {
 	if strings.Contains(m.header(), "교실") {
 		t.Fatalf("indicator without --class: %q", m.header())
 	}
-	ch := make(chan class.Status, 1)
+	ch := make(chan learner.Status, 1)
 	m = New(Options{Lab: lab, Theme: "dark", Colors: ColorsNone, Class: ch})
 	m = send(t, m, sizeMsg(80, 24))
 	if !strings.Contains(m.header(), content.Msg("class.indicator.connecting")) {
 		t.Fatalf("header before any send: %q", m.header())
 	}
-	for _, st := range []class.State{class.Retrying, class.Refused, class.Connected} {
-		m = send(t, m, classMsg{class.Status{State: st}})
+	for _, st := range []learner.State{learner.Retrying, learner.Refused, learner.Connected} {
+		m = send(t, m, classMsg{learner.Status{State: st}})
 		if h := m.header(); !strings.Contains(h, content.Msg("class.indicator."+string(st))) {
 			t.Fatalf("header for %s: %q", st, h)
 		}
@@ -46,14 +47,14 @@ func TestClassLabNote(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes := make(chan class.LabNote, 1)
-	m := New(Options{Lab: lab, Theme: "dark", Colors: ColorsNone, Class: make(chan class.Status), ClassLab: notes})
+	notes := make(chan classlab.LabNote, 1)
+	m := New(Options{Lab: lab, Theme: "dark", Colors: ColorsNone, Class: make(chan learner.Status), ClassLab: notes})
 	m = send(t, m, sizeMsg(60, 20))
 	if h := m.header(); strings.Contains(h, "실습") {
 		t.Fatalf("a class lab note before any: %q", h)
 	}
-	m = send(t, m, classMsg{class.Status{State: class.Connected}})
-	m = send(t, m, classLabMsg{class.LabNote{Version: "1.1.0"}})
+	m = send(t, m, classMsg{learner.Status{State: learner.Connected}})
+	m = send(t, m, classLabMsg{classlab.LabNote{Version: "1.1.0"}})
 	want := content.Msg("class.indicator.lab_new", "version", "1.1.0")
 	if h := m.header(); !strings.Contains(h, want) {
 		t.Fatalf("header at 60 columns %q, want %q whole", h, want)
@@ -62,7 +63,7 @@ func TestClassLabNote(t *testing.T) {
 	if v := m.View(); !strings.Contains(v, "1.1.0") || !strings.Contains(v, "새 판이 열립니다") {
 		t.Errorf("no toast for the new version:\n%s", v)
 	}
-	m = send(t, m, classLabMsg{class.LabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}})
+	m = send(t, m, classLabMsg{classlab.LabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}})
 	if h := m.header(); !strings.Contains(h, content.Msg("class.indicator.lab_refused")) || strings.Contains(h, "1.1.0") {
 		t.Fatalf("header after a refused lab: %q", h)
 	}

@@ -13,7 +13,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/classlab"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labrun"
@@ -52,9 +53,9 @@ type Model struct {
 	observed bool
 
 	report *engine.Report
-	class  class.Status // the class publisher's newest status (--class only)
+	class  learner.Status // the class publisher's newest status (--class only)
 	// classLab is the newest note about the class's lab (nil: none).
-	classLab *class.LabNote
+	classLab *classlab.LabNote
 
 	docs   renderings
 	pg     pager

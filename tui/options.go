@@ -3,7 +3,8 @@ package tui
 import (
 	"github.com/muesli/termenv"
 
-	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/classlab"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labrun"
 )
@@ -54,10 +55,10 @@ type Options struct {
 	Replay ReplayControl
 	// Class, if set, delivers the class publisher's status (--class); the
 	// step strip then ends with a small class indicator.
-	Class <-chan class.Status
+	Class <-chan learner.Status
 	// ClassLab, if set, delivers what the class said of its lab while it
 	// runs (a new version, a refused one): a note in the step strip.
-	ClassLab <-chan class.LabNote
+	ClassLab <-chan classlab.LabNote
 }
 
 // ReplayControl is what the TUI needs of a replay (package trace

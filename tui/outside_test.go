@@ -5,7 +5,8 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/classlab"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/internal/termtext/termtexttest"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
@@ -68,11 +69,11 @@ func TestHostileReportTextIsShownNotSent(t *testing.T) {
 func TestHostileClassAndReplayTextIsShownNotSent(t *testing.T) {
 	m := testModel(t, 100, 40, func(o *Options) {
 		o.Colors = Colors256
-		o.Class = make(chan class.Status)
-		o.ClassLab = make(chan class.LabNote)
+		o.Class = make(chan learner.Status)
+		o.ClassLab = make(chan classlab.LabNote)
 		o.Replay = newFakeReplay("")
 	})
-	m = send(t, m, classLabMsg{class.LabNote{Refused: true, Why: "why " + hostileText}})
+	m = send(t, m, classLabMsg{classlab.LabNote{Refused: true, Why: "why " + hostileText}})
 	m = send(t, m, replayMsg{status: "replay " + hostileText})
 	assertOnlyStyling(t, m.View(), "replay A␛]2;")
 	if foot := strings.Join(m.foot.View(m.shortBindings()), "\n"); !strings.Contains(foot, "why A␛]2;") {

@@ -16,7 +16,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/tui/board"
 )
 
@@ -57,7 +57,7 @@ func (a *adminFlags) command(name string, run func(context.Context) int) *cobra.
 	return cmd
 }
 
-func (a *adminFlags) load(timeout time.Duration) (*rest.Config, kubeclient.Interface, string, error) {
+func (a *adminFlags) load(timeout time.Duration) (*rest.Config, kube.Interface, string, error) {
 	cfg, ns, err := class.LoadAdmin(a.Kubeconfig, a.Context, a.Namespace, timeout)
 	if err != nil {
 		return nil, nil, "", cli.UsageErr("class.cli.kubeconfig", "err", class.Explain(err))

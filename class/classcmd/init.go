@@ -13,7 +13,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -29,7 +29,7 @@ type initOptions struct {
 
 	names []string
 	cfg   *rest.Config
-	cs    kubeclient.Interface
+	cs    kube.Interface
 	// ship is the lab the class carries (one --lab that can travel).
 	ship *class.LabArchive
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labstore"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
@@ -98,7 +98,7 @@ func TestClassCarriesItsLabE2E(t *testing.T) {
 // 1.0.0 (v1, its archive), and its two learners.
 type classLabE2E struct {
 	kubeconfig, ns string
-	cs             kubeclient.Interface
+	cs             kube.Interface
 	ctx            context.Context
 	v1             []byte
 	learners       []classLearner

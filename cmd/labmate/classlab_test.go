@@ -18,7 +18,7 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/kubeerr"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labstore"
 )
 
@@ -116,7 +116,7 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	if code != cli.ExitFail || len(rep.Steps) != 2 || !strings.Contains(strings.Join(rep.Problems, "\n"), "전에 받아 둔 실습 nginx-conf 1.0.0") {
 		t.Fatalf("offline: exit %d, problems %q\n%s", code, rep.Problems, errOut)
 	}
-	if e := kubeerr.ClientEnglish(strings.Join(rep.Problems, "\n") + errOut); e != "" {
+	if e := kube.ClientEnglish(strings.Join(rep.Problems, "\n") + errOut); e != "" {
 		t.Errorf("the client's English %q reaches the learner: %q %q", e, rep.Problems, errOut)
 	}
 }

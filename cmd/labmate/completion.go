@@ -9,12 +9,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/internal/kubeconfig"
+	"github.com/labhub/labmate/kube"
 )
 
 // completeContexts lists the contexts of the kubeconfig labmate would use.
 func (c *common) completeContexts(cmd *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
-	names, err := kubeconfig.Contexts(kubeconfig.Options{Path: c.kubeconfig})
+	names, err := kube.Contexts(kube.Options{Path: c.kubeconfig})
 	if err != nil {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

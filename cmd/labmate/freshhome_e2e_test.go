@@ -50,7 +50,7 @@ func freshHome(t *testing.T, kubeconfig string) string {
 func TestFreshHomeFindsTheSandboxE2E(t *testing.T) {
 	kubeconfig := sandboxtest.Start(t)
 	sandboxtest.LockLab(t) // lab verify resets the lab's objects
-	server := sandboxtest.RESTConfig(t).Host
+	server := sandboxtest.Conn(t).Host()
 	cs := sandboxtest.Client(t) // before HOME moves: the e2e cluster lives under the real one
 	root := freshHome(t, kubeconfig)
 	lab := []string{"--lab", "gpu-incident", "--root", root}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/labhub/labmate/internal/kubeerr"
+	"github.com/labhub/labmate/kube"
 )
 
 // faultKubeconfig is a kubeconfig whose server is server, context lab.
@@ -93,7 +93,7 @@ func TestNoClientEnglishReachesTheLearner(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s.closeLog()
-			if e := kubeerr.ClientEnglish(strings.Join(s.warnings, "\n")); e != "" {
+			if e := kube.ClientEnglish(strings.Join(s.warnings, "\n")); e != "" {
 				t.Errorf("%q reaches the TUI's notices: %q", e, s.warnings)
 			}
 		})
@@ -101,7 +101,7 @@ func TestNoClientEnglishReachesTheLearner(t *testing.T) {
 			t.Run(name+"/"+cmd, func(t *testing.T) {
 				code, out, errOut := runStreams(append(args, flags...)...)
 				text := out + errOut
-				if e := kubeerr.ClientEnglish(text); e != "" {
+				if e := kube.ClientEnglish(text); e != "" {
 					t.Errorf("exit %d: %q reaches the learner:\n%s", code, e, text)
 				}
 				if !strings.ContainsFunc(text, func(r rune) bool { return unicode.Is(unicode.Hangul, r) }) {

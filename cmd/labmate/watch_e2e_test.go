@@ -16,7 +16,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
@@ -110,7 +110,7 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	}
 }
 
-func createRuntimeClass(ctx context.Context, t *testing.T, cs kubeclient.Interface) {
+func createRuntimeClass(ctx context.Context, t *testing.T, cs kube.Interface) {
 	t.Helper()
 	rc := &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "nvidia"}, Handler: "nvidia"}
 	if _, err := cs.NodeV1().RuntimeClasses().Create(ctx, rc, metav1.CreateOptions{}); err != nil {
@@ -120,7 +120,7 @@ func createRuntimeClass(ctx context.Context, t *testing.T, cs kubeclient.Interfa
 
 // resetStep5 removes what step 5 makes and any GPUs a earlier walk put on
 // the lab nodes (with GPUs the pod would schedule).
-func resetStep5(ctx context.Context, t *testing.T, cs kubeclient.Interface) {
+func resetStep5(ctx context.Context, t *testing.T, cs kube.Interface) {
 	t.Helper()
 	if err := cs.CoreV1().Namespaces().Delete(ctx, "gpu-lab", metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
 		t.Fatal(err)

@@ -4,12 +4,16 @@
 package kubefake
 
 import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta/testrestmapper"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/managedfields"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/discovery"
 	fakediscovery "k8s.io/client-go/discovery/fake"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes/scheme"
 	appsv1 "k8s.io/client-go/kubernetes/typed/apps/v1"
 	fakeappsv1 "k8s.io/client-go/kubernetes/typed/apps/v1/fake"
@@ -86,4 +90,13 @@ func (c *Clientset) AuthorizationV1() authorizationv1.AuthorizationV1Interface {
 func (c *Clientset) NodeV1() nodev1.NodeV1Interface { return &fakenodev1.FakeNodeV1{Fake: &c.Fake} }
 func (c *Clientset) SchedulingV1() schedulingv1.SchedulingV1Interface {
 	return &fakeschedulingv1.FakeSchedulingV1{Fake: &c.Fake}
+}
+
+// Conn is a connection for tests: cs as its typed client, dyn (nil: none)
+// as its dynamic client, and a REST mapper that knows every kind of
+// client-go's scheme.
+func Conn(cs *Clientset, dyn dynamic.Interface) *kube.Conn {
+	return kube.Assemble(kube.Parts{Host: "https://fake.invalid", Typed: cs, Dynamic: dyn,
+		Mapper:  testrestmapper.TestOnlyStaticRESTMapper(scheme.Scheme),
+		Version: func(context.Context) (string, error) { return "v1.34.12", nil }})
 }

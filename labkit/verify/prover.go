@@ -9,13 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/dynamic"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeclient"
-	"github.com/labhub/labmate/internal/kubeconfig"
-	"github.com/labhub/labmate/internal/kubeerr"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox"
@@ -29,10 +26,10 @@ type prover struct {
 	kit  *labkit.Lab
 
 	answers, kubeconfigFile string
-	cs                      kubeclient.Interface
+	conn                    *kube.Conn // the sandbox, once the proof may touch it
+	cs                      kube.Interface
 	dyn                     dynamic.Interface
 	clusterOK               bool // the proof may touch the sandbox
-	mapper                  meta.RESTMapper
 	tmp                     string
 	sessions                int // how many sessions were made, for their roots' names
 
@@ -96,41 +93,45 @@ contexts: [{name: none, context: {cluster: none}}]
 current-context: none
 `
 
-// connect loads the kubeconfig with labmate's one loader, refuses a
-// cluster that is not a labmate sandbox, and resets the sandbox for the
-// lab: its namespaces gone, its nodes as its topology says.
+// connect refuses a cluster that is not a labmate sandbox, writes the
+// kubeconfig the answers' kubectl reaches it with, and resets the
+// sandbox for the lab: its namespaces gone, its nodes as its topology
+// says.
 func (p *prover) connect(ctx context.Context) error {
-	ko := kubeconfig.Options{Path: p.o.Kubeconfig, Context: p.o.Context}
-	loaded, err := kubeconfig.Load(ko)
-	if err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
+	conn := p.o.Cluster
+	if conn == nil {
+		err := p.o.ClusterErr
+		if err == nil {
+			err = &kube.LoadError{Kind: kube.Missing}
+		}
+		return &EnvError{msg("verify.no_sandbox", "err", kube.Explain(err))}
 	}
-	have, err := sandbox.Identify(ctx, loaded.Config)
+	have, err := sandbox.Identify(ctx, conn)
 	if errors.Is(err, sandbox.ErrNotSandbox) {
-		return &EnvError{msg("verify.not_sandbox", "server", loaded.Config.Host, "context", loaded.Context, "err", err)}
+		return &EnvError{msg("verify.not_sandbox", "server", conn.Host(), "context", conn.Context, "err", err)}
 	}
 	if err != nil {
-		return &EnvError{msg("verify.unreachable", "server", loaded.Config.Host, "context", loaded.Context, "err", kubeerr.Explain(err))}
+		return &EnvError{msg("verify.unreachable", "server", conn.Host(), "context", conn.Context, "err", kube.Explain(err))}
 	}
 	if have != "" && have != p.text.ID {
 		// Its objects are a learner's progress on that lab.
-		return &EnvError{msg("verify.other_lab", "context", loaded.Context, "have", have, "lab", p.text.ID)}
+		return &EnvError{msg("verify.other_lab", "context", conn.Context, "have", have, "lab", p.text.ID)}
 	}
+	// The answers' kubectl is a child process: it gets the sandbox's
+	// context alone, in a file of the proof's.
 	p.kubeconfigFile = filepath.Join(p.tmp, "kubeconfig")
-	ko.Context = loaded.Context
-	if err := kubeconfig.WriteContext(ko, p.kubeconfigFile); err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
+	if err := conn.WriteKubeconfig(p.kubeconfigFile); err != nil {
+		return &EnvError{msg("verify.no_sandbox", "err", kube.Explain(err))}
 	}
-	p.o.Kubeconfig, p.o.Context = p.kubeconfigFile, ""
-	cs, err := kubeclient.NewForConfig(loaded.Config)
+	cs, err := conn.Typed()
 	if err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
+		return &EnvError{msg("verify.no_sandbox", "err", kube.Explain(err))}
 	}
-	dyn, err := dynamic.NewForConfig(loaded.Config)
+	dyn, err := conn.Dynamic()
 	if err != nil {
-		return &EnvError{msg("verify.no_sandbox", "err", kubeerr.Explain(err))}
+		return &EnvError{msg("verify.no_sandbox", "err", kube.Explain(err))}
 	}
-	p.cs, p.dyn, p.clusterOK = cs, dyn, true
+	p.conn, p.cs, p.dyn, p.clusterOK = conn, cs, dyn, true
 	fmt.Fprintln(p.o.Progress, msg("verify.progress.reset"))
 	return p.reset(ctx)
 }
@@ -146,8 +147,8 @@ func (p *prover) reset(ctx context.Context) error {
 	if err != nil {
 		return &EnvError{err.Error()}
 	}
-	if err := sandbox.Reset(ctx, p.cs, p.dyn, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
-		return &EnvError{msg("verify.reset_failed", "err", kubeerr.Explain(err))}
+	if err := sandbox.Reset(ctx, p.conn, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
+		return &EnvError{msg("verify.reset_failed", "err", kube.Explain(err))}
 	}
 	if p.text.Verify.Reset != "" {
 		if out, err := p.shell(ctx, p.text.Verify.Reset); err != nil {
@@ -169,7 +170,7 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: s.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
 	switch {
 	case p.clusterOK:
-		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Kubeconfig: p.kubeconfigFile}
+		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Conn: p.conn}
 	case len(p.kit.ClusterSteps()) > 0:
 		o.Cluster.Mode = labrun.ClusterOff
 	}

@@ -10,9 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/restmapper"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
@@ -194,8 +192,9 @@ func (p *prover) serverRefuses(ctx context.Context, body []byte) (bool, string) 
 	if !p.clusterOK {
 		return false, ""
 	}
-	if p.mapper == nil {
-		p.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(p.cs.Discovery()))
+	mapper, err := p.conn.Mapper()
+	if err != nil {
+		return false, ""
 	}
 	docs, err := parseYAML(body)
 	if err != nil {
@@ -211,7 +210,7 @@ func (p *prover) serverRefuses(ctx context.Context, body []byte) (bool, string) 
 		if gvk.Kind == "" || gvk.Version == "" || u.GetName() == "" {
 			return true, "apiVersion, kind, metadata.name"
 		}
-		mapping, err := p.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
 		if err != nil {
 			return true, err.Error()
 		}

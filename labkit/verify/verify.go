@@ -19,15 +19,18 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 )
 
 // Options configure a proof.
 type Options struct {
 	Lab *labkit.Lab
-	// Kubeconfig and Context choose the sandbox the way kubectl would
-	// (the sandbox's own kubeconfig when nothing else is found).
-	Kubeconfig, Context string
+	// Cluster is the connection to the sandbox that --kubeconfig and
+	// --context name (kubectl's rules, then the sandbox's own
+	// kubeconfig), or ClusterErr why there is none.
+	Cluster    *kube.Conn
+	ClusterErr error
 	// NoCluster verifies the file steps only; the cluster steps are
 	// reported as not verified.
 	NoCluster bool

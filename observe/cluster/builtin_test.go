@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/client-go/discovery"
 
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
@@ -23,8 +22,7 @@ var update = flag.Bool("update", false, "rewrite builtin.json from the e2e sandb
 // preferred version. Run with -update (and LABMATE_E2E=1) after changing
 // the sandbox's Kubernetes version.
 func TestBuiltinTableMatchesTheSandbox(t *testing.T) {
-	cfg := sandboxtest.RESTConfig(t)
-	dc, err := discovery.NewDiscoveryClientForConfig(cfg)
+	dc, err := sandboxtest.Conn(t).Discovery()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ import (
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/tools/cache"
 
-	"github.com/labhub/labmate/internal/kubeconfig"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -421,7 +421,7 @@ type problem struct {
 }
 
 func problemOf(err error, probeTimeout time.Duration) problem {
-	return problem{text: describe(err, probeTimeout), cause: observe.ClusterCause(kubeconfig.CauseOf(err))}
+	return problem{text: describe(err, probeTimeout), cause: observe.ClusterCause(kube.CauseOf(err))}
 }
 
 // joinRefusals lists refusals sorted by their text, as

@@ -12,19 +12,14 @@ package cluster
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/version"
-	"k8s.io/client-go/discovery"
-	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
-	"k8s.io/client-go/restmapper"
 
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -34,14 +29,8 @@ const SourceName = "cluster"
 // DefaultProbeTimeout bounds one reachability probe.
 const DefaultProbeTimeout = 2 * time.Second
 
-// Options says which cluster to use and what in it to watch.
+// Options say what in the cluster to watch.
 type Options struct {
-	// Kubeconfig is an explicit kubeconfig path (kubectl's --kubeconfig);
-	// empty means the default loading rules ($KUBECONFIG, ~/.kube/config,
-	// then the sandbox's kubeconfig: internal/kubeconfig).
-	Kubeconfig string
-	// Context overrides the kubeconfig's current context (--context).
-	Context string
 	// Scope is what to watch.
 	Scope Scope
 	// ProbeTimeout bounds the reachability probe; DefaultProbeTimeout when 0.
@@ -51,7 +40,7 @@ type Options struct {
 // ProbeFunc asks the API server for its version: the reachability probe.
 type ProbeFunc func(ctx context.Context) (gitVersion string, err error)
 
-// Source watches a cluster. A Source with no kubeconfig reports the
+// Source watches a cluster. A Source with no connection reports the
 // cluster as off and is synced at once.
 type Source struct {
 	opts    Options
@@ -62,45 +51,32 @@ type Source struct {
 	context string
 }
 
-// New loads the kubeconfig the way kubectl does. It fails when a
-// kubeconfig exists (or was named with --kubeconfig/--context) but cannot
-// be used; when there is none at all, the Source reports ClusterOff.
-func New(opts Options) (*Source, error) {
-	silenceKlog()
+// New watches the cluster conn reaches, through its dynamic client and
+// REST mapper, with a probe of its own that ends within ProbeTimeout. A
+// nil conn is no cluster at all (no kubeconfig anywhere): the Source
+// reports the cluster as off.
+func New(conn *kube.Conn, opts Options) (*Source, error) {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
 	}
-	rc, err := loadConfig(opts)
+	if conn == nil {
+		return &Source{opts: opts}, nil
+	}
+	client, err := conn.Dynamic()
 	if err != nil {
 		return nil, err
 	}
-	if rc.cfg == nil {
-		return &Source{opts: opts}, nil
-	}
-	client, err := dynamic.NewForConfig(rc.cfg)
+	mapper, err := conn.Mapper()
 	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+		return nil, err
 	}
-	dc, err := discovery.NewDiscoveryClientForConfig(rc.cfg)
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
+	pc, timeout := conn.Within(opts.ProbeTimeout), opts.ProbeTimeout
+	probe := func(ctx context.Context) (string, error) {
+		ctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		return pc.Version(ctx)
 	}
-	probe, err := versionProbe(rc.cfg, opts.ProbeTimeout)
-	if err != nil {
-		return nil, fmt.Errorf("kubeconfig: %w", err)
-	}
-	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc))
-	return &Source{opts: opts, client: client, mapper: mapper, probe: probe, server: rc.cfg.Host, context: rc.context}, nil
-}
-
-// NewForClient builds a Source on an existing client and mapper (tests
-// use a fake dynamic client and Table.RESTMapper) with the given probe.
-func NewForClient(client dynamic.Interface, mapper meta.RESTMapper, probe ProbeFunc, opts Options) *Source {
-	silenceKlog()
-	if opts.ProbeTimeout <= 0 {
-		opts.ProbeTimeout = DefaultProbeTimeout
-	}
-	return &Source{opts: opts, client: client, mapper: mapper, probe: probe}
+	return &Source{opts: opts, client: client, mapper: mapper, probe: probe, server: conn.Host(), context: conn.Context}, nil
 }
 
 // Name implements observe.Source.
@@ -125,31 +101,6 @@ func (s *Source) Run(ctx context.Context, out chan<- observe.Observation) (err e
 		return nil
 	}
 	return newSession(ctx, s, out).run()
-}
-
-// versionProbe GETs /version with its own short timeout, on a client
-// separate from the watches.
-func versionProbe(cfg *rest.Config, timeout time.Duration) (ProbeFunc, error) {
-	pc := rest.CopyConfig(cfg)
-	pc.Timeout = timeout
-	dc, err := discovery.NewDiscoveryClientForConfig(pc)
-	if err != nil {
-		return nil, err
-	}
-	rc := dc.RESTClient()
-	return func(ctx context.Context) (string, error) {
-		ctx, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		raw, err := rc.Get().AbsPath("/version").Do(ctx).Raw()
-		if err != nil {
-			return "", err
-		}
-		var info version.Info
-		if err := json.Unmarshal(raw, &info); err != nil {
-			return "", fmt.Errorf("/version: %w", err)
-		}
-		return info.GitVersion, nil
-	}, nil
 }
 
 func send(ctx context.Context, out chan<- observe.Observation, o observe.Observation) {

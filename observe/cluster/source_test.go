@@ -17,16 +17,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodev1 "k8s.io/api/node/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/dynamic"
 	dynamicfake "k8s.io/client-go/dynamic/fake"
 	"k8s.io/client-go/kubernetes/scheme"
 	k8stesting "k8s.io/client-go/testing"
 
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -53,6 +56,16 @@ var labScope = Options{Scope: Scope{Namespaces: []string{"gpu-lab", "gpu-operato
 var nodeScope = Options{Scope: Scope{Watches: []Watch{{Resource: res("nodes"), Names: []string{"lab-node-0"}}}}}
 
 // newFake is a fake dynamic client holding objs.
+// newSource is a Source on a fake dynamic client and a mapper, with probe
+// as its reachability probe.
+func newSource(client dynamic.Interface, mapper meta.RESTMapper, probe ProbeFunc, opts Options) *Source {
+	s, err := New(kube.Assemble(kube.Parts{Dynamic: client, Mapper: mapper, Version: probe}), opts)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 func newFake(objs ...runtime.Object) *dynamicfake.FakeDynamicClient {
 	return dynamicfake.NewSimpleDynamicClient(scheme.Scheme, objs...)
 }
@@ -186,7 +199,7 @@ func TestInformersDeliverScopedObjects(t *testing.T) {
 		&corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "time-slicing-config"}},
 		&appsv1.DaemonSet{ObjectMeta: metav1.ObjectMeta{Namespace: "gpu-operator", Name: "container-toolkit"}},
 	)
-	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, labScope))
+	c := start(t, newSource(client, Builtin().RESTMapper(), okProbe, labScope))
 	c.until("connecting first", time.Second, func(o observe.Observation) bool { return o.Cluster != nil })
 	if first := c.seen[0]; first.Cluster == nil || first.Cluster.State != observe.ClusterConnecting {
 		t.Fatalf("first observation = %s, want cluster connecting", summarize(c.seen[:1]))
@@ -282,7 +295,7 @@ func TestForbiddenListIsAnErrorAndDoesNotHang(t *testing.T) {
 		}
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "apps", Resource: "daemonsets"}, "", errors.New("RBAC: no list"))
 	})
-	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, labScope))
+	c := start(t, newSource(client, Builtin().RESTMapper(), okProbe, labScope))
 	c.until("synced despite forbidden", 10*time.Second, isSynced)
 	o := c.until("error state", 5*time.Second, func(o observe.Observation) bool {
 		return o.Cluster != nil && o.Cluster.State == observe.ClusterError && strings.Count(o.Cluster.Err, ": 403 ") == 2
@@ -317,7 +330,7 @@ func TestForbiddenWatchIsAnError(t *testing.T) {
 	client.PrependWatchReactor("nodes", func(k8stesting.Action) (bool, watch.Interface, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "nodes"}, "", errors.New("RBAC: no watch"))
 	})
-	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, nodeScope))
+	c := start(t, newSource(client, Builtin().RESTMapper(), okProbe, nodeScope))
 	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
 	if !strings.HasPrefix(o.Cluster.Err, "watch nodes: 403 Forbidden (") {
 		t.Errorf("Err = %q", o.Cluster.Err)
@@ -342,7 +355,7 @@ func TestUnauthorizedIsAnErrorNotUnreachable(t *testing.T) {
 		return true, nil, apierrors.NewUnauthorized("Unauthorized")
 	})
 	probe := func(context.Context) (string, error) { return "", apierrors.NewUnauthorized("Unauthorized") }
-	c := start(t, NewForClient(client, Builtin().RESTMapper(), probe, nodeScope))
+	c := start(t, newSource(client, Builtin().RESTMapper(), probe, nodeScope))
 	// Every informer is refused, each in its own time: wait for the nodes
 	// informer's refusal rather than take whichever came first.
 	c.until("nodes refused with 401", 10*time.Second, func(o observe.Observation) bool {
@@ -365,7 +378,7 @@ func TestMissingResourceTypeIsAnError(t *testing.T) {
 	})
 	scope := nodeScope
 	scope.Scope.Watches = append(scope.Scope.Watches, Watch{Resource: res("runtimeclasses.node.k8s.io")})
-	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, scope))
+	c := start(t, newSource(client, Builtin().RESTMapper(), okProbe, scope))
 	o := c.until("error state", 10*time.Second, isState(observe.ClusterError))
 	if !strings.HasPrefix(o.Cluster.Err, "list runtimeclasses.node.k8s.io: 404 NotFound (") {
 		t.Errorf("Err = %q", o.Cluster.Err)
@@ -404,7 +417,7 @@ func TestWatchErrorTriggersProbe(t *testing.T) {
 		watches <- w
 		return true, w, nil
 	})
-	c := start(t, NewForClient(client, Builtin().RESTMapper(), probe, nodeScope))
+	c := start(t, newSource(client, Builtin().RESTMapper(), probe, nodeScope))
 	c.until("synced", 10*time.Second, isState(observe.ClusterSynced))
 	// Synced says the list was read; the watch after it may start later.
 	// Taken down before it started, the watch would be refused, and
@@ -434,12 +447,9 @@ func TestWatchErrorTriggersProbe(t *testing.T) {
 	c.until("synced again", 15*time.Second, isState(observe.ClusterSynced))
 }
 
-func writeKubeconfig(t *testing.T, server string, exec bool) string {
+func writeKubeconfig(t *testing.T, server string) string {
 	t.Helper()
 	user := "  user:\n    token: x\n"
-	if exec {
-		user = "  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: /bin/false\n      interactiveMode: Always\n"
-	}
 	kc := "apiVersion: v1\nkind: Config\ncurrent-context: lab\nclusters:\n- name: lab\n  cluster:\n    server: " + server +
 		"\ncontexts:\n- name: lab\n  context:\n    cluster: lab\n    user: lab\n- name: other\n  context:\n    cluster: lab\n    user: lab\nusers:\n- name: lab\n" + user
 	p := filepath.Join(t.TempDir(), "kubeconfig")
@@ -452,10 +462,12 @@ func writeKubeconfig(t *testing.T, server string, exec bool) string {
 // Port 1 on loopback refuses at once: the source must say unreachable
 // quickly, and say it is synced so `labmate check` does not wait.
 func TestUnreachableServerIsReportedQuickly(t *testing.T) {
-	kc := writeKubeconfig(t, "http://127.0.0.1:1", false)
-	opts := labScope
-	opts.Kubeconfig = kc
-	src, err := New(opts)
+	kc := writeKubeconfig(t, "http://127.0.0.1:1")
+	conn, err := kube.Open(kube.Options{Path: kc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := New(conn, labScope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,11 +484,9 @@ func TestUnreachableServerIsReportedQuickly(t *testing.T) {
 	}
 }
 
-func TestNoKubeconfigIsOff(t *testing.T) {
-	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "absent"))
-	t.Setenv("HOME", t.TempDir())
-	t.Setenv("KUBERNETES_SERVICE_HOST", "")
-	src, err := New(labScope)
+// No connection (no kubeconfig anywhere) is a cluster that is off.
+func TestNoConnectionIsOff(t *testing.T) {
+	src, err := New(nil, labScope)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -485,15 +495,14 @@ func TestNoKubeconfigIsOff(t *testing.T) {
 	c.until("synced", time.Second, isSynced)
 }
 
-func TestBrokenExplicitConfigFails(t *testing.T) {
-	if _, err := New(Options{Kubeconfig: filepath.Join(t.TempDir(), "nope")}); err == nil {
-		t.Error("missing --kubeconfig file accepted")
+// The source names the context the connection uses.
+func TestSourceNamesTheContext(t *testing.T) {
+	kc := writeKubeconfig(t, "http://127.0.0.1:1")
+	conn, err := kube.Open(kube.Options{Path: kc, Context: "other"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	kc := writeKubeconfig(t, "http://127.0.0.1:1", false)
-	if _, err := New(Options{Kubeconfig: kc, Context: "missing"}); err == nil {
-		t.Error("unknown --context accepted")
-	}
-	src, err := New(Options{Kubeconfig: kc, Context: "other"})
+	src, err := New(conn, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,7 +532,7 @@ func TestCustomResourceIsWatched(t *testing.T) {
 		map[schema.GroupVersionResource]string{widgets.GVR(): "WidgetList"},
 		widget("widget-a", false))
 	opts := Options{Scope: Scope{Watches: []Watch{{Resource: widgets}}}}
-	c := start(t, NewForClient(client, Builtin().With(widgets).RESTMapper(), okProbe, opts))
+	c := start(t, newSource(client, Builtin().With(widgets).RESTMapper(), okProbe, opts))
 	o := c.until("the policy", 10*time.Second, isObject(observe.OpUpsert, "Widget", "", "widget-a"))
 	if _, ok := o.Object.Object.(*unstructured.Unstructured); !ok {
 		t.Fatalf("a custom resource arrived as %T", o.Object.Object)
@@ -552,7 +561,7 @@ func TestResourceNotServedIsMissing(t *testing.T) {
 	client := newFake(node("lab-node-0"))
 	opts := nodeScope
 	opts.Scope.Watches = append(opts.Scope.Watches, Watch{Resource: widgets})
-	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, opts))
+	c := start(t, newSource(client, Builtin().RESTMapper(), okProbe, opts))
 	o := c.until("synced", 10*time.Second, isState(observe.ClusterSynced))
 	want := []observe.Missing{{Resource: "widgets.example.com", Kind: "Widget"}}
 	if !reflect.DeepEqual(o.Cluster.Missing, want) {
@@ -568,7 +577,7 @@ func TestLabelSelectorNarrows(t *testing.T) {
 	}
 	client := newFake(pod("trainer", map[string]string{"app": "train"}), pod("other", nil))
 	opts := Options{Scope: Scope{Namespaces: []string{"ml"}, Watches: []Watch{{Resource: res("pods"), Labels: "app=train"}}}}
-	c := start(t, NewForClient(client, Builtin().RESTMapper(), okProbe, opts))
+	c := start(t, newSource(client, Builtin().RESTMapper(), okProbe, opts))
 	c.until("synced", 10*time.Second, isState(observe.ClusterSynced))
 	for _, o := range c.seen {
 		if o.Object != nil && o.Object.Name == "other" {

@@ -74,7 +74,7 @@ func TestRefusesTheLearnersCluster(t *testing.T) {
 		"Start":      func(tb testing.TB) { Start(tb) },
 		"Client":     func(tb testing.TB) { Client(tb) },
 		"LockLab":    func(tb testing.TB) { LockLab(tb) },
-		"RESTConfig": func(tb testing.TB) { RESTConfig(tb) },
+		"Conn":       func(tb testing.TB) { Conn(tb) },
 		"Own":        func(tb testing.TB) { Own(tb, "x") },
 	} {
 		got := run(t, fn)

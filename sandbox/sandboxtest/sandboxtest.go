@@ -40,12 +40,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
-	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeclient"
 	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/internal/testslots"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -193,21 +192,22 @@ func acquire(tb testing.TB, path string, exclusive bool, what string) (unlock fu
 	return lockfile.Lock(ctx, path, lockfile.Options{Shared: !exclusive, Waiting: func() { tb.Logf("waiting for %s (%s)", what, path) }})
 }
 
-// RESTConfig is Start plus a client config for the e2e cluster.
-func RESTConfig(t testing.TB) *rest.Config {
+// Conn is Start plus a connection to the e2e cluster.
+func Conn(t testing.TB) *kube.Conn {
 	t.Helper()
 	Start(t)
-	cfg, err := sandbox.RESTConfig(Options())
+	conn, err := sandbox.Connect(Options())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cfg
+	return conn
 }
 
-// Client is Start plus a clientset for the e2e cluster.
-func Client(t testing.TB) kubeclient.Interface {
+// Client is Start plus the typed client of a connection to the e2e
+// cluster.
+func Client(t testing.TB) kube.Interface {
 	t.Helper()
-	cs, err := kubeclient.NewForConfig(RESTConfig(t))
+	cs, err := Conn(t).Typed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func Client(t testing.TB) kubeclient.Interface {
 // Namespace creates a fresh namespace named "<prefix>-<random>", waits until
 // its default service account exists (pods cannot be created before), and
 // deletes it when the test ends. It returns the namespace name.
-func Namespace(t testing.TB, cs kubeclient.Interface, prefix string) string {
+func Namespace(t testing.TB, cs kube.Interface, prefix string) string {
 	t.Helper()
 	if prefix == "" {
 		prefix = "e2e"
@@ -259,11 +259,11 @@ func (w tbWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// Dynamic is Start plus a dynamic client for the e2e cluster (any kind,
-// custom resources included).
+// Dynamic is Start plus the dynamic client of a connection to the e2e
+// cluster (any kind, custom resources included).
 func Dynamic(t testing.TB) dynamic.Interface {
 	t.Helper()
-	dyn, err := dynamic.NewForConfig(RESTConfig(t))
+	dyn, err := Conn(t).Dynamic()
 	if err != nil {
 		t.Fatal(err)
 	}

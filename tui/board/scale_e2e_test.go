@@ -13,16 +13,19 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8srand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/admin"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8srand "k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // TestClassScaleE2E is the class at workshop scale, on the sandbox as the
@@ -59,11 +62,11 @@ func classScale(t testing.TB, measure bool) {
 		n, _ = strconv.Atoi(v)
 	}
 	kubeconfig := sandboxtest.Start(t)
-	cfg, _, err := class.LoadAdmin(kubeconfig, "", "", 30*time.Second)
+	conn, _, err := admin.Open(kubeconfig, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := class.Clientset(cfg)
+	cs, err := conn.Typed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +75,7 @@ func classScale(t testing.TB, measure bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	start := time.Now()
-	files, err := class.Init(ctx, class.InitConfig{Client: cs, Server: cfg, Namespace: ns, Learners: class.LearnersFromCount(n),
+	files, err := admin.Init(ctx, admin.InitConfig{Conn: conn.Within(30 * time.Second), Namespace: ns, Learners: admin.LearnersFromCount(n),
 		Labs: []string{"gpu-incident"}, OutDir: t.TempDir(), TokenTTL: time.Hour, Workers: 16})
 	if err != nil {
 		t.Fatal(err)
@@ -101,7 +104,7 @@ func classScale(t testing.TB, measure bool) {
 	seen := map[string]int{}
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
-	classes := class.Watch(watchCtx, cs, ns, "gpu-incident")
+	classes := admin.Watch(watchCtx, cs, ns, "gpu-incident")
 	m := board.New(board.Options{Namespace: ns})
 	watched := make(chan struct{})
 	go func() {
@@ -131,23 +134,23 @@ func classScale(t testing.TB, measure bool) {
 
 	cpu0 := cpuTicks(t, boardPID)
 	walkStart := time.Now()
-	var pubs []*class.Publisher
+	var pubs []*learner.Publisher
 	var wg sync.WaitGroup
 	for i, f := range files {
-		l, err := class.LoadLearner(f.Path)
+		l, err := learner.Open(f.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		lcs, err := class.Clientset(l.Config)
+		lcs, err := l.Conn.Typed()
 		if err != nil {
 			t.Fatal(err)
 		}
-		learner := l.ID
-		p := class.NewPublisher(class.PublisherConfig{Client: lcs, Namespace: ns,
+		who := l.ID
+		p := learner.NewPublisher(learner.PublisherConfig{Client: lcs, Namespace: ns,
 			Sent: func(r class.Record) {
 				mu.Lock()
-				if at, ok := changed[learner][r.Passed()]; ok && !sentSeen[learner+strconv.Itoa(r.Passed())] {
-					sentSeen[learner+strconv.Itoa(r.Passed())] = true
+				if at, ok := changed[who][r.Passed()]; ok && !sentSeen[who+strconv.Itoa(r.Passed())] {
+					sentSeen[who+strconv.Itoa(r.Passed())] = true
 					sentLat = append(sentLat, time.Since(at))
 				}
 				mu.Unlock()
@@ -156,7 +159,7 @@ func classScale(t testing.TB, measure bool) {
 		pubs = append(pubs, p)
 		go p.Run(ctx)
 		wg.Add(1)
-		go func(learner string, p *class.Publisher, seed uint64) {
+		go func(who string, p *learner.Publisher, seed uint64) {
 			defer wg.Done()
 			rng := rand.New(rand.NewPCG(seed, 1))
 			var prev *engine.Report
@@ -167,18 +170,18 @@ func classScale(t testing.TB, measure bool) {
 					// The learner opens a hint on the new step two
 					// seconds in, then the step passes 2-4 s later.
 					time.Sleep(2 * time.Second)
-					p.Publish(class.Update{Hints: &class.Hints{Step: min(passed, 8), Seen: 1 + rng.IntN(3)}})
+					p.Publish(learner.Update{Hints: &learner.Hints{Step: min(passed, 8), Seen: 1 + rng.IntN(3)}})
 					time.Sleep(2*time.Second + time.Duration(rng.IntN(2000))*time.Millisecond)
 				}
 				mu.Lock()
-				if changed[learner] == nil {
-					changed[learner] = map[int]time.Time{}
+				if changed[who] == nil {
+					changed[who] = map[int]time.Time{}
 				}
-				changed[learner][passed] = time.Now()
+				changed[who][passed] = time.Now()
 				mu.Unlock()
 				u := labrun.Next(prev, *walkReport(passed))
 				prev = &u.Report
-				p.Publish(class.Update{Report: &u})
+				p.Publish(learner.Update{Report: &u})
 			}
 		}(l.ID, p, uint64(i))
 	}

@@ -1,4 +1,4 @@
-package class
+package admin
 
 import (
 	"errors"
@@ -40,33 +40,3 @@ func Learners(spec string) ([]string, error) {
 }
 
 func refuse(key string, kv ...any) error { return errors.New(content.Msg(key, kv...)) }
-
-// Labs reads `class init --lab`: none is every built-in lab, none
-// travelling; one is packed (PackRef) and travels with the class when it
-// can (ship is nil when it cannot: a built-in lab with Go of its own);
-// several must each be built in, and none travels. ids are the labs'
-// IDs. Its errors are Korean.
-func Labs(refs []string) (ids []string, ship *LabArchive, err error) {
-	switch len(refs) {
-	case 0:
-		return content.IDs(), nil, nil
-	case 1:
-		a, travels, err := PackRef(refs[0])
-		if err != nil {
-			return nil, nil, refuse("class.cli.lab_refused", "lab", refs[0], "err", err)
-		}
-		if len(a.Bytes) > MaxLabBytes {
-			return nil, nil, LabTooBig{Size: len(a.Bytes)}
-		}
-		if travels {
-			ship = &a
-		}
-		return []string{a.ID}, ship, nil
-	}
-	for _, lab := range refs {
-		if _, err := content.Load(lab); err != nil {
-			return nil, nil, refuse("class.cli.labs_builtin", "lab", lab)
-		}
-	}
-	return refs, nil, nil
-}

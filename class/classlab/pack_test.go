@@ -1,36 +1,12 @@
-package class
+package classlab
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/labhub/labmate/content"
 )
-
-// --learners is a count or a file of names; what it cannot be is said in
-// Korean, naming the file and line.
-func TestLearners(t *testing.T) {
-	if got, err := Learners("3"); err != nil || !slices.Equal(got, []string{"learner-01", "learner-02", "learner-03"}) {
-		t.Errorf("3: %v %v", got, err)
-	}
-	file := filepath.Join(t.TempDir(), "learners.txt")
-	if err := os.WriteFile(file, []byte("kim\nlee\nkim\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for spec, want := range map[string]string{
-		"":     content.Msg("class.cli.learners_missing"),
-		"0":    content.Msg("class.cli.learners_range", "n", 0),
-		"1001": content.Msg("class.cli.learners_range", "n", 1001),
-		file:   content.Msg("class.cli.learner_dup", "path", file, "line", 3, "name", "kim"),
-	} {
-		if got, err := Learners(spec); err == nil || err.Error() != want {
-			t.Errorf("%q: %v %v, want %q", spec, got, err, want)
-		}
-	}
-}
 
 // --lab: none is every built-in lab, several must each be built in, and
 // what is neither is refused in Korean, naming it.

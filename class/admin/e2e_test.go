@@ -1,4 +1,4 @@
-package class_test
+package admin_test
 
 import (
 	"bytes"
@@ -18,22 +18,24 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/admin"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
 // initClass runs class.Init on the e2e sandbox into a fresh namespace,
 // deleted when the test ends.
-func initClass(t testing.TB, learners []string, labs ...string) (kubeclient.Interface, string, []class.LearnerFile) {
+func initClass(t testing.TB, learners []string, labs ...string) (kube.Interface, string, []admin.LearnerFile) {
 	t.Helper()
-	kubeconfig := sandboxtest.Start(t)
-	cfg, _, err := class.LoadAdmin(kubeconfig, "", "", 30*time.Second)
+	conn, _, err := admin.Open(sandboxtest.Start(t), "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := class.Clientset(cfg)
+	conn = conn.Within(30 * time.Second)
+	cs, err := conn.Typed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func initClass(t testing.TB, learners []string, labs ...string) (kubeclient.Inte
 	if len(labs) == 0 {
 		labs = []string{"gpu-incident"}
 	}
-	files, err := class.Init(ctx, class.InitConfig{Client: cs, Server: cfg, Namespace: ns, Learners: learners,
+	files, err := admin.Init(ctx, admin.InitConfig{Conn: conn, Namespace: ns, Learners: learners,
 		Labs: labs, OutDir: t.TempDir(), TokenTTL: time.Hour})
 	if err != nil {
 		t.Fatalf("init: %v", err)
@@ -65,14 +67,14 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 	if fi, err := os.Stat(files[0].Path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("kubeconfig %s: %v %v", files[0].Path, fi, err)
 	}
-	ana, err := class.LoadLearner(files[0].Path)
+	ana, err := learner.Open(files[0].Path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ana.ID != "ana" || ana.Namespace != ns {
 		t.Fatalf("learner from kubeconfig: %+v", ana)
 	}
-	acs, err := class.Clientset(ana.Config)
+	acs, err := ana.Conn.Typed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,19 +82,19 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 	defer cancel()
 
 	// Own record, through the real publisher.
-	pub := class.NewPublisher(class.PublisherConfig{Client: acs, Namespace: ns, Interval: 100 * time.Millisecond,
+	pub := learner.NewPublisher(learner.PublisherConfig{Client: acs, Namespace: ns, Interval: 100 * time.Millisecond,
 		Identity: class.Identity{Learner: "ana", Name: "아나", Lab: "gpu-incident", Labmate: "test"}})
 	go pub.Run(ctx)
 	first := labrun.Next(nil, engine.Report{Ready: true, Steps: []engine.StepResult{{Number: 1, Status: checks.Passed}, {Number: 2, Status: checks.Failed}}})
-	pub.Publish(class.Update{Report: &first})
+	pub.Publish(learner.Update{Report: &first})
 	deadline := time.Now().Add(30 * time.Second)
-	for pub.Status().State != class.Connected {
+	for pub.Status().State != learner.Connected {
 		if time.Now().After(deadline) {
 			t.Fatalf("publisher status %+v", pub.Status())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	got, err := class.List(ctx, cs, ns, "gpu-incident")
+	got, err := admin.List(ctx, cs, ns, "gpu-incident")
 	if err != nil || len(got.Records) != 2 || got.Records[0].Name != "아나" || got.Records[0].Step(2).Status != checks.Failed {
 		t.Fatalf("class after ana's publish: %+v, %v", got, err)
 	}
@@ -117,18 +119,18 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 		t.Fatalf("ana reading outside the class: %v, want 403", err)
 	}
 	// bo's record is untouched.
-	got, _ = class.List(ctx, cs, ns, "gpu-incident")
+	got, _ = admin.List(ctx, cs, ns, "gpu-incident")
 	if len(got.Records[1].Steps) != 0 {
 		t.Fatalf("bo's record changed: %+v", got.Records[1])
 	}
 
 	// Init again: idempotent, the records stay as they are.
-	cfg, _, _ := class.LoadAdmin(sandboxtest.Start(t), "", "", 30*time.Second)
-	if _, err := class.Init(ctx, class.InitConfig{Client: cs, Server: cfg, Namespace: ns, Learners: []string{"ana", "bo"},
+	conn, _, _ := admin.Open(sandboxtest.Start(t), "", "")
+	if _, err := admin.Init(ctx, admin.InitConfig{Conn: conn.Within(30 * time.Second), Namespace: ns, Learners: []string{"ana", "bo"},
 		Labs: []string{"gpu-incident"}, OutDir: filepath.Join(t.TempDir(), "again")}); err != nil {
 		t.Fatalf("second init: %v", err)
 	}
-	got, _ = class.List(ctx, cs, ns, "gpu-incident")
+	got, _ = admin.List(ctx, cs, ns, "gpu-incident")
 	if got.Records[0].Step(2) == nil {
 		t.Fatal("a second init reset ana's record")
 	}
@@ -144,11 +146,11 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 func TestForgedRecordIsFlaggedE2E(t *testing.T) {
 	learners, labs := []string{"learner-01", "learner-02"}, []string{"gpu-incident", "driver-reboot"}
 	cs, ns, files := initClass(t, learners, labs...)
-	l01, err := class.LoadLearner(files[0].Path)
+	l01, err := learner.Open(files[0].Path)
 	if err != nil || l01.ID != "learner-01" {
 		t.Fatalf("learner-01's kubeconfig: %+v, %v", l01, err)
 	}
-	lcs, err := class.Clientset(l01.Config)
+	lcs, err := l01.Conn.Typed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +175,7 @@ func TestForgedRecordIsFlaggedE2E(t *testing.T) {
 		t.Fatalf("learner-01 writing learner-02's record: %v, want 403", err)
 	}
 
-	c, err := class.List(ctx, cs, ns, "")
+	c, err := admin.List(ctx, cs, ns, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package class
+package learner
 
 import (
 	"context"
@@ -16,25 +16,26 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/internal/kubeclient/kubefake"
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/kube/kubefake"
 )
 
 const testNS = "class-a"
 
 func recordObject(learner, lab string) *corev1.ConfigMap {
-	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: ObjectName(learner, lab), Namespace: testNS,
-		Labels: map[string]string{LabelRecord: "true", LabelLearner: learner, LabelLab: lab}}}
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: class.ObjectName(learner, lab), Namespace: testNS,
+		Labels: map[string]string{class.LabelRecord: "true", class.LabelLearner: learner, class.LabelLab: lab}}}
 }
 
-func storedRecord(t *testing.T, cs *kubefake.Clientset, learner string) Record {
+func storedRecord(t *testing.T, cs *kubefake.Clientset, learner string) class.Record {
 	t.Helper()
-	cm, err := cs.CoreV1().ConfigMaps(testNS).Get(context.Background(), ObjectName(learner, "gpu-incident"), metav1.GetOptions{})
+	cm, err := cs.CoreV1().ConfigMaps(testNS).Get(context.Background(), class.ObjectName(learner, "gpu-incident"), metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Unmarshal([]byte(cm.Data[DataKey]))
+	r, err := class.Unmarshal([]byte(cm.Data[class.DataKey]))
 	if err != nil {
-		t.Fatalf("stored record: %v (%q)", err, cm.Data[DataKey])
+		t.Fatalf("stored record: %v (%q)", err, cm.Data[class.DataKey])
 	}
 	return r
 }
@@ -65,7 +66,7 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 	const interval = 2 * time.Second
 	var sent atomic.Int64
 	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: interval, Clock: clk,
-		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}, Sent: func(Record) { sent.Add(1) }})
+		Identity: class.Identity{Learner: "learner-01", Lab: "gpu-incident"}, Sent: func(class.Record) { sent.Add(1) }})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)
@@ -105,13 +106,13 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 	if got.Step(1).Hints != 32 || got.Step(1).Status != want.Step(1).Status || got.Step(3).Status != want.Step(3).Status {
 		t.Fatalf("stored %+v, want %+v", got.Steps, want.Steps)
 	}
-	cm, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, ObjectName("learner-01", "gpu-incident"), metav1.GetOptions{})
+	cm, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, class.ObjectName("learner-01", "gpu-incident"), metav1.GetOptions{})
 	owned := false
 	for _, mf := range cm.ManagedFields {
-		owned = owned || (mf.Manager == FieldManager && mf.Operation == metav1.ManagedFieldsOperationApply)
+		owned = owned || (mf.Manager == class.FieldManager && mf.Operation == metav1.ManagedFieldsOperationApply)
 	}
 	if !owned {
-		t.Fatalf("no apply entry for %q in managed fields: %+v", FieldManager, cm.ManagedFields)
+		t.Fatalf("no apply entry for %q in managed fields: %+v", class.FieldManager, cm.ManagedFields)
 	}
 	// Nothing changed: nothing is due, and a long while later nothing
 	// more was sent.
@@ -139,7 +140,7 @@ func TestPublisherRetriesAndDeliversLatest(t *testing.T) {
 		return false, nil, nil
 	})
 	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 10 * time.Millisecond, Retry: fastRetry(),
-		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+		Identity: class.Identity{Learner: "learner-01", Lab: "gpu-incident"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)
@@ -168,7 +169,7 @@ func TestPublisherRefused(t *testing.T) {
 			cs := kubefake.New()
 			cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) { return true, nil, err })
 			p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 10 * time.Millisecond, Retry: fastRetry(),
-				Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+				Identity: class.Identity{Learner: "learner-01", Lab: "gpu-incident"}})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			go p.Run(ctx)
@@ -196,7 +197,7 @@ func TestPublishNeverBlocks(t *testing.T) {
 	})
 	defer close(release)
 	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: time.Millisecond,
-		Identity: Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+		Identity: class.Identity{Learner: "learner-01", Lab: "gpu-incident"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go p.Run(ctx)

@@ -1,4 +1,4 @@
-package class
+package admin
 
 import (
 	"bufio"
@@ -22,16 +22,16 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/kube"
 )
 
 // InitConfig sets a class up.
 type InitConfig struct {
-	Client kubeclient.Interface
-	// Server is the admin's rest config: the learners' kubeconfigs point
-	// at the same server with the same CA.
-	Server    *rest.Config
+	// Conn is the instructor's connection: the learners' kubeconfigs
+	// point at the same server with the same CA.
+	Conn      *kube.Conn
 	Namespace string
 	Learners  []string
 	Labs      []string
@@ -86,7 +86,7 @@ func ReadLearners(r io.Reader) ([]string, error) {
 		if name == "" || strings.HasPrefix(name, "#") {
 			continue
 		}
-		if !ValidLearner(name) {
+		if !class.ValidLearner(name) {
 			return nil, InvalidName{Line: n, Name: name}
 		}
 		if seen[name] {
@@ -114,8 +114,12 @@ func Init(ctx context.Context, cfg InitConfig) ([]LearnerFile, error) {
 	if err := os.MkdirAll(cfg.OutDir, 0o700); err != nil {
 		return nil, err
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cfg.Namespace, Labels: map[string]string{LabelClass: "true"}}}
-	if _, err := cfg.Client.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: InitFieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+	cs, err := cfg.Conn.Typed()
+	if err != nil {
+		return nil, err
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: cfg.Namespace, Labels: map[string]string{class.LabelClass: "true"}}}
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, ns, metav1.CreateOptions{FieldManager: class.InitFieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, fmt.Errorf("namespace %s: %w", cfg.Namespace, err)
 	}
 	out := make([]LearnerFile, len(cfg.Learners))
@@ -127,7 +131,7 @@ func Init(ctx context.Context, cfg InitConfig) ([]LearnerFile, error) {
 		go func() {
 			defer wg.Done()
 			for i := range jobs {
-				out[i], errs[i] = initLearner(ctx, cfg, cfg.Learners[i])
+				out[i], errs[i] = initLearner(ctx, cfg, cs, cfg.Learners[i])
 			}
 		}()
 	}
@@ -139,10 +143,10 @@ func Init(ctx context.Context, cfg InitConfig) ([]LearnerFile, error) {
 	return out, errors.Join(errs...)
 }
 
-func initLearner(ctx context.Context, cfg InitConfig, learner string) (LearnerFile, error) {
-	cs, ns := cfg.Client, cfg.Namespace
+func initLearner(ctx context.Context, cfg InitConfig, cs kube.Interface, learner string) (LearnerFile, error) {
+	ns := cfg.Namespace
 	meta := func(name string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{LabelClass: "true", LabelLearner: learner}}
+		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{class.LabelClass: "true", class.LabelLearner: learner}}
 	}
 	create := func(what string, err error) error {
 		if err != nil && !apierrors.IsAlreadyExists(err) {
@@ -150,22 +154,22 @@ func initLearner(ctx context.Context, cfg InitConfig, learner string) (LearnerFi
 		}
 		return nil
 	}
-	co := metav1.CreateOptions{FieldManager: InitFieldManager}
+	co := metav1.CreateOptions{FieldManager: class.InitFieldManager}
 	_, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: meta(learner)}, co)
 	if err := create("serviceaccount", err); err != nil {
 		return LearnerFile{}, err
 	}
 	var names []string
 	for _, lab := range cfg.Labs {
-		name := ObjectName(learner, lab)
+		name := class.ObjectName(learner, lab)
 		names = append(names, name)
-		raw, err := Marshal(NewTracker(Identity{Learner: learner, Lab: lab}, nil).Record())
+		raw, err := class.Marshal(class.NewRecord(class.Identity{Learner: learner, Lab: lab}))
 		if err != nil {
 			return LearnerFile{}, err
 		}
-		cm := &corev1.ConfigMap{ObjectMeta: meta(name), Data: map[string]string{DataKey: string(raw)}}
-		cm.Labels[LabelRecord] = "true"
-		cm.Labels[LabelLab] = lab
+		cm := &corev1.ConfigMap{ObjectMeta: meta(name), Data: map[string]string{class.DataKey: string(raw)}}
+		cm.Labels[class.LabelRecord] = "true"
+		cm.Labels[class.LabelLab] = lab
 		_, err = cs.CoreV1().ConfigMaps(ns).Create(ctx, cm, co)
 		if err := create("record", err); err != nil {
 			return LearnerFile{}, err
@@ -183,11 +187,11 @@ func initLearner(ctx context.Context, cfg InitConfig, learner string) (LearnerFi
 		// as requests for that name), never the namespace's list.
 		APIGroups:     []string{""},
 		Resources:     []string{"configmaps"},
-		ResourceNames: []string{LabObject},
+		ResourceNames: []string{class.LabObject},
 		Verbs:         []string{"get", "list", "watch"},
 	}}}
 	if _, err := cs.RbacV1().Roles(ns).Create(ctx, role, co); apierrors.IsAlreadyExists(err) {
-		_, err = cs.RbacV1().Roles(ns).Update(ctx, role, metav1.UpdateOptions{FieldManager: InitFieldManager})
+		_, err = cs.RbacV1().Roles(ns).Update(ctx, role, metav1.UpdateOptions{FieldManager: class.InitFieldManager})
 		if err != nil {
 			return LearnerFile{}, fmt.Errorf("%s role: %w", learner, err)
 		}
@@ -208,7 +212,7 @@ func initLearner(ctx context.Context, cfg InitConfig, learner string) (LearnerFi
 		return LearnerFile{}, fmt.Errorf("%s token: %w", learner, err)
 	}
 	path := filepath.Join(cfg.OutDir, learner+".kubeconfig")
-	if err := writeKubeconfig(path, cfg.Server, ns, learner, token); err != nil {
+	if err := writeKubeconfig(path, cfg.Conn.Config(), ns, learner, token); err != nil {
 		return LearnerFile{}, err
 	}
 	return LearnerFile{Learner: learner, Path: path, Legacy: legacy}, nil
@@ -217,7 +221,7 @@ func initLearner(ctx context.Context, cfg InitConfig, learner string) (LearnerFi
 // learnerToken asks for a bound token (TokenRequest). An API server without
 // a service-account signing key cannot issue those; then it falls back to
 // a long-lived token Secret filled by the token controller.
-func learnerToken(ctx context.Context, cs kubeclient.Interface, ns, sa string, ttl time.Duration) (string, bool, error) {
+func learnerToken(ctx context.Context, cs kube.Interface, ns, sa string, ttl time.Duration) (string, bool, error) {
 	secs := int64(ttl / time.Second)
 	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, sa, &authenticationv1.TokenRequest{
 		Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs},
@@ -233,7 +237,7 @@ func learnerToken(ctx context.Context, cs kubeclient.Interface, ns, sa string, t
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Annotations: map[string]string{corev1.ServiceAccountNameKey: sa}},
 		Type:       corev1.SecretTypeServiceAccountToken,
 	}
-	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, sec, metav1.CreateOptions{FieldManager: InitFieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
+	if _, err := cs.CoreV1().Secrets(ns).Create(ctx, sec, metav1.CreateOptions{FieldManager: class.InitFieldManager}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return "", false, err
 	}
 	var token string

@@ -1,4 +1,4 @@
-package class
+package learner
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labrun"
 )
@@ -48,7 +49,7 @@ func (c *stepClock) now() time.Time { return c.t }
 func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
 	f := &feed{}
 	c := &stepClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	tr := NewTracker(Identity{Learner: "learner-01", Name: "지민", Lab: "gpu-incident", Labmate: "v1"}, c.now)
+	tr := NewTracker(class.Identity{Learner: "learner-01", Name: "지민", Lab: "gpu-incident", Labmate: "v1"}, c.now)
 
 	notReady := f.report(checks.Passed, checks.Passed)
 	notReady.Ready = false
@@ -116,9 +117,9 @@ func TestTrackerFoldsWhatATeacherCaresAbout(t *testing.T) {
 
 func TestRecordCarriesNoFileContentOrPaths(t *testing.T) {
 	f := &feed{}
-	tr := NewTracker(Identity{Learner: "learner-01", Lab: "gpu-incident"}, nil)
+	tr := NewTracker(class.Identity{Learner: "learner-01", Lab: "gpu-incident"}, nil)
 	tr.Apply(Update{Report: f.report(checks.Failed, checks.Failed)})
-	raw, err := Marshal(tr.Record())
+	raw, err := class.Marshal(tr.Record())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,38 +128,15 @@ func TestRecordCarriesNoFileContentOrPaths(t *testing.T) {
 			t.Errorf("record carries %q:\n%s", bad, raw)
 		}
 	}
-	var back Record
+	var back class.Record
 	if err := json.Unmarshal(raw, &back); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Unmarshal(raw); err != nil {
+	if _, err := class.Unmarshal(raw); err != nil {
 		t.Fatalf("round trip: %v", err)
 	}
 	if r := tr.Record(); r.Name != "learner-01" {
 		t.Fatalf("name defaults to the learner slot, got %q", r.Name)
-	}
-}
-
-func TestUnmarshalRefusesOtherSchemas(t *testing.T) {
-	for _, in := range []string{`{"schema":3}`, `{"schema":0}`, `not json`, ``, `{"schema":1,"steps":"x"}`} {
-		if _, err := Unmarshal([]byte(in)); err == nil {
-			t.Errorf("Unmarshal(%q) accepted", in)
-		}
-	}
-}
-
-func TestReadLearners(t *testing.T) {
-	got, err := ReadLearners(strings.NewReader("# class A\nana\n\n  bo-2 \n"))
-	if err != nil || strings.Join(got, ",") != "ana,bo-2" {
-		t.Fatalf("got %v, %v", got, err)
-	}
-	for _, in := range []string{"Ana\n", "a_b\n", "-a\n", "ana\nana\n", strings.Repeat("a", 41) + "\n", "ana.b\n"} {
-		if _, err := ReadLearners(strings.NewReader(in)); err == nil {
-			t.Errorf("ReadLearners(%q) accepted", in)
-		}
-	}
-	if got := LearnersFromCount(12); got[0] != "learner-01" || got[11] != "learner-12" {
-		t.Fatalf("LearnersFromCount(12) = %v", got)
 	}
 }
 
@@ -185,7 +163,7 @@ func TestTrackerTimesAndAttempts(t *testing.T) {
 	f := &feed{}
 	c := &stepClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
 	start := c.t
-	tr := NewTracker(Identity{Learner: "learner-01", Lab: "gpu-incident"}, c.now)
+	tr := NewTracker(class.Identity{Learner: "learner-01", Lab: "gpu-incident"}, c.now)
 	tr.Apply(Update{Report: f.failing("crd", "runtime")})
 	s1 := tr.Record().Step(1)
 	if !s1.Arrived.Equal(start) || !s1.FirstPassed.IsZero() || s1.Attempts != 0 {
@@ -226,7 +204,7 @@ func TestTrackerTimesAndAttempts(t *testing.T) {
 	if !s1.FirstPassed.Equal(passedAt) || s1.Attempts != 4 {
 		t.Fatalf("step 1 after a regression and a fix: %+v", s1)
 	}
-	raw, err := Marshal(tr.Record())
+	raw, err := class.Marshal(tr.Record())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +220,7 @@ func TestTrackerTimesAndAttempts(t *testing.T) {
 func TestTrackerDoesNotMakeUpTimesOfStepsPassedBeforeItStarted(t *testing.T) {
 	f := &feed{}
 	c := &stepClock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	tr := NewTracker(Identity{Learner: "learner-01", Lab: "gpu-incident"}, c.now)
+	tr := NewTracker(class.Identity{Learner: "learner-01", Lab: "gpu-incident"}, c.now)
 	tr.Apply(Update{Report: f.failing()})
 	c.t = c.t.Add(time.Minute)
 	tr.Apply(Update{Report: f.failing("crd")})
@@ -254,25 +232,5 @@ func TestTrackerDoesNotMakeUpTimesOfStepsPassedBeforeItStarted(t *testing.T) {
 	}
 	if _, ok := s1.TimeToPass(); ok {
 		t.Fatal("a time to pass for a step passed before start")
-	}
-}
-
-// A schema 1 record (before arrival, first pass and attempts) is still
-// read, its new fields zero.
-func TestUnmarshalReadsSchema1(t *testing.T) {
-	v1 := `{"schema": 1, "learner": "ana", "name": "ana", "lab": "gpu-incident", "labmate": "v0.9.0",
-		"updated": "2026-12-01T09:00:00Z", "current": 2, "currentSince": "2026-12-01T08:50:00Z",
-		"steps": [{"number": 1, "status": "passed", "since": "2026-12-01T08:50:00Z", "hints": 1},
-		          {"number": 2, "status": "failed", "since": "2026-12-01T08:50:00Z", "hints": 0,
-		           "failing": [{"id": "crd", "status": "failed"}]}]}`
-	r, err := Unmarshal([]byte(v1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Schema != 1 || r.Passed() != 1 || r.Step(2).Failing[0].ID != "crd" || r.Step(1).Attempts != 0 || !r.Step(1).Arrived.IsZero() {
-		t.Fatalf("schema 1 record read as %+v", r)
-	}
-	if _, ok := r.Step(1).TimeToPass(); ok {
-		t.Fatal("a schema 1 step has a time to pass")
 	}
 }

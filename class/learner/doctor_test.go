@@ -1,4 +1,4 @@
-package class
+package learner
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/labhub/labmate/doctor"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -16,10 +18,14 @@ import (
 func TestDoctorClassFinding(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
-	if f := DoctorFinding(context.Background(), bad, []string{"gpu-incident"}); f.Verdict != "fail" || f.Fix == "" {
+	finding := func(path string, labs ...string) doctor.Finding {
+		l, err := Open(path)
+		return DoctorFinding(context.Background(), path, l, err, labs)
+	}
+	if f := finding(bad, "gpu-incident"); f.Verdict != "fail" || f.Fix == "" {
 		t.Fatalf("bad file: %+v", f)
 	}
-	if f := DoctorFinding(context.Background(), learnerKubeconfig(t, "https://127.0.0.1:1"), []string{"gpu-incident", "driver-reboot"}); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
+	if f := finding(learnerKubeconfig(t, "https://127.0.0.1:1"), "gpu-incident", "driver-reboot"); f.Verdict != "warn" || !strings.Contains(f.Detail, "127.0.0.1:1") {
 		t.Fatalf("class down: %+v", f)
 	}
 }

@@ -1,4 +1,4 @@
-package class
+package classlab
 
 import (
 	"bytes"
@@ -11,8 +11,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/labhub/labmate/internal/kubeclient/kubefake"
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/kube/kubefake"
 )
+
+const testNS = "class-a"
 
 func hasHangul(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 })
@@ -23,11 +26,11 @@ func hasHangul(s string) bool {
 func TestStoreLabRefusesALabTooBigForOneObject(t *testing.T) {
 	cs := kubefake.New()
 	ctx := context.Background()
-	if _, err := StoreLab(ctx, cs, testNS, NewLabArchive("big-lab", "1", make([]byte, MaxLabBytes))); err != nil {
+	if _, err := StoreLab(ctx, cs, testNS, class.NewLabArchive("big-lab", "1", make([]byte, class.MaxLabBytes))); err != nil {
 		t.Fatalf("a lab of exactly MaxLabBytes: %v", err)
 	}
-	_, err := StoreLab(ctx, cs, testNS, NewLabArchive("big-lab", "2", make([]byte, 3<<19)))
-	var big LabTooBig
+	_, err := StoreLab(ctx, cs, testNS, class.NewLabArchive("big-lab", "2", make([]byte, 3<<19)))
+	var big class.LabTooBig
 	if !errors.As(err, &big) || big.Size != 3<<19 {
 		t.Fatalf("a 1.5 MiB lab: %v, want LabTooBig", err)
 	}
@@ -43,16 +46,16 @@ func TestStoreLabRefusesALabTooBigForOneObject(t *testing.T) {
 func TestStoreAndFetchLab(t *testing.T) {
 	cs := kubefake.New()
 	ctx := context.Background()
-	if _, err := FetchLab(ctx, cs, testNS); !errors.Is(err, ErrNoLab) {
+	if _, err := FetchLab(ctx, cs, testNS); !errors.Is(err, class.ErrNoLab) {
 		t.Fatalf("a class without a lab: %v, want ErrNoLab", err)
 	}
 	payload := []byte("packed lab bytes")
 	// The digest is the bytes', whatever the caller says.
-	stored, err := StoreLab(ctx, cs, testNS, LabArchive{ID: "my-lab", Version: "1.2.0", Sum: "cafe", Bytes: payload})
+	stored, err := StoreLab(ctx, cs, testNS, class.LabArchive{ID: "my-lab", Version: "1.2.0", Sum: "cafe", Bytes: payload})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if stored.Sum != Digest(payload) || len(stored.Sum) != 64 {
+	if stored.Sum != class.Digest(payload) || len(stored.Sum) != 64 {
 		t.Fatalf("stored sum %q, want the bytes' sha256", stored.Sum)
 	}
 	got, err := FetchLab(ctx, cs, testNS)
@@ -63,12 +66,12 @@ func TestStoreAndFetchLab(t *testing.T) {
 		t.Fatalf("fetched %+v", got)
 	}
 	// The lab object is never read as a record.
-	o, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
-	if _, ok := readObject(o, knownLabs("my-lab")); ok {
-		t.Error("the lab object was read as a record")
+	o, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, class.LabObject, metav1.GetOptions{})
+	if c := class.Collect([]*corev1.ConfigMap{o}, ""); len(c.Records) != 0 || c.Lab.ID != "my-lab" {
+		t.Errorf("the lab object was read as a record, or not as the class's lab: %+v", c)
 	}
 	for _, id := range []string{"", "My_Lab", "a.b/c", strings.Repeat("x", 64)} {
-		if _, err := StoreLab(ctx, cs, testNS, NewLabArchive(id, "1", payload)); !errors.As(err, new(LabBadID)) {
+		if _, err := StoreLab(ctx, cs, testNS, class.NewLabArchive(id, "1", payload)); !errors.As(err, new(class.LabBadID)) {
 			t.Errorf("lab ID %q: %v, want LabBadID", id, err)
 		}
 	}
@@ -79,21 +82,23 @@ func TestStoreAndFetchLab(t *testing.T) {
 func TestFetchLabRefusesBytesThatDoNotMatchTheirDigest(t *testing.T) {
 	cs := kubefake.New()
 	ctx := context.Background()
-	stored, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("the instructor's lab")))
+	stored, err := StoreLab(ctx, cs, testNS, class.NewLabArchive("my-lab", "1", []byte("the instructor's lab")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tamper(t, cs, func(o map[string][]byte, ann map[string]string) { o[LabArchiveKey] = []byte("someone else's lab") })
+	tamper(t, cs, func(o map[string][]byte, ann map[string]string) {
+		o[class.LabArchiveKey] = []byte("someone else's lab")
+	})
 	_, err = FetchLab(ctx, cs, testNS)
-	var bad LabTampered
-	if !errors.As(err, &bad) || bad.Want != stored.Sum || bad.Got != Digest([]byte("someone else's lab")) {
+	var bad class.LabTampered
+	if !errors.As(err, &bad) || bad.Want != stored.Sum || bad.Got != class.Digest([]byte("someone else's lab")) {
 		t.Fatalf("tampered bytes: %v, want LabTampered", err)
 	}
 	if msg := err.Error(); !hasHangul(msg) || !strings.Contains(msg, stored.Sum[:12]) {
 		t.Errorf("message %q: want Korean naming the digest", msg)
 	}
-	tamper(t, cs, func(_ map[string][]byte, ann map[string]string) { delete(ann, AnnotationLabSum) })
-	if _, err := FetchLab(ctx, cs, testNS); !errors.As(err, new(LabUnreadable)) {
+	tamper(t, cs, func(_ map[string][]byte, ann map[string]string) { delete(ann, class.AnnotationLabSum) })
+	if _, err := FetchLab(ctx, cs, testNS); !errors.As(err, new(class.LabUnreadable)) {
 		t.Fatalf("no digest: %v, want LabUnreadable", err)
 	}
 }
@@ -101,7 +106,7 @@ func TestFetchLabRefusesBytesThatDoNotMatchTheirDigest(t *testing.T) {
 func tamper(t *testing.T, cs *kubefake.Clientset, edit func(map[string][]byte, map[string]string)) {
 	t.Helper()
 	ctx := context.Background()
-	o, err := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
+	o, err := cs.CoreV1().ConfigMaps(testNS).Get(ctx, class.LabObject, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +124,7 @@ func TestWatchLabNoticesANewVersion(t *testing.T) {
 	// bound, and a deadline here would end the watch under them.
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	v1, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1")))
+	v1, err := StoreLab(ctx, cs, testNS, class.NewLabArchive("my-lab", "1", []byte("v1")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,15 +134,15 @@ func TestWatchLabNoticesANewVersion(t *testing.T) {
 		t.Fatalf("a notice for the lab the learner has: %+v", n)
 	case <-time.After(300 * time.Millisecond):
 	}
-	if _, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "2", []byte("v2"))); err != nil {
+	if _, err := StoreLab(ctx, cs, testNS, class.NewLabArchive("my-lab", "2", []byte("v2"))); err != nil {
 		t.Fatal(err)
 	}
 	n := next(t, notices)
 	if n.Err != nil || n.Lab.Version != "2" || string(n.Lab.Bytes) != "v2" {
 		t.Fatalf("notice %+v, want version 2", n)
 	}
-	tamper(t, cs, func(o map[string][]byte, _ map[string]string) { o[LabArchiveKey] = []byte("v3?") })
-	if n := next(t, notices); !errors.As(n.Err, new(LabTampered)) {
+	tamper(t, cs, func(o map[string][]byte, _ map[string]string) { o[class.LabArchiveKey] = []byte("v3?") })
+	if n := next(t, notices); !errors.As(n.Err, new(class.LabTampered)) {
 		t.Fatalf("notice %+v, want LabTampered", n)
 	}
 }
@@ -153,72 +158,39 @@ func next(t *testing.T, ch <-chan LabNotice) LabNotice {
 	return LabNotice{}
 }
 
-// Records of the lab the class carries are read even though labmate does
-// not embed it; without the lab object they are for an unknown lab.
-// The lab object comes from the instructor (learners may only read it), so
-// its ID is believed; a learner's record naming a lab version is kept.
-func TestRecordsOfTheClassLabAreRead(t *testing.T) {
-	data := recordJSON(t, "ana", "own-lab", func(r *Record) { r.LabVersion = "2.0" })
-	rec := object("ana.own-lab", data)
-	rec.ResourceVersion = "5" // so the board's memo keeps it
-	labObj := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: LabObject,
-		Annotations: map[string]string{AnnotationLabID: "own-lab", AnnotationLabVersion: "2.0"}}}
-	c := Collect([]*corev1.ConfigMap{rec, labObj}, "")
-	if len(c.Records) != 1 || c.Records[0].Flag != "" || c.Records[0].LabVersion != "2.0" || c.Lab.Version != "2.0" {
-		t.Fatalf("with the class's lab object: %+v", c)
-	}
-	c = Collect([]*corev1.ConfigMap{rec}, "")
-	if len(c.Records) != 1 || c.Records[0].Flag != Malformed {
-		t.Fatalf("without it: %+v, want flagged malformed", c)
-	}
-	// The memo of the board's watch forgets what it decided when the
-	// class's lab changes.
-	m := &recordMemo{}
-	if c := m.collect([]*corev1.ConfigMap{rec}, ""); c.Records[0].Flag != Malformed {
-		t.Fatalf("memo without the lab object: %+v", c.Records[0])
-	}
-	if c := m.collect([]*corev1.ConfigMap{rec, labObj}, ""); c.Records[0].Flag != "" {
-		t.Fatalf("memo after the lab object arrived: %+v", c.Records[0])
-	}
-	bad := recordJSON(t, "ana", "own-lab", func(r *Record) { r.LabVersion = "2\x1b[31m" })
-	if c := Collect([]*corev1.ConfigMap{object("ana.own-lab", bad), labObj}, ""); c.Records[0].Flag != Malformed {
-		t.Fatalf("a lab version with a control character: %+v", c.Records[0])
-	}
-}
-
 // A push replaces the class's lab with a copy of the same lab; another
 // lab, or a class without one, is refused; the same bytes write nothing;
 // a damaged object is repaired.
 func TestPushLab(t *testing.T) {
 	cs := kubefake.New()
 	ctx := context.Background()
-	if _, _, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); !errors.Is(err, ErrNoLab) {
+	if _, _, err := PushLab(ctx, cs, testNS, class.NewLabArchive("my-lab", "1", []byte("v1"))); !errors.Is(err, class.ErrNoLab) {
 		t.Fatalf("push to a class without a lab: %v", err)
 	}
-	if _, err := StoreLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil {
+	if _, err := StoreLab(ctx, cs, testNS, class.NewLabArchive("my-lab", "1", []byte("v1"))); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := PushLab(ctx, cs, testNS, NewLabArchive("other-lab", "1", []byte("x")))
+	_, _, err := PushLab(ctx, cs, testNS, class.NewLabArchive("other-lab", "1", []byte("x")))
 	var other LabOtherID
 	if !errors.As(err, &other) || other.Have != "my-lab" || !hasHangul(err.Error()) {
 		t.Fatalf("push of another lab: %v", err)
 	}
-	before, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
-	if _, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil || !same {
+	before, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, class.LabObject, metav1.GetOptions{})
+	if _, same, err := PushLab(ctx, cs, testNS, class.NewLabArchive("my-lab", "1", []byte("v1"))); err != nil || !same {
 		t.Fatalf("push of the same bytes: same %v, %v", same, err)
 	}
-	after, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, LabObject, metav1.GetOptions{})
+	after, _ := cs.CoreV1().ConfigMaps(testNS).Get(ctx, class.LabObject, metav1.GetOptions{})
 	if after.ResourceVersion != before.ResourceVersion {
 		t.Error("a push of the same bytes wrote the object")
 	}
-	tamper(t, cs, func(o map[string][]byte, _ map[string]string) { o[LabArchiveKey] = []byte("broken") })
-	if _, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "1", []byte("v1"))); err != nil || same {
+	tamper(t, cs, func(o map[string][]byte, _ map[string]string) { o[class.LabArchiveKey] = []byte("broken") })
+	if _, same, err := PushLab(ctx, cs, testNS, class.NewLabArchive("my-lab", "1", []byte("v1"))); err != nil || same {
 		t.Fatalf("push over a damaged object: same %v, %v", same, err)
 	}
 	if got, err := FetchLab(ctx, cs, testNS); err != nil || string(got.Bytes) != "v1" {
 		t.Fatalf("after the repair: %v", err)
 	}
-	stored, same, err := PushLab(ctx, cs, testNS, NewLabArchive("my-lab", "2", []byte("v2")))
+	stored, same, err := PushLab(ctx, cs, testNS, class.NewLabArchive("my-lab", "2", []byte("v2")))
 	if err != nil || same || stored.Version != "2" {
 		t.Fatalf("push of version 2: %+v %v %v", stored.Version, same, err)
 	}

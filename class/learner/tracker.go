@@ -1,4 +1,4 @@
-package class
+package learner
 
 import (
 	"reflect"
@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/labrun"
 )
 
@@ -30,23 +31,11 @@ type Hints struct {
 	Solution bool
 }
 
-// Identity is who publishes: the slot init gave the learner, the name
-// they chose, the lab and labmate's version.
-type Identity struct {
-	Learner string
-	Name    string
-	Lab     string
-	// LabVersion is the version of the lab run (the class's lab, or an
-	// installed one); empty when the lab has none.
-	LabVersion string
-	Labmate    string
-}
-
 // Tracker folds Updates into a Record and tells whether something a
 // teacher cares about changed. It is pure apart from its clock, and not
 // safe for concurrent use (Publisher serialises it).
 type Tracker struct {
-	rec   Record
+	rec   class.Record
 	hints map[int]Hints
 	now   func() time.Time
 	// started is set by the first ready report; steps passed in it were
@@ -58,16 +47,12 @@ type Tracker struct {
 
 // NewTracker starts an empty record for id. now is the clock (time.Now
 // when nil).
-func NewTracker(id Identity, now func() time.Time) *Tracker {
+func NewTracker(id class.Identity, now func() time.Time) *Tracker {
 	if now == nil {
 		now = time.Now
 	}
-	name := displayName(id.Name)
-	if name == "" {
-		name = id.Learner
-	}
 	return &Tracker{
-		rec:         Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, LabVersion: id.LabVersion, Labmate: id.Labmate, Steps: []StepRecord{}},
+		rec:         class.NewRecord(id),
 		hints:       map[int]Hints{},
 		now:         now,
 		beforeStart: map[int]bool{},
@@ -110,7 +95,7 @@ func (t *Tracker) Apply(u Update) bool {
 }
 
 func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
-	prev := map[int]StepRecord{}
+	prev := map[int]class.StepRecord{}
 	for _, s := range t.rec.Steps {
 		prev[s.Number] = s
 	}
@@ -118,7 +103,7 @@ func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
 	for _, c := range u.Changes {
 		changed[c.Step] = true // a new status: since now
 		if c.Regressed() && u.SinceReady {
-			t.rec.Regression = &Regression{Step: c.Step, From: c.From, To: c.To, At: now}
+			t.rec.Regression = &class.Regression{Step: c.Step, From: c.From, To: c.To, At: now}
 		}
 	}
 	current := 0
@@ -130,16 +115,16 @@ func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
 	}
 	first := !t.started
 	t.started = true
-	steps := make([]StepRecord, 0, len(u.Steps))
+	steps := make([]class.StepRecord, 0, len(u.Steps))
 	for _, sr := range u.Steps {
 		p, seen := prev[sr.Number]
-		s := StepRecord{Number: sr.Number, Status: sr.Status, Since: now, Arrived: p.Arrived, FirstPassed: p.FirstPassed, Attempts: p.Attempts}
+		s := class.StepRecord{Number: sr.Number, Status: sr.Status, Since: now, Arrived: p.Arrived, FirstPassed: p.FirstPassed, Attempts: p.Attempts}
 		if seen && !changed[sr.Number] {
 			s.Since = p.Since
 		}
 		for _, c := range sr.Checks {
 			if c.Status != checks.Passed {
-				s.Failing = append(s.Failing, FailingCheck{ID: c.ID, Status: c.Status})
+				s.Failing = append(s.Failing, class.FailingCheck{ID: c.ID, Status: c.Status})
 			}
 		}
 		t.fold(&s, p, first, sr.Number == current, now)
@@ -153,7 +138,7 @@ func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
 
 // fold updates a step's arrival, first pass and attempts from its
 // previous state p: current says it is now the first step not passed.
-func (t *Tracker) fold(s *StepRecord, p StepRecord, first, current bool, now time.Time) {
+func (t *Tracker) fold(s *class.StepRecord, p class.StepRecord, first, current bool, now time.Time) {
 	passed := s.Status == checks.Passed
 	if first && passed {
 		t.beforeStart[s.Number] = true
@@ -170,16 +155,16 @@ func (t *Tracker) fold(s *StepRecord, p StepRecord, first, current bool, now tim
 	// An attempt is a change of what fails while the learner is on the
 	// step (it was current before this report).
 	if t.rec.Current == s.Number && !first && !sameFailing(p.Failing, s.Failing) {
-		s.Attempts = min(s.Attempts+1, MaxAttempts)
+		s.Attempts = min(s.Attempts+1, class.MaxAttempts)
 	}
 }
 
 // sameFailing compares two steps' failing checks by ID, order aside.
-func sameFailing(a, b []FailingCheck) bool {
+func sameFailing(a, b []class.FailingCheck) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	ids := func(fs []FailingCheck) []string {
+	ids := func(fs []class.FailingCheck) []string {
 		out := make([]string, len(fs))
 		for i, f := range fs {
 			out[i] = f.ID
@@ -191,9 +176,9 @@ func sameFailing(a, b []FailingCheck) bool {
 }
 
 // Record returns a deep copy of the record.
-func (t *Tracker) Record() Record {
+func (t *Tracker) Record() class.Record {
 	r := t.rec
-	r.Steps = make([]StepRecord, len(t.rec.Steps))
+	r.Steps = make([]class.StepRecord, len(t.rec.Steps))
 	for i, s := range t.rec.Steps {
 		s.Failing = slices.Clone(s.Failing)
 		r.Steps[i] = s

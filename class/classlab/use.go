@@ -1,4 +1,4 @@
-package class
+package classlab
 
 // The learner's side of the class's lab: a --class run fetches it,
 // checks its digest, installs it with labstore and opens it from there;
@@ -10,7 +10,9 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labstore"
 )
 
@@ -44,20 +46,20 @@ type LabNote struct {
 	Why     string
 }
 
-// LabSource is the Source labstore records for a class's lab: the class
+// Source is the Source labstore records for a class's lab: the class
 // is its namespace on its server.
-func LabSource(l Learner) string {
-	return "class " + l.Namespace + " " + l.Config.Host
+func Source(conn *kube.Conn, ns string) string {
+	return "class " + ns + " " + conn.Host()
 }
 
-// UseLab fetches, checks and installs the class's lab, or falls back to
+// Use fetches, checks and installs the class's lab, or falls back to
 // the copy installed from it before, with a notice (Korean) saying why.
 // (nil, "", nil): the class carries no lab, or the class file reaches
 // no server. The error (Korean) ends the run: the class's lab is refused
 // and none was installed before.
-func UseLab(ctx context.Context, l Learner) (lab *InstalledLab, notice string, err error) {
-	src := LabSource(l)
-	cs, err := Clientset(l.Config)
+func Use(ctx context.Context, conn *kube.Conn, ns string) (lab *InstalledLab, notice string, err error) {
+	src := Source(conn, ns)
+	cs, err := conn.Typed()
 	if err != nil {
 		return nil, "", nil
 	}
@@ -66,9 +68,9 @@ func UseLab(ctx context.Context, l Learner) (lab *InstalledLab, notice string, e
 		timeout = FetchTimeoutKept
 	}
 	fctx, cancel := context.WithTimeout(ctx, timeout)
-	a, err := FetchLab(fctx, cs, l.Namespace)
+	a, err := FetchLab(fctx, cs, ns)
 	cancel()
-	if errors.Is(err, ErrNoLab) {
+	if errors.Is(err, class.ErrNoLab) {
 		return nil, "", nil
 	}
 	var refused string
@@ -82,7 +84,7 @@ func UseLab(ctx context.Context, l Learner) (lab *InstalledLab, notice string, e
 		}
 		refused = content.Msg("class.lab.install_failed", "err", ierr)
 	} else {
-		refused = LabErr(err)
+		refused = Explain(err)
 	}
 	kept, ok := InstalledFrom(src, "")
 	if !ok {
@@ -92,17 +94,17 @@ func UseLab(ctx context.Context, l Learner) (lab *InstalledLab, notice string, e
 	return kept, content.Msg("class.lab.kept", "why", refused, "id", kept.ID, "version", kept.Version), nil
 }
 
-// LabErr words why the class's lab could not be had: this package's own
+// Explain words why the class's lab could not be had: this package's own
 // refusals are Korean; a connection error goes through Explain.
-func LabErr(err error) string {
-	var tampered LabTampered
-	var unreadable LabUnreadable
-	var badID LabBadID
-	var big LabTooBig
+func Explain(err error) string {
+	var tampered class.LabTampered
+	var unreadable class.LabUnreadable
+	var badID class.LabBadID
+	var big class.LabTooBig
 	if errors.As(err, &tampered) || errors.As(err, &unreadable) || errors.As(err, &badID) || errors.As(err, &big) {
 		return err.Error()
 	}
-	return content.Msg("class.lab.unreachable", "err", Explain(err))
+	return content.Msg("class.lab.unreachable", "err", kube.Explain(err))
 }
 
 // InstalledFrom is the copy of the class's lab installed last from the
@@ -131,13 +133,13 @@ func InstalledFrom(src, sum string) (*InstalledLab, bool) {
 // offline) and noted; a refused one is noted too, and the learner keeps
 // the copy they run. The channel closes when ctx ends (nil when the
 // class file reaches no server).
-func WatchInstalled(ctx context.Context, l Learner, lab *InstalledLab) <-chan LabNote {
-	cs, err := Clientset(l.Config)
+func WatchInstalled(ctx context.Context, conn *kube.Conn, ns string, lab *InstalledLab) <-chan LabNote {
+	cs, err := conn.Typed()
 	if err != nil || lab == nil {
 		return nil
 	}
 	out := make(chan LabNote, 1)
-	notices := WatchLab(ctx, cs, l.Namespace, lab.Sum)
+	notices := WatchLab(ctx, cs, ns, lab.Sum)
 	go func() {
 		defer close(out)
 		defer func() {

@@ -1,4 +1,4 @@
-package class
+package learner
 
 // The learner's side of a class, for one run of labmate: join the class
 // (publish), publish one evaluation (check --class), preview the record,
@@ -9,28 +9,19 @@ import (
 	"errors"
 	"time"
 
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/kubeerr"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
 )
 
-// Explain words an error of the class cluster or a class kubeconfig in
-// Korean (kubeerr: the loader's errors, refused, x509, 401, 403, ...).
-func Explain(err error) string {
-	if errors.Is(err, ErrNotClassKubeconfig) {
-		return content.Msg("class.cli.not_class_file")
-	}
-	return kubeerr.Explain(err)
-}
-
 // JoinConfig is a learner's run joining its class.
 type JoinConfig struct {
-	// File is the class kubeconfig (--class).
-	File string
-	// Identity is who publishes; Join fills in Learner from File.
-	Identity Identity
+	// Learner is the --class kubeconfig, opened (Open).
+	Learner *Learner
+	// Identity is who publishes; Join fills in Learner from it.
+	Identity class.Identity
 	// Progress is what earlier runs recorded (hints, the page), handed
 	// over first; Page says whether the page is published (the TUI has
 	// pages, check --watch has none).
@@ -41,20 +32,14 @@ type JoinConfig struct {
 	Tap func(func(labrun.Update))
 }
 
-// Join starts publishing to the class of a --class kubeconfig until ctx
-// ends. A file that cannot be used is a Korean error for the caller to
-// show, never the end of the lab: the lab goes on without a class.
+// Join starts publishing to the learner's class until ctx ends. A
+// connection that cannot be used is an error for the caller to show,
+// never the end of the lab: the lab goes on without a class.
 func Join(ctx context.Context, cfg JoinConfig) (*Publisher, error) {
-	bad := func(err error) error {
-		return errors.New(content.Msg("class.cli.class_file", "path", cfg.File, "err", Explain(err)))
-	}
-	l, err := LoadLearner(cfg.File)
+	l := cfg.Learner
+	cs, err := l.Conn.Typed()
 	if err != nil {
-		return nil, bad(err)
-	}
-	cs, err := Clientset(l.Config)
-	if err != nil {
-		return nil, bad(err)
+		return nil, err
 	}
 	id := cfg.Identity
 	id.Learner = l.ID
@@ -116,7 +101,7 @@ func PublishOnce(ctx context.Context, pub *Publisher, rep engine.Report) error {
 // Preview is exactly the record a learner's labmate would publish now
 // (`class preview`): who, what earlier runs recorded, and rep as the
 // learner sees it, settled or not.
-func Preview(id Identity, p state.Progress, rep engine.Report) Record {
+func Preview(id class.Identity, p state.Progress, rep engine.Report) class.Record {
 	rep.Ready = true
 	t := NewTracker(id, nil)
 	Seed(t.Apply, p, false)

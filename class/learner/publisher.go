@@ -1,4 +1,4 @@
-package class
+package learner
 
 import (
 	"context"
@@ -16,8 +16,9 @@ import (
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	"k8s.io/utils/clock"
 
-	"github.com/labhub/labmate/internal/kubeclient"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/latest"
+	"github.com/labhub/labmate/kube"
 )
 
 // State is the class connection as the learner's indicator shows it.
@@ -54,9 +55,9 @@ const DefaultInterval = 2 * time.Second
 
 // PublisherConfig builds a Publisher.
 type PublisherConfig struct {
-	Client    kubeclient.Interface
+	Client    kube.Interface
 	Namespace string
-	Identity  Identity
+	Identity  class.Identity
 	// Interval is the least time between sends (DefaultInterval when 0).
 	Interval time.Duration
 	// Retry is the backoff after a failed send (1 s doubling to 30 s when
@@ -68,7 +69,7 @@ type PublisherConfig struct {
 	Clock clock.Clock
 	// Sent, if set, is called after every successful send with the record
 	// sent (tests and the benchmark time it).
-	Sent func(Record)
+	Sent func(class.Record)
 }
 
 // Publisher sends a learner's record to the class, latest wins: Publish
@@ -127,7 +128,7 @@ func (p *Publisher) Publish(u Update) {
 }
 
 // Record returns the record as it stands (what the next send carries).
-func (p *Publisher) Record() Record {
+func (p *Publisher) Record() class.Record {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.tracker.Record()
@@ -232,17 +233,17 @@ func (p *Publisher) isDirty() bool {
 
 // send writes rec with server-side apply: only the record's data key, owned
 // by FieldManager. Init made the object; a learner may only patch it.
-func (p *Publisher) send(ctx context.Context, rec Record) error {
-	raw, err := Marshal(rec)
+func (p *Publisher) send(ctx context.Context, rec class.Record) error {
+	raw, err := class.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	ac := corev1ac.ConfigMap(ObjectName(rec.Learner, rec.Lab), p.cfg.Namespace).
-		WithData(map[string]string{DataKey: string(raw)})
+	ac := corev1ac.ConfigMap(class.ObjectName(rec.Learner, rec.Lab), p.cfg.Namespace).
+		WithData(map[string]string{class.DataKey: string(raw)})
 	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
 	defer cancel()
 	p.requests.Add(1)
-	_, err = p.cfg.Client.CoreV1().ConfigMaps(p.cfg.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: FieldManager, Force: true})
+	_, err = p.cfg.Client.CoreV1().ConfigMaps(p.cfg.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: class.FieldManager, Force: true})
 	return err
 }
 

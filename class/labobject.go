@@ -1,20 +1,15 @@
 package class
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/validation"
-	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/kubeclient"
 )
 
 // The class's lab travels the other way from the records: the instructor
@@ -122,47 +117,25 @@ func validLabID(id string) bool {
 	return id != "" && len(validation.IsDNS1123Subdomain("x."+id)) == 0 && len(validation.IsValidLabelValue(id)) == 0
 }
 
-// StoreLab puts the lab in the class namespace, replacing the one there
-// (server-side apply, InitFieldManager). The digest is computed here from
-// the bytes, never taken from the caller.
-func StoreLab(ctx context.Context, cs kubeclient.Interface, ns string, a LabArchive) (LabArchive, error) {
-	if len(a.Bytes) > MaxLabBytes {
-		return LabArchive{}, LabTooBig{Size: len(a.Bytes)}
+// Check refuses an archive the class cannot carry: too big for one
+// object, an ID that cannot name objects, a version that is not one
+// line of text.
+func (a LabArchive) Check() error {
+	switch {
+	case len(a.Bytes) > MaxLabBytes:
+		return LabTooBig{Size: len(a.Bytes)}
+	case !validLabID(a.ID):
+		return LabBadID{ID: a.ID}
+	case len(a.Version) > maxVersionBytes || !printable(a.Version):
+		return LabUnreadable{What: "version"}
 	}
-	if !validLabID(a.ID) {
-		return LabArchive{}, LabBadID{ID: a.ID}
-	}
-	if len(a.Version) > maxVersionBytes || !printable(a.Version) {
-		return LabArchive{}, LabUnreadable{What: "version"}
-	}
-	a = NewLabArchive(a.ID, a.Version, a.Bytes)
-	obj := corev1ac.ConfigMap(LabObject, ns).
-		WithLabels(map[string]string{LabelClass: "true", LabelClassLab: "true", LabelLab: a.ID}).
-		WithAnnotations(map[string]string{AnnotationLabID: a.ID, AnnotationLabVersion: a.Version, AnnotationLabSum: a.Sum}).
-		WithBinaryData(map[string][]byte{LabArchiveKey: a.Bytes})
-	if _, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, obj, metav1.ApplyOptions{FieldManager: InitFieldManager, Force: true}); err != nil {
-		return LabArchive{}, err
-	}
-	return a, nil
-}
-
-// FetchLab reads the class's lab and checks its bytes against its digest.
-// No lab object, or no right to read one, is ErrNoLab.
-func FetchLab(ctx context.Context, cs kubeclient.Interface, ns string) (LabArchive, error) {
-	o, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, LabObject, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) || apierrors.IsForbidden(err) {
-		return LabArchive{}, fmt.Errorf("%w: %w", ErrNoLab, err)
-	}
-	if err != nil {
-		return LabArchive{}, err
-	}
-	return ReadLabObject(o)
+	return nil
 }
 
 // ReadLabObject is the lab a lab object carries, refused unless its bytes
 // hash to the digest beside them.
 func ReadLabObject(o *corev1.ConfigMap) (LabArchive, error) {
-	a := labMeta(o)
+	a := LabMeta(o)
 	b, ok := o.BinaryData[LabArchiveKey]
 	switch {
 	case !ok:
@@ -183,42 +156,7 @@ func ReadLabObject(o *corev1.ConfigMap) (LabArchive, error) {
 	return a, nil
 }
 
-// labMeta is what a lab object says of its lab, without the bytes.
-func labMeta(o *corev1.ConfigMap) LabArchive {
+// LabMeta is what a lab object says of its lab, without the bytes.
+func LabMeta(o *corev1.ConfigMap) LabArchive {
 	return LabArchive{ID: o.Annotations[AnnotationLabID], Version: o.Annotations[AnnotationLabVersion], Sum: o.Annotations[AnnotationLabSum]}
-}
-
-// LabOtherID refuses a push of another lab than the class carries: the
-// learners' record objects and Roles name the class's lab, so another lab
-// needs `class init --lab`.
-type LabOtherID struct{ Have, Got string }
-
-func (e LabOtherID) Error() string {
-	return content.Msg("class.lab.push_other_id", "have", e.Have, "got", e.Got)
-}
-
-// PushLab replaces the class's lab mid-workshop with a new copy of the
-// same lab (its ID), which learners' watches then see. same is true when
-// the class already carries exactly these bytes (nothing is written). A
-// class with no lab is ErrNoLab. The lab there need not verify: a push
-// is how a damaged one is repaired.
-func PushLab(ctx context.Context, cs kubeclient.Interface, ns string, a LabArchive) (stored LabArchive, same bool, err error) {
-	if len(a.Bytes) > MaxLabBytes {
-		return LabArchive{}, false, LabTooBig{Size: len(a.Bytes)}
-	}
-	o, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, LabObject, metav1.GetOptions{})
-	if apierrors.IsNotFound(err) {
-		return LabArchive{}, false, fmt.Errorf("%w: %w", ErrNoLab, err)
-	}
-	if err != nil {
-		return LabArchive{}, false, err
-	}
-	if have := labMeta(o).ID; have != a.ID {
-		return LabArchive{}, false, LabOtherID{Have: have, Got: a.ID}
-	}
-	if cur, err := ReadLabObject(o); err == nil && cur.Sum == Digest(a.Bytes) && cur.Version == a.Version {
-		return cur, true, nil
-	}
-	stored, err = StoreLab(ctx, cs, ns, a)
-	return stored, false, err
 }
