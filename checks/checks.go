@@ -111,6 +111,18 @@ func FirstFailing(rs []Result) *Result {
 	return nil
 }
 
+// FirstFailed is the first of a step's results that failed or could not
+// run, nil when none did: a verdict against what was observed, where a
+// result that waits (or cannot see the cluster) gives none.
+func FirstFailed(rs []Result) *Result {
+	for i := range rs {
+		if rs[i].Status == Failed || rs[i].Status == Error {
+			return &rs[i]
+		}
+	}
+	return nil
+}
+
 // Code is the Go half of a lab whose steps need checks no declarative
 // primitive covers: its steps, matched to the lab's steps by ID. Package
 // labs lists every lab's Code.

@@ -64,6 +64,17 @@ func (r *Report) AllPassed() bool {
 	return len(r.Steps) > 0 && r.Passed() == len(r.Steps)
 }
 
+// Current is the learner's step: the first step not passed, 0 when every
+// step passed.
+func (r *Report) Current() int {
+	for _, s := range r.Steps {
+		if s.Status != checks.Passed {
+			return s.Number
+		}
+	}
+	return 0
+}
+
 // Passed counts the report's passed steps.
 func (r *Report) Passed() int {
 	n := 0
@@ -78,6 +89,11 @@ func (r *Report) Passed() int {
 // FirstFailing is the first of the step's checks that did not pass
 // (checks.FirstFailing), nil when every check passed.
 func (s *StepResult) FirstFailing() *checks.Result { return checks.FirstFailing(s.Checks) }
+
+// FirstFailed is the first of the step's checks whose verdict is
+// against the answer, failed or an error (checks.FirstFailed): what a
+// check that waits or cannot see the cluster does not give.
+func (s *StepResult) FirstFailed() *checks.Result { return checks.FirstFailed(s.Checks) }
 
 // PassedChecks counts the step's passed checks.
 func (s *StepResult) PassedChecks() int {

@@ -23,25 +23,24 @@ func Exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.
 	return exact(ctx, lab, steps, t, nil)
 }
 
-// ExactPasses is Exact that gives, instead of the changes, when each
-// step first passed as an offset into the trace, by the rule a live run
-// records (Passes), so a report of a trace dates a pass as the live
-// report would have.
-func ExactPasses(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.Trace) (engine.Report, map[int]time.Duration, error) {
-	first := map[int]time.Duration{}
-	rep, _, err := exact(ctx, lab, steps, t, func(at time.Duration, rep *engine.Report) {
-		for _, n := range Passes(rep) {
-			if _, ok := first[n]; !ok {
-				first[n] = at
-			}
+// ExactPasses is Exact that gives, instead of the changes, each step's
+// first pass in order, by the rule a live run records (Passes), so a
+// report of a trace dates a pass as the live report would have.
+func ExactPasses(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.Trace) (engine.Report, []Pass, error) {
+	var passes []Pass
+	passed := Passed{}
+	rep, _, err := exact(ctx, lab, steps, t, func(pos int, at time.Duration, rep *engine.Report) {
+		for _, n := range passed.First(rep) {
+			passes = append(passes, Pass{Step: n, Pos: pos, At: at})
 		}
 	})
-	return rep, first, err
+	return rep, passes, err
 }
 
-// exact is Exact, handing each evaluation (with the recorded time of the
-// record it followed) to each when it is set.
-func exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.Trace, each func(time.Duration, *engine.Report)) (engine.Report, []Change, error) {
+// exact is Exact, handing each evaluation (with the number of records
+// applied and the recorded time of the last of them) to each when it is
+// set.
+func exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.Trace, each func(int, time.Duration, *engine.Report)) (engine.Report, []Change, error) {
 	if lab == nil {
 		return engine.Report{}, nil, errors.New("labrun: Exact without a lab")
 	}
@@ -65,7 +64,7 @@ func exact(ctx context.Context, lab *content.Lab, steps []checks.Step, t *trace.
 		}
 		rep = next
 		if each != nil {
-			each(at, &rep)
+			each(applied, at, &rep)
 		}
 	})
 	if err != nil {
@@ -127,17 +126,33 @@ func Passes(rep *engine.Report) []int {
 	return out
 }
 
-// FirstPassed returns step numbers in the order they first turned passed.
-func FirstPassed(cs []Change) []int {
-	seen := map[int]bool{}
+// Passed remembers which steps have passed, for the one rule of when a
+// step first passed (Passes): a live run seeds it with the steps passed
+// in earlier runs, an exact evaluation starts it empty, and a reader
+// handed reports by something else (a test, a demo) keeps one to fill
+// in Update.FirstPassed as a run does.
+type Passed map[int]bool
+
+// First returns the steps rep shows passed (Passes) that had not passed
+// before, and remembers them.
+func (p Passed) First(rep *engine.Report) []int {
 	var out []int
-	for _, c := range cs {
-		if c.To == checks.Passed && !seen[c.Step] {
-			seen[c.Step] = true
-			out = append(out, c.Step)
+	for _, n := range Passes(rep) {
+		if !p[n] {
+			p[n] = true
+			out = append(out, n)
 		}
 	}
 	return out
+}
+
+// Pass is a step's first pass in a trace evaluated exactly: the step,
+// the number of records applied when it passed and the recorded time of
+// the last of them.
+type Pass struct {
+	Step int
+	Pos  int
+	At   time.Duration
 }
 
 // Marks returns the record counts at which some step's status changed,

@@ -63,8 +63,12 @@ func TestExactCarriesWarnings(t *testing.T) {
 		t.Fatalf("problems %v", rep.Problems)
 	}
 	// The one file record makes the echo step pass.
-	if got := FirstPassed(changes); !reflect.DeepEqual(got, []int{9}) || Marks(changes)[0] != 1 {
-		t.Fatalf("first passed %v, marks %v", got, Marks(changes))
+	if len(changes) == 0 || changes[0].Step != 9 || changes[0].To != checks.Passed || Marks(changes)[0] != 1 {
+		t.Fatalf("changes %+v, marks %v", changes, Marks(changes))
+	}
+	_, passes, err := ExactPasses(context.Background(), lab, steps, tr)
+	if err != nil || len(passes) != 1 || passes[0] != (Pass{Step: 9, Pos: 1, At: tr.Records[0].At}) {
+		t.Fatalf("first passes %+v, %v", passes, err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -92,6 +96,10 @@ func TestReferenceRunsPassInOrder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			_, passes, err := ExactPasses(context.Background(), lab, kit.Steps, tr)
+			if err != nil {
+				t.Fatal(err)
+			}
 			t.Logf("%d records over %v replayed in %v", len(tr.Records), tr.Duration(), time.Since(start))
 			var want []int
 			for _, s := range lab.Steps {
@@ -105,7 +113,11 @@ func TestReferenceRunsPassInOrder(t *testing.T) {
 			if len(rep.Steps) != len(want) {
 				t.Errorf("%d steps", len(rep.Steps))
 			}
-			if got := FirstPassed(changes); !reflect.DeepEqual(got, want) {
+			var got []int
+			for _, ps := range passes {
+				got = append(got, ps.Step)
+			}
+			if !reflect.DeepEqual(got, want) {
 				t.Errorf("steps first passed in the order %v", got)
 			}
 			for _, c := range changes {
@@ -175,10 +187,12 @@ func TestExactPassesDatesTheFirstPass(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int]time.Duration{}
+	var want []Pass
+	seen := map[int]bool{}
 	for _, c := range changes {
-		if _, ok := want[c.Step]; !ok && c.To == checks.Passed {
-			want[c.Step] = c.At
+		if !seen[c.Step] && c.To == checks.Passed {
+			seen[c.Step] = true
+			want = append(want, Pass{Step: c.Step, Pos: c.Pos, At: c.At})
 		}
 	}
 	if len(want) == 0 || !reflect.DeepEqual(passes, want) {

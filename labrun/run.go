@@ -42,9 +42,11 @@ type Options struct {
 	Cluster Cluster
 	Scope   cluster.Scope
 	// Progress, if set, keeps what the run witnessed and the first time
-	// each step passed; Witness is the memory to start from.
+	// each step passed; Witness is the memory to start from, Passed the
+	// steps that passed in earlier runs (not first passes now).
 	Progress *state.Store
 	Witness  checks.Witness
+	Passed   []int
 	// Notices are Korean messages the caller found while setting up (a
 	// damaged state file, ...); Warnings returns them with the run's own.
 	Notices []string
@@ -61,6 +63,7 @@ type Run struct {
 	files     *files.Source
 	replay    *trace.Replay
 	progress  *state.Store
+	passed    Passed
 	taps      []func(Update)
 	observers []func(observe.Observation)
 	warnings  []string
@@ -82,7 +85,10 @@ func New(o Options) (*Run, error) {
 	if shown == "" {
 		shown = o.Root
 	}
-	r := &Run{lab: o.Lab, shown: shown, progress: o.Progress, warnings: append([]string(nil), o.Notices...)}
+	r := &Run{lab: o.Lab, shown: shown, progress: o.Progress, passed: Passed{}, warnings: append([]string(nil), o.Notices...)}
+	for _, n := range o.Passed {
+		r.passed[n] = true
+	}
 	// The lab's start files, before the sources read the root.
 	if made, err := LayOut(o.Lab, o.Root); err != nil {
 		r.warnings = append(r.warnings, content.Msg("cli.start_failed", "root", shown, "err", err))
@@ -149,6 +155,7 @@ func Replay(lab *content.Lab, steps []checks.Step, t *trace.Trace, o trace.Repla
 		engine:  engine.New(engine.Config{Lab: lab, Steps: steps, Root: t.Header.Root}),
 		sources: []observe.Source{rp},
 		replay:  rp,
+		passed:  Passed{},
 	}
 }
 
@@ -215,6 +222,9 @@ func (r *Run) forward(ctx context.Context, reports <-chan engine.Report, p *pump
 		saveErr string
 		tapped  *engine.Report
 	)
+	if r.passed == nil {
+		r.passed = Passed{}
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -230,12 +240,14 @@ func (r *Run) forward(ctx context.Context, reports <-chan engine.Report, p *pump
 			if saveErr != "" {
 				rep.Problems = append(rep.Problems, saveErr)
 			}
+			first := r.passed.First(&rep)
 			u := Next(tapped, rep)
+			u.FirstPassed = first
 			for _, tap := range r.taps {
 				safeTap(tap, u)
 			}
 			tapped = &u.Report
-			p.send(ctx, rep)
+			p.send(ctx, rep, first)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,14 +30,22 @@ func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
 	}
 	tracePath := filepath.Join(t.TempDir(), "run.jsonl")
 	tapped := 0
-	r, err := New(Options{Lab: lab, Steps: steps, Root: root, Cluster: Cluster{Mode: ClusterNone}, Progress: store})
+	var tappedFirst []int // the taps' first passes, in order
+	// Step 3 passed in an earlier run: its pass is no first pass now.
+	r, err := New(Options{Lab: lab, Steps: steps, Root: root, Cluster: Cluster{Mode: ClusterNone}, Progress: store, Passed: []int{3}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := r.Record(tracePath, "test"); err != nil {
 		t.Fatal(err)
 	}
-	r.Tap(func(Update) { tapped++ })
+	var tapMu sync.Mutex
+	r.Tap(func(u Update) {
+		tapMu.Lock()
+		defer tapMu.Unlock()
+		tapped++
+		tappedFirst = append(tappedFirst, u.FirstPassed...)
+	})
 	// Each wait below gets 30 s, for a loaded machine: the whole test a
 	// minute.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -56,7 +65,7 @@ func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "etc/containerd/config.toml"), body, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var passed []int
+	var passed, first []int
 	for len(passed) < 2 {
 		select {
 		case u := <-st.Updates():
@@ -66,22 +75,28 @@ func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
 					passed = append(passed, c.Step)
 				}
 			}
+			first = append(first, u.FirstPassed...)
 		case <-ctx.Done():
 			t.Fatalf("steps 1 and 9 never turned passed (saw %v)", passed)
 		}
 	}
 	// Step 9 passes on the file being there, step 1 on its content: a
-	// write seen in two parts may turn them in either order.
+	// write seen in two parts may turn them in either order. Each is a
+	// first pass exactly once, in the reader's updates and the taps'.
 	slices.Sort(passed)
-	if !reflect.DeepEqual(passed, []int{1, 9}) {
-		t.Fatalf("passed %v, want [1 9]", passed)
+	slices.Sort(first)
+	if !reflect.DeepEqual(passed, []int{1, 9}) || !reflect.DeepEqual(first, []int{1, 9}) {
+		t.Fatalf("passed %v, first passes %v, want [1 9] both", passed, first)
 	}
 	if err := r.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if tapped == 0 {
-		t.Error("the tap saw no report")
+	tapMu.Lock()
+	slices.Sort(tappedFirst)
+	if tapped == 0 || !reflect.DeepEqual(tappedFirst, []int{1, 9}) {
+		t.Errorf("the taps saw %d reports, first passes %v, want [1 9]", tapped, tappedFirst)
 	}
+	tapMu.Unlock()
 	f, err := store.Load()
 	if err != nil {
 		t.Fatal(err)
@@ -93,14 +108,17 @@ func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	final, changes, err := Exact(context.Background(), lab, steps, tr)
+	final, passes, err := ExactPasses(context.Background(), lab, steps, tr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := FirstPassed(changes)
-	slices.Sort(first)
-	if final.Step(1).Status != checks.Passed || !reflect.DeepEqual(first, []int{1, 9}) {
-		t.Fatalf("the recorded run replays to step 1 %v, first passed %v", final.Step(1).Status, FirstPassed(changes))
+	var replayed []int
+	for _, ps := range passes {
+		replayed = append(replayed, ps.Step)
+	}
+	slices.Sort(replayed)
+	if final.Step(1).Status != checks.Passed || !reflect.DeepEqual(replayed, []int{1, 9}) {
+		t.Fatalf("the recorded run replays to step 1 %v, first passed %v", final.Step(1).Status, replayed)
 	}
 }
 

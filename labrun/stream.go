@@ -66,7 +66,12 @@ type Update struct {
 	// had delivered its initial state: only then is a change something
 	// the learner did, not start-up catching up with earlier work.
 	SinceReady bool
-	before     *engine.Report
+	// FirstPassed are the steps that first passed with this update, by
+	// the one rule (Passes) and the run's memory of earlier passes (a
+	// live run's begins with the learner's progress): the class's first
+	// pass times come from here. Current() is the learner's step.
+	FirstPassed []int
+	before      *engine.Report
 }
 
 // Next is the update that follows prev (nil: the first) with rep. The
@@ -200,8 +205,13 @@ type pump struct {
 	sent *engine.Report
 }
 
-func (p *pump) send(ctx context.Context, rep engine.Report) {
+func (p *pump) send(ctx context.Context, rep engine.Report, first []int) {
 	u := Next(p.sent, rep)
-	latest.Merge(ctx, p.out, u, func(unread Update) Update { return Next(unread.before, rep) })
+	u.FirstPassed = first
+	latest.Merge(ctx, p.out, u, func(unread Update) Update {
+		m := Next(unread.before, rep)
+		m.FirstPassed = append(slices.Clip(unread.FirstPassed), first...)
+		return m
+	})
 	p.sent = &rep
 }

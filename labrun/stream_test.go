@@ -2,6 +2,7 @@ package labrun
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,22 +60,25 @@ func TestStreamFoldsMissedChanges(t *testing.T) {
 	st := &Stream{ch: make(chan Update, 1)}
 	p := &pump{out: st.ch}
 	r0 := report(true, checks.Failed, checks.Failed, checks.Failed)
-	p.send(ctx, r0)
+	p.send(ctx, r0, nil)
 	st.Take(<-st.ch)
-	p.send(ctx, report(true, checks.Passed, checks.Failed, checks.Failed)) // never read
-	p.send(ctx, report(true, checks.Passed, checks.Passed, checks.Failed))
+	p.send(ctx, report(true, checks.Passed, checks.Failed, checks.Failed), []int{1}) // never read
+	p.send(ctx, report(true, checks.Passed, checks.Passed, checks.Failed), []int{2})
 	u := st.Take(<-st.ch)
 	if len(u.Changes) != 2 || !u.Changes[0].Passed() || !u.Changes[1].Passed() {
 		t.Fatalf("changes %+v: want steps 1 and 2 passed since the last read", u.Changes)
 	}
-	p.send(ctx, report(true, checks.Passed, checks.Passed, checks.Passed))
+	if !slices.Equal(u.FirstPassed, []int{1, 2}) {
+		t.Fatalf("first passes %v: want the missed one's and this one's, [1 2]", u.FirstPassed)
+	}
+	p.send(ctx, report(true, checks.Passed, checks.Passed, checks.Passed), []int{3})
 	u = st.Take(<-st.ch)
 	if len(u.Changes) != 1 || u.Changes[0].Step != 3 {
 		t.Fatalf("changes %+v: want step 3 only", u.Changes)
 	}
 	// A step that went and came back while unread is no change.
-	p.send(ctx, report(true, checks.Failed, checks.Passed, checks.Passed))
-	p.send(ctx, report(true, checks.Passed, checks.Passed, checks.Passed))
+	p.send(ctx, report(true, checks.Failed, checks.Passed, checks.Passed), nil)
+	p.send(ctx, report(true, checks.Passed, checks.Passed, checks.Passed), nil)
 	if u = st.Take(<-st.ch); len(u.Changes) != 0 {
 		t.Fatalf("changes %+v: the reader saw no difference", u.Changes)
 	}
@@ -86,10 +90,10 @@ func TestUntilWaitsForQuiet(t *testing.T) {
 	ctx := context.Background()
 	st := &Stream{ch: make(chan Update, 1)}
 	p := &pump{out: st.ch}
-	p.send(ctx, report(true, checks.Passed))
+	p.send(ctx, report(true, checks.Passed), nil)
 	go func() {
 		time.Sleep(20 * time.Millisecond)
-		p.send(ctx, report(true, checks.Failed))
+		p.send(ctx, report(true, checks.Failed), nil)
 	}()
 	rep, ok := st.Until(ctx, 30*time.Second, 100*time.Millisecond, func(r engine.Report) bool { return r.Step(1).Status == checks.Failed })
 	if !ok || rep.Step(1).Status != checks.Failed {

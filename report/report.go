@@ -98,8 +98,8 @@ func FromTrace(ctx context.Context, lab *content.Lab, steps []checks.Step, tr *t
 	var p state.Progress
 	started := tr.Header.Started
 	p.Apply(state.Event{Kind: state.Visited, Step: 0, At: started})
-	for n, at := range passes {
-		p.Apply(state.Event{Kind: state.StepPassed, Step: n, At: started.Add(at)})
+	for _, ps := range passes {
+		p.Apply(state.Event{Kind: state.StepPassed, Step: ps.Step, At: started.Add(ps.At)})
 	}
 	return Build(lab, rep, p, started.Add(tr.Duration())), nil
 }

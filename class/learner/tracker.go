@@ -106,13 +106,7 @@ func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
 			t.rec.Regression = &class.Regression{Step: c.Step, From: c.From, To: c.To, At: now}
 		}
 	}
-	current := 0
-	for _, sr := range u.Steps {
-		if sr.Status != checks.Passed {
-			current = sr.Number
-			break
-		}
-	}
+	current := u.Current()
 	first := !t.started
 	t.started = true
 	steps := make([]class.StepRecord, 0, len(u.Steps))
@@ -127,7 +121,7 @@ func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
 				s.Failing = append(s.Failing, class.FailingCheck{ID: c.ID, Status: c.Status})
 			}
 		}
-		t.fold(&s, p, first, sr.Number == current, now)
+		t.fold(&s, p, first, sr.Number == current, slices.Contains(u.FirstPassed, sr.Number), now)
 		steps = append(steps, s)
 	}
 	if current != t.rec.Current || t.rec.CurrentSince.IsZero() {
@@ -137,8 +131,13 @@ func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
 }
 
 // fold updates a step's arrival, first pass and attempts from its
-// previous state p: current says it is now the first step not passed.
-func (t *Tracker) fold(s *class.StepRecord, p class.StepRecord, first, current bool, now time.Time) {
+// previous state p: current says it is now the learner's step (the
+// report's Current), firstPass that it first passed with this update
+// (labrun's rule). What steps first passed and which is current is the
+// run's to say; the tracker decides only what it times: nothing of a
+// step already passed at the first report it saw (when it was reached
+// and passed is not known there, and is never made up).
+func (t *Tracker) fold(s *class.StepRecord, p class.StepRecord, first, current, firstPass bool, now time.Time) {
 	passed := s.Status == checks.Passed
 	if first && passed {
 		t.beforeStart[s.Number] = true
@@ -149,7 +148,7 @@ func (t *Tracker) fold(s *class.StepRecord, p class.StepRecord, first, current b
 	if (current || passed) && s.Arrived.IsZero() {
 		s.Arrived = now
 	}
-	if passed && s.FirstPassed.IsZero() {
+	if firstPass && s.FirstPassed.IsZero() {
 		s.FirstPassed = now
 	}
 	// An attempt is a change of what fails while the learner is on the

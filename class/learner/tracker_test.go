@@ -20,12 +20,25 @@ const secretExcerpt = "default_runtime_name = \"my-secret-value\""
 // is not passed has one failing check whose message quotes a file.
 // feed hands a tracker reports in order, as a run's tap does: each with
 // the changes since the one before.
-type feed struct{ prev *engine.Report }
+type feed struct {
+	prev   *engine.Report
+	passed labrun.Passed
+}
 
-func (f *feed) report(sts ...checks.Status) *labrun.Update {
-	u := labrun.Next(f.prev, *stepsReport(sts...))
+// next is the update after f's last with rep, its first passes by the
+// run's rule.
+func (f *feed) next(rep engine.Report) *labrun.Update {
+	if f.passed == nil {
+		f.passed = labrun.Passed{}
+	}
+	u := labrun.Next(f.prev, rep)
+	u.FirstPassed = f.passed.First(&u.Report)
 	f.prev = &u.Report
 	return &u
+}
+
+func (f *feed) report(sts ...checks.Status) *labrun.Update {
+	return f.next(*stepsReport(sts...))
 }
 
 func stepsReport(sts ...checks.Status) *engine.Report {
@@ -152,9 +165,7 @@ func (f *feed) failing(ids ...string) *labrun.Update {
 	s2 := engine.StepResult{Number: 2, ID: "b", Status: checks.Waiting,
 		Checks: []checks.Result{{ID: "later", Status: checks.Waiting}}}
 	rep.Steps = []engine.StepResult{s1, s2}
-	u := labrun.Next(f.prev, rep)
-	f.prev = &u.Report
-	return &u
+	return f.next(rep)
 }
 
 // Schema 2: each step's arrival, first pass and attempts (changes of its

@@ -23,7 +23,7 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
 	}
-	rep, changes, err := labrun.Exact(ctx, p.text, p.kit.Steps, tr)
+	rep, passes, err := labrun.ExactPasses(ctx, p.text, p.kit.Steps, tr)
 	if err != nil {
 		row.Seen = msg("verify.record_failed", "path", p.o.Record, "err", err)
 		return p.row(row)
@@ -32,7 +32,11 @@ func (p *prover) finishRecording(ctx context.Context) Row {
 	for _, s := range p.text.Steps {
 		want = append(want, s.Number)
 	}
-	if got := labrun.FirstPassed(changes); !rep.AllPassed() || !slices.Equal(got, want) {
+	var got []int
+	for _, ps := range passes {
+		got = append(got, ps.Step)
+	}
+	if !rep.AllPassed() || !slices.Equal(got, want) {
 		row.Seen = msg("verify.seen.record_order", "got", fmt.Sprint(got))
 		return p.row(row)
 	}

@@ -136,11 +136,8 @@ func (p *prover) verdict(ctx context.Context, m *Mutant) {
 			m.Outcome = outKilled
 			last := p.st.Last()
 			if st := last.Step(m.Step); st != nil {
-				for _, c := range st.Checks {
-					if c.Status != checks.Passed {
-						m.By = c.ID
-						break
-					}
+				if c := st.FirstFailing(); c != nil {
+					m.By = c.ID
 				}
 			}
 			return
