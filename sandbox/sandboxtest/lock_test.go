@@ -71,11 +71,11 @@ func TestRefusesTheLearnersCluster(t *testing.T) {
 	cache := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", cache)
 	for name, fn := range map[string]func(testing.TB){
-		"Start":      func(tb testing.TB) { Start(tb) },
-		"Client":     func(tb testing.TB) { Client(tb) },
-		"LockLab":    func(tb testing.TB) { LockLab(tb) },
-		"Conn":       func(tb testing.TB) { Conn(tb) },
-		"Own":        func(tb testing.TB) { Own(tb, "x") },
+		"Start":   func(tb testing.TB) { Start(tb) },
+		"Client":  func(tb testing.TB) { Client(tb) },
+		"LockLab": func(tb testing.TB) { LockLab(tb) },
+		"Conn":    func(tb testing.TB) { Conn(tb) },
+		"Own":     func(tb testing.TB) { Own(tb, "x") },
 	} {
 		got := run(t, fn)
 		if !strings.Contains(got, EnvCluster+"="+sandbox.DefaultName) || !strings.Contains(got, DefaultCluster) {
