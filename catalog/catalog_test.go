@@ -7,15 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labstore"
 	"github.com/labhub/labmate/state"
 )
 
-// install installs labtest.CopiedLab(id, version) into the test's store.
+// install installs labkittest.CopiedLab(id, version) into the test's store.
 func install(t *testing.T, id, version string) labstore.Installed {
 	t.Helper()
-	in, err := labstore.InstallDir(labtest.CopiedLab(t, id, version), "test")
+	in, err := labstore.InstallDir(labkittest.CopiedLab(t, id, version), "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +30,7 @@ func TestGrammar(t *testing.T) {
 	install(t, "trip", "1.0.0")
 	trip := install(t, "trip", "1.1.0")
 	shadow := install(t, "driver-reboot", "9.0.0")
-	dir := labtest.CopiedLab(t, "from-dir", "3.0.0")
+	dir := labkittest.CopiedLab(t, "from-dir", "3.0.0")
 
 	for _, tc := range []struct {
 		ref, embedded, dir, id, version string
@@ -145,7 +145,7 @@ func TestResolve(t *testing.T) {
 	if _, err := Resolve(Query{Lab: "gpu-incident", Dir: root}); err == nil || !strings.Contains(err.Error(), "함께 쓸 수 없습니다") {
 		t.Errorf("--lab and --lab-dir: %v", err)
 	}
-	if r, err := Resolve(Query{Dir: labtest.CopiedLab(t, "from-dir", "1.0.0")}); err != nil || r.Kit.ID() != "from-dir" || r.Ref != "" {
+	if r, err := Resolve(Query{Dir: labkittest.CopiedLab(t, "from-dir", "1.0.0")}); err != nil || r.Kit.ID() != "from-dir" || r.Ref != "" {
 		t.Errorf("a directory: %+v, %v", r, err)
 	}
 	if _, err := Resolve(Query{Lab: "no-such-lab"}); err == nil || !strings.Contains(err.Error(), "no-such-lab") {

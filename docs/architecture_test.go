@@ -14,8 +14,21 @@ import (
 const module = "github.com/labhub/labmate"
 
 // modulePackages lists every package of the module with the module's own
-// packages it imports directly, as `go list` sees them.
+// packages it imports directly, as `go list` sees them, internal helpers
+// left out of the imports.
 func modulePackages(t *testing.T) map[string][]string {
+	t.Helper()
+	return listPackages(t, false)
+}
+
+// modulePackagesAll is modulePackages with the internal helpers among
+// the imports.
+func modulePackagesAll(t *testing.T) map[string][]string {
+	t.Helper()
+	return listPackages(t, true)
+}
+
+func listPackages(t *testing.T, internal bool) map[string][]string {
 	t.Helper()
 	cmd := exec.Command("go", "list", "-json=ImportPath,Imports", module+"/...")
 	cmd.Dir = ".."
@@ -35,7 +48,7 @@ func modulePackages(t *testing.T) map[string][]string {
 		}
 		var own []string
 		for _, imp := range p.Imports {
-			if rel, ok := strings.CutPrefix(imp, module+"/"); ok && !isInternal(rel) {
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok && (internal || !isInternal(rel)) {
 				own = append(own, rel)
 			}
 		}

@@ -6,8 +6,10 @@ import (
 	"go/token"
 	"go/types"
 	"io/fs"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,53 +83,33 @@ func calls(t *testing.T, dir string) map[string][]call {
 }
 
 // TestCmdOnlyWires keeps ARCHITECTURE.md's "cmd only wires" true where a
-// test can: cmd/labmate builds a run in one file (wire.go) and runs the
-// engine never itself (it may name the engine's types, to print a
-// report, but calls none of its functions).
+// test can: cmd/labmate is main.go and root.go; no command calls
+// anything of the engine; a run is wired in one place, the factory
+// (cli's Session and Replay), besides lab verify's prover, whose sessions
+// are proofs, not commands.
 func TestCmdOnlyWires(t *testing.T) {
-	const wiring = "cmd/labmate/wire.go"
-	for file, cs := range calls(t, "cmd/labmate") {
+	paths, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, p := range paths {
+		if !strings.HasSuffix(p, "_test.go") {
+			files = append(files, filepath.Base(p))
+		}
+	}
+	if !slices.Equal(files, []string{"main.go", "root.go"}) {
+		t.Errorf("cmd/labmate holds %v: it keeps main.go and the root (root.go); commands live in cli's command packages", files)
+	}
+	wiring := []string{"cli/session.go", "cli/factory.go", "labkit/verify/prover.go"}
+	for file, cs := range calls(t, ".") {
+		file = filepath.ToSlash(file)
 		for _, c := range cs {
 			switch {
-			case c.pkg == "engine":
-				t.Errorf("%s: cmd/labmate calls engine.%s: a command runs a lab through labrun", c.at, c.name)
-			case c.pkg == "labrun" && (c.name == "New" || c.name == "Replay") && file != wiring:
-				t.Errorf("%s: labrun.%s outside %s: a run is wired in one place", c.at, c.name, wiring)
-			}
-		}
-	}
-}
-
-// cmdFiles parses cmd/labmate's non-test Go files.
-func cmdFiles(t *testing.T, fset *token.FileSet, mode parser.Mode) []*ast.File {
-	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no Go files in cmd/labmate: %v", err)
-	}
-	var files []*ast.File
-	for _, p := range paths {
-		if strings.HasSuffix(p, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, p, nil, mode)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	return files
-}
-
-// TestCmdImportsNoEngine: cmd/labmate does not even name the engine's
-// types; what a run reports it prints through labrun/textout, so a
-// command holds no report of its own to fold or judge.
-func TestCmdImportsNoEngine(t *testing.T) {
-	fset := token.NewFileSet()
-	for _, f := range cmdFiles(t, fset, parser.ImportsOnly) {
-		for _, imp := range f.Imports {
-			if path, _ := strconv.Unquote(imp.Path.Value); path == module+"/engine" {
-				t.Errorf("%s imports engine: print a run's reports through labrun/textout", fset.Position(imp.Pos()))
+			case c.pkg == "engine" && (strings.HasPrefix(file, "cmd/") || strings.HasPrefix(file, "cli/")):
+				t.Errorf("%s: %s calls engine.%s: a command runs a lab through labrun", c.at, file, c.name)
+			case c.pkg == "labrun" && (c.name == "New" || c.name == "Replay") && !slices.Contains(wiring, file):
+				t.Errorf("%s: labrun.%s outside %v: a run is wired in one place, the factory", c.at, c.name, wiring)
 			}
 		}
 	}
@@ -136,7 +118,8 @@ func TestCmdImportsNoEngine(t *testing.T) {
 // TestOnlyTheCatalogResolvesLabs: which lab a reference or a directory
 // names, and which lab a root chose, is decided in catalog alone (one
 // grammar for --lab); outside it only the packages that keep those
-// things (labkit, labstore, state) and test helpers touch them.
+// things (labkit, labstore, state) and test helpers (internal/, a
+// package named …test) touch them.
 func TestOnlyTheCatalogResolvesLabs(t *testing.T) {
 	resolving := map[string][]string{
 		"labkit":   {"Open", "OpenDir"},
@@ -146,7 +129,7 @@ func TestOnlyTheCatalogResolvesLabs(t *testing.T) {
 	keepers := []string{"catalog", "labkit", "labstore", "state"}
 	for file, cs := range calls(t, ".") {
 		pkg := filepath.ToSlash(filepath.Dir(file))
-		if slices.Contains(keepers, pkg) || strings.HasPrefix(pkg, "internal/") {
+		if slices.Contains(keepers, pkg) || strings.HasPrefix(pkg, "internal/") || strings.HasSuffix(pkg, "test") {
 			continue
 		}
 		for _, c := range cs {
@@ -173,130 +156,372 @@ func TestOnlyLabrunMakesEngines(t *testing.T) {
 	}
 }
 
-// TestCmdKeepsOnlyCommandsThatNeedCommon: a command stays in cmd/labmate
-// only when it needs the flags every lab-reading command shares (common)
-// or the run they wire; one that does not lives in a command package
-// next to what it drives (class/classcmd, catalog/labcmd,
-// sandbox/sandboxcmd). So every newXCmd here but the root takes *common,
-// and every xOptions struct embeds it.
-func TestCmdKeepsOnlyCommandsThatNeedCommon(t *testing.T) {
-	fset := token.NewFileSet()
-	isCommon := func(e ast.Expr) bool {
-		star, ok := e.(*ast.StarExpr)
-		if !ok {
-			return false
-		}
-		id, ok := star.X.(*ast.Ident)
-		return ok && id.Name == "common"
-	}
-	commands := 0
-	for _, f := range cmdFiles(t, fset, parser.SkipObjectResolution) {
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.FuncDecl:
-				name := d.Name.Name
-				if d.Recv != nil || !strings.HasPrefix(name, "new") || !strings.HasSuffix(name, "Cmd") || name == "newRootCmd" {
-					continue
-				}
-				commands++
-				if !slices.ContainsFunc(d.Type.Params.List, func(f *ast.Field) bool { return isCommon(f.Type) }) {
-					t.Errorf("%s: %s takes no *common: a command that needs none of the shared flags belongs in a command package (NewCmd)", fset.Position(d.Pos()), name)
-				}
-			case *ast.GenDecl:
-				for _, s := range d.Specs {
-					ts, ok := s.(*ast.TypeSpec)
-					if !ok || !strings.HasSuffix(ts.Name.Name, "Options") {
-						continue
-					}
-					st, ok := ts.Type.(*ast.StructType)
-					if !ok {
-						continue
-					}
-					if !slices.ContainsFunc(st.Fields.List, func(f *ast.Field) bool { return len(f.Names) == 0 && isCommon(f.Type) }) {
-						t.Errorf("%s: %s does not embed *common: a command that needs none of the shared flags belongs in a command package", fset.Position(ts.Pos()), ts.Name.Name)
-					}
-				}
-			}
+// commandPackages are cli's command packages (cli/<x>cmd): each builds
+// its commands from the factory.
+func commandPackages(t *testing.T) []string {
+	t.Helper()
+	var out []string
+	for pkg := range modulePackages(t) {
+		if strings.HasPrefix(pkg, "cli/") && strings.HasSuffix(pkg, "cmd") {
+			out = append(out, pkg)
 		}
 	}
-	if commands == 0 {
-		t.Fatal("no newXCmd in cmd/labmate: the test reads nothing")
+	slices.Sort(out)
+	if len(out) < 9 {
+		t.Fatalf("%d command packages under cli/, want every command's (at least 9): %v", len(out), out)
 	}
+	return out
 }
 
-// TestCommandPackagesOpenNoRun: a command package (a directory named
-// …cmd outside cmd/) builds commands that need no run of a lab, so it
-// imports neither the engine nor labrun, nor anything of cmd/.
-func TestCommandPackagesOpenNoRun(t *testing.T) {
-	found := 0
-	for pkg, imports := range modulePackages(t) {
-		if !strings.HasSuffix(pkg[strings.LastIndexByte(pkg, '/')+1:], "cmd") || strings.HasPrefix(pkg, "cmd/") {
+// parsePackage parses the non-test Go files of a package directory.
+func parsePackage(t *testing.T, fset *token.FileSet, pkg string) []*ast.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", filepath.FromSlash(pkg), "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []*ast.File
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
 			continue
 		}
-		found++
-		for _, imp := range imports {
-			if imp == "engine" || imp == "labrun" || strings.HasPrefix(imp, "labrun/") || strings.HasPrefix(imp, "cmd/") {
-				t.Errorf("command package %s imports %s: a command that runs a lab is wired in cmd/labmate", pkg, imp)
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// TestEveryCommandPackageBuildsFromTheFactory: every command package
+// exposes NewCmd(f *cli.Factory, streams cli.Streams), and the root adds
+// each one's, so every command gets what it works on from the one
+// factory the flag groups build.
+func TestEveryCommandPackageBuildsFromTheFactory(t *testing.T) {
+	fset := token.NewFileSet()
+	root, err := os.ReadFile(filepath.Join("..", "cmd", "labmate", "root.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pkg := range commandPackages(t) {
+		name := pkg[strings.LastIndexByte(pkg, '/')+1:]
+		found := false
+		for _, f := range parsePackage(t, fset, pkg) {
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv != nil || fn.Name.Name != "NewCmd" {
+					continue
+				}
+				found = true
+				params := fn.Type.Params.List
+				var types []string
+				for _, p := range params {
+					for range max(len(p.Names), 1) {
+						types = append(types, typesString(p.Type))
+					}
+				}
+				if !slices.Equal(types, []string{"*cli.Factory", "cli.Streams"}) {
+					t.Errorf("%s: %s.NewCmd takes %v, want (f *cli.Factory, streams cli.Streams)", fset.Position(fn.Pos()), name, types)
+				}
 			}
 		}
-	}
-	if found < 3 {
-		t.Fatalf("%d command packages found, want at least class/classcmd, catalog/labcmd and sandbox/sandboxcmd", found)
+		if !found {
+			t.Errorf("command package %s has no NewCmd(f, streams)", pkg)
+		}
+		if !strings.Contains(string(root), name+".NewCmd(f, streams)") {
+			t.Errorf("cmd/labmate/root.go does not add %s.NewCmd(f, streams)", name)
+		}
 	}
 }
 
-// TestEveryOptionsRunReturnsTheExitCode: a command's options (a type
-// named …Options with a Run method, in cmd/labmate or a command package)
-// end in Run returning the exit code, the one shape ARCHITECTURE.md
-// promises, so a command's exit is decided in one place.
-func TestEveryOptionsRunReturnsTheExitCode(t *testing.T) {
+func typesString(e ast.Expr) string { return types.ExprString(e) }
+
+// options are the types of the command packages that implement
+// cli.Options: a Complete, Validate and Run method each.
+type options struct {
+	pkg, name string
+	methods   map[string]*ast.FuncDecl
+}
+
+// commandOptions lists every type of the command packages with a Run
+// method, and its methods.
+func commandOptions(t *testing.T, fset *token.FileSet) []options {
+	t.Helper()
+	var out []options
+	for _, pkg := range commandPackages(t) {
+		byType := map[string]map[string]*ast.FuncDecl{}
+		for _, f := range parsePackage(t, fset, pkg) {
+			for _, d := range f.Decls {
+				fn, ok := d.(*ast.FuncDecl)
+				if !ok || fn.Recv == nil {
+					continue
+				}
+				recv := fn.Recv.List[0].Type
+				if star, ok := recv.(*ast.StarExpr); ok {
+					recv = star.X
+				}
+				id, ok := recv.(*ast.Ident)
+				if !ok {
+					continue
+				}
+				if byType[id.Name] == nil {
+					byType[id.Name] = map[string]*ast.FuncDecl{}
+				}
+				byType[id.Name][fn.Name.Name] = fn
+			}
+		}
+		for name, methods := range byType {
+			if methods["Run"] != nil {
+				out = append(out, options{pkg: pkg, name: name, methods: methods})
+			}
+		}
+	}
+	if len(out) < 20 {
+		t.Fatalf("%d command options found, want every command's (at least 20): the test reads nothing", len(out))
+	}
+	return out
+}
+
+// TestEveryOptionsCompletesValidatesAndRuns: a command's options have
+// kubectl's three steps, Complete(f, cmd, args) error, Validate() error
+// and Run() int, the exit code decided in one place.
+func TestEveryOptionsCompletesValidatesAndRuns(t *testing.T) {
 	fset := token.NewFileSet()
-	runs := 0
+	want := map[string]string{
+		"Complete": "func(*cli.Factory, *cobra.Command, []string) error",
+		"Validate": "func() error",
+		"Run":      "func() int",
+	}
+	for _, o := range commandOptions(t, fset) {
+		for m, sig := range want {
+			fn := o.methods[m]
+			if fn == nil {
+				t.Errorf("%s.%s has no %s: every command's options complete, validate and run", o.pkg, o.name, m)
+				continue
+			}
+			if got := signature(fn.Type); got != sig {
+				t.Errorf("%s: %s.%s is %s, want %s", fset.Position(fn.Pos()), o.name, m, got, sig)
+			}
+		}
+	}
+}
+
+// signature is a function type as "func(T1, T2) R", parameter names
+// dropped.
+func signature(ft *ast.FuncType) string {
+	var params, results []string
+	for _, p := range ft.Params.List {
+		for range max(len(p.Names), 1) {
+			params = append(params, types.ExprString(p.Type))
+		}
+	}
+	if ft.Results != nil {
+		for _, r := range ft.Results.List {
+			for range max(len(r.Names), 1) {
+				results = append(results, types.ExprString(r.Type))
+			}
+		}
+	}
+	s := "func(" + strings.Join(params, ", ") + ")"
+	switch len(results) {
+	case 0:
+	case 1:
+		s += " " + results[0]
+	default:
+		s += " (" + strings.Join(results, ", ") + ")"
+	}
+	return s
+}
+
+// pureCalls are the calls a Validate may make: wording a refusal and
+// reading values, nothing that opens, writes, connects or starts.
+var pureCalls = map[string][]string{
+	"cli":     {"UsageErr", "Exit"},
+	"content": {"Msg"},
+	"strings": nil, "errors": nil, "slices": nil, "strconv": nil, "fmt": {"Sprint", "Sprintf", "Errorf"},
+}
+
+// TestValidateHasNoSideEffects: every Validate, and every method of its
+// options it calls, calls only what words a refusal or reads a value
+// (pureCalls), its options' fields' own methods aside from none: no
+// factory, no file, no cluster.
+func TestValidateHasNoSideEffects(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, o := range commandOptions(t, fset) {
+		fn := o.methods["Validate"]
+		if fn == nil {
+			continue
+		}
+		seen := map[string]bool{}
+		var check func(fn *ast.FuncDecl)
+		check = func(fn *ast.FuncDecl) {
+			if seen[fn.Name.Name] {
+				return
+			}
+			seen[fn.Name.Name] = true
+			recv := fn.Recv.List[0].Names[0].Name
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				c, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				switch f := c.Fun.(type) {
+				case *ast.Ident: // a builtin (len, max) or a conversion
+					if f.Name != "len" && f.Name != "max" && f.Name != "min" {
+						t.Errorf("%s: %s.Validate calls %s", fset.Position(c.Pos()), o.name, f.Name)
+					}
+				case *ast.SelectorExpr:
+					x, ok := f.X.(*ast.Ident)
+					switch {
+					case ok && x.Name == recv && o.methods[f.Sel.Name] != nil:
+						check(o.methods[f.Sel.Name]) // the options' own method: held to the same
+					case f.Sel.Name == "Error" && len(c.Args) == 0: // an error's words
+					case ok && pureCalls[x.Name] != nil && slices.Contains(pureCalls[x.Name], f.Sel.Name),
+						ok && slices.Contains([]string{"strings", "errors", "slices", "strconv"}, x.Name):
+					default:
+						t.Errorf("%s: %s.Validate calls %s: Validate refuses with no side effects; read and connect in Complete or Run",
+							fset.Position(c.Pos()), o.name, types.ExprString(c.Fun))
+					}
+				}
+				return true
+			})
+		}
+		check(fn)
+	}
+}
+
+// TestNoDomainPackageImportsTheTUIOrACommand: the arrows point one way.
+// Command packages (cli and cmd) stand above the domain, the TUI above
+// the domain too: no domain package imports either, and the TUI imports
+// no command package.
+func TestNoDomainPackageImportsTheTUIOrACommand(t *testing.T) {
+	for pkg, imports := range modulePackages(t) {
+		top := pkg
+		if i := strings.IndexByte(pkg, '/'); i >= 0 {
+			top = pkg[:i]
+		}
+		for _, imp := range imports {
+			switch {
+			case top == "cmd" || top == "cli":
+			case strings.HasPrefix(imp, "cli") || strings.HasPrefix(imp, "cmd/"):
+				t.Errorf("%s imports the command package %s: commands stand above everything they use", pkg, imp)
+			case top != "tui" && (imp == "tui" || strings.HasPrefix(imp, "tui/")):
+				t.Errorf("%s imports %s: no domain package imports the TUI", pkg, imp)
+			}
+		}
+	}
+}
+
+// TestFoldersStandInFloors: the top-level folders, with the packages
+// each holds, import one another without a loop, so each stands above
+// all it imports (no import runs back up), and internal/ holds only
+// leaves: its packages import nothing of the module outside internal/.
+func TestFoldersStandInFloors(t *testing.T) {
+	pkgs := modulePackagesAll(t)
+	top := func(p string) string {
+		if i := strings.IndexByte(p, '/'); i >= 0 {
+			return p[:i]
+		}
+		return p
+	}
+	edges := map[string]map[string]bool{}
+	for pkg, imports := range pkgs {
+		from := top(pkg)
+		for _, imp := range imports {
+			if from == "internal" && top(imp) != "internal" {
+				t.Errorf("internal package %s imports %s: internal holds only leaves", pkg, imp)
+			}
+			if to := top(imp); to != from {
+				if edges[from] == nil {
+					edges[from] = map[string]bool{}
+				}
+				edges[from][to] = true
+			}
+		}
+	}
+	// Depth-first search for a loop of folders.
+	state := map[string]int{} // 1 on the path, 2 done
+	var path []string
+	var visit func(n string)
+	visit = func(n string) {
+		state[n] = 1
+		path = append(path, n)
+		for m := range edges[n] {
+			switch state[m] {
+			case 0:
+				visit(m)
+			case 1:
+				i := slices.Index(path, m)
+				t.Errorf("a loop of folders: %s -> %s: an import runs back up", strings.Join(path[i:], " -> "), m)
+			}
+		}
+		path = path[:len(path)-1]
+		state[n] = 2
+	}
+	names := make([]string, 0, len(edges))
+	for n := range edges {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		if state[n] == 0 {
+			visit(n)
+		}
+	}
+	if len(edges) < 10 {
+		t.Fatalf("%d folders with imports: the test reads nothing", len(edges))
+	}
+}
+
+// TestClientsComeFromTheConnection: a Kubernetes client, discovery
+// client, REST mapper or HTTP client for a cluster is made in kube alone
+// (kube.Conn); every other package takes a connection.
+func TestClientsComeFromTheConnection(t *testing.T) {
+	makers := regexp.MustCompile(`^(New.*ForConfig.*|NewDiscoveryClient.*|NewDeferredDiscoveryRESTMapper|NewDiscoveryRESTMapper|NewMemCacheClient|HTTPClientFor|BuildConfigFromFlags|RESTClientFor|GetAPIGroupResources)$`)
+	fset := token.NewFileSet()
 	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && p != ".." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+		if d.IsDir() && p != ".." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || p == filepath.Join("..", "kube")) {
 			return filepath.SkipDir
 		}
-		dir := filepath.Base(filepath.Dir(p))
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") ||
-			!(strings.HasPrefix(p, filepath.Join("..", "cmd")) || strings.HasSuffix(dir, "cmd")) {
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
 			return nil
 		}
 		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
 		if err != nil {
 			return err
 		}
-		for _, decl := range f.Decls {
-			fn, ok := decl.(*ast.FuncDecl)
-			if !ok || fn.Recv == nil || fn.Name.Name != "Run" {
+		k8s := map[string]bool{} // local names of client-go and apimachinery packages
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(path, "k8s.io/") {
 				continue
 			}
-			recv := fn.Recv.List[0].Type
-			if star, ok := recv.(*ast.StarExpr); ok {
-				recv = star.X
+			name := path[strings.LastIndexByte(path, '/')+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
 			}
-			if id, ok := recv.(*ast.Ident); !ok || !strings.HasSuffix(id.Name, "Options") {
-				continue
-			}
-			runs++
-			res := fn.Type.Results
-			if res == nil || len(res.List) != 1 || len(res.List[0].Names) > 1 {
-				t.Errorf("%s: Run returns no single value: it returns the exit code (int)", fset.Position(fn.Pos()))
-				continue
-			}
-			if id, ok := res.List[0].Type.(*ast.Ident); !ok || id.Name != "int" {
-				t.Errorf("%s: Run returns %s, want the exit code (int)", fset.Position(fn.Pos()), types.ExprString(res.List[0].Type))
-			}
+			k8s[name] = true
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			c, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
+				if id, ok := sel.X.(*ast.Ident); ok && k8s[id.Name] && makers.MatchString(sel.Sel.Name) {
+					t.Errorf("%s: %s.%s makes a client outside kube: take a *kube.Conn", fset.Position(c.Pos()), id.Name, sel.Sel.Name)
+				}
+			}
+			return true
+		})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-	if runs < 10 {
-		t.Fatalf("%d Options.Run methods found, want every command's (at least 10): the test reads nothing", runs)
 	}
 }
 
@@ -304,8 +529,8 @@ func TestEveryOptionsRunReturnsTheExitCode(t *testing.T) {
 // client-go's whole Clientset, its fake or the informer factory: each
 // compiles a client, informer, lister and apply configuration for every
 // API group (some 270 packages, a third of compiling labmate and again in
-// every -race build). The groups labmate calls are internal/kubeclient's
-// Interface; tests fake them with internal/kubeclient/kubefake.
+// every -race build). The groups labmate calls are kube's Interface;
+// tests fake them with kube/kubefake.
 func TestNoWholeClientset(t *testing.T) {
 	whole := []string{"k8s.io/client-go/kubernetes", "k8s.io/client-go/kubernetes/fake",
 		"k8s.io/client-go/informers", "k8s.io/client-go/dynamic/dynamicinformer"}
@@ -317,7 +542,7 @@ func TestNoWholeClientset(t *testing.T) {
 	}
 	for _, p := range strings.Fields(string(out)) {
 		if slices.Contains(whole, p) {
-			t.Errorf("%s is compiled into labmate or its tests: use internal/kubeclient (and kubefake in tests)", p)
+			t.Errorf("%s is compiled into labmate or its tests: use kube.Interface (and kube/kubefake in tests)", p)
 		}
 	}
 }

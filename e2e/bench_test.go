@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
@@ -38,7 +38,7 @@ func BenchmarkNodePatchToReport(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	e := engine.New(engine.Config{Lab: lab, Steps: labtest.GPUSteps(b), Root: b.TempDir()})
+	e := engine.New(engine.Config{Lab: lab, Steps: labkittest.GPUSteps(b), Root: b.TempDir()})
 	reports, stop := e.Start(ctx, []observe.Source{src})
 	b.Cleanup(stop)
 

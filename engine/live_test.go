@@ -12,7 +12,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 	"github.com/labhub/labmate/observe/scriptprobe"
@@ -33,7 +33,7 @@ func startLive(t testing.TB, debounce time.Duration) *liveLab {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	e := engine.New(engine.Config{Lab: lab, Steps: labtest.GPUSteps(t), Root: root})
+	e := engine.New(engine.Config{Lab: lab, Steps: labkittest.GPUSteps(t), Root: root})
 	srcs := []observe.Source{
 		files.New(files.Options{Root: root, Paths: e.Files(), Debounce: debounce}),
 		// The learner's script ends on its own: 30 s, not the shipped 5,

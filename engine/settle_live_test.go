@@ -12,7 +12,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 )
@@ -54,7 +54,7 @@ func halfWrites(t *testing.T, poll bool) {
 	}
 	half := good[:len(good)/2]
 	var halves atomic.Int32
-	e := engine.New(engine.Config{Lab: lab, Steps: labtest.GPUSteps(t), Root: root, Settle: quiet, Tap: func(o observe.Observation) {
+	e := engine.New(engine.Config{Lab: lab, Steps: labkittest.GPUSteps(t), Root: root, Settle: quiet, Tap: func(o observe.Observation) {
 		if o.File != nil && o.File.Path == rel && string(o.File.Content) == string(half) {
 			halves.Add(1)
 		}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 )
@@ -30,7 +30,7 @@ SPEC  containers:
 func driverFile(t *testing.T, step int, rel, name, spec string) checks.Result {
 	t.Helper()
 	var lab *labkit.Lab
-	for _, l := range labtest.Installed(t) {
+	for _, l := range labkittest.Installed(t) {
 		if l.ID() == "driver-reboot" {
 			lab = l
 		}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/trace"
 )
@@ -23,7 +23,7 @@ var (
 // them.
 func TestLastHintGivesNoReportValue(t *testing.T) {
 	checked := 0
-	for _, lab := range labtest.Installed(t) {
+	for _, lab := range labkittest.Installed(t) {
 		tr, err := trace.ReferenceOf(lab.Text)
 		if err != nil {
 			t.Fatalf("%s: %v", lab.ID(), err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/trace"
@@ -20,7 +20,7 @@ import (
 // matched the cluster) must stay proved: none of them turns red.
 func TestDriverRebootFixedIncidentKeepsTheReport(t *testing.T) {
 	var lab *labkit.Lab
-	for _, l := range labtest.Installed(t) {
+	for _, l := range labkittest.Installed(t) {
 		if l.ID() == "driver-reboot" {
 			lab = l
 		}

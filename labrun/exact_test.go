@@ -10,7 +10,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/trace"
 )
@@ -25,7 +25,7 @@ func echoLab(t testing.TB) (*content.Lab, []checks.Step) {
 	}
 	l := *lab
 	l.Steps = append(append([]content.Step(nil), lab.Steps...), content.Step{Number: 9, ID: "echo", Title: "echo"})
-	steps := append(append([]checks.Step(nil), labtest.GPUSteps(t)...), checks.Step{
+	steps := append(append([]checks.Step(nil), labkittest.GPUSteps(t)...), checks.Step{
 		Number: 9, ID: "echo",
 		Files: []string{"etc/containerd/config.toml"},
 		Eval: func(in checks.Input) checks.StepEval {
@@ -81,7 +81,7 @@ func TestExactCarriesWarnings(t *testing.T) {
 // ends with every step passed, the steps turned green in the lab's order
 // and none turned back.
 func TestReferenceRunsPassInOrder(t *testing.T) {
-	for _, kit := range labtest.Installed(t) {
+	for _, kit := range labkittest.Installed(t) {
 		t.Run(kit.ID(), func(t *testing.T) {
 			lab := kit.Text
 			tr, err := trace.ReferenceOf(lab)
@@ -142,7 +142,7 @@ func BenchmarkExactReference(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	steps := labtest.GPUSteps(b)
+	steps := labkittest.GPUSteps(b)
 	b.ResetTimer()
 	for b.Loop() {
 		if _, _, err := Exact(context.Background(), lab, steps, tr); err != nil {
@@ -174,7 +174,7 @@ func TestPassesOnlyOnceReady(t *testing.T) {
 // ExactPasses dates each step's first pass where the trace first showed
 // it passed, the step's first change to passed.
 func TestExactPassesDatesTheFirstPass(t *testing.T) {
-	kit := labtest.Installed(t)[0]
+	kit := labkittest.Installed(t)[0]
 	tr, err := trace.ReferenceOf(kit.Text)
 	if err != nil {
 		t.Fatal(err)

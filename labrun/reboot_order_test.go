@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -19,7 +19,7 @@ import (
 // moved before the labels' removal (the same records, at the time just
 // before the first label went) leaves step 3 red on a-unlabelled.
 func TestRebootRejectionComesAfterTheLabel(t *testing.T) {
-	for _, k := range labtest.Installed(t) {
+	for _, k := range labkittest.Installed(t) {
 		if k.ID() != "driver-reboot" {
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/trace"
 )
@@ -142,7 +142,7 @@ func TestOnceAnswersWhenReady(t *testing.T) {
 // bursts of records into one evaluation, so a fact of the past may be
 // remembered a record later, with that record's time.)
 func TestReplayRunEndsLikeExact(t *testing.T) {
-	kit := labtest.Installed(t)[0]
+	kit := labkittest.Installed(t)[0]
 	tr, err := trace.ReferenceOf(kit.Text)
 	if err != nil {
 		t.Fatal(err)
@@ -240,7 +240,7 @@ func TestAFailedProgressSaveIsClearedByTheNextSave(t *testing.T) {
 // Played ends a replay run once its trace has played out, and says so;
 // when ctx ends first, it says that instead.
 func TestPlayedEndsWithTheTrace(t *testing.T) {
-	kit := labtest.Installed(t)[0]
+	kit := labkittest.Installed(t)[0]
 	tr, err := trace.ReferenceOf(kit.Text)
 	if err != nil {
 		t.Fatal(err)

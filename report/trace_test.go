@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/trace"
 )
 
@@ -17,7 +17,7 @@ func TestMarkdownGoldenReferenceTrace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := FromTrace(context.Background(), l, labtest.GPUSteps(t), tr)
+	r, err := FromTrace(context.Background(), l, labkittest.GPUSteps(t), tr)
 	if err != nil {
 		t.Fatal(err)
 	}

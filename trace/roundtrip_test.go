@@ -17,7 +17,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 )
@@ -34,7 +34,7 @@ func echoLab(t *testing.T) (*content.Lab, []checks.Step) {
 	}
 	l := *lab
 	l.Steps = append(append([]content.Step(nil), lab.Steps...), content.Step{Number: 9, ID: "echo", Title: "echo"})
-	steps := append(append([]checks.Step(nil), labtest.GPUSteps(t)...), checks.Step{
+	steps := append(append([]checks.Step(nil), labkittest.GPUSteps(t)...), checks.Step{
 		Number: 9, ID: "echo",
 		Files: []string{"etc/containerd/config.toml", "bin/check-runtime.sh", "out", "out/merge.txt"},
 		Eval:  echoEval,

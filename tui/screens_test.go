@@ -15,7 +15,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
@@ -200,7 +200,7 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps := labtest.GPUSteps(t)
+	steps := labkittest.GPUSteps(t)
 	_, changes, err := labrun.Exact(context.Background(), lab, steps, tr)
 	if err != nil {
 		t.Fatal(err)

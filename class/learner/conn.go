@@ -27,8 +27,8 @@ const (
 // Learner is what a learner's class kubeconfig (as init writes them)
 // says: where the class is and who the learner is in it.
 type Learner struct {
-	// Conn reaches the class cluster; every request through it ends
-	// within a few seconds.
+	// Conn reaches the class cluster, with no client timeout (watches);
+	// Requests is the copy whose requests end in time.
 	Conn      *kube.Conn
 	Namespace string
 	// ID is the learner's slot: the current context's user name, which
@@ -51,8 +51,13 @@ func Open(path string) (*Learner, error) {
 	if conn.Namespace == "" || !class.ValidLearner(conn.User) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotClassKubeconfig)
 	}
-	return &Learner{Conn: conn.Within(requestTimeout), Namespace: conn.Namespace, ID: conn.User}, nil
+	return &Learner{Conn: conn, Namespace: conn.Namespace, ID: conn.User}, nil
 }
+
+// Requests is the learner's connection for one-off requests: each ends
+// within a few seconds, so a class cluster that is away costs a retry
+// later, never a wait.
+func (l *Learner) Requests() *kube.Conn { return l.Conn.Within(requestTimeout) }
 
 // Explain words an error of the class cluster or a class kubeconfig in
 // Korean (kube.Explain: the loader's errors, refused, x509, 401, 403,
@@ -75,7 +80,7 @@ type probeResult struct {
 // probe reads the learner's own record of lab, within timeout: what
 // `labmate doctor --class` reports.
 func (l *Learner) probe(ctx context.Context, lab string, timeout time.Duration) probeResult {
-	cs, err := l.Conn.Typed()
+	cs, err := l.Requests().Typed()
 	if err != nil {
 		return probeResult{Err: err}
 	}

@@ -37,7 +37,7 @@ type JoinConfig struct {
 // never the end of the lab: the lab goes on without a class.
 func Join(ctx context.Context, cfg JoinConfig) (*Publisher, error) {
 	l := cfg.Learner
-	cs, err := l.Conn.Typed()
+	cs, err := l.Requests().Typed()
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/cli"
 )
 
 // checkJSON runs `labmate check ... --json` and decodes its output.

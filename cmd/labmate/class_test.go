@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/class/learner"
+	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labrun/textout"
 )
 
@@ -49,7 +49,7 @@ current-context: learner-01
 // at the same moments, as the lab without a class; the publisher says
 // retrying.
 func TestWatchWithClassDownOrSlow(t *testing.T) {
-	if labtest.GPUSteps(t)[0].Eval == nil {
+	if labkittest.GPUSteps(t)[0].Eval == nil {
 		t.Fatal("the file checks of step 1 are not registered")
 	}
 	slow, err := net.Listen("tcp", "127.0.0.1:0")
@@ -76,21 +76,21 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			cfg := filepath.Join(root, "etc", "containerd", "config.toml")
 			os.MkdirAll(filepath.Dir(cfg), 0o755)
 			write(t, cfg, string(ref))
-			c := common{root: root, noCluster: true, stateDir: t.TempDir(), lab: "gpu-incident"}
-			s, err := c.build()
+			f := newFactory(cli.LabFlags{Root: root, StateDir: t.TempDir(), Lab: "gpu-incident"}, cli.ClusterFlags{NoCluster: true})
+			s, err := f.Session(false)
 			if err != nil {
 				t.Fatal(err)
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			pub := s.startClass(ctx, classFlags{File: classKubeconfig(t, server)}, false)
+			pub := s.Join(ctx, cli.ClassFlags{File: classKubeconfig(t, server)}, false)
 			if pub == nil {
-				t.Fatalf("class not started: %v", s.warnings)
+				t.Fatalf("class not started: %v", s.Warnings)
 			}
 			// Every source syncs long before the ready timeout, so the
 			// first record must be a ready one (see
 			// TestWatchRealLabFileStep).
-			out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: patience})
+			out, stop := startWatch(t, s.Run, textout.Watch{JSON: true, ReadyTimeout: patience})
 			first := decode(t, out.waitLines(t, 1, 2*patience)[0])
 			if !first.Ready {
 				t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", patience, first.Report)
@@ -108,10 +108,10 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			}
 			if name == "down" {
 				deadline := time.Now().Add(patience)
-				for pub.Status().State != class.Retrying && time.Now().Before(deadline) {
+				for pub.Status().State != learner.Retrying && time.Now().Before(deadline) {
 					time.Sleep(20 * time.Millisecond)
 				}
-				if st := pub.Status(); st.State != class.Retrying || !st.Pending {
+				if st := pub.Status(); st.State != learner.Retrying || !st.Pending {
 					t.Fatalf("publisher status %+v, want retrying with the record pending", st)
 				}
 			}
@@ -123,15 +123,15 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 func TestBadClassFileIsAWarning(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
-	c := common{root: t.TempDir(), noCluster: true, stateDir: t.TempDir(), lab: "gpu-incident"}
-	s, err := c.build()
+	f := newFactory(cli.LabFlags{Root: t.TempDir(), StateDir: t.TempDir(), Lab: "gpu-incident"}, cli.ClusterFlags{NoCluster: true})
+	s, err := f.Session(false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pub := s.startClass(context.Background(), classFlags{File: bad}, true); pub != nil {
+	if pub := s.Join(context.Background(), cli.ClassFlags{File: bad}, true); pub != nil {
 		t.Fatal("a publisher from a kubeconfig without a class context")
 	}
-	if len(s.warnings) == 0 || !strings.Contains(s.warnings[len(s.warnings)-1], bad) {
-		t.Fatalf("warnings %v", s.warnings)
+	if len(s.Warnings) == 0 || !strings.Contains(s.Warnings[len(s.Warnings)-1], bad) {
+		t.Fatalf("warnings %v", s.Warnings)
 	}
 }

@@ -20,8 +20,11 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/admin"
+	"github.com/labhub/labmate/class/classlab"
+	"github.com/labhub/labmate/class/learner"
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labstore"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
@@ -170,17 +173,17 @@ func (e *classLabE2E) pushReachesBoth(t *testing.T) {
 	ls := e.learners
 	pane := ls[1].tuiInTmux(t)
 	ls[0].use(t)
-	l1, err := class.LoadLearner(ls[0].file)
+	l1, err := learner.Open(ls[0].file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, ok := class.InstalledFrom(class.LabSource(l1), labstore.Sum(e.v1))
+	have, ok := classlab.InstalledFrom(classlab.Source(l1.Conn, l1.Namespace), labstore.Sum(e.v1))
 	if !ok {
 		t.Fatal("learner-01's copy of the class's lab is not found by its source")
 	}
 	wctx, stopWatch := context.WithCancel(e.ctx)
 	defer stopWatch()
-	notes := class.WatchInstalled(wctx, l1, have)
+	notes := classlab.WatchInstalled(wctx, l1.Conn, l1.Namespace, have)
 	v2Dir := writeLab(t, versionedLab("1.1.0", "재시작 스크립트 (고친 판)"))
 	if code, stdout, errOut := runStreams("class", "lab", "push", v2Dir, "--kubeconfig", e.kubeconfig, "-n", e.ns); code != cli.ExitOK {
 		t.Fatalf("class lab push: exit %d\n%s%s", code, stdout, errOut)
@@ -214,14 +217,14 @@ func (e *classLabE2E) pushReachesBoth(t *testing.T) {
 func (e *classLabE2E) tamperedIsRefused(t *testing.T) {
 	l := e.learners[1]
 	l.use(t)
-	l2, err := class.LoadLearner(l.file)
+	l2, err := learner.Open(l.file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	have, _ := class.InstalledFrom(class.LabSource(l2), "")
+	have, _ := classlab.InstalledFrom(classlab.Source(l2.Conn, l2.Namespace), "")
 	wctx, stopWatch := context.WithCancel(e.ctx)
 	defer stopWatch()
-	notes := class.WatchInstalled(wctx, l2, have)
+	notes := classlab.WatchInstalled(wctx, l2.Conn, l2.Namespace, have)
 	obj, err := e.cs.CoreV1().ConfigMaps(e.ns).Get(e.ctx, class.LabObject, metav1.GetOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -253,11 +256,11 @@ func (e *classLabE2E) tamperedIsRefused(t *testing.T) {
 // and nothing more of the namespace.
 func learnerMayReadOnlyTheLabObject(ctx context.Context, t *testing.T, file string) {
 	t.Helper()
-	l, err := class.LoadLearner(file)
+	l, err := learner.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lcs, err := class.Clientset(l.Config)
+	lcs, err := l.Conn.Typed()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,15 +308,15 @@ func exportShows(t *testing.T, kubeconfig, ns, version string, n int) {
 // marks n learners 구판.
 func boardMarksBehind(ctx context.Context, t *testing.T, kubeconfig, ns string, n int) {
 	t.Helper()
-	cfg, _, err := class.LoadAdmin(kubeconfig, "", ns, 30*time.Second)
+	conn, _, err := admin.Open(kubeconfig, "", ns)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := class.Clientset(cfg)
+	cs, err := conn.Within(30 * time.Second).Typed()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := class.List(ctx, cs, ns, "")
+	c, err := admin.List(ctx, cs, ns, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -326,7 +329,7 @@ func boardMarksBehind(ctx context.Context, t *testing.T, kubeconfig, ns string, 
 	}
 }
 
-func nextNote(t *testing.T, ch <-chan class.LabNote) class.LabNote {
+func nextNote(t *testing.T, ch <-chan classlab.LabNote) classlab.LabNote {
 	t.Helper()
 	select {
 	case n := <-ch:
@@ -334,7 +337,7 @@ func nextNote(t *testing.T, ch <-chan class.LabNote) class.LabNote {
 	case <-time.After(60 * time.Second):
 		t.Fatal("no note from the class lab's watch within 60 s")
 	}
-	return class.LabNote{}
+	return classlab.LabNote{}
 }
 
 func hangul(s string) bool {

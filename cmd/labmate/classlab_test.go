@@ -17,7 +17,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/class/classlab"
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labstore"
 )
@@ -96,9 +97,9 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	served.Store(nil)
 	start := time.Now()
 	code, rep, errOut = l.check(t)
-	// The kept copy's bound (class.FetchTimeoutKept), not the full one a learner
+	// The kept copy's bound (classlab.FetchTimeoutKept), not the full one a learner
 	// without a copy waits: the line between them, not a speed target.
-	if took := time.Since(start); code != cli.ExitFail || len(rep.Steps) != 2 || took >= class.FetchTimeout {
+	if took := time.Since(start); code != cli.ExitFail || len(rep.Steps) != 2 || took >= classlab.FetchTimeout {
 		t.Fatalf("slow class cluster: exit %d after %v, problems %q\n%s", code, took, rep.Problems, errOut)
 	}
 	served.Store(bad)
@@ -141,7 +142,7 @@ func TestPackClassLab(t *testing.T) {
 		{"driver-reboot@embedded", "driver-reboot", "", true},
 		{"gpu-incident", "gpu-incident", "", false},
 	} {
-		a, ship, err := class.PackRef(tc.ref)
+		a, ship, err := classlab.PackRef(tc.ref)
 		if err != nil || ship != tc.ship || a.ID != tc.id || tc.version != "" && a.Version != tc.version {
 			t.Errorf("%s: %s %s ship %v, %v; want %s ship %v", tc.ref, a.ID, a.Version, ship, err, tc.id, tc.ship)
 		}
@@ -150,18 +151,18 @@ func TestPackClassLab(t *testing.T) {
 		}
 	}
 	// The same lab packs to the same bytes: a second push changes nothing.
-	a, _, _ := class.PackRef(dir)
-	b, _, _ := class.PackRef("nginx-conf")
+	a, _, _ := classlab.PackRef(dir)
+	b, _, _ := classlab.PackRef("nginx-conf")
 	if a.Sum != b.Sum {
 		t.Errorf("the directory and its installed copy pack differently: %s %s", a.Sum, b.Sum)
 	}
 	// A built-in lab packs to what its directory packs to.
-	emb, _, _ := class.PackRef("driver-reboot")
-	fromDir, _, err := class.PackRef(filepath.Join("..", "..", "content", "labs", "driver-reboot"))
+	emb, _, _ := classlab.PackRef("driver-reboot")
+	fromDir, _, err := classlab.PackRef(filepath.Join("..", "..", "content", "labs", "driver-reboot"))
 	if err != nil || emb.Sum != fromDir.Sum {
 		t.Errorf("driver-reboot built in and from its directory: %s %s, %v", emb.Sum, fromDir.Sum, err)
 	}
-	if _, _, err := class.PackRef("no-such-lab"); err == nil {
+	if _, _, err := classlab.PackRef("no-such-lab"); err == nil {
 		t.Error("a lab that is nowhere packed")
 	}
 }
@@ -186,30 +187,16 @@ func TestPackClassLabRefusesAFIFOWithoutOpeningIt(t *testing.T) {
 	})
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := class.PackRef(dir)
+		_, _, err := classlab.PackRef(dir)
 		done <- err
 	}()
 	select {
 	case err := <-done:
 		var r *labstore.Refusal
 		if !errors.As(err, &r) || r.Reason != labstore.Special {
-			t.Fatalf("class.PackRef(a lab whose lab.toml is a FIFO) = %v, want a Special refusal", err)
+			t.Fatalf("classlab.PackRef(a lab whose lab.toml is a FIFO) = %v, want a Special refusal", err)
 		}
 	case <-time.After(patience):
 		t.Fatal("packClassLab blocked opening a FIFO named lab.toml")
-	}
-}
-
-// check --watch --class words the class lab's notes on stderr, in Korean.
-func TestSayClassLab(t *testing.T) {
-	notes := make(chan class.LabNote, 2)
-	var out lines
-	sayClassLab(notes, &out)
-	notes <- class.LabNote{Version: "1.1.0"}
-	notes <- class.LabNote{Refused: true, Why: "교실의 실습 묶음이 손상되었거나 바뀌었습니다"}
-	close(notes)
-	got := out.waitLines(t, 2, 5*time.Second)
-	if !strings.Contains(got[0], "새 판 1.1.0") || !strings.Contains(got[1], "손상") {
-		t.Errorf("stderr: %q", got)
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/labhub/labmate/catalog"
-	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/cli"
 )
 
 // With LABMATE_TEST_AS_LABMATE=1 the test binary is labmate itself, so a
@@ -59,7 +59,7 @@ func allCommands(cmd *cobra.Command) []*cobra.Command {
 // Every command's --help exits 0 and is Korean, generated and complete:
 // every flag it takes is listed, and no English heading slips through.
 func TestEveryHelpIsKoreanAndComplete(t *testing.T) {
-	root := newRootCmd(cli.Streams{})
+	root, _ := newRootCmd(cli.Streams{})
 	cmds := allCommands(root)
 	if len(cmds) < 12 {
 		t.Fatalf("only %d commands in the tree", len(cmds))
@@ -215,4 +215,10 @@ func TestCompletionScriptsLoad(t *testing.T) {
 			}
 		})
 	}
+}
+
+// newFactory is the factory of a command line with these flags, as the
+// root builds it.
+func newFactory(l cli.LabFlags, c cli.ClusterFlags) *cli.Factory {
+	return cli.NewFactory(&l, &c, version)
 }

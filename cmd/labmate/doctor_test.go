@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/doctor"
-	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/sandbox"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/doctor"
-	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/trace"

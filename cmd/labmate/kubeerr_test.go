@@ -13,6 +13,7 @@ import (
 	"testing"
 	"unicode"
 
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/kube"
 )
 
@@ -87,14 +88,13 @@ func TestNoClientEnglishReachesTheLearner(t *testing.T) {
 		}
 		// The TUI's wiring: what it shows as notices.
 		t.Run(name+"/tui", func(t *testing.T) {
-			c := common{lab: "gpu-incident", root: root, kubeconfig: f.kubeconfig, kubeCtx: f.context, lenient: true, stateDir: t.TempDir()}
-			s, err := c.build()
+			fac := newFactory(cli.LabFlags{Lab: "gpu-incident", Root: root, StateDir: t.TempDir()}, cli.ClusterFlags{Kubeconfig: f.kubeconfig, Context: f.context})
+			s, err := fac.Session(true)
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer s.closeLog()
-			if e := kube.ClientEnglish(strings.Join(s.warnings, "\n")); e != "" {
-				t.Errorf("%q reaches the TUI's notices: %q", e, s.warnings)
+			if e := kube.ClientEnglish(strings.Join(s.Warnings, "\n")); e != "" {
+				t.Errorf("%q reaches the TUI's notices: %q", e, s.Warnings)
 			}
 		})
 		for cmd, args := range commands {

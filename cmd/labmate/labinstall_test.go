@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/state"
 )
 
@@ -35,13 +35,13 @@ func labList(t *testing.T) map[string]catalog.Entry {
 func TestLabInstallListOpenRemove(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	root, stateDir := t.TempDir(), t.TempDir()
-	code, stdout, stderr := runStreams("lab", "install", labtest.CopiedLab(t, "trip", "1.0.0"))
+	code, stdout, stderr := runStreams("lab", "install", labkittest.CopiedLab(t, "trip", "1.0.0"))
 	if code != cli.ExitOK || !strings.Contains(stdout, "labmate --lab trip") {
 		t.Fatalf("install: exit %d\n%s%s", code, stdout, stderr)
 	}
 	// Packed, then installed from the archive: a second version.
 	archive := filepath.Join(t.TempDir(), "trip.tar.gz")
-	if code, _, stderr := runStreams("lab", "pack", labtest.CopiedLab(t, "trip", "1.1.0"), "-o", archive); code != cli.ExitOK {
+	if code, _, stderr := runStreams("lab", "pack", labkittest.CopiedLab(t, "trip", "1.1.0"), "-o", archive); code != cli.ExitOK {
 		t.Fatal(stderr)
 	}
 	if code, _, stderr := runStreams("lab", "install", archive); code != cli.ExitOK {
@@ -82,8 +82,8 @@ func TestLabInstallListOpenRemove(t *testing.T) {
 func TestInstalledLabDoesNotShadowAnEmbeddedOne(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	root, stateDir := t.TempDir(), t.TempDir()
-	dir := labtest.CopiedLab(t, "driver-reboot", "9.0.0")
-	labtest.SetLabTOML(t, dir, `title = "재부팅 뒤`, `title = "설치본: 재부팅 뒤`)
+	dir := labkittest.CopiedLab(t, "driver-reboot", "9.0.0")
+	labkittest.SetLabTOML(t, dir, `title = "재부팅 뒤`, `title = "설치본: 재부팅 뒤`)
 	code, stdout, stderr := runStreams("lab", "install", dir)
 	if code != cli.ExitOK || !strings.Contains(stdout, "--lab driver-reboot@installed") || !strings.Contains(stdout, "내장 실습을 엽니다") {
 		t.Fatalf("install: exit %d\n%s%s", code, stdout, stderr)
@@ -105,7 +105,7 @@ func TestInstalledLabDoesNotShadowAnEmbeddedOne(t *testing.T) {
 func TestProgressFollowsANewVersionByStepID(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
 	root, stateDir := t.TempDir(), t.TempDir()
-	v1 := labtest.CopiedLab(t, "trip", "1.0.0")
+	v1 := labkittest.CopiedLab(t, "trip", "1.0.0")
 	if code, _, stderr := runStreams("lab", "install", v1); code != cli.ExitOK {
 		t.Fatal(stderr)
 	}
@@ -113,14 +113,14 @@ func TestProgressFollowsANewVersionByStepID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, _ := state.OpenLab(stateDir, stateLab(text), root)
+	st, _ := state.OpenLab(stateDir, cli.StateLab(text), root)
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	if err := st.Record(state.Event{Kind: state.StepPassed, Step: 1, At: at}, state.Event{Kind: state.StepPassed, Step: 2, At: at}); err != nil {
 		t.Fatal(err)
 	}
 	// 1.1.0 renames step 1's ID: its pass stays with 1.0.0.
-	v2 := labtest.CopiedLab(t, "trip", "1.1.0")
-	labtest.SetLabTOML(t, v2, `id = "driver-label"`, `id = "driver-label-v2"`)
+	v2 := labkittest.CopiedLab(t, "trip", "1.1.0")
+	labkittest.SetLabTOML(t, v2, `id = "driver-label"`, `id = "driver-label-v2"`)
 	if code, _, stderr := runStreams("lab", "install", v2); code != cli.ExitOK {
 		t.Fatal(stderr)
 	}
@@ -129,7 +129,7 @@ func TestProgressFollowsANewVersionByStepID(t *testing.T) {
 		t.Errorf("no word of the progress carried to 1.1.0:\n%s%s", out, stderr)
 	}
 	text2, _ := content.LoadDir(v2)
-	st2, _ := state.OpenLab(stateDir, stateLab(text2), root)
+	st2, _ := state.OpenLab(stateDir, cli.StateLab(text2), root)
 	f2, err := st2.Load()
 	if _, ok := f2.Progress.PassedAt[1]; err != nil || ok || len(f2.Progress.PassedAt) != 1 {
 		t.Errorf("1.1.0 progress = %v (%v), want step 2's pass only", f2.Progress.PassedAt, err)

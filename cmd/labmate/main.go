@@ -1,7 +1,6 @@
-// Command labmate is a terminal companion for hands-on Kubernetes labs. This
-// package only wires: it builds the command tree (cobra), sources, the
-// engine and the TUI from the other packages, and maps results to exit
-// codes.
+// Command labmate is a terminal companion for hands-on Kubernetes labs.
+// This package only wires: main, and the root of the command tree
+// (root.go), whose commands live in cli's command packages.
 package main
 
 import (
@@ -12,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/labhub/labmate/internal/applog"
-	"github.com/labhub/labmate/internal/cli"
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
@@ -44,7 +43,8 @@ func runWith(args []string, streams cli.Streams) int {
 		<-ctx.Done()
 		stop()
 	}()
-	root := newRootCmd(streams)
+	root, f := newRootCmd(streams)
+	defer f.Close()
 	root.SetContext(ctx)
 	return cli.Execute(root, args, streams)
 }

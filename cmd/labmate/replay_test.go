@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/trace"
 )
 

@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cli/reportcmd"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/report"
 	"github.com/labhub/labmate/state"
 )
@@ -54,10 +55,10 @@ func referenceRoot(t *testing.T) string {
 // fixedClock makes report times and the local zone stable for goldens.
 func fixedClock(t *testing.T, at time.Time) {
 	t.Helper()
-	oldNow, oldLocal := reportNow, time.Local
-	reportNow = func() time.Time { return at }
+	oldNow, oldLocal := reportcmd.Now, time.Local
+	reportcmd.Now = func() time.Time { return at }
 	time.Local = time.UTC
-	t.Cleanup(func() { reportNow, time.Local = oldNow, oldLocal })
+	t.Cleanup(func() { reportcmd.Now, time.Local = oldNow, oldLocal })
 }
 
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -75,7 +76,7 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // status, every observed value verbatim and every check's message, and
 // the learner's progress joined to the right step.
 func TestReportReferenceFiles(t *testing.T) {
-	if labtest.GPUSteps(t)[2].Eval == nil {
+	if labkittest.GPUSteps(t)[2].Eval == nil {
 		t.Fatal("the file checks of step 3 are not registered")
 	}
 	root := referenceRoot(t)
@@ -197,7 +198,7 @@ func mustStore(t *testing.T, dir, root string) *state.Store {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := state.OpenLab(dir, stateLab(lab), root)
+	s, err := state.OpenLab(dir, cli.StateLab(lab), root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/cli"
 )
 
 // labWith is thirdLab with edits: each old string (which must be there)

@@ -14,8 +14,8 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
@@ -73,14 +73,14 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	})
 	write(t, filepath.Join(root, "out", "unscheduled.txt"), cond.Reason+"\n"+cond.Message+"\n")
 
-	c := common{root: root, kubeconfig: kubeconfig, stateDir: t.TempDir(), lab: "gpu-incident"}
-	s, err := c.build()
+	f := newFactory(cli.LabFlags{Root: root, StateDir: t.TempDir(), Lab: "gpu-incident"}, cli.ClusterFlags{Kubeconfig: kubeconfig})
+	s, err := f.Session(false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Every source syncs long before the ready timeout, so the first
 	// record must be a ready one (see TestWatchRealLabFileStep).
-	out, stop := startWatch(t, s, textout.Watch{JSON: true, Step: 5, ReadyTimeout: patience})
+	out, stop := startWatch(t, s.Run, textout.Watch{JSON: true, Step: 5, ReadyTimeout: patience})
 	first := decode(t, out.waitLines(t, 1, 2*patience)[0])
 	if !first.Ready {
 		t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", patience, first.Report)

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/cli"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/observe"
@@ -82,7 +82,7 @@ func (l *lines) quiet(t *testing.T, have int, window time.Duration) {
 // "ok". A failing check's message quotes the content, so a content
 // change that keeps the status still changes the engine's report: watch
 // must print on status changes only.
-func fileLab(t *testing.T, root string, extra ...observe.Source) *setup {
+func fileLab(t *testing.T, root string, extra ...observe.Source) (*labrun.Run, *state.Store) {
 	t.Helper()
 	lab := &content.Lab{ID: "watch-test", Title: "watch test", Steps: []content.Step{
 		{Number: 1, ID: "one", Title: "one"}, {Number: 2, ID: "two", Title: "two"},
@@ -105,21 +105,20 @@ func fileLab(t *testing.T, root string, extra ...observe.Source) *setup {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fileSetup(t, lab, steps, root, store, extra...)
+	return fileSetup(t, lab, steps, root, store, extra...), store
 }
 
 // fileSetup wires a run of the steps over root with no cluster, plus any
 // extra sources.
-func fileSetup(t *testing.T, lab *content.Lab, steps []checks.Step, root string, store *state.Store, extra ...observe.Source) *setup {
+func fileSetup(t *testing.T, lab *content.Lab, steps []checks.Step, root string, store *state.Store, extra ...observe.Source) *labrun.Run {
 	t.Helper()
 	run, err := labrun.New(labrun.Options{Lab: lab, Steps: steps, Root: root, Progress: store,
 		Cluster: labrun.Cluster{Mode: labrun.ClusterNone}, Sources: extra})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &setup{lab: lab, root: root, run: run, store: store, closeLog: func() {}}
 	t.Cleanup(func() { _ = run.Stop() })
-	return s
+	return run
 }
 
 // write replaces path with text as editors save: a temp file renamed
@@ -138,14 +137,22 @@ func write(t *testing.T, path, text string) {
 	}
 }
 
-// startWatch runs the watch loop until the test ends and returns its
-// output and a function that stops it and returns the exit code.
-func startWatch(t *testing.T, s *setup, o textout.Watch) (*lines, func() int) {
+// startWatch runs check --watch's loop on run until the test ends and
+// returns its output and a function that stops it and returns the exit
+// code: 0 when its context ends, 2 when stdout refuses a line.
+func startWatch(t *testing.T, run *labrun.Run, o textout.Watch) (*lines, func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errOut := &lines{}, &lines{}
 	code := make(chan int, 1)
-	go func() { code <- watch(ctx, o, s, out, errOut) }()
+	go func() {
+		if err := o.Run(ctx, run, out); err != nil {
+			fmt.Fprintln(errOut, err)
+			code <- cli.ExitUsage
+			return
+		}
+		code <- cli.ExitOK
+	}()
 	stop := func() int {
 		cancel()
 		select {
@@ -178,7 +185,7 @@ func decode(t *testing.T, line string) textout.Record {
 func TestWatchJSONOneLinePerStatusChange(t *testing.T) {
 	root := t.TempDir()
 	write(t, filepath.Join(root, "one.txt"), "no\n")
-	s := fileLab(t, root)
+	s, store := fileLab(t, root)
 	out, stop := startWatch(t, s, textout.Watch{JSON: true})
 
 	first := decode(t, out.waitLines(t, 1, 5*time.Second)[0])
@@ -222,7 +229,7 @@ func TestWatchJSONOneLinePerStatusChange(t *testing.T) {
 	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit code %d after the context ended, want 0", code)
 	}
-	f, err := s.store.Load()
+	f, err := store.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +243,7 @@ func TestWatchJSONOneLinePerStatusChange(t *testing.T) {
 
 func TestWatchTableRows(t *testing.T) {
 	root := t.TempDir()
-	s := fileLab(t, root)
+	s, _ := fileLab(t, root)
 	clock := time.Date(2026, 11, 30, 10, 0, 0, 0, time.Local)
 	var mu sync.Mutex
 	now := func() time.Time {
@@ -272,7 +279,7 @@ func TestWatchTableRows(t *testing.T) {
 
 func TestWatchOneStep(t *testing.T) {
 	root := t.TempDir()
-	s := fileLab(t, root)
+	s, _ := fileLab(t, root)
 	out, stop := startWatch(t, s, textout.Watch{JSON: true, Step: 2})
 	if rec := decode(t, out.waitLines(t, 1, 5*time.Second)[0]); len(rec.Steps) != 1 || rec.Steps[0].Number != 2 {
 		t.Fatalf("--step 2 printed %+v", rec.Steps)
@@ -297,7 +304,7 @@ func (stuckSource) Run(ctx context.Context, out chan<- observe.Observation) erro
 
 func TestWatchPrintsAfterReadyTimeout(t *testing.T) {
 	root := t.TempDir()
-	s := fileLab(t, root, stuckSource{})
+	s, _ := fileLab(t, root, stuckSource{})
 	start := time.Now()
 	out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: 400 * time.Millisecond})
 	rec := decode(t, out.waitLines(t, 1, 3*time.Second)[0])
@@ -367,7 +374,7 @@ func TestWatchExitsCleanlyOnSignals(t *testing.T) {
 // reference config passes, a string where a boolean belongs turns it red
 // in exactly one new line.
 func TestWatchRealLabFileStep(t *testing.T) {
-	if labtest.GPUSteps(t)[0].Eval == nil {
+	if labkittest.GPUSteps(t)[0].Eval == nil {
 		t.Fatal("the file checks of step 1 are not registered")
 	}
 	ref, err := os.ReadFile("../../content/labs/gpu-incident/reference/etc/containerd/config.toml")
@@ -378,8 +385,8 @@ func TestWatchRealLabFileStep(t *testing.T) {
 	cfg := filepath.Join(root, "etc", "containerd", "config.toml")
 	os.MkdirAll(filepath.Dir(cfg), 0o755)
 	write(t, cfg, string(ref))
-	c := common{root: root, noCluster: true, stateDir: t.TempDir(), lab: "gpu-incident"}
-	s, err := c.build()
+	f := newFactory(cli.LabFlags{Root: root, StateDir: t.TempDir(), Lab: "gpu-incident"}, cli.ClusterFlags{NoCluster: true})
+	s, err := f.Session(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +395,7 @@ func TestWatchRealLabFileStep(t *testing.T) {
 	// come after it, with a status the missing source had no say in: the
 	// first record must therefore be a ready one, or the test would go on
 	// from a report that proves nothing.
-	out, stop := startWatch(t, s, textout.Watch{JSON: true, ReadyTimeout: patience})
+	out, stop := startWatch(t, s.Run, textout.Watch{JSON: true, ReadyTimeout: patience})
 	first := decode(t, out.waitLines(t, 1, 2*patience)[0])
 	if !first.Ready {
 		t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", patience, first.Report)

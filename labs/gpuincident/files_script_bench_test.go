@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
@@ -20,7 +20,7 @@ import (
 //	go test -run '^$' -bench StepFourRuns -benchtime 20x ./labs/gpuincident
 func BenchmarkStepFourRuns(b *testing.B) {
 	var spec *observe.ProbeSpec
-	for _, s := range labtest.GPUSteps(b) {
+	for _, s := range labkittest.GPUSteps(b) {
 		if s.Probe != nil {
 			spec = s.Probe
 		}

@@ -10,7 +10,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/internal/labtest"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/files"
 	"github.com/labhub/labmate/observe/scriptprobe"
@@ -39,7 +39,7 @@ func TestStepFourThroughTheEngine(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	eng := engine.New(engine.Config{Lab: lab, Steps: labtest.GPUSteps(t), Root: root})
+	eng := engine.New(engine.Config{Lab: lab, Steps: labkittest.GPUSteps(t), Root: root})
 	sources := []observe.Source{
 		files.New(files.Options{Root: root, Paths: eng.Files()}),
 		scriptprobe.New(root, eng.Probes(), scriptprobe.Options{TempDir: t.TempDir()}),

@@ -1,0 +1,111 @@
+package cli
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/kube"
+)
+
+// LabFlags are the flags that choose the lab and where the learner
+// works on it, bound once on the root for every command. Only the flag
+// parser writes them; a command that works on another lab (a picker's
+// choice, an argument, the class's lab) asks the Factory for one
+// (WithLab), never changes these.
+type LabFlags struct {
+	Root     string // --root
+	Lab      string // --lab
+	LabDir   string // --lab-dir: a lab read from a directory (declarative checks only)
+	StateDir string // --state-dir
+	Log      string // --log
+	Poll     bool   // --poll: poll the lab's files instead of file events
+}
+
+// AddFlags binds the lab flags as root's persistent flags.
+func (l *LabFlags) AddFlags(root *cobra.Command) {
+	fs := root.PersistentFlags()
+	fs.StringVar(&l.Root, "root", "", content.Msg("cli.flag.root", "roots", LabFacts(func(l *content.Lab) string { return l.DefaultRoot })))
+	fs.BoolVar(&l.Poll, "poll", false, content.Msg("cli.flag.poll"))
+	fs.StringVar(&l.Log, "log", "", content.Msg("cli.flag.log"))
+	fs.StringVar(&l.StateDir, "state-dir", "", content.Msg("cli.flag.state_dir"))
+	fs.StringVar(&l.Lab, "lab", "", content.Msg("cli.flag.lab"))
+	fs.StringVar(&l.LabDir, "lab-dir", "", content.Msg("cli.flag.lab_dir"))
+	Metavars(fs, map[string]string{"root": "DIR", "log": "FILE", "state-dir": "DIR", "lab": "ID", "lab-dir": "DIR"})
+	_ = root.MarkPersistentFlagDirname("lab-dir")
+	_ = root.MarkPersistentFlagDirname("root")
+	_ = root.MarkPersistentFlagDirname("state-dir")
+	_ = root.MarkPersistentFlagFilename("log")
+	_ = root.RegisterFlagCompletionFunc("lab", CompleteLabs)
+}
+
+// ClusterFlags choose the lab cluster as kubectl's flags do
+// (genericclioptions.ConfigFlags), bound once on the root. Only the flag
+// parser writes them.
+type ClusterFlags struct {
+	Kubeconfig string // --kubeconfig
+	Context    string // --context
+	NoCluster  bool   // --no-cluster
+}
+
+// AddFlags binds the cluster flags as root's persistent flags.
+func (c *ClusterFlags) AddFlags(root *cobra.Command) {
+	fs := root.PersistentFlags()
+	fs.StringVar(&c.Kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
+	fs.StringVar(&c.Context, "context", "", content.Msg("cli.flag.context"))
+	fs.BoolVar(&c.NoCluster, "no-cluster", false, content.Msg("cli.flag.no_cluster"))
+	Metavars(fs, map[string]string{"kubeconfig": "FILE", "context": "NAME"})
+	_ = root.MarkPersistentFlagFilename("kubeconfig")
+	_ = root.RegisterFlagCompletionFunc("context", c.completeContexts)
+}
+
+// Options are the kubeconfig loading options the flags name.
+func (c ClusterFlags) Options() kube.Options {
+	return kube.Options{Path: c.Kubeconfig, Context: c.Context}
+}
+
+// named reports whether the flags name a kubeconfig or a context: then
+// one that cannot be used is an error, never a cluster that is off.
+func (c ClusterFlags) named() bool { return c.Kubeconfig != "" || c.Context != "" }
+
+// completeContexts lists the contexts of the kubeconfig labmate would
+// use.
+func (c *ClusterFlags) completeContexts(_ *cobra.Command, _ []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	names, err := kube.Contexts(kube.Options{Path: c.Kubeconfig})
+	if err != nil {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	var out []cobra.Completion
+	for _, n := range names {
+		if strings.HasPrefix(n, toComplete) {
+			out = append(out, n)
+		}
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
+
+// ClassFlags are a learner's class flags (the TUI, check, class
+// preview).
+type ClassFlags struct {
+	File string // --class: the learner's class kubeconfig
+	Name string // --class-name: the name shown on the board
+}
+
+// AddFlags binds the class flags.
+func (c *ClassFlags) AddFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&c.File, "class", "", content.Msg("class.flag.class"))
+	fs.StringVar(&c.Name, "class-name", "", content.Msg("class.flag.class_name"))
+}
+
+// CompleteLabs lists what --lab and a lab argument complete to.
+func CompleteLabs(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	var out []cobra.Completion
+	labs, _ := catalog.List() // a completion has nowhere to say the store is unreadable
+	for _, l := range labs {
+		out = append(out, cobra.CompletionWithDesc(l.Ref, l.Text.Title))
+	}
+	return out, cobra.ShellCompDirectiveNoFileComp
+}
