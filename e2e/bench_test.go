@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/sandbox/sandboxtest"

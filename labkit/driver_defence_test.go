@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 )
 

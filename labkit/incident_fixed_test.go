@@ -8,8 +8,8 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
-	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/trace"
 )

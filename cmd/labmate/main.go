@@ -10,8 +10,8 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/labhub/labmate/internal/applog"
 	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/internal/applog"
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
