@@ -146,7 +146,7 @@ type Missing struct {
 }
 
 // ClusterCause is why the cluster could not be reached or read, one of
-// internal/kubeconfig's Cause values: "refused", "timeout", "dns", "tls",
+// kube's Cause values: "refused", "timeout", "dns", "tls",
 // "unauthorized", "forbidden".
 type ClusterCause string
 
