@@ -4,9 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
@@ -60,46 +59,12 @@ fail = "gadget.size"
 	"crds/gadget.yaml": gadgetCRD,
 }
 
-const gadgetCRD = `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gadgets.labmate.example.com
-spec:
-  group: labmate.example.com
-  names: {plural: gadgets, singular: gadget, kind: Gadget, listKind: GadgetList}
-  scope: Namespaced
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            x-kubernetes-preserve-unknown-fields: true
-`
+var gadgetCRD = testfiles.CRD("labmate.example.com", "Gadget", "gadgets", true)
 
 var (
 	gadgets = schema.GroupVersionResource{Group: "labmate.example.com", Version: "v1", Resource: "gadgets"}
 	crds    = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 )
-
-func writeLab(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // A lab directory that watches a custom resource: while its CRD is not
 // installed the step is unknown and a notice names the resource and the
@@ -112,7 +77,7 @@ func TestCustomResourceLabE2E(t *testing.T) {
 	dyn := sandboxtest.Dynamic(t)
 	sandboxtest.LockLab(t)
 	bin := buildLabmate(t)
-	dir := writeLab(t, gadgetLab)
+	dir := testfiles.Dir(t, gadgetLab)
 	ctx := context.Background()
 	kctx := sandbox.Context(sandboxtest.Options())
 	dropCRD := func() {

@@ -1,8 +1,7 @@
 package labkit
 
 import (
-	"os"
-	"path/filepath"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -113,20 +113,9 @@ wrong = "{path} 는 {got}줄입니다: {want}줄이어야 합니다."
 // by edit.
 func writeToyLab(t *testing.T, edit func(string) string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for rel, body := range toyLab {
-		if rel == "lab.toml" {
-			body = edit(body)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	files := maps.Clone(toyLab)
+	files["lab.toml"] = edit(files["lab.toml"])
+	return testfiles.Dir(t, files)
 }
 
 func keep(s string) string { return s }

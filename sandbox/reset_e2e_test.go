@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/sandbox"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
@@ -45,30 +46,9 @@ type = "object"
 kind = "Gizmo"
 name = "g1"
 `,
-	"intro.md":    "# 기즈모\n",
-	"steps/01.md": "# 기즈모\n",
-	"crds/gizmos.yaml": `apiVersion: apiextensions.k8s.io/v1
-kind: CustomResourceDefinition
-metadata:
-  name: gizmos.labmate.example.com
-spec:
-  group: labmate.example.com
-  names: {plural: gizmos, singular: gizmo, kind: Gizmo, listKind: GizmoList}
-  scope: Cluster
-  versions:
-  - name: v1
-    served: true
-    storage: true
-    schema:
-      openAPIV3Schema:
-        type: object
-        properties:
-          spec:
-            type: object
-            properties:
-              size: {type: integer}
-              colour: {type: string}
-`,
+	"intro.md":         "# 기즈모\n",
+	"steps/01.md":      "# 기즈모\n",
+	"crds/gizmos.yaml": testfiles.CRD("labmate.example.com", "Gizmo", "gizmos", false, "size: {type: integer}", "colour: {type: string}"),
 	"sandbox/10-start.yaml": `apiVersion: labmate.example.com/v1
 kind: Gizmo
 metadata:

@@ -73,6 +73,31 @@ func typed(conn *kube.Conn) (kube.Interface, error) {
 	return cs, nil
 }
 
+// client is the instructor's typed client for one-off requests (each
+// ends within requestTimeout) and the class namespace.
+func (a *adminFlags) client() (kube.Interface, string, error) {
+	conn, ns, err := a.open()
+	if err != nil {
+		return nil, "", err
+	}
+	cs, err := typed(conn.Within(requestTimeout))
+	return cs, ns, err
+}
+
+// list reads the class's records of lab ("" for every lab) once: the
+// export and the report.
+func (a *adminFlags) list(ctx context.Context, lab string) (class.Class, string, error) {
+	cs, ns, err := a.client()
+	if err != nil {
+		return class.Class{}, "", err
+	}
+	c, err := admin.List(ctx, cs, ns, lab)
+	if err != nil {
+		return class.Class{}, "", cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", learner.Explain(err)))
+	}
+	return c, ns, nil
+}
+
 // The class's records, read: the live board and the export.
 
 // boardOptions is `labmate class board`.
@@ -166,17 +191,9 @@ func (o *exportOptions) Run() int {
 }
 
 func (o *exportOptions) run() error {
-	conn, ns, err := o.open()
+	c, _, err := o.list(o.ctx, o.Lab)
 	if err != nil {
 		return err
-	}
-	cs, err := typed(conn.Within(requestTimeout))
-	if err != nil {
-		return err
-	}
-	c, err := admin.List(o.ctx, cs, ns, o.Lab)
-	if err != nil {
-		return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", learner.Explain(err)))
 	}
 	for _, r := range c.Records {
 		if r.Flag != "" {

@@ -202,11 +202,7 @@ func (o *labPushOptions) Run() int {
 }
 
 func (o *labPushOptions) push() error {
-	conn, ns, err := o.open()
-	if err != nil {
-		return err
-	}
-	cs, err := typed(conn.Within(requestTimeout))
+	cs, ns, err := o.client()
 	if err != nil {
 		return err
 	}

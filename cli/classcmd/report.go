@@ -8,9 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/class/admin"
 	"github.com/labhub/labmate/class/classreport"
-	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
@@ -71,17 +69,11 @@ func (o *reportOptions) run() error {
 		}
 		in.Class = class.FromExport(e)
 	} else {
-		conn, ns, err := o.open()
+		c, ns, err := o.list(o.ctx, o.Lab)
 		if err != nil {
 			return err
 		}
-		cs, err := typed(conn.Within(requestTimeout))
-		if err != nil {
-			return err
-		}
-		if in.Class, err = admin.List(o.ctx, cs, ns, o.Lab); err != nil {
-			return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", learner.Explain(err)))
-		}
+		in.Class = c
 		in.Namespace, in.At = ns, in.Class.At
 	}
 	var buf bytes.Buffer

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/state"
 )
 
@@ -114,19 +115,10 @@ func failedRows(table string) []string {
 	return failed
 }
 
+// writeLab writes a lab directory from its files.
 func writeLab(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for rel, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testfiles.Dir(t, files)
 }
 
 func TestThirdLabIsADirectory(t *testing.T) {
