@@ -1,4 +1,4 @@
-// Package sandboxcmd is `labmate sandbox up|down|status|build`, a cobra
+// Package sandboxcmd is `labmate sandbox up|down|status|build|bundle`, a cobra
 // command around package sandbox (kubectl's pkg/cmd shape). Of the flags
 // every lab-reading command shares it needs only the lab they name, which
 // cmd/labmate hands it as a function.
@@ -12,6 +12,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/cli"
 	"github.com/labhub/labmate/sandbox"
+	"github.com/labhub/labmate/sandbox/prebuilt"
 )
 
 // Lab is the lab the command line names; its error is Korean, a usage or
@@ -51,8 +52,12 @@ func NewCmd(streams cli.Streams, lab Lab) *cobra.Command {
 		return cli.ExitOK
 	})
 	buildCmd.Flags().BoolVar(&force, "force", false, content.Msg("cli.flag.force"))
+	upCmd := verb("up", func(cmd *cobra.Command) int { return up(cmd, lab, *opts, streams) })
+	upCmd.Flags().StringVar(&opts.From, "from", "", content.Msg("cli.flag.from", "env", prebuilt.EnvMirror))
+	cli.Metavars(upCmd.Flags(), map[string]string{"from": "FILE|URL"})
 	cmd.AddCommand(
-		verb("up", func(cmd *cobra.Command) int { return up(cmd, lab, *opts, streams) }),
+		upCmd,
+		newBundleCmd(streams, opts),
 		verb("down", func(cmd *cobra.Command) int {
 			if err := sandbox.Down(cmd.Context(), *opts); err != nil {
 				fmt.Fprintln(streams.ErrOut, err)
