@@ -262,8 +262,12 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	if err := lockfile.WriteAtomic(filepath.Join(o.BinDir, stampName), []byte(Stamp(from)+"\n"), 0o644); err != nil {
 		return Report{Installed: in.installed, Downloaded: in.downloaded}, writeErr(o.BinDir, err)
 	}
-	progress(o.Progress, "prebuilt.done", "count", len(in.installed), "bin_dir", o.BinDir,
-		"size", mib(in.downloaded), "elapsed", o.Now().Sub(start).Round(100*time.Millisecond))
+	took := o.Now().Sub(start).Round(100 * time.Millisecond)
+	if in.downloaded > 0 {
+		progress(o.Progress, "prebuilt.done", "count", len(in.installed), "bin_dir", o.BinDir, "size", mib(in.downloaded), "elapsed", took)
+	} else { // a bundle file: nothing came over the network
+		progress(o.Progress, "prebuilt.done_local", "count", len(in.installed), "bin_dir", o.BinDir, "elapsed", took)
+	}
 	return Report{Installed: in.installed, Downloaded: in.downloaded}, nil
 }
 
