@@ -94,10 +94,11 @@ func WriteBundle(ctx context.Context, o BundleOptions) (BundleReport, error) {
 		o.Progress = io.Discard
 	}
 	start := time.Now()
-	unlock, err := lockfile.Lock(ctx, filepath.Join(o.BinDir, lockName), lockfile.Options{Shared: true,
+	lockPath := filepath.Join(o.BinDir, lockName)
+	unlock, err := lockfile.Lock(ctx, lockPath, lockfile.Options{Shared: true,
 		Waiting: func() { progress(o.Progress, "prebuilt.waiting", "bin_dir", o.BinDir) }})
 	if err != nil {
-		return BundleReport{}, err
+		return BundleReport{}, fmt.Errorf("%s: %w", content.Msg("prebuilt.err.lock", "path", lockPath), err)
 	}
 	defer unlock()
 	stamp, err := os.ReadFile(filepath.Join(o.BinDir, stampName))

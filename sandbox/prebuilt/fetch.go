@@ -155,6 +155,17 @@ func (f *fetcher) get(ctx context.Context, rawURL, dst, file string) (sum string
 				have = 0
 			}
 			total = resp.ContentLength
+		case have > 0 && resp.StatusCode == http.StatusPartialContent:
+			// Another range than asked for: start again, whole.
+			resp.Body.Close()
+			if err := restart(out, h); err != nil {
+				return "", 0, writeErr(dst, err)
+			}
+			have = 0
+			if attempt >= f.attempts {
+				return "", 0, &TruncatedError{URL: rawURL, Got: 0, Want: -1, Attempts: attempt, Err: errors.New(resp.Header.Get("Content-Range"))}
+			}
+			continue
 		default:
 			resp.Body.Close()
 			return "", 0, &HTTPError{URL: rawURL, Status: resp.StatusCode, Text: resp.Status, Proxy: proxyOf(rawURL)}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -438,4 +441,46 @@ func equal(a, b map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// A server that answers a Range request with another range than asked
+// for is not trusted to resume: the file is fetched again, whole.
+func TestWrongRangeStartsAgain(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789abcdef"), 16<<10)
+	var mu sync.Mutex
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		n := requests
+		mu.Unlock()
+		switch {
+		case n == 1: // half, then the connection drops
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.Write(body[:len(body)/2])
+			w.(http.Flusher).Flush()
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+		case r.Header.Get("Range") != "": // the whole file as a "range"
+			w.Header().Set("Content-Range", fmt.Sprintf("bytes 0-%d/%d", len(body)-1, len(body)))
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.WriteHeader(http.StatusPartialContent)
+			w.Write(body)
+		default:
+			w.Write(body)
+		}
+	}))
+	defer srv.Close()
+	o := Options{RetryWait: time.Millisecond}.withDefaults()
+	f := newFetcher(&o, o.meter())
+	dst := filepath.Join(t.TempDir(), "file")
+	got, size, err := f.get(context.Background(), srv.URL+"/file", dst, "file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(dst)
+	if got != sum(body) || size != int64(len(body)) || !bytes.Equal(data, body) || requests != 3 {
+		t.Errorf("sha256 %s size %d (want %d), %d requests (want 3: cut, wrong range, whole)", got, size, len(body), requests)
+	}
 }

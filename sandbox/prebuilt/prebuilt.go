@@ -231,7 +231,7 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	unlock, err := lockfile.Lock(ctx, lockPath, lockfile.Options{
 		Waiting: func() { progress(o.Progress, "prebuilt.waiting", "bin_dir", o.BinDir) }})
 	if err != nil {
-		return Report{}, err
+		return Report{}, fmt.Errorf("%s: %w", content.Msg("prebuilt.err.lock", "path", lockPath), err)
 	}
 	defer unlock()
 	removeStale(o.BinDir)
