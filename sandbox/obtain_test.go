@@ -103,8 +103,9 @@ func TestObtainOrder(t *testing.T) {
 		{name: "no network, go: the source build", opts: Options{Build: true}, withGo: true,
 			result: &prebuilt.NetworkError{URL: "https://dl.k8s.io/x", Err: errors.New("no such host")}, wantFrom: []string{""},
 			check: func(t *testing.T, err error, progress string) {
-				// The fake go fails its build: that failure is Build's.
-				if err == nil || !strings.Contains(err.Error(), "go build") ||
+				// The fake go fails its build and install (whichever
+				// first): that failure is Build's, naming its log.
+				if err == nil || !strings.Contains(err.Error(), "build.log") ||
 					!strings.Contains(progress, "https://dl.k8s.io/x") || !strings.Contains(progress, content.Msg("sandbox.build.missing_first")) {
 					t.Errorf("Up = %v, progress %q, want the source build tried after the download", err, progress)
 				}
