@@ -11,6 +11,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ import (
 // the server offers ranges, from the start otherwise, a few times.
 type fetcher struct {
 	client   *retryablehttp.Client
+	proxy    func(*http.Request) (*url.URL, error) // the transport's, for messages
 	meter    *meter
 	attempts int           // tries at a body before TruncatedError
 	stall    time.Duration // no byte for this long counts as a cut
@@ -64,16 +66,21 @@ func newFetcher(o *Options, m *meter) *fetcher {
 			m.Note("prebuilt.progress.retry", "url", req.URL.String(), "n", attempt, "max", o.Retries)
 		}
 	}
-	return &fetcher{client: c, meter: m, attempts: o.BodyAttempts, stall: o.StallTimeout}
+	f := &fetcher{client: c, meter: m, attempts: o.BodyAttempts, stall: o.StallTimeout}
+	if t, ok := hc.Transport.(*http.Transport); ok {
+		f.proxy = t.Proxy
+	}
+	return f
 }
 
-// proxyOf is the proxy a request to rawURL goes through, for messages.
-func proxyOf(rawURL string) string {
+// proxyOf is the proxy a request to rawURL goes through, for messages
+// ("" for none).
+func (f *fetcher) proxyOf(rawURL string) string {
 	req, err := http.NewRequest(http.MethodGet, rawURL, nil)
-	if err != nil {
+	if err != nil || f.proxy == nil {
 		return ""
 	}
-	u, err := http.ProxyFromEnvironment(req)
+	u, err := f.proxy(req)
 	if err != nil || u == nil {
 		return ""
 	}
@@ -97,7 +104,7 @@ func (f *fetcher) do(ctx context.Context, rawURL string, header http.Header) (*h
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &NetworkError{URL: rawURL, Proxy: proxyOf(rawURL), Err: err}
+		return nil, &NetworkError{URL: rawURL, Proxy: f.proxyOf(rawURL), Err: err}
 	}
 	return resp, nil
 }
@@ -110,7 +117,7 @@ func (f *fetcher) small(ctx context.Context, rawURL string) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, &HTTPError{URL: rawURL, Status: resp.StatusCode, Text: resp.Status, Proxy: proxyOf(rawURL)}
+		return nil, &HTTPError{URL: rawURL, Status: resp.StatusCode, Text: resp.Status, Proxy: f.proxyOf(rawURL)}
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
@@ -168,7 +175,7 @@ func (f *fetcher) get(ctx context.Context, rawURL, dst, file string) (sum string
 			continue
 		default:
 			resp.Body.Close()
-			return "", 0, &HTTPError{URL: rawURL, Status: resp.StatusCode, Text: resp.Status, Proxy: proxyOf(rawURL)}
+			return "", 0, &HTTPError{URL: rawURL, Status: resp.StatusCode, Text: resp.Status, Proxy: f.proxyOf(rawURL)}
 		}
 		f.meter.Start(file, total, have, rawURL)
 		n, copyErr := f.copyBody(ctx, out, h, resp)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -482,5 +483,43 @@ func TestWrongRangeStartsAgain(t *testing.T) {
 	data, _ := os.ReadFile(dst)
 	if got != sum(body) || size != int64(len(body)) || !bytes.Equal(data, body) || requests != 3 {
 		t.Errorf("sha256 %s size %d (want %d), %d requests (want 3: cut, wrong range, whole)", got, size, len(body), requests)
+	}
+}
+
+// Through a proxy: one that asks for credentials is an *HTTPError 407
+// that names the proxy and says how to give them; one that does not
+// answer is a *NetworkError that names it.
+func TestProxyErrors(t *testing.T) {
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusProxyAuthRequired)
+	}))
+	defer proxy.Close()
+	for _, tc := range []struct {
+		name, proxy string
+		check       func(t *testing.T, err error)
+	}{
+		{"407", proxy.URL, func(t *testing.T, err error) {
+			var he *HTTPError
+			if !errors.As(err, &he) || he.Status != 407 || he.Proxy != proxy.URL || !strings.Contains(err.Error(), "HTTPS_PROXY") {
+				t.Errorf("Install = %v, want an *HTTPError 407 through %s", err, proxy.URL)
+			}
+		}},
+		{"silent", "http://" + closedAddr(t), func(t *testing.T, err error) {
+			var ne *NetworkError
+			if !errors.As(err, &ne) || ne.Proxy == "" || !strings.Contains(err.Error(), ne.Proxy) {
+				t.Errorf("Install = %v, want a *NetworkError naming the proxy", err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pu, _ := url.Parse(tc.proxy)
+			// A mirror that is not loopback (the proxy is skipped for
+			// loopback); nothing is sent to it, only to the proxy.
+			o := Options{BinDir: t.TempDir(), Binaries: binaries, From: "http://mirror.example.invalid", GOOS: "linux", GOARCH: "amd64",
+				Retries: 1, RetryWait: time.Millisecond, Progress: io.Discard,
+				HTTPClient: &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}}
+			_, err := Install(context.Background(), o)
+			tc.check(t, err)
+		})
 	}
 }
