@@ -118,6 +118,9 @@ func WriteBundle(ctx context.Context, o BundleOptions) (BundleReport, error) {
 	}
 	progress(o.Progress, "prebuilt.bundle.writing", "count", len(m.Files), "bin_dir", o.BinDir, "out", o.Out)
 
+	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
+		return BundleReport{}, writeErr(o.Out, err)
+	}
 	out, err := os.CreateTemp(filepath.Dir(o.Out), "."+filepath.Base(o.Out)+".*.tmp")
 	if err != nil {
 		return BundleReport{}, writeErr(o.Out, err)
@@ -212,6 +215,8 @@ func sumFile(path string) (string, int64, error) {
 // fromBundle installs the missing binaries from the bundle o.From (a
 // file, or a URL fetched first into the temporary directory).
 func (in *installer) fromBundle(ctx context.Context) (string, error) {
+	progress(in.o.Progress, "prebuilt.start", "count", len(in.missing), "from", content.Msg("prebuilt.from.bundle", "bundle", in.o.From),
+		"k8s", cluster.K8sVersion, "etcd", cluster.EtcdVersion, "kwok", cluster.KwokVersion)
 	path := in.o.From
 	if isURL(path) {
 		path = filepath.Join(in.tmp, "bundle.tar.gz")
@@ -221,10 +226,8 @@ func (in *installer) fromBundle(ctx context.Context) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		in.m.Done(size, in.o.Now().Sub(began).Round(100*time.Millisecond))
+		in.m.Done("prebuilt.progress.fetched", size, in.o.Now().Sub(began).Round(100*time.Millisecond))
 	}
-	progress(in.o.Progress, "prebuilt.start", "count", len(in.missing), "from", content.Msg("prebuilt.from.bundle", "bundle", in.o.From),
-		"k8s", cluster.K8sVersion, "etcd", cluster.EtcdVersion, "kwok", cluster.KwokVersion)
 	f, err := os.Open(path)
 	if err != nil {
 		return "", &BundleError{Bundle: in.o.From, Key: "prebuilt.bundle.open", KV: []any{"err", err}}

@@ -41,7 +41,7 @@ func bundleOptions(binDir, from string) Options {
 // every binary with its version and sha256.
 func TestBundleRoundTrip(t *testing.T) {
 	m, bin := filledBinDir(t)
-	out := filepath.Join(t.TempDir(), "labmate-cluster.tar.gz")
+	out := filepath.Join(t.TempDir(), "usb", "labmate-cluster.tar.gz") // its directory made too
 	var progress bytes.Buffer
 	rep, err := WriteBundle(context.Background(), BundleOptions{BinDir: bin, Binaries: binaries, Out: out, Progress: &progress})
 	if err != nil {

@@ -383,7 +383,7 @@ func (in *installer) download(ctx context.Context, d cluster.Download, staged ma
 		os.Remove(file)
 		return &ChecksumError{File: d.Name(), URL: src, Want: want, Got: got, Source: source}
 	}
-	in.m.Done(size, in.o.Now().Sub(began).Round(100*time.Millisecond))
+	in.m.Done("prebuilt.progress.done", size, in.o.Now().Sub(began).Round(100*time.Millisecond))
 	for _, b := range d.Binaries {
 		if !slices.Contains(in.missing, b) {
 			continue
