@@ -16,11 +16,18 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/hack/cluster"
 	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/sandbox/prebuilt"
 )
 
 // ErrNoGo is returned when Build needs the go command and it is not on
-// PATH; its text says what to install.
-var ErrNoGo error = msgError("sandbox.build.no_go")
+// PATH; its text says which Go to install and the ways that need none.
+var ErrNoGo error = noGoError{}
+
+type noGoError struct{}
+
+func (noGoError) Error() string {
+	return content.Msg("sandbox.build.no_go", "go_version", cluster.GoVersion(), "mirror_env", prebuilt.EnvMirror)
+}
 
 // Build builds every binary of Binaries into the bin dir from the recipe
 // embedded in labmate (hack/cluster) and the Go module proxy, with

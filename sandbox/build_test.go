@@ -82,8 +82,9 @@ func TestBuildIdempotentAndNoGo(t *testing.T) {
 		t.Errorf("Build without go = %v", err)
 	}
 	os.Remove(filepath.Join(bin, "kwok"))
+	noNetwork(t)
 	var mb *MissingBinariesError
-	if err := Up(context.Background(), Options{BinDir: bin, Build: true}); !errors.As(err, &mb) || !strings.Contains(err.Error(), content.Msg("sandbox.go_missing")) {
+	if err := Up(context.Background(), Options{BinDir: bin, Build: true}); !errors.As(err, &mb) || !strings.Contains(err.Error(), content.Msg("sandbox.go_missing", "go_version", cluster.GoVersion())) {
 		t.Errorf("Up without go and a binary = %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -18,10 +19,11 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/sandbox/prebuilt"
 )
 
-// Up starts the sandbox cluster (building missing binaries first when
-// opts.Build and go is on PATH) and makes sure its fake nodes exist and are
+// Up starts the sandbox cluster (obtaining missing binaries first when
+// opts.Build, see ensureBinaries) and makes sure its fake nodes exist and are
 // Ready. It is idempotent: when the cluster already runs it only checks (and
 // if needed recreates) the nodes. A stopped cluster that kwokctl still knows
 // (e.g. after a reboot) is started again.
@@ -63,19 +65,45 @@ func Up(ctx context.Context, opts Options) error {
 	return nil
 }
 
-// ensureBinaries checks the bin dir and, when binaries are missing, builds
-// them first if opts.Build and go is on PATH.
+// ensureBinaries checks the bin dir and, when binaries are missing and
+// opts.Build, obtains them: from opts.From or $LABMATE_SANDBOX_MIRROR when
+// set, else upstream's release builds where upstream ships them, else
+// (also when upstream cannot be reached) the source build when go is on
+// PATH. When none of them can work, the *MissingBinariesError lists
+// every way out.
 func ensureBinaries(ctx context.Context, opts Options) error {
 	err := CheckBinaries(opts)
-	if err == nil {
-		return nil
-	}
-	if _, lerr := exec.LookPath("go"); !opts.Build || lerr != nil {
+	var missing *MissingBinariesError
+	if err == nil || !opts.Build || !errors.As(err, &missing) {
 		return err
+	}
+	if from := opts.from(); from != "" || prebuilt.Supported(runtime.GOOS, runtime.GOARCH) {
+		_, ferr := installPrebuilt(ctx, prebuilt.Options{BinDir: opts.BinDir, Binaries: Binaries, From: from, Progress: opts.Progress})
+		if ferr == nil {
+			return nil
+		}
+		// A mirror or bundle the learner named is the answer they asked
+		// for; a download that failed on a file is not one to build
+		// around. Only an upstream nobody answers for leaves the build.
+		if from != "" || !prebuilt.Unreachable(ferr) {
+			return ferr
+		}
+		missing.Tried = ferr
+	}
+	if _, lerr := exec.LookPath("go"); lerr != nil {
+		return missing
+	}
+	var ne *prebuilt.NetworkError
+	if errors.As(missing.Tried, &ne) {
+		opts.progress("sandbox.build.unreachable", "url", ne.URL, "err", ne.Err)
 	}
 	opts.progress("sandbox.build.missing_first")
 	return Build(ctx, opts, false)
 }
+
+// installPrebuilt is prebuilt.Install; a test replaces it so that no
+// test reaches upstream.
+var installPrebuilt = prebuilt.Install
 
 // startControlPlane creates the cluster, or starts it again when kwokctl
 // still knows it (stopped, e.g. after a reboot), and waits until every

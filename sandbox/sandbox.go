@@ -4,10 +4,12 @@
 // runtime, with the fake nodes of a lab's topology (its lab.toml's
 // [[sandbox.nodes]]) that kwok keeps Ready and whose pods it marks Running.
 //
-// Every binary comes from Build (`labmate sandbox build`), which builds them
-// from the Go module proxy into DefaultBinDir() with the recipe embedded in
-// labmate (hack/cluster); kwokctl is pointed at them explicitly
-// so it never tries to download anything.
+// Every binary comes from upstream's own release builds (package
+// prebuilt: downloaded and checked, or from a mirror or a bundle), or from
+// Build (`labmate sandbox build`), which builds them from the Go module
+// proxy with the recipe embedded in labmate (hack/cluster); either way
+// into DefaultBinDir(). kwokctl is pointed at them explicitly so it never
+// tries to download anything.
 //
 // Messages written to Options.Progress and the text of the errors meant for
 // the user are Korean, since `labmate sandbox` prints them as they are; they
@@ -16,6 +18,7 @@ package sandbox
 
 import (
 	"github.com/labhub/labmate/internal/dirs"
+	"github.com/labhub/labmate/sandbox/prebuilt"
 
 	"errors"
 	"fmt"
@@ -24,6 +27,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -33,6 +37,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/hack/cluster"
 )
 
 const (
@@ -92,9 +97,17 @@ type Options struct {
 	// means DefaultTimeout.
 	Timeout time.Duration
 
-	// Build lets Up build missing binaries first (see Build) when go is on
-	// PATH; otherwise Up fails with *MissingBinariesError.
+	// Build lets Up obtain missing binaries first: from From, else
+	// upstream's release builds where upstream ships them (Linux amd64 and
+	// arm64, package prebuilt), else the source build (see Build) when go
+	// is on PATH; otherwise, and without Build, Up fails with
+	// *MissingBinariesError, which lists every way out.
 	Build bool
+
+	// From is where Up installs missing binaries from: a mirror with
+	// upstream's URL layout (a URL or a directory) or a bundle (a file or
+	// a URL); empty means $LABMATE_SANDBOX_MIRROR, else upstream.
+	From string
 
 	// Lab is the lab the sandbox is for; Up records it in the cluster
 	// (Marker) and refuses a cluster made for another lab.
@@ -217,10 +230,15 @@ func (o Options) NodeNames() []string {
 }
 
 // MissingBinariesError reports binaries that are not in the bin dir. Its
-// message (Korean) says how to build them and how to point labmate at them.
+// message (Korean) lists every way to get them on this machine: the
+// download, a mirror, a bundle, the source build, pointing labmate at
+// them, and on macOS what works there.
 type MissingBinariesError struct {
 	BinDir  string
 	Missing []string
+	// Tried is the download that was tried and failed for want of a
+	// network (a *prebuilt.NetworkError), nil when none was tried.
+	Tried error
 }
 
 func (e *MissingBinariesError) Error() string {
@@ -230,11 +248,34 @@ func (e *MissingBinariesError) Error() string {
 	}
 	goHint := content.Msg("sandbox.go_found")
 	if _, err := exec.LookPath("go"); err != nil {
-		goHint = content.Msg("sandbox.go_missing")
+		goHint = content.Msg("sandbox.go_missing", "go_version", cluster.GoVersion())
+	}
+	download := content.Msg("sandbox.ways.download")
+	if !prebuilt.Supported(runtime.GOOS, runtime.GOARCH) {
+		download = content.Msg("sandbox.ways.no_download", "platform", runtime.GOOS+"/"+runtime.GOARCH)
+	}
+	tried := ""
+	var ne *prebuilt.NetworkError
+	if errors.As(e.Tried, &ne) {
+		tried = content.Msg("sandbox.ways.tried", "url", ne.URL, "err", ne.Err)
+	}
+	mac := ""
+	if runtime.GOOS == "darwin" {
+		mac = content.Msg("sandbox.ways.macos")
 	}
 	return content.Msg("sandbox.missing_binaries",
-		"missing", strings.Join(e.Missing, ", "), "bin_dir", e.BinDir, "command", command, "go", goHint,
-		"default_dir", DefaultBinDir(), "env", EnvBinDir, "flag", BinDirFlag)
+		"missing", strings.Join(e.Missing, ", "), "bin_dir", e.BinDir, "tried", tried, "download", download,
+		"mirror_env", prebuilt.EnvMirror, "command", command, "go_version", cluster.GoVersion(), "go", goHint,
+		"macos", mac, "default_dir", DefaultBinDir(), "env", EnvBinDir, "flag", BinDirFlag)
+}
+
+// from is where missing binaries are installed from: From, else
+// $LABMATE_SANDBOX_MIRROR ("" for upstream).
+func (o Options) from() string {
+	if o.From != "" {
+		return o.From
+	}
+	return os.Getenv(prebuilt.EnvMirror)
 }
 
 // ErrNotRunning is returned (wrapped) when the sandbox is expected to be up

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Proves that a release archive alone brings up the sandbox on a machine
-# with Go and nothing else: it builds labmate for this machine as
-# .goreleaser.yaml's build does and packs it as its archive does (binary,
-# README.md, docs/*.md) with scripts/releasebuild (goreleaser itself is
-# built from source and run only by `make release-check`), unpacks it into
-# an empty directory outside the checkout and, from there, runs
-# `labmate sandbox build`, `up`, `status` and `down` on a cluster of its
-# own.
+# Proves that a release archive alone brings up the sandbox: it builds
+# labmate for this machine as .goreleaser.yaml's build does and packs it
+# as its archive does (binary, README.md, docs/*.md) with
+# scripts/releasebuild (goreleaser itself is built from source and run
+# only by `make release-check`), unpacks it into an empty directory
+# outside the checkout and, from there, runs `labmate sandbox build` (the
+# source build, with Go) and `sandbox bundle`; then, as a learner on a
+# machine without Go (an empty HOME, PATH=/usr/bin:/bin, nothing else in
+# the environment), `sandbox up --from` that bundle, `status` and `down`
+# on a cluster of its own. (The download from a mirror with upstream's
+# layout is proved by sandbox/prebuilt's TestSandboxUpWithoutGo.)
 #
 # The binaries are built into $LABMATE_CLUSTER_BIN (default: the usual
 # cache), so after a first build this only checks that the recipe embedded
@@ -18,10 +21,15 @@ repo="$(pwd)"
 name="${LABMATE_ARCHIVE_CLUSTER:-labmate-archive}"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/labmate-archive.XXXXXX")"
+# learner LABMATE-ARGS...: the archive's labmate as a learner without Go
+# runs it: an empty HOME of its own, the system's PATH, nothing else.
+learner() {
+  (cd "$work/unpacked" && env -i HOME="$work/home" PATH=/usr/bin:/bin LANG=C.UTF-8 ./labmate "$@")
+}
 cleanup() {
   local rc=$?
-  if [ -x "$work/unpacked/labmate" ]; then
-    (cd "$work/unpacked" && ./labmate sandbox down --name "$name" >/dev/null) ||
+  if [ -x "$work/unpacked/labmate" ] && [ -d "$work/home" ]; then
+    learner sandbox down --name "$name" >/dev/null ||
       echo "archive-sandbox-check: could not remove sandbox $name" >&2
   fi
   rm -rf "$work"
@@ -49,9 +57,16 @@ echo "== archive: $(./labmate version), in $(pwd)"
 echo "== archive: labmate sandbox build"
 bin_dir="$(./labmate sandbox build)"
 echo "   $bin_dir"
-echo "== archive: labmate sandbox up --name $name"
-./labmate sandbox up --lab gpu-incident --name "$name"
-./labmate sandbox status --name "$name"
-echo "== archive: labmate sandbox down --name $name"
-./labmate sandbox down --name "$name"
+echo "== archive: labmate sandbox bundle"
+./labmate sandbox bundle -o "$work/cluster.tar.gz"
+mkdir "$work/home"
+if env -i PATH=/usr/bin:/bin sh -c 'command -v go' >/dev/null; then
+  echo "archive-sandbox-check: go is on PATH=/usr/bin:/bin; the learner's machine must have none" >&2
+  exit 1
+fi
+echo "== archive, as a learner without Go: labmate sandbox up --from the bundle --name $name"
+learner sandbox up --lab gpu-incident --name "$name" --from "$work/cluster.tar.gz"
+learner sandbox status --name "$name"
+echo "== archive, as a learner: labmate sandbox down --name $name"
+learner sandbox down --name "$name"
 echo "archive sandbox check ok"

@@ -17,6 +17,11 @@
 #                               .ci/run with a fresh HOME (empty Go caches,
 #                               no cluster binaries), phase by phase
 #   scripts/bench.sh ci warm    `make test` again, phase by phase
+#   scripts/bench.sh sandbox-binaries [N]
+#                               `sandbox up` on an empty HOME without Go from
+#                               a loopback mirror and from a bundle file,
+#                               N times (default 3), the bundle's size and
+#                               the download by file (docs/MEASURED.md)
 #   LABMATE_BENCH_HOME=DIR scripts/bench.sh ci fresh|warm
 #                               fresh: DIR (empty or absent) is the fresh
 #                               HOME and is kept; warm: make test again in
@@ -287,6 +292,31 @@ fi
 
 if [ "${1:-}" = "ci" ]; then
   bench_ci "${2:-warm}"
+  exit
+fi
+
+# bench_sandbox_binaries N: sandbox/prebuilt's TestSandboxUpWithoutGo N
+# times (the real labmate, an empty HOME, PATH=/usr/bin:/bin; the
+# binaries in $LABMATE_CLUSTER_BIN, built first if missing, served on
+# loopback in upstream's layout), printing its measured lines; then the
+# files the first run fetched, with their sizes.
+bench_sandbox_binaries() {
+  local n=${1:-3} i log
+  export LABMATE_CLUSTER_BIN="${LABMATE_CLUSTER_BIN:-$(./scripts/cluster-bins.sh | tail -n 1)}"
+  log=$(mktemp)
+  for i in $(seq "$n"); do
+    LABMATE_E2E=1 go test -count=1 -run '^TestSandboxUpWithoutGo$' -v ./sandbox/prebuilt/ >"$log.$i" 2>&1 ||
+      { cat "$log.$i"; rm -f "$log".*; return 1; }
+    echo "== run $i"
+    grep -o 'measured: .*' "$log.$i" | sed 's/^/   /'
+  done
+  echo "== files fetched from the mirror (run 1)"
+  grep -E '^ +[a-z0-9.-]+ 받음 \(' "$log.1" | head -n 7 | sed 's/^ */   /'
+  rm -f "$log" "$log".*
+}
+
+if [ "${1:-}" = "sandbox-binaries" ]; then
+  bench_sandbox_binaries "${2:-3}"
   exit
 fi
 

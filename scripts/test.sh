@@ -66,7 +66,8 @@ fi
 # fan-outs, the e2e sandbox started once per test binary), and the script sandbox
 # (observe/scriptprobe: goroutines run a script's scenarios at once, serve
 # seccomp notifications, read the helper's status pipe and the script's
-# output).
+# output), and the cluster binaries' install (sandbox/prebuilt: a stall
+# watchdog closes a body under the download, installs wait on one lock).
 # Not: the tmux-driven TUI packages (real panes; -race only slows the
 # timing they watch); labs/gpuincident, whose tests run the lab's checks
 # through scriptprobe and start no goroutine of their own (the race
@@ -76,7 +77,7 @@ fi
 # goroutines of their own (the race detector has nothing to see there,
 # and each -race package is a second compile and link).
 race_pkgs=(class content doctor engine internal/latest labkit labkit/verify labrun
-  observe/cluster observe/files observe/scriptprobe sandbox/sandboxtest trace)
+  observe/cluster observe/files observe/scriptprobe sandbox/prebuilt sandbox/sandboxtest trace)
 
 cores="$(nproc)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/labmate-test.XXXXXX")"

@@ -1,4 +1,4 @@
-// Package sandboxcmd is `labmate sandbox up|down|status|build`, a
+// Package sandboxcmd is `labmate sandbox up|down|status|build|bundle`, a
 // throwaway local copy of the lab cluster (package sandbox) with the lab's
 // topology. It is the only command that writes to a cluster, and only to
 // the one it creates.
@@ -13,6 +13,7 @@ import (
 	"github.com/labhub/labmate/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/sandbox"
+	"github.com/labhub/labmate/sandbox/prebuilt"
 )
 
 // flags are `labmate sandbox`'s own, for every verb.
@@ -20,17 +21,18 @@ type flags struct {
 	BinDir  string
 	Name    string
 	Verbose bool
+	From    string // up --from: a bundle file, or a mirror's URL
 }
 
 // options are the sandbox's as the flags say, progress on out.
 func (fl *flags) options(out cli.Streams) sandbox.Options {
-	return sandbox.Options{BinDir: fl.BinDir, Name: fl.Name, Verbose: fl.Verbose, Progress: out.Out, Build: true}
+	return sandbox.Options{BinDir: fl.BinDir, Name: fl.Name, Verbose: fl.Verbose, From: fl.From, Progress: out.Out, Build: true}
 }
 
 // NewCmd is `labmate sandbox up|down|status|build`.
 func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 	fl := &flags{}
-	cmd := cli.Group("sandbox", "up|down|status|build", "cli.sandbox.which")
+	cmd := cli.Group("sandbox", "up|down|status|build|bundle", "cli.sandbox.which")
 	fs := cmd.PersistentFlags()
 	fs.StringVar(&fl.BinDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
 	fs.StringVar(&fl.Name, "name", "", content.Msg("cli.flag.sandbox_name"))
@@ -41,8 +43,12 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 	build := &buildOptions{flags: fl, streams: streams}
 	buildCmd := cli.Command("sandbox.build", "", cli.NoArgs, f, build)
 	buildCmd.Flags().BoolVar(&build.Force, "force", false, content.Msg("cli.flag.force"))
+	upCmd := cli.Command("sandbox.up", "", cli.NoArgs, f, &upOptions{flags: fl, streams: streams})
+	upCmd.Flags().StringVar(&fl.From, "from", "", content.Msg("cli.flag.from", "env", prebuilt.EnvMirror))
+	cli.Metavars(upCmd.Flags(), map[string]string{"from": "FILE|URL"})
 	cmd.AddCommand(
-		cli.Command("sandbox.up", "", cli.NoArgs, f, &upOptions{flags: fl, streams: streams}),
+		upCmd,
+		newBundleCmd(f, fl, streams),
 		cli.Command("sandbox.down", "", cli.NoArgs, f, &downOptions{flags: fl, streams: streams}),
 		buildCmd,
 		cli.Command("sandbox.status", "", cli.NoArgs, f, &statusOptions{flags: fl, streams: streams}),

@@ -23,6 +23,28 @@ type Config struct {
 	ProjectName string    `yaml:"project_name"`
 	Builds      []Build   `yaml:"builds"`
 	Archives    []Archive `yaml:"archives"`
+	// The packages a learner installs with one command (goreleaser
+	// builds them; this tool only checks that they package labmate).
+	Nfpms         []Nfpm         `yaml:"nfpms"`
+	HomebrewCasks []HomebrewCask `yaml:"homebrew_casks"`
+}
+
+// Nfpm is one entry of nfpms (deb and rpm packages).
+type Nfpm struct {
+	IDs      []string `yaml:"ids"`
+	Formats  []string `yaml:"formats"`
+	Bindir   string   `yaml:"bindir"`
+	Contents []struct {
+		Src string `yaml:"src"`
+		Dst string `yaml:"dst"`
+	} `yaml:"contents"`
+}
+
+// HomebrewCask is one entry of homebrew_casks.
+type HomebrewCask struct {
+	Name     string   `yaml:"name"`
+	IDs      []string `yaml:"ids"`
+	Binaries []string `yaml:"binaries"`
 }
 
 // Build is one entry of builds.
@@ -121,7 +143,49 @@ func (c *Config) Validate(root string) error {
 	} else {
 		errs = append(errs, c.Archives[0].validate(root)...)
 	}
+	errs = append(errs, c.validatePackages(root)...)
 	return errors.Join(errs...)
+}
+
+// validatePackages checks the deb/rpm packages and the Homebrew cask:
+// each made of labmate's build or archive, deb and rpm both, the binary
+// on PATH, every packaged file there.
+func (c *Config) validatePackages(root string) []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if len(c.Nfpms) != 1 {
+		bad("%d nfpms, want one (deb and rpm)", len(c.Nfpms))
+	} else {
+		n := c.Nfpms[0]
+		if len(c.Builds) == 1 && !slices.Contains(n.IDs, c.Builds[0].ID) {
+			bad("nfpms[0].ids %v does not name the build %q", n.IDs, c.Builds[0].ID)
+		}
+		for _, f := range []string{"deb", "rpm"} {
+			if !slices.Contains(n.Formats, f) {
+				bad("nfpms[0].formats lacks %s", f)
+			}
+		}
+		if n.Bindir != "/usr/bin" {
+			bad("nfpms[0].bindir is %q, want /usr/bin (on every PATH)", n.Bindir)
+		}
+		for _, ct := range n.Contents {
+			if m, err := filepath.Glob(filepath.Join(root, ct.Src)); err != nil || len(m) == 0 {
+				bad("nfpms[0].contents: %q matches no file", ct.Src)
+			}
+		}
+	}
+	if len(c.HomebrewCasks) != 1 {
+		bad("%d homebrew_casks, want one", len(c.HomebrewCasks))
+	} else {
+		h := c.HomebrewCasks[0]
+		if len(c.Archives) == 1 && !slices.Contains(h.IDs, c.Archives[0].ID) {
+			bad("homebrew_casks[0].ids %v does not name the archive %q", h.IDs, c.Archives[0].ID)
+		}
+		if !slices.Contains(h.Binaries, "labmate") {
+			bad("homebrew_casks[0].binaries lacks labmate")
+		}
+	}
+	return errs
 }
 
 func (b Build) validate(root string) []error {

@@ -41,7 +41,13 @@ func TestReleaseConfigBroken(t *testing.T) {
 		{"no trimpath", "      - -trimpath\n", "      - -v\n", "-trimpath"},
 		{"zip", "formats: [tar.gz]", "formats: [zip]", "formats"},
 		{"schema v1", "version: 2", "version: 1", "version"},
-		{"name without the arch", "_{{ .Arch }}", "", "name_template"},
+		{"name without the arch", "_{{ .Arch }}\"\n    files", "\"\n    files", "name_template"},
+		{"no rpm", "formats: [deb, rpm]", "formats: [deb]", "nfpms[0].formats"},
+		{"package of another build", "  - id: labmate\n    ids: [labmate]\n    package_name", "  - id: labmate\n    ids: [other]\n    package_name", "nfpms[0].ids"},
+		{"packaged file missing", "src: README.md", "src: READ.md", "nfpms[0].contents"},
+		{"binary off PATH", "bindir: /usr/bin", "bindir: /opt/labmate", "nfpms[0].bindir"},
+		{"cask of another archive", "ids: [labmate]\n    binaries", "ids: [other]\n    binaries", "homebrew_casks[0].ids"},
+		{"no cask", "homebrew_casks:", "other_casks:", "homebrew_casks"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if !strings.Contains(string(good), c.old) {
