@@ -32,16 +32,25 @@ func Up(ctx context.Context, opts Options) error {
 	if err := ensureBinaries(ctx, opts); err != nil {
 		return err
 	}
+	return locked(ctx, opts, func(ctx context.Context, start time.Time) error { return up(ctx, opts, start) })
+}
+
+// locked runs fn holding the sandbox's lock, within opts.Timeout of now
+// (start): what Up and Down do to a cluster, one at a time.
+func locked(ctx context.Context, opts Options, fn func(ctx context.Context, start time.Time) error) error {
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-
 	unlock, err := lock(ctx, opts)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	return fn(ctx, time.Now())
+}
 
-	start := time.Now()
+// up is Up's work, under the lock: the control plane, then the lab's
+// topology and start objects.
+func up(ctx context.Context, opts Options, start time.Time) error {
 	if apiReady(ctx, opts) {
 		opts.progress("sandbox.up.already_running", "name", opts.quotedName())
 	} else if err := startControlPlane(ctx, opts); err != nil {
@@ -198,24 +207,17 @@ func Down(ctx context.Context, opts Options) error {
 	if err := CheckBinaries(opts); err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-	defer cancel()
-	unlock, err := lock(ctx, opts)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-
-	start := time.Now()
-	opts.progress("sandbox.down.deleting", "name", opts.quotedName())
-	// kwokctl removes the cluster's context from the --kubeconfig file; give
-	// it the cluster's own kubeconfig (deleted with the cluster) so that the
-	// user's ~/.kube/config is left alone.
-	if err := kwokctl(ctx, opts, nil, "delete", "cluster", "--kubeconfig", Kubeconfig(opts)); err != nil {
-		return err
-	}
-	opts.progress("sandbox.down.done", "name", opts.quotedName(), "elapsed", since(start))
-	return nil
+	return locked(ctx, opts, func(ctx context.Context, start time.Time) error {
+		opts.progress("sandbox.down.deleting", "name", opts.quotedName())
+		// kwokctl removes the cluster's context from the --kubeconfig file;
+		// give it the cluster's own kubeconfig (deleted with the cluster)
+		// so that the user's ~/.kube/config is left alone.
+		if err := kwokctl(ctx, opts, nil, "delete", "cluster", "--kubeconfig", Kubeconfig(opts)); err != nil {
+			return err
+		}
+		opts.progress("sandbox.down.done", "name", opts.quotedName(), "elapsed", since(start))
+		return nil
+	})
 }
 
 // kwokctlEnv is the environment added for kwokctl: it runs `kubectl` for
