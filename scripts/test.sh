@@ -61,9 +61,12 @@ if [ "$LABMATE_E2E_CLUSTER" = "labmate" ]; then
 fi
 
 # The race detector where labmate's own goroutines meet: the engine and
-# what feeds and consumes it (sources, run, class publisher and watch,
-# trace, the shared caches of content and labkit, doctor's and verify's
-# fan-outs, the e2e sandbox started once per test binary), and the script sandbox
+# what feeds and consumes it (sources, run, the class's publisher
+# (class/learner), its lab's watch (class/classlab) and the board's
+# (class/admin), the connection's lazy clients and its ConfigMap informer
+# (kube), trace, the shared caches of content and labkit, doctor's and
+# verify's fan-outs, the e2e sandbox started once per test binary), and
+# the script sandbox
 # (observe/scriptprobe: goroutines run a script's scenarios at once, serve
 # seccomp notifications, read the helper's status pipe and the script's
 # output), and the cluster binaries' install (sandbox/prebuilt: a stall
@@ -76,8 +79,8 @@ fi
 # packages that drive built binaries (cmd/labmate, e2e) or hold no
 # goroutines of their own (the race detector has nothing to see there,
 # and each -race package is a second compile and link).
-race_pkgs=(class content doctor engine internal/latest labkit labkit/verify labrun
-  observe/cluster observe/files observe/scriptprobe sandbox/prebuilt sandbox/sandboxtest trace)
+race_pkgs=(class/admin class/classlab class/learner content doctor engine internal/latest kube labkit
+  labkit/verify labrun observe/cluster observe/files observe/scriptprobe sandbox/prebuilt sandbox/sandboxtest trace)
 
 cores="$(nproc)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/labmate-test.XXXXXX")"
