@@ -25,7 +25,7 @@ func (m Model) canvas() canvas { return canvas{m.th, m.width} }
 
 // statusWord is a status as glyph plus Korean word: never colour alone.
 func statusWord(st checks.Status) string {
-	return theme.Glyph(st) + " " + content.Msg("status."+string(st))
+	return st.Glyph() + " " + content.Msg("status."+string(st))
 }
 
 // section is a section heading.

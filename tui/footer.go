@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
@@ -256,7 +257,7 @@ func (f footer) View(items []shortKey) []string {
 		out = append(out, f.bar(f.th.Hint, content.Msg("tui.hints.confirm"), w, 2)...)
 	}
 	if f.alert != nil {
-		out = append(out, f.bar(f.th.Alert, theme.GlyphError+" "+f.alert.text, w, 2)...)
+		out = append(out, f.bar(f.th.Alert, checks.Error.Glyph()+" "+f.alert.text, w, 2)...)
 	}
 	if f.toast != nil {
 		out = append(out, f.bar(f.th.Toast, f.toastText(w), w, toastLines)...)

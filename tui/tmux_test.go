@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
-	"github.com/labhub/labmate/tui/theme"
 )
 
 // The tests in this file start the real program in real tmux panes, type
@@ -641,19 +641,19 @@ func TestTmuxRealBinary(t *testing.T) {
 	// nor written.
 	p := startProgram(t, bin, 80, 24, xdgEnv(t), "--root", root, "--no-cluster")
 	lab := realLab(t)
-	s := p.waitFor("labmate", "1"+theme.GlyphPassed+" 2"+theme.GlyphPassed, "2/8", msg("tui.short.quit"))
+	s := p.waitFor("labmate", "1"+checks.Passed.Glyph()+" 2"+checks.Passed.Glyph(), "2/8", msg("tui.short.quit"))
 	rows := p.checkScreen(s)
-	if !strings.Contains(rows[0], "3"+theme.GlyphFailed) {
+	if !strings.Contains(rows[0], "3"+checks.Failed.Glyph()) {
 		t.Errorf("step 3 (no merge.txt) is not failed in the strip: %q", rows[0])
 	}
 	if notices := prefix(msg("tui.toast.notices", "n", 1, "key", "enter"), 10); strings.Contains(s, notices) {
 		t.Errorf("start-up notices with a fresh config:\n%s", s)
 	}
 	p.keys("1")
-	s = p.waitFor("1/8 "+prefix(lab.Steps[0].Title, 8), theme.GlyphPassed+" "+msg("status.passed"))
+	s = p.waitFor("1/8 "+prefix(lab.Steps[0].Title, 8), checks.Passed.Glyph()+" "+msg("status.passed"))
 	p.checkScreen(s)
 	p.keys("3")
-	s = p.waitFor("3/8 "+prefix(lab.Steps[2].Title, 8), theme.GlyphFailed+" "+msg("status.failed"))
+	s = p.waitFor("3/8 "+prefix(lab.Steps[2].Title, 8), checks.Failed.Glyph()+" "+msg("status.failed"))
 	p.checkScreen(s)
 	p.keys("q")
 	if rc := p.exited(); rc != 0 {
@@ -774,7 +774,7 @@ func TestTmuxReplay(t *testing.T) {
 	p.keys("s")
 	allPassed := func(strip string) bool {
 		for n := 1; n <= 8; n++ {
-			if !strings.Contains(strip, fmt.Sprintf("%d%s", n, theme.GlyphPassed)) {
+			if !strings.Contains(strip, fmt.Sprintf("%d%s", n, checks.Passed.Glyph())) {
 				return false
 			}
 		}

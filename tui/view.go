@@ -153,7 +153,7 @@ func (m Model) header() string {
 		st := checks.Unknown
 		if s := m.stepAt(p); s != nil {
 			st = m.status(s)
-			label = fmt.Sprintf("%d%s", s.Number, theme.Glyph(st))
+			label = fmt.Sprintf("%d%s", s.Number, st.Glyph())
 		}
 		switch {
 		case p == m.page:

@@ -456,7 +456,7 @@ func (m Model) progress(r class.Record, n int) string {
 		if s := r.Step(i); s != nil {
 			st = s.Status
 		}
-		b.WriteString(m.th.Status(st).Render(theme.Glyph(st)) + " ")
+		b.WriteString(m.th.Status(st).Render(st.Glyph()) + " ")
 	}
 	current, since, hints := content.Msg("class.board.done"), "", ""
 	if r.Current > 0 {
@@ -503,7 +503,7 @@ func (m Model) detailLines() []string {
 	titles := m.titles[r.Lab]
 	for _, s := range r.Steps {
 		word := content.Msg("status." + string(s.Status))
-		line := fmt.Sprintf("%s %d %s  %s", m.th.Status(s.Status).Render(theme.Glyph(s.Status)), s.Number, titles[s.Number], m.th.Muted.Render(word))
+		line := fmt.Sprintf("%s %d %s  %s", m.th.Status(s.Status).Render(s.Status.Glyph()), s.Number, titles[s.Number], m.th.Muted.Render(word))
 		if s.Hints > 0 || s.Solution {
 			h := content.Msg("class.board.detail.hints", "n", s.Hints)
 			if s.Solution {
@@ -519,7 +519,7 @@ func (m Model) detailLines() []string {
 		}
 		lines = append(lines, line)
 		for _, c := range s.Failing {
-			lines = append(lines, "    "+m.th.Status(c.Status).Render(theme.Glyph(c.Status))+" "+c.ID)
+			lines = append(lines, "    "+m.th.Status(c.Status).Render(c.Status.Glyph())+" "+c.ID)
 		}
 	}
 	if len(r.Steps) == 0 && r.Flag == "" {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/tui/theme"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/screens/board/*.txt")
@@ -264,7 +263,7 @@ func TestFlaggedRecords(t *testing.T) {
 			t.Errorf("board lacks %q:\n%s", want, v)
 		}
 	}
-	if strings.Contains(v, theme.Glyph(checks.Passed)) {
+	if strings.Contains(v, checks.Passed.Glyph()) {
 		t.Errorf("a flagged record shows a passed step:\n%s", v)
 	}
 	for _, r := range m.Rows() {

@@ -1,5 +1,6 @@
 // Package theme holds labmate's looks: the dark and light palettes, the
-// status glyphs and the glamour style for step text. Everything here is
+// mark of the current page and the glamour style for step text (the
+// status glyphs are checks'). Everything here is
 // decided once, before the program starts, from the chosen theme and the
 // terminal's colour profile; nothing queries the terminal while the TUI runs.
 package theme
@@ -25,34 +26,11 @@ const (
 	Auto  = "auto"
 )
 
-// Status glyphs. None of them is East-Asian-ambiguous, so they take one
-// cell whatever the terminal's CJK width setting (a test checks this with
-// go-runewidth both ways). A word always goes with them; colour is extra.
-const (
-	GlyphPassed  = "✓"
-	GlyphFailed  = "✗"
-	GlyphWaiting = "⋯"
-	GlyphUnknown = "?"
-	GlyphError   = "!"
-	// GlyphCurrent marks the page on screen in the step strip.
-	GlyphCurrent = "▸"
-)
-
-// Glyph returns the one-cell glyph for a status.
-func Glyph(s checks.Status) string {
-	switch s {
-	case checks.Passed:
-		return GlyphPassed
-	case checks.Failed:
-		return GlyphFailed
-	case checks.Waiting:
-		return GlyphWaiting
-	case checks.Error:
-		return GlyphError
-	default:
-		return GlyphUnknown
-	}
-}
+// GlyphCurrent marks the page on screen in the step strip and the
+// learner under the cursor on the board. Like the status glyphs
+// (checks.Status.Glyph) it is not East-Asian-ambiguous: one cell in every
+// terminal.
+const GlyphCurrent = "▸"
 
 // Theme is the resolved look of one run.
 type Theme struct {
