@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -270,7 +271,7 @@ func (f footer) View(items []shortKey) []string {
 // few characters; past that, bar ends it with "..").
 func (f footer) toastText(w int) string {
 	t := f.toast
-	fits := func(s string) bool { return len(wrap(untab(s), w-1, " ", " ")) <= toastLines }
+	fits := func(s string) bool { return len(page.Wrap(page.Untab(s), w-1, " ", " ")) <= toastLines }
 	if t.words == nil || fits(t.text) {
 		return t.text
 	}
@@ -292,14 +293,14 @@ func (f footer) toastText(w int) string {
 
 // bar wraps text to at most n lines of a full-width coloured bar.
 func (f footer) bar(st lipgloss.Style, text string, w, n int) []string {
-	lines := wrap(untab(text), w-1, " ", " ")
+	lines := page.Wrap(page.Untab(text), w-1, " ", " ")
 	if len(lines) > n {
 		lines = lines[:n]
-		lines[n-1] = ansi.Truncate(lines[n-1], w-3-ambiguousRunes(lines[n-1]), "") + ".."
+		lines[n-1] = ansi.Truncate(lines[n-1], w-3-page.AmbiguousRunes(lines[n-1]), "") + ".."
 	}
 	for i, l := range lines {
 		if !f.th.NoColor() {
-			l += strings.Repeat(" ", max(w-ansi.StringWidth(l)-ambiguousRunes(l), 0))
+			l += strings.Repeat(" ", max(w-ansi.StringWidth(l)-page.AmbiguousRunes(l), 0))
 		}
 		lines[i] = st.Render(l)
 	}

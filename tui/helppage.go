@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/keys"
 )
 
@@ -45,7 +46,7 @@ func (c canvas) help(km keys.KeyMap, replay bool) []block {
 				n = ""
 			}
 			first := " " + c.th.Key.Render(n) + strings.Repeat(" ", col-len(n)+2)
-			lines = append(lines, wrap(s.Desc(), c.width-1, first, indent)...)
+			lines = append(lines, page.Wrap(s.Desc(), c.width-1, first, indent)...)
 		}
 		out = append(out, block{lines: lines})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -81,7 +82,7 @@ type reportsClosedMsg struct{}
 // New returns the model for opts. It never fails: a missing lab shows an
 // empty introduction.
 func New(opts Options) Model {
-	narrowAmbiguous()
+	page.NarrowAmbiguous()
 	opts = cleanOptions(opts)
 	lab := opts.Lab
 	if lab == nil {

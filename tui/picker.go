@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/termtext"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -31,7 +32,7 @@ var ErrNoChoice = fmt.Errorf("no lab chosen")
 // TUI does (RunProgram): drawn by labmate's frame writer, the terminal
 // restored on every way out.
 func PickLab(ctx context.Context, labs []LabChoice, themeName string) (string, error) {
-	narrowAmbiguous()
+	page.NarrowAmbiguous()
 	out := os.Stdout
 	th := theme.New(theme.Resolve(themeName, out), theme.DetectProfile(out))
 	final, err := RunProgram(ctx, out, func(io.Writer) tea.Model { return newPicker(labs, th) })

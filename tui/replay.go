@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -130,7 +131,7 @@ func (r replayBar) key(msg tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 // position), on one row width cells wide. It is plain coloured text: the
 // strip's banner already marks the session as a replay.
 func (r replayBar) View(th theme.Theme, width int) string {
-	s := firstLine(untab(r.status))
+	s := firstLine(page.Untab(r.status))
 	if s == "" {
 		return " " + th.Muted.Render(content.Msg("tui.loading"))
 	}

@@ -7,22 +7,14 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sync"
 	"syscall"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/mattn/go-runewidth"
 
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/theme"
 )
-
-// narrowAmbiguous counts East-Asian-ambiguous characters as one cell,
-// whatever the locale says (LANG=ko_KR.UTF-8 turns it on): glamour
-// measures with go-runewidth, bubbletea with uniseg, and the two must
-// agree. Done once, when the first model is made, not at package init;
-// renderings only start after it.
-var narrowAmbiguous = sync.OnceFunc(func() { runewidth.DefaultCondition.EastAsianWidth = false })
 
 // Prepare settles, before the program starts, everything that must not be
 // asked of the terminal while it runs: East-Asian-ambiguous characters
@@ -31,7 +23,7 @@ var narrowAmbiguous = sync.OnceFunc(func() { runewidth.DefaultCondition.EastAsia
 // colour profile comes from the terminal and NO_COLOR. Run calls it; cmd
 // may call it earlier to print what was decided.
 func Prepare(opts Options, out *os.File) Options {
-	narrowAmbiguous()
+	page.NarrowAmbiguous()
 	opts.Theme = theme.Resolve(opts.Theme, out)
 	if opts.Colors == ColorsFromTerminal {
 		opts.Colors = colorModeOf(theme.DetectProfile(out))
@@ -72,7 +64,7 @@ func Run(ctx context.Context, opts Options) error {
 // never started). The instructor's board and the lab picker run through
 // it too.
 func RunProgram(ctx context.Context, out *os.File, build func(w io.Writer) tea.Model) (final tea.Model, err error) {
-	narrowAmbiguous()
+	page.NarrowAmbiguous()
 	scr := newTerminal(out)
 	in, restore, err := rawInput()
 	if err != nil {

@@ -7,10 +7,10 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/mattn/go-runewidth"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -74,7 +74,7 @@ func (m Model) fit(lines []string) string {
 		if 2*w <= m.width {
 			continue // fits even if every character were drawn double
 		}
-		if extra := ambiguousRunes(l); w+extra > m.width {
+		if extra := page.AmbiguousRunes(l); w+extra > m.width {
 			lines[i] = ansi.Truncate(l, max(m.width-extra, 0), "")
 			m.cuts.note("fit", l, lines[i])
 		}
@@ -125,22 +125,11 @@ func (c *cutLog) take() []string {
 // when it had to be cut, and keeps the spare cells of its ambiguous
 // characters (see fit).
 func shorten(s string, width int) string {
-	extra := ambiguousRunes(s)
+	extra := page.AmbiguousRunes(s)
 	if ansi.StringWidth(s)+extra <= width {
 		return s
 	}
 	return ansi.Truncate(s, max(width-extra, 0), "..")
-}
-
-// ambiguousRunes counts East-Asian-ambiguous runes in the visible text.
-func ambiguousRunes(s string) int {
-	n := 0
-	for _, r := range ansi.Strip(s) {
-		if r >= 0x80 && runewidth.IsAmbiguousWidth(r) {
-			n++
-		}
-	}
-	return n
 }
 
 // header is the step strip: every page at a glance, glyph per status, the
@@ -213,9 +202,9 @@ func (m Model) stripRight(left string) string {
 		if r < 4 {
 			break
 		}
-		b := shorten(" "+untab(notes[i].text)+" ", r)
+		b := shorten(" "+page.Untab(notes[i].text)+" ", r)
 		shown = append([]string{notes[i].style.Render(b)}, shown...)
-		used += ansi.StringWidth(b) + ambiguousRunes(b)
+		used += page.Cells(b)
 		if len(shown) > 1 {
 			used++
 		}
@@ -231,7 +220,7 @@ func (m Model) title() string {
 	if s := m.stepAt(m.page); s != nil {
 		t = fmt.Sprintf("%d/%d %s", s.Number, len(m.lab.Steps), s.Title)
 	}
-	return " " + m.th.Title.Render(shorten(untab(t), m.width-1))
+	return " " + m.th.Title.Render(shorten(page.Untab(t), m.width-1))
 }
 
 // statusLine summarises the page: the step's state in glyph and word and
