@@ -1,8 +1,9 @@
 // Package page is a lab's markdown page rendered for a pane of a given
 // width: glamour with labmate's explicit style (style.go), every line
-// wrapped to the width (lines.go) with a spare cell for each
-// East-Asian-ambiguous character, and Problems, what an author must fix
-// for a page to fit a pane.
+// broken to the width by one line-breaking rule (lines.go) that keeps a
+// spare cell for each East-Asian-ambiguous character and never breaks a
+// span of code where a learner would misread or mistype it (code.go), and
+// Problems, what an author must fix for a page to fit a pane.
 //
 // It stands below the TUI: the TUI renders its pages with Render (caching
 // them per page, width and theme, off its event loop) and wraps its own
@@ -44,42 +45,45 @@ func Render(md string, width int, l Look) (blocks [][]string, err error) {
 			blocks = plainBlocks(md, width)
 		}
 	}()
-	out, err := glamourText(md, width, l)
+	out, marked, err := glamourText(md, width, l)
 	if err != nil {
 		return plainBlocks(md, width), err
 	}
-	return splitBlocks(strings.Split(out, "\n"), width, l.NoColor()), nil
+	return splitBlocks(strings.Split(out, "\n"), width, l.NoColor(), marked), nil
 }
 
-// glamourText is glamour's rendering of md for width columns, as is.
-func glamourText(md string, width int, l Look) (string, error) {
+// glamourText is glamour's rendering of md for width columns, as is: its
+// code spans still hold the marks of code.go when marked.
+func glamourText(md string, width int, l Look) (_ string, marked bool, _ error) {
+	md, st, marked := protectCode(md, style(l))
 	r, err := glamour.NewTermRenderer(
-		glamour.WithStyles(style(l)),
+		glamour.WithStyles(st),
 		glamour.WithColorProfile(l.Profile),
 		glamour.WithWordWrap(width),
 	)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	out, err := r.Render(md)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if l.NoColor() {
 		// glamour still emits bold and reset codes with the ASCII profile.
 		out = ansi.Strip(out)
 	}
-	return out, nil
+	return out, marked, nil
 }
 
-// splitBlocks groups lines into blocks separated by blank lines and
-// clamps each line to width. Blank lines never come from wrapping, so the
+// splitBlocks groups lines into blocks separated by blank lines, breaks
+// each line to width and, when marked, gives it back what code.go marked. Blank lines never come from breaking, so the
 // number of blocks does not depend on the width: that is what keeps the
 // TUI's scroll position on the same paragraph across a resize.
-func splitBlocks(lines []string, width int, plain bool) [][]string {
+func splitBlocks(lines []string, width int, plain, marked bool) [][]string {
 	var blocks [][]string
 	var cur []string
-	for _, l := range lines {
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
 		if isBlank(l) {
 			if len(cur) > 0 {
 				blocks = append(blocks, cur)
@@ -87,7 +91,21 @@ func splitBlocks(lines []string, width int, plain bool) [][]string {
 			}
 			continue
 		}
-		cur = append(cur, clampLine(trimRight(l, plain), width)...)
+		l = trimRight(l, plain)
+		if i+1 < len(lines) && isMarker(ansi.Strip(l)) && Cells(lines[i+1]) > width && !isBlank(lines[i+1]) {
+			// glamour left a list marker alone on its line and the item's
+			// first word, too long for any line, below it: they go
+			// together, the word broken after the marker.
+			i++
+			next := trimRight(lines[i], plain)
+			l += " " + ansi.TruncateLeft(next, indentOf(next), "")
+		}
+		for _, c := range clampLine(l, width) {
+			if marked {
+				c = trimRight(unmark(c), plain)
+			}
+			cur = append(cur, c)
+		}
 	}
 	if len(cur) > 0 {
 		blocks = append(blocks, cur)
@@ -115,10 +133,10 @@ func isBlank(l string) bool {
 }
 
 // clampLine makes one rendered line fit width columns, with its spare
-// cells. What glamour let overflow (its hyphen breaks go past the edge,
-// so do code spans and long paths) is word-wrapped again, the
-// continuation indented like the line, so no fragment lands at column 0
-// on its own.
+// cells. What glamour let overflow (a code span or a path longer than the
+// line, which its word wrap puts on a line of its own; a line it measured
+// short) is broken again by the rule of lines.go, the continuation
+// indented like the line, so no fragment lands at column 0 on its own.
 func clampLine(l string, width int) []string {
 	if width <= 0 || Cells(l) <= width {
 		return []string{l}
@@ -127,14 +145,7 @@ func clampLine(l string, width int) []string {
 	pad := strings.Repeat(" ", indent)
 	var out []string
 	for _, w := range breakLines(ansi.TruncateLeft(l, indent, ""), width-indent) {
-		// Wrap leaves the blanks it broke at, which can make a line of
-		// their own.
-		if !isBlank(w) {
-			out = append(out, pad+w)
-		}
-	}
-	if len(out) == 0 {
-		return []string{""}
+		out = append(out, pad+w)
 	}
 	return out
 }
@@ -151,7 +162,7 @@ func plainBlocks(md string, width int) [][]string {
 	for _, l := range strings.Split(Untab(md), "\n") {
 		lines = append(lines, Wrap(l, width-1, " ", " ")...)
 	}
-	return splitBlocks(lines, width, true)
+	return splitBlocks(lines, width, true, false)
 }
 
 // Problems renders a page of markdown for a pane width columns wide

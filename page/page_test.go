@@ -68,9 +68,12 @@ func TestLabPagesFitWhole(t *testing.T) {
 						}
 					}
 				}
-				raw, err := glamourText(md, w, l)
+				raw, marked, err := glamourText(md, w, l)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if marked {
+					raw = unmark(raw)
 				}
 				if got := squeeze(strings.Join(all, "\n")); got != squeeze(raw) {
 					t.Errorf("%s at %d columns (%v): the broken lines lost text", name, w, p)
@@ -80,10 +83,113 @@ func TestLabPagesFitWhole(t *testing.T) {
 	}
 }
 
+// A code span of a lab page is broken only where the rule of lines.go
+// lets it: at 60 columns and wider only at a blank of the code, after a
+// "/" or after a "." between key segments, never inside quotes; at the
+// narrowest pane at one of the rule's places at worst, never at an
+// arbitrary character. And no line is punctuation alone.
+func TestLabPagesBreakCodeOnlyWhereTheRuleSays(t *testing.T) {
+	lone := regexp.MustCompile(`^ *[.,;:)\]}"']+ *$`)
+	// Fenced code is glamour's to wrap, not the rule's (and its lines may
+	// hold the same text as a code span).
+	fenced := regexp.MustCompile("(?ms)^```.*?^```[^\n]*\n?")
+	for name, md := range labPages(t) {
+		md = fenced.ReplaceAllString(md, "")
+		// The code spans, but those whose text the page also has outside
+		// code (prose breaks where glamour breaks prose).
+		spans := codeSpans([]byte(md))
+		prose := []byte(md)
+		for _, sg := range spans {
+			for i := sg.Start; i < sg.Stop; i++ {
+				prose[i] = '`'
+			}
+		}
+		var codes []string
+		for _, sg := range spans {
+			if c := string(sg.Value([]byte(md))); !strings.Contains(c, "\n") && !strings.Contains(string(prose), c) {
+				codes = append(codes, c)
+			}
+		}
+		for _, w := range []int{40, 60, 80} {
+			blocks, err := Render(md, w, Look{Profile: termenv.Ascii})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for _, b := range blocks {
+				for _, l := range b {
+					if lone.MatchString(l) {
+						t.Errorf("%s at %d columns: punctuation alone on a line: %q", name, w, l)
+					}
+					lines = append(lines, strings.TrimLeft(l, " "))
+				}
+			}
+			page := strings.Join(lines, "\n")
+			worst := 2
+			if w < 60 {
+				worst = 4
+			}
+			for _, c := range codes {
+				checkCodeBreaks(t, fmt.Sprintf("%s at %d columns", name, w), page, c, worst)
+			}
+		}
+	}
+}
+
+// checkCodeBreaks finds code c on page, whole or broken across lines, and
+// fails where it is broken at a place of a tier worse than worst (or at
+// no place of the rule at all).
+func checkCodeBreaks(t *testing.T, where, page, c string, worst int) {
+	t.Helper()
+	var re strings.Builder
+	rs := []rune(c)
+	for i, r := range rs {
+		if r == ' ' {
+			re.WriteString(`(?: |\n)`)
+		} else {
+			re.WriteString(regexp.QuoteMeta(string(r)))
+		}
+		if i+1 < len(rs) {
+			re.WriteString(`\n?`)
+		}
+	}
+	found := regexp.MustCompile(re.String()).FindAllString(page, -1)
+	if len(found) == 0 {
+		t.Errorf("%s: code %q is not on the page", where, c)
+		return
+	}
+	tiers := map[int]int{}
+	for _, b := range breaksIn(mark(c)) {
+		// breaksIn counts bytes of the marked text: count runes instead.
+		tiers[len([]rune(mark(c)[:b.at]))] = b.tier
+	}
+	for _, f := range found {
+		at := 0 // runes of c read so far
+		for _, r := range f {
+			if r != '\n' {
+				at++
+				continue
+			}
+			brk := at
+			if at < len(rs) && rs[at] == ' ' {
+				at++ // the line ended at the blank, which is gone
+				brk = at
+			}
+			tier, ok := tiers[brk]
+			switch {
+			case !ok:
+				t.Errorf("%s: code %q broken at rune %d, no place of the rule:\n%s", where, c, brk, f)
+			case tier > worst:
+				t.Errorf("%s: code %q broken at rune %d, a place of tier %d (worst allowed %d):\n%s", where, c, brk, tier, worst, f)
+			}
+		}
+	}
+}
+
 // Rendered markdown uses no ambiguous glyph of its own (bullets, quote
 // bars, rules): only what the text itself contains.
 func TestStyleHasNoAmbiguousGlyphs(t *testing.T) {
-	md := "# 제목\n\n- 하나\n- 둘\n\n> 인용\n\n---\n\n| 가 | 나 |\n| --- | --- |\n| 1 | 2 |\n\n- [x] 끝\n- [ ] 남음\n\n![그림](x.png)\n"
+	md := "# 제목\n\n- 하나\n- 둘\n\n> 인용\n\n---\n\n| 가 | 나 |\n| --- | --- |\n| 1 | 2 |\n\n- [x] 끝\n- [ ] 남음\n\n![그림](x.png)\n\n`코드 a.b-c`\n"
 	for _, light := range []bool{false, true} {
 		for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI256} {
 			l := Look{Light: light, Profile: p}
@@ -95,14 +201,41 @@ func TestStyleHasNoAmbiguousGlyphs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, r := range ansi.Strip(out) {
-				if r >= 0x80 && runewidth.IsAmbiguousWidth(r) {
-					t.Errorf("light=%v/%v: rendered markdown has ambiguous %q", light, p, r)
+			marked, _, err := glamourText(md, 60, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range []string{out, marked} {
+				for _, r := range ansi.Strip(s) {
+					if r >= 0x80 && runewidth.IsAmbiguousWidth(r) {
+						t.Errorf("light=%v/%v: rendered markdown has ambiguous %q", light, p, r)
+					}
 				}
 			}
 			if p == termenv.Ascii && strings.Contains(out, "\x1b[3") {
 				t.Errorf("light=%v: colour escapes with the ASCII profile", light)
 			}
+		}
+	}
+}
+
+// A page that holds a mark itself is rendered with its code unprotected,
+// and what it says comes out whole, the mark too.
+func TestAPageWithAMarkIsShownAsItIs(t *testing.T) {
+	md := "주의: 기호 ␢ 는 빈칸을 뜻합니다. `[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.runc]`\n"
+	for _, m := range marks {
+		md := strings.ReplaceAll(md, "␢", string(m.mark))
+		blocks, err := Render(md, 40, Look{Profile: termenv.Ascii})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all []string
+		for _, b := range blocks {
+			all = append(all, b...)
+		}
+		got := strings.Join(all, "\n")
+		if !strings.Contains(got, string(m.mark)) || !strings.Contains(squeeze(got), squeeze(`[plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc]`)) {
+			t.Errorf("with %q on the page:\n%s", m.mark, got)
 		}
 	}
 }
@@ -131,30 +264,5 @@ func TestMessageKeysExist(t *testing.T) {
 	}
 	if len(keys) == 0 {
 		t.Fatal("found no key: the scan is broken")
-	}
-}
-
-// squeeze drops every blank and escape sequence: the text a reader sees,
-// whatever the wrapping and the indentation.
-func squeeze(s string) string {
-	return strings.Join(strings.Fields(ansi.Strip(s)), "")
-}
-
-// Wrap never makes a line wider than asked, whichever prefix is wider,
-// and keeps a spare cell for each East-Asian-ambiguous character.
-func TestWrapWidth(t *testing.T) {
-	text := `✓ 통과  plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.runtime_type 이 맞습니다 — 4 × 5 = 20 — 끝`
-	for _, p := range [][2]string{{" ", "   "}, {" ", "    "}, {"   ", " "}, {" 1. ", "    "}} {
-		for width := 20; width <= 100; width++ {
-			lines := Wrap(text, width, p[0], p[1])
-			for i, l := range lines {
-				if w := Cells(l); w > width {
-					t.Fatalf("Wrap(%d, %q, %q) line %d is %d cells with its spare ones: %q", width, p[0], p[1], i, w, l)
-				}
-			}
-			if squeeze(strings.Join(lines, "\n")) != squeeze(p[0]+text) {
-				t.Fatalf("Wrap(%d, %q, %q) lost text:\n%s", width, p[0], p[1], strings.Join(lines, "\n"))
-			}
-		}
 	}
 }

@@ -47,11 +47,12 @@ func Untab(s string) string {
 
 var untabber = strings.NewReplacer("\t", "    ", "\u200b", "", "\ufeff", "")
 
-// Wrap word-wraps s to width columns; the first line starts with first,
-// later lines with rest (a hanging indent). Every line is sized for the
-// wider of the two prefixes and keeps its spare cells (see breakLines),
-// so no line is wider than width and nothing of s is cut later. The TUI
-// wraps all its own text (checks, hints, notes) with it.
+// Wrap breaks s into lines width columns wide by the rule of lines.go;
+// the first line starts with first, later lines with rest (a hanging
+// indent). Every line is sized for the wider of the two prefixes and
+// keeps its spare cells, so no line is wider than width and nothing of s
+// is cut later. The TUI wraps all its own text (checks, hints, notes)
+// with it, so its text and a page's break alike.
 func Wrap(s string, width int, first, rest string) []string {
 	pw := max(ansi.StringWidth(first), ansi.StringWidth(rest))
 	lines := breakLines(s, max(width-pw, 8))
