@@ -99,7 +99,7 @@ func New(opts Options) Model {
 		pg:     newPager(),
 		foot:   newFooter(th),
 		hints:  newLadder(opts.Progress, opts.OnProgress),
-		replay: replayBar{ctl: opts.Replay},
+		replay: replayBar{ctl: opts.Replay, th: th},
 		cuts:   &cutLog{},
 	}
 	// What the copy key offers depends only on the text and the root.
@@ -219,7 +219,7 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 	case classLabMsg:
 		return m.noteClassLab(msg.note)
 	case toastExpiredMsg:
-		m.foot.expire(msg.id)
+		m.foot.Update(msg)
 	case copiedMsg:
 		return m.foot.showToast(toast{
 			text: copiedText(msg, 0), target: -1,
@@ -233,7 +233,7 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 			return m.foot.showToast(toast{text: content.Msg("tui.toast.notices", "n", len(m.opts.Notices), "key", keys.Display(m.keys.Go.Keys()[0])), target: 0})
 		}
 	default:
-		cmd, _ := m.replay.Update(msg)
+		_, cmd := m.replay.Update(msg)
 		return cmd
 	}
 	return nil

@@ -138,7 +138,7 @@ func (m *Model) rebuildTop() {
 func (m Model) compose() (blocks []block, exact bool) {
 	switch {
 	case m.showHelp:
-		return m.canvas().help(m.keys, m.replay.running()), true
+		return m.canvas().help(m), true
 	case m.observed && m.page > 0:
 		s := m.stepAt(m.page)
 		return m.canvas().observed(s.Number, m.result(s), m.report), true

@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/page"
+	"github.com/labhub/labmate/tui/component"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -38,15 +39,15 @@ func (m Model) View() string {
 			content.Msg("tui.small.quit", "key", keys.Display(m.keys.Quit.Keys()[0])),
 		})
 	}
-	footer := m.foot.View(m.shortBindings())
+	footer := strings.Split(m.foot.View(), "\n")
 	rows := max(m.height-m.headerRows()-len(footer), 0)
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.header())
 	if m.replay.on() {
-		lines = append(lines, m.replay.View(m.th, m.width))
+		lines = append(lines, m.replay.View())
 	}
 	lines = append(lines, m.title(), m.statusLine())
-	body := strings.Split(m.pg.vp.View(), "\n")
+	body := strings.Split(m.pg.View(), "\n")
 	for i := 0; i < rows; i++ {
 		if i < len(body) {
 			lines = append(lines, body[i])
@@ -253,19 +254,23 @@ func (m Model) statusLine() string {
 	return shorten(b.String(), m.width-1)
 }
 
-// layout sizes the viewport to what the header and footer leave, in one
-// pass. The footer's height depends on whether the page scrolls (the help
+// layout sizes the components to the pane in one pass: the replay's row
+// and the footer take the width, the pager what the header and footer
+// leave. The footer's height depends on whether the page scrolls (the help
 // line offers j/k only then), which depends on the viewport's height: the
 // page does not scroll when it fits the taller viewport the footer without
-// j/k leaves, and does otherwise (a footer with j/k is never shorter).
+// j/k leaves, and does otherwise (a footer with j/k is never shorter). The
+// footer reads the screen's keys as they are once the pager has decided.
 func (m *Model) layout() {
 	if m.tooSmall() {
 		return
 	}
-	m.foot.SetSize(m.width)
+	m.replay.SetSize(m.width, 1)
+	m.foot.SetSize(m.width, 0)
 	rows := func(scrolls bool) int {
 		m.pg.scrolls = scrolls
-		return max(m.height-m.headerRows()-len(m.foot.View(m.shortBindings())), 1)
+		m.foot.SetKeyMap(component.Keys{Short: m.ShortHelp()}, m.keys.GiveWay)
+		return max(m.height-m.headerRows()-len(m.foot.lines()), 1)
 	}
 	h := rows(false)
 	if !m.pg.fits(h) {

@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8srand "k8s.io/apimachinery/pkg/util/rand"
+	"k8s.io/apimachinery/pkg/util/wait"
+
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
@@ -20,9 +24,6 @@ import (
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	k8srand "k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // TestClassScaleE2E is the class at workshop scale, on the sandbox as the

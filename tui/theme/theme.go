@@ -10,6 +10,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"golang.org/x/term"
@@ -99,6 +100,21 @@ func (t Theme) Status(s checks.Status) lipgloss.Style {
 
 // NoColor reports whether this theme emits no escape sequences at all.
 func (t Theme) NoColor() bool { return t.Profile == termenv.Ascii }
+
+// Help is a bubbles help model in this theme's colours, for a help line
+// of keys: the key bold, its word plain, two blanks between entries and
+// ".." where a line is cut. Every component's help line is drawn with it.
+func (t Theme) Help() help.Model {
+	h := help.New()
+	h.ShortSeparator = "  "
+	h.FullSeparator = "  "
+	h.Ellipsis = ".."
+	h.Styles = help.Styles{
+		ShortKey: t.Key, ShortDesc: t.Desc, ShortSeparator: t.Muted, Ellipsis: t.Muted,
+		FullKey: t.Key, FullDesc: t.Desc, FullSeparator: t.Muted,
+	}
+	return h
+}
 
 // Look is what page renders markdown for: the background and the
 // colour profile of this theme (the glamour style itself is page's).
