@@ -17,6 +17,7 @@ import (
 	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/component"
 	"github.com/labhub/labmate/tui/keys"
+	"github.com/labhub/labmate/tui/terminal"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -32,13 +33,13 @@ var ErrNoChoice = fmt.Errorf("no lab chosen")
 
 // PickLab shows the installed labs and returns the ID of the one the
 // learner opens (enter), or ErrNoChoice (q, esc, ctrl+c). It runs as the
-// TUI does (RunProgram): drawn by labmate's frame writer, the terminal
+// TUI does (terminal.Run): drawn by labmate's frame writer, the terminal
 // restored on every way out.
 func PickLab(ctx context.Context, labs []LabChoice, themeName string) (string, error) {
 	page.NarrowAmbiguous()
 	out := os.Stdout
 	th := theme.New(theme.Resolve(themeName, out), theme.DetectProfile(out))
-	final, err := RunProgram(ctx, out, func(io.Writer) tea.Model { return newPicker(labs, th) })
+	final, err := terminal.Run(ctx, out, func(io.Writer) tea.Model { return newPicker(labs, th) })
 	if err != nil {
 		return "", err
 	}
