@@ -1,9 +1,10 @@
 // Package page is a lab's markdown page rendered for a pane of a given
 // width: glamour with labmate's explicit style (style.go), every line
 // broken to the width by one line-breaking rule (lines.go) that keeps a
-// spare cell for each East-Asian-ambiguous character and never breaks a
-// span of code where a learner would misread or mistype it (code.go), and
-// Problems, what an author must fix for a page to fit a pane.
+// spare cell for each East-Asian-ambiguous character and never breaks
+// code (a span or a line of a code block) where a learner would misread
+// or mistype it (code.go), and Problems, what an author must fix for a
+// page to fit a pane.
 //
 // It stands below the TUI: the TUI renders its pages with Render (caching
 // them per page, width and theme, off its event loop) and wraps its own
@@ -55,16 +56,20 @@ func Render(md string, width int, l Look) (blocks [][]string, err error) {
 // glamourText is glamour's rendering of md for width columns, as is: its
 // code spans still hold the marks of code.go when marked.
 func glamourText(md string, width int, l Look) (_ string, marked bool, _ error) {
-	md, st, marked := protectCode(md, style(l))
-	r, err := glamour.NewTermRenderer(
-		glamour.WithStyles(st),
+	p := protectCode(md, l)
+	opts := []glamour.TermRendererOption{
+		glamour.WithStyles(p.style),
 		glamour.WithColorProfile(l.Profile),
 		glamour.WithWordWrap(width),
-	)
+	}
+	if p.formatter != "" {
+		opts = append(opts, glamour.WithChromaFormatter(p.formatter))
+	}
+	r, err := glamour.NewTermRenderer(opts...)
 	if err != nil {
 		return "", false, err
 	}
-	out, err := r.Render(md)
+	out, err := r.Render(p.md)
 	if err != nil {
 		return "", false, err
 	}
@@ -72,7 +77,7 @@ func glamourText(md string, width int, l Look) (_ string, marked bool, _ error) 
 		// glamour still emits bold and reset codes with the ASCII profile.
 		out = ansi.Strip(out)
 	}
-	return out, marked, nil
+	return out, p.marked, nil
 }
 
 // splitBlocks groups lines into blocks separated by blank lines, breaks
@@ -133,10 +138,11 @@ func isBlank(l string) bool {
 }
 
 // clampLine makes one rendered line fit width columns, with its spare
-// cells. What glamour let overflow (a code span or a path longer than the
-// line, which its word wrap puts on a line of its own; a line it measured
-// short) is broken again by the rule of lines.go, the continuation
-// indented like the line, so no fragment lands at column 0 on its own.
+// cells. What glamour let overflow (a code span or a line of code longer
+// than the line, which code.go keeps whole; a line it measured short) is
+// broken again by the rule of lines.go, the next line indented like the
+// line (the rest of a broken word hang cells more), so no fragment lands
+// at column 0 on its own.
 func clampLine(l string, width int) []string {
 	if width <= 0 || Cells(l) <= width {
 		return []string{l}
@@ -144,16 +150,37 @@ func clampLine(l string, width int) []string {
 	indent := min(indentOf(l), width/2)
 	pad := strings.Repeat(" ", indent)
 	var out []string
-	for _, w := range breakLines(ansi.TruncateLeft(l, indent, ""), width-indent) {
-		out = append(out, pad+w)
+	for _, p := range breakLine(ansi.TruncateLeft(l, indent, ""), max(width-indent, 1), hang) {
+		switch {
+		case isBlank(p.text):
+			// Only blanks that led the line: nothing to show.
+		case p.hung:
+			out = append(out, pad+strings.Repeat(" ", hang)+p.text)
+		default:
+			out = append(out, pad+p.text)
+		}
+	}
+	if len(out) == 0 {
+		return []string{""}
 	}
 	return out
 }
 
-// indentOf is how many blanks l starts with.
+// hang is how much further in the rest of a word broken on a page goes
+// on (lines.go).
+const hang = 2
+
+// indentOf is how many blanks l starts with (a line of code's indent
+// marks among them: one cell each).
 func indentOf(l string) int {
-	vis := ansi.Strip(l)
-	return len(vis) - len(strings.TrimLeft(vis, " "))
+	n := 0
+	for _, r := range ansi.Strip(l) {
+		if r != ' ' && r != indentMark {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // plainBlocks is the fallback when glamour fails: the source, wrapped.

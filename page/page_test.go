@@ -3,6 +3,7 @@ package page
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -83,57 +84,80 @@ func TestLabPagesFitWhole(t *testing.T) {
 	}
 }
 
-// A code span of a lab page is broken only where the rule of lines.go
-// lets it: at 60 columns and wider only at a blank of the code, after a
-// "/" or after a "." between key segments, never inside quotes; at the
-// narrowest pane at one of the rule's places at worst, never at an
-// arbitrary character. And no line is punctuation alone.
+// Code on a lab page, in a span or a line of a code block, is broken only
+// where the rule of lines.go lets it: a span at 60 columns and wider only
+// outside quotes (tiers 1 and 2); a line of a code block, or any code at
+// the narrowest pane, at one of the rule's places at worst, never at an
+// arbitrary character. And no line of text is punctuation alone.
 func TestLabPagesBreakCodeOnlyWhereTheRuleSays(t *testing.T) {
 	lone := regexp.MustCompile(`^ *[.,;:)\]}"']+ *$`)
-	// Fenced code is glamour's to wrap, not the rule's (and its lines may
-	// hold the same text as a code span).
 	fenced := regexp.MustCompile("(?ms)^```.*?^```[^\n]*\n?")
 	for name, md := range labPages(t) {
-		md = fenced.ReplaceAllString(md, "")
-		// The code spans, but those whose text the page also has outside
-		// code (prose breaks where glamour breaks prose).
-		spans := codeSpans([]byte(md))
+		src := []byte(md)
+		// The code, but spans whose text the page also has outside code
+		// (prose breaks where glamour breaks prose).
+		found := findCode(src)
+		spans, blocks := found.spans, found.blockLines
 		prose := []byte(md)
-		for _, sg := range spans {
+		for _, sg := range append(spans, blocks...) {
 			for i := sg.Start; i < sg.Stop; i++ {
 				prose[i] = '`'
 			}
 		}
-		var codes []string
+		type piece struct {
+			text  string
+			block bool
+		}
+		var codes []piece
 		for _, sg := range spans {
-			if c := string(sg.Value([]byte(md))); !strings.Contains(c, "\n") && !strings.Contains(string(prose), c) {
-				codes = append(codes, c)
+			if c := string(sg.Value(src)); !strings.Contains(c, "\n") && !strings.Contains(string(prose), c) {
+				codes = append(codes, piece{c, false})
 			}
 		}
-		for _, w := range []int{40, 60, 80} {
-			blocks, err := Render(md, w, Look{Profile: termenv.Ascii})
-			if err != nil {
-				t.Fatal(err)
+		for _, sg := range blocks {
+			c := strings.TrimLeft(string(sg.Value(src)), " ")
+			if strings.Contains(c, `\\`) {
+				continue // glamour shows \\ in a code block as \ without colour
 			}
+			codes = append(codes, piece{c, true})
+		}
+		for _, w := range []int{40, 60, 80} {
 			var lines []string
-			for _, b := range blocks {
+			for _, b := range render(t, md, w) {
 				for _, l := range b {
-					if lone.MatchString(l) {
-						t.Errorf("%s at %d columns: punctuation alone on a line: %q", name, w, l)
-					}
 					lines = append(lines, strings.TrimLeft(l, " "))
 				}
 			}
 			page := strings.Join(lines, "\n")
-			worst := 2
-			if w < 60 {
-				worst = 4
-			}
 			for _, c := range codes {
-				checkCodeBreaks(t, fmt.Sprintf("%s at %d columns", name, w), page, c, worst)
+				// At 60 columns a span breaks outside quotes; a line of a
+				// code block may hold a quoted string longer than the pane.
+				worst := 2
+				if w < 60 || c.block {
+					worst = 5 // any place of the rule but a hard break
+				}
+				checkCodeBreaks(t, fmt.Sprintf("%s at %d columns", name, w), page, c.text, worst)
+			}
+			// Code blocks have lines of punctuation of their own.
+			for _, b := range render(t, fenced.ReplaceAllString(md, ""), w) {
+				for _, l := range b {
+					if lone.MatchString(l) {
+						t.Errorf("%s at %d columns: punctuation alone on a line: %q", name, w, l)
+					}
+				}
 			}
 		}
 	}
+}
+
+// render is md's blocks at width columns without colour.
+func render(t *testing.T, md string, width int) [][]string {
+	t.Helper()
+	blocks, err := Render(md, width, Look{Profile: termenv.Ascii})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return blocks
 }
 
 // checkCodeBreaks finds code c on page, whole or broken across lines, and
@@ -266,3 +290,71 @@ func TestMessageKeysExist(t *testing.T) {
 		t.Fatal("found no key: the scan is broken")
 	}
 }
+
+// Code blocks keep glamour's own look where they fit: the same text,
+// indentation and colour for every character (the marks go into chroma's
+// tokens, after highlighting), in the dark and the light style and
+// without colour.
+func TestCodeBlocksLookAsGlamourDrawsThem(t *testing.T) {
+	md := "참고:\n\n```sh\nkubectl -n gpu-operator get ds nvidia-container-toolkit\nif grep -q 'a.b-c'; then\n    echo \"ok, done\"\nfi\n```\n\n" +
+		"```toml\n[plugins.\"io.containerd.grpc.v1.cri\".containerd]\n  default_runtime_name = \"runc\"\n```\n\n" +
+		"```json\n{\"spec\": {\"replicas\": 3, \"x|y\": \"a+b;c\"}}\n```\n"
+	for _, l := range []Look{{Profile: termenv.ANSI256}, {Light: true, Profile: termenv.ANSI256}, {Profile: termenv.Ascii}} {
+		light := l.Light
+		r, err := glamour.NewTermRenderer(glamour.WithStyles(style(l)), glamour.WithColorProfile(l.Profile), glamour.WithWordWrap(80))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := r.Render(md)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.NoColor() {
+			raw = ansi.Strip(raw)
+		}
+		want := splitBlocks(strings.Split(raw, "\n"), 80, l.NoColor(), false)
+		got, err := Render(md, 80, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("light=%v: %d blocks, glamour draws %d", light, len(got), len(want))
+		}
+		for i := range want {
+			for j := range want[i] {
+				if j >= len(got[i]) {
+					t.Fatalf("light=%v: block %d has %d lines, glamour draws %d", light, i, len(got[i]), len(want[i]))
+				}
+				g, w := got[i][j], want[i][j]
+				if ansi.Strip(g) != ansi.Strip(w) || !slices.Equal(colours(g), colours(w)) {
+					t.Errorf("light=%v, block %d line %d:\n got  %q\n want %q", light, i, j, g, w)
+				}
+			}
+		}
+	}
+}
+
+// colours is the SGR in force at each visible character of s but blanks.
+func colours(s string) []string {
+	var out []string
+	cur := ""
+	i := 0
+	for _, m := range sgr.FindAllStringIndex(s+"\x1b[m", -1) {
+		for _, r := range s[i:min(m[0], len(s))] {
+			if r != ' ' {
+				out = append(out, cur)
+			}
+		}
+		if m[0] < len(s) {
+			if seq := s[m[0]:m[1]]; seq == "\x1b[0m" || seq == "\x1b[m" {
+				cur = ""
+			} else {
+				cur = seq
+			}
+		}
+		i = m[1]
+	}
+	return out
+}
+
+var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
