@@ -1,34 +1,35 @@
 package tui
 
 import (
+	"github.com/charmbracelet/bubbles/key"
+
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/keys"
 )
 
-// shortBindings are the help line's keys in order of use; disabled ones
-// are left out.
-func (m Model) shortBindings() []shortKey {
+// ShortHelp is the screen's help line, in order of use: the footer's
+// answers while it asks, then enter, the replay's controls, the model's
+// own keys, the pager's scroll, help, close and quit. Each component
+// words and enables its own (syncKeys); bubbles/help and the footer leave
+// the disabled ones out.
+func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
-	var all []shortKey
-	for _, b := range m.foot.ShortHelp() {
-		all = append(all, shortKey{b, 0})
+	out := append([]key.Binding(nil), m.foot.ShortHelp()...)
+	out = append(out, k.Go)
+	out = append(out, m.replay.ShortHelp()...)
+	out = append(out, k.Next, k.Prev, k.Hint, k.Observed, k.Copy, k.Rescan, k.Jump)
+	out = append(out, m.pg.ShortHelp()...)
+	return append(out, k.Help, k.Close, k.Quit)
+}
+
+// FullHelp is the full help (?): every action by group (keys.FullHelp),
+// the replay's only while a replay runs (they do nothing otherwise).
+func (m Model) FullHelp() [][]key.Binding {
+	full := m.keys.FullHelp()
+	if !m.replay.running() {
+		full[keys.GroupReplay] = nil
 	}
-	all = append(all, []shortKey{
-		{k.Go, 0},
-		{k.Pause, 0}, {k.Speed, 0}, {k.NextChange, 0},
-		{k.Next, 1}, {k.Prev, 6}, {k.Hint, 2}, {k.Observed, 5}, {k.Copy, 7}, {k.Rescan, 3},
-		{k.Jump, 9},
-	}...)
-	for _, b := range m.pg.ShortHelp() {
-		all = append(all, shortKey{b, 8})
-	}
-	all = append(all, []shortKey{{k.Help, 0}, {k.Close, 4}, {k.Quit, 0}}...)
-	out := all[:0]
-	for _, s := range all {
-		if s.b.Enabled() {
-			out = append(out, s)
-		}
-	}
-	return out
+	return full
 }
 
 // syncKeys enables exactly the keys that do something now, with help text

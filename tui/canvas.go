@@ -8,6 +8,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -25,7 +26,7 @@ func (m Model) canvas() canvas { return canvas{m.th, m.width} }
 
 // statusWord is a status as glyph plus Korean word: never colour alone.
 func statusWord(st checks.Status) string {
-	return theme.Glyph(st) + " " + content.Msg("status."+string(st))
+	return st.Glyph() + " " + content.Msg("status."+string(st))
 }
 
 // section is a section heading.
@@ -48,11 +49,11 @@ func (c canvas) cluster(rep *engine.Report) (block, bool) {
 		return block{}, false
 	}
 	cl := rep.Cluster
-	line := content.Msg("tui.cluster."+string(cl.State), "server", untab(cl.Server), "version", untab(cl.Version))
+	line := content.Msg("tui.cluster."+string(cl.State), "server", page.Untab(cl.Server), "version", page.Untab(cl.Version))
 	if why := checks.ClusterErr(content.Msg, cl); why != "" {
-		line += " " + untab(why)
+		line += " " + page.Untab(why)
 	}
-	return block{lines: wrap(line, c.width-1, " ", " "), gap: true}, true
+	return block{lines: page.Wrap(line, c.width-1, " ", " "), gap: true}, true
 }
 
 // problems lists what is wrong with labmate itself (a source that
@@ -63,7 +64,7 @@ func (c canvas) problems(rep *engine.Report) []block {
 	}
 	out := []block{c.section(content.Msg("tui.problems"))}
 	for _, p := range rep.Problems {
-		out = append(out, block{lines: wrap(untab(p), c.width-1, " ! ", "   ")})
+		out = append(out, block{lines: page.Wrap(page.Untab(p), c.width-1, " ! ", "   ")})
 	}
 	return out
 }
@@ -74,12 +75,12 @@ func (c canvas) problems(rep *engine.Report) []block {
 func (c canvas) checkList(r *engine.StepResult) []block {
 	if r == nil {
 		return []block{c.section(content.Msg("tui.checks.title")),
-			{lines: wrap(content.Msg("tui.checks.none_yet"), c.width-1, " ", " ")}}
+			{lines: page.Wrap(content.Msg("tui.checks.none_yet"), c.width-1, " ", " ")}}
 	}
 	out := []block{c.section(content.Msg("tui.checks.title_count", "passed", r.PassedChecks(), "total", len(r.Checks)))}
 	for _, ch := range r.Checks {
 		word := statusWord(ch.Status)
-		lines := wrap(word+"  "+untab(ch.Message), c.width-1, " ", "   ")
+		lines := page.Wrap(word+"  "+page.Untab(ch.Message), c.width-1, " ", "   ")
 		lines[0] = strings.Replace(lines[0], word, c.th.Status(ch.Status).Render(word), 1)
 		if ch.Status != checks.Passed {
 			lines = append(lines, c.evidence(ch)...)
@@ -98,7 +99,7 @@ func (c canvas) evidence(ch checks.Result) []string {
 		{"tui.checks.observed", ch.Observed},
 		{"tui.checks.where", ch.Where},
 	} {
-		v := untab(f.val)
+		v := page.Untab(f.val)
 		if v == "" {
 			continue
 		}
@@ -109,7 +110,7 @@ func (c canvas) evidence(ch checks.Result) []string {
 			if i > 0 {
 				first = pad
 			}
-			lines = append(lines, wrap(vl, c.width-1, first, pad)...)
+			lines = append(lines, page.Wrap(vl, c.width-1, first, pad)...)
 		}
 	}
 	return lines

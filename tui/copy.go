@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
 )
 
 // copyTargets lists what the copy key can put on the clipboard for one
@@ -276,7 +277,7 @@ func copiedText(c copiedMsg, room int) string {
 	if firstLine(c.text) != c.text {
 		shown += " ..."
 	}
-	errText := func() string { return elide(untab(c.tmuxErr.Error()), room) }
+	errText := func() string { return elide(page.Untab(c.tmuxErr.Error()), room) }
 	switch {
 	case c.tmux && c.tmuxClipboard == "off":
 		// tmux drops OSC 52 from programs: only its buffer has the text.

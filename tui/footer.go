@@ -11,7 +11,10 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
+	"github.com/labhub/labmate/tui/component"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -26,11 +29,16 @@ const toastLines = 2
 // the learner should read now: a toast, a regression alert, the solution
 // question. It resolves what it shows: a newer fact about a step replaces
 // an older one, so a pass toast never stays under the alert that the same
-// step is red again, and only one note promises where enter goes.
+// step is red again, and only one note promises where enter goes. It is a
+// component: its own keys are the question's answers, and its help line
+// shows the screen's keys (SetKeyMap), read through help.KeyMap.
 type footer struct {
 	th    theme.Theme
 	help  help.Model
 	width int
+
+	keys    help.KeyMap           // the screen's keys, as they are now
+	giveWay func(key.Binding) int // which hints leave a help line short of room first
 
 	toast   *toast
 	toastID int
@@ -64,21 +72,32 @@ type alert struct {
 
 type toastExpiredMsg struct{ id int }
 
+var _ component.Component = (*footer)(nil)
+
 func newFooter(th theme.Theme) footer {
-	h := help.New()
-	h.ShortSeparator = "  "
-	h.FullSeparator = "  "
-	h.Ellipsis = ".."
-	h.Styles = help.Styles{
-		ShortKey: th.Key, ShortDesc: th.Desc, ShortSeparator: th.Muted, Ellipsis: th.Muted,
-		FullKey: th.Key, FullDesc: th.Desc, FullSeparator: th.Muted,
-	}
-	return footer{th: th, help: h}
+	return footer{th: th, help: th.Help(), keys: component.Keys{}, giveWay: func(key.Binding) int { return 0 }}
 }
 
 // SetSize gives the footer the pane's width; its height follows from what
-// it shows (Height).
-func (f *footer) SetSize(w int) { f.width = w }
+// it shows (its View's lines), so the height given is not used.
+func (f *footer) SetSize(w, _ int) { f.width = w }
+
+// SetKeyMap gives the footer the screen's keys for its help line, and
+// how early each hint gives way when the line is short of room.
+func (f *footer) SetKeyMap(km help.KeyMap, giveWay func(key.Binding) int) {
+	f.keys, f.giveWay = km, giveWay
+}
+
+// Init starts nothing: a toast's timer starts with the toast.
+func (f footer) Init() tea.Cmd { return nil }
+
+// Update takes down the toast whose timer ran out.
+func (f *footer) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if msg, ok := msg.(toastExpiredMsg); ok {
+		f.expire(msg.id)
+	}
+	return f, nil
+}
 
 // syncKeys enables the answers to the footer's question exactly while it
 // asks, and takes them as its own keys.
@@ -97,6 +116,9 @@ func (f footer) ShortHelp() []key.Binding {
 	}
 	return nil
 }
+
+// FullHelp is the footer's keys: the answers.
+func (f footer) FullHelp() [][]key.Binding { return [][]key.Binding{{f.yes, f.no}} }
 
 // reply is the learner's answer to the footer's question.
 type reply int
@@ -248,20 +270,23 @@ func (f *footer) dismiss() {
 	}
 }
 
-// View is the footer's lines for the given help keys.
-func (f footer) View(items []shortKey) []string {
+// View is the footer: its notes over the help line.
+func (f footer) View() string { return strings.Join(f.lines(), "\n") }
+
+// lines are the footer's lines, bottom up: the help line, then the notes.
+func (f footer) lines() []string {
 	var out []string
 	w := f.width
 	if f.confirm {
 		out = append(out, f.bar(f.th.Hint, content.Msg("tui.hints.confirm"), w, 2)...)
 	}
 	if f.alert != nil {
-		out = append(out, f.bar(f.th.Alert, theme.GlyphError+" "+f.alert.text, w, 2)...)
+		out = append(out, f.bar(f.th.Alert, checks.Error.Glyph()+" "+f.alert.text, w, 2)...)
 	}
 	if f.toast != nil {
 		out = append(out, f.bar(f.th.Toast, f.toastText(w), w, toastLines)...)
 	}
-	return append(out, f.helpLines(items)...)
+	return append(out, f.helpLines()...)
 }
 
 // toastText words the toast for a pane w wide: whole when it fits its
@@ -269,7 +294,7 @@ func (f footer) View(items []shortKey) []string {
 // few characters; past that, bar ends it with "..").
 func (f footer) toastText(w int) string {
 	t := f.toast
-	fits := func(s string) bool { return len(wrap(untab(s), w-1, " ", " ")) <= toastLines }
+	fits := func(s string) bool { return len(page.Wrap(page.Untab(s), w-1, " ", " ")) <= toastLines }
 	if t.words == nil || fits(t.text) {
 		return t.text
 	}
@@ -291,39 +316,32 @@ func (f footer) toastText(w int) string {
 
 // bar wraps text to at most n lines of a full-width coloured bar.
 func (f footer) bar(st lipgloss.Style, text string, w, n int) []string {
-	lines := wrap(untab(text), w-1, " ", " ")
+	lines := page.Wrap(page.Untab(text), w-1, " ", " ")
 	if len(lines) > n {
 		lines = lines[:n]
-		lines[n-1] = ansi.Truncate(lines[n-1], w-3-ambiguousRunes(lines[n-1]), "") + ".."
+		lines[n-1] = ansi.Truncate(lines[n-1], w-3-page.AmbiguousRunes(lines[n-1]), "") + ".."
 	}
 	for i, l := range lines {
 		if !f.th.NoColor() {
-			l += strings.Repeat(" ", max(w-ansi.StringWidth(l)-ambiguousRunes(l), 0))
+			l += strings.Repeat(" ", max(w-ansi.StringWidth(l)-page.AmbiguousRunes(l), 0))
 		}
 		lines[i] = st.Render(l)
 	}
 	return lines
 }
 
-// shortKey is one key of the help line. drop orders what gives way when
-// the line does not fit: higher first, 0 never (the full help, ?, lists
-// everything anyway).
-type shortKey struct {
-	b    key.Binding
-	drop int
-}
-
-// helpLines packs the enabled keys into at most two lines. When they do
-// not fit, the least needed give way, so the line never ends cut off
-// (quit and help stay).
-func (f footer) helpLines(items []shortKey) []string {
+// helpLines packs the screen's enabled keys into at most two lines.
+// When they do not fit, the hints that give way first leave (giveWay), so
+// the line never ends cut off (quit and help stay).
+func (f footer) helpLines() []string {
 	width := f.width - 1
+	items := component.Enabled(f.keys.ShortHelp()...)
 	lines, fits := f.packHelp(items, width)
 	for !fits {
-		worst := -1
-		for i, s := range items {
-			if s.drop > 0 && (worst < 0 || s.drop > items[worst].drop) {
-				worst = i
+		worst, most := -1, 0
+		for i, b := range items {
+			if g := f.giveWay(b); g > most {
+				worst, most = i, g
 			}
 		}
 		if worst < 0 {
@@ -343,12 +361,12 @@ func (f footer) helpLines(items []shortKey) []string {
 
 // packHelp fills the first help line and puts the rest on the second;
 // fits is false when the second is too long.
-func (f footer) packHelp(items []shortKey, width int) (lines [][]key.Binding, fits bool) {
+func (f footer) packHelp(items []key.Binding, width int) (lines [][]key.Binding, fits bool) {
 	var cur []key.Binding
 	curW := 0
 	sepW := ansi.StringWidth(f.help.ShortSeparator)
-	for _, s := range items {
-		iw := ansi.StringWidth(s.b.Help().Key) + 1 + ansi.StringWidth(s.b.Help().Desc)
+	for _, b := range items {
+		iw := ansi.StringWidth(b.Help().Key) + 1 + ansi.StringWidth(b.Help().Desc)
 		sep := 0
 		if len(cur) > 0 {
 			sep = sepW
@@ -357,7 +375,7 @@ func (f footer) packHelp(items []shortKey, width int) (lines [][]key.Binding, fi
 			lines = append(lines, cur)
 			cur, curW, sep = nil, 0, 0
 		}
-		cur = append(cur, s.b)
+		cur = append(cur, b)
 		curW += sep + iw
 	}
 	if len(cur) > 0 {

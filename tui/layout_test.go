@@ -6,12 +6,10 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/x/ansi"
-	"github.com/muesli/termenv"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/tui/internal/fixture"
-	"github.com/labhub/labmate/tui/theme"
 )
 
 // squeeze drops every blank and escape sequence: what is left is the text
@@ -75,82 +73,6 @@ func TestWrappedTextIsWhole(t *testing.T) {
 				t.Errorf("%d columns: step %q not whole on the introduction", w, want)
 			}
 		}
-	}
-}
-
-// wrap never makes a line wider than asked, whichever prefix is wider,
-// and keeps a spare cell for each East-Asian-ambiguous character.
-func TestWrapWidth(t *testing.T) {
-	text := `✓ 통과  plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runc.runtime_type 이 맞습니다 — 4 × 5 = 20 — 끝`
-	for _, p := range [][2]string{{" ", "   "}, {" ", "    "}, {"   ", " "}, {" 1. ", "    "}} {
-		for width := 20; width <= 100; width++ {
-			lines := wrap(text, width, p[0], p[1])
-			for i, l := range lines {
-				if w := ansi.StringWidth(l) + ambiguousRunes(l); w > width {
-					t.Fatalf("wrap(%d, %q, %q) line %d is %d cells with its spare ones: %q", width, p[0], p[1], i, w, l)
-				}
-			}
-			if squeeze(strings.Join(lines, "\n")) != squeeze(p[0]+text) {
-				t.Fatalf("wrap(%d, %q, %q) lost text:\n%s", width, p[0], p[1], strings.Join(lines, "\n"))
-			}
-		}
-	}
-}
-
-// What glamour lets overflow (a hyphen or "..." past the edge) is
-// re-wrapped onto the next line with the margin, never left at column 0
-// on its own, and nothing of it is lost.
-func TestRenderedLinesKeepTheirMargin(t *testing.T) {
-	lab := realLab(t)
-	th := theme.New("dark", termenv.Ascii)
-	docs := map[string]string{"intro": lab.Intro}
-	for _, s := range lab.Steps {
-		docs[fmt.Sprintf("step %d", s.Number)] = s.Body
-		docs[fmt.Sprintf("solution %d", s.Number)] = s.Solution
-	}
-	widths := []int{40, 41, 42, 43, 49, 50, 54, 55, 56, 59, 60, 61, 68, 70, 80, 87, 100, 120, 142, 156, 157, 158, 160}
-	for name, md := range docs {
-		md = content.Expand(md, fixture.Root)
-		for _, w := range widths {
-			blocks, err := renderMarkdown(md, w, th)
-			if err != nil {
-				t.Fatalf("%s at %d: %v", name, w, err)
-			}
-			var all []string
-			for _, b := range blocks {
-				for _, l := range b {
-					all = append(all, l)
-					if vis := ansi.Strip(l); !strings.HasPrefix(vis, " ") {
-						t.Errorf("%s at %d columns: line without the margin: %q", name, w, vis)
-					}
-					if cells := ansi.StringWidth(l) + ambiguousRunes(l); cells > w {
-						t.Errorf("%s at %d columns: line of %d cells with its spare ones: %q", name, w, cells, ansi.Strip(l))
-					}
-				}
-			}
-			raw, err := glamourText(md, w, th)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := squeeze(strings.Join(all, "\n")); got != squeeze(raw) {
-				t.Errorf("%s at %d columns: the clamped rendering lost text", name, w)
-			}
-		}
-	}
-}
-
-// PageProblems names a line wider than the pane by its width and the
-// pane's, with its text, in Korean: what `labmate lab verify` shows an
-// author.
-func TestPageProblemsNamesTheWidths(t *testing.T) {
-	if got := PageProblems("fits on one line", 40); len(got) != 0 {
-		t.Errorf("a page that fits has problems: %q", got)
-	}
-	// A Korean syllable takes two cells: a pane one cell wide fits none.
-	got := PageProblems("가", 1)
-	want := []string{"줄 하나가 2칸으로 1칸 화면보다 넓습니다: 가"}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("problems = %q, want %q", got, want)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -82,7 +83,7 @@ type reportsClosedMsg struct{}
 // New returns the model for opts. It never fails: a missing lab shows an
 // empty introduction.
 func New(opts Options) Model {
-	narrowAmbiguous()
+	page.NarrowAmbiguous()
 	opts = cleanOptions(opts)
 	lab := opts.Lab
 	if lab == nil {
@@ -99,7 +100,7 @@ func New(opts Options) Model {
 		pg:     newPager(),
 		foot:   newFooter(th),
 		hints:  newLadder(opts.Progress, opts.OnProgress),
-		replay: replayBar{ctl: opts.Replay},
+		replay: replayBar{ctl: opts.Replay, th: th},
 		cuts:   &cutLog{},
 	}
 	// What the copy key offers depends only on the text and the root.
@@ -219,7 +220,7 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 	case classLabMsg:
 		return m.noteClassLab(msg.note)
 	case toastExpiredMsg:
-		m.foot.expire(msg.id)
+		m.foot.Update(msg)
 	case copiedMsg:
 		return m.foot.showToast(toast{
 			text: copiedText(msg, 0), target: -1,
@@ -233,7 +234,7 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 			return m.foot.showToast(toast{text: content.Msg("tui.toast.notices", "n", len(m.opts.Notices), "key", keys.Display(m.keys.Go.Keys()[0])), target: 0})
 		}
 	default:
-		cmd, _ := m.replay.Update(msg)
+		_, cmd := m.replay.Update(msg)
 		return cmd
 	}
 	return nil

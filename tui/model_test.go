@@ -691,8 +691,8 @@ func TestCopyToastFitsTwoLines(t *testing.T) {
 			c.msg.text = copied
 			m, _ = update(m, c.msg) // not send: it would wait on the toast's timer
 			checkFits(t, m)
-			footer := m.foot.View(m.shortBindings())
-			bar := footer[:len(footer)-len(m.foot.helpLines(m.shortBindings()))]
+			footer := m.foot.lines()
+			bar := footer[:len(footer)-len(m.foot.helpLines())]
 			if len(bar) == 0 || len(bar) > 2 {
 				t.Fatalf("%d columns, %s: toast of %d lines", w, c.name, len(bar))
 			}

@@ -6,6 +6,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/tui/keys"
 )
 
@@ -55,7 +56,7 @@ func (m Model) alertText(steps []int) string {
 	if r := m.report.Step(first); r != nil {
 		for _, c := range r.Checks {
 			if c.Status == checks.Failed || c.Status == checks.Error {
-				reason = firstLine(untab(c.Message))
+				reason = firstLine(page.Untab(c.Message))
 				break
 			}
 		}

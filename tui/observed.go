@@ -7,6 +7,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/page"
 )
 
 // observed is the "observed" view of step number step: what labmate
@@ -15,17 +16,17 @@ import (
 func (c canvas) observed(step int, r *engine.StepResult, rep *engine.Report) []block {
 	out := []block{
 		c.section(content.Msg("tui.observed.title", "step", step)),
-		{lines: styled(c.th.Muted, wrap(content.Msg("tui.observed.lead"), c.width-1, " ", " "))},
+		{lines: styled(c.th.Muted, page.Wrap(content.Msg("tui.observed.lead"), c.width-1, " ", " "))},
 	}
 	if r == nil {
-		return append(out, block{lines: wrap(content.Msg("tui.checks.none_yet"), c.width-1, " ", " "), gap: true})
+		return append(out, block{lines: page.Wrap(content.Msg("tui.checks.none_yet"), c.width-1, " ", " "), gap: true})
 	}
 	any := false
 	for _, f := range r.Observed {
 		any = true
-		lines := []string{" " + c.th.Title.Render(shorten(untab(f.Label), c.width-2))}
-		for _, vl := range strings.Split(untab(f.Value), "\n") {
-			lines = append(lines, wrap(vl, c.width-1, "   ", "   ")...)
+		lines := []string{" " + c.th.Title.Render(shorten(page.Untab(f.Label), c.width-2))}
+		for _, vl := range strings.Split(page.Untab(f.Value), "\n") {
+			lines = append(lines, page.Wrap(vl, c.width-1, "   ", "   ")...)
 		}
 		out = append(out, block{lines: lines, gap: true})
 	}
@@ -35,9 +36,9 @@ func (c canvas) observed(step int, r *engine.StepResult, rep *engine.Report) []b
 			continue
 		}
 		word := statusWord(ch.Status)
-		lines := []string{" " + c.th.Status(ch.Status).Render(word) + " " + shorten(untab(ch.ID), max(c.width-ansi.StringWidth(word)-3, 1))}
-		for _, vl := range strings.Split(untab(ch.Observed), "\n") {
-			lines = append(lines, wrap(vl, c.width-1, "   ", "   ")...)
+		lines := []string{" " + c.th.Status(ch.Status).Render(word) + " " + shorten(page.Untab(ch.ID), max(c.width-ansi.StringWidth(word)-3, 1))}
+		for _, vl := range strings.Split(page.Untab(ch.Observed), "\n") {
+			lines = append(lines, page.Wrap(vl, c.width-1, "   ", "   ")...)
 		}
 		perCheck = append(perCheck, block{lines: lines})
 	}
@@ -47,7 +48,7 @@ func (c canvas) observed(step int, r *engine.StepResult, rep *engine.Report) []b
 		out = append(out, perCheck...)
 	}
 	if !any {
-		out = append(out, block{lines: wrap(content.Msg("tui.observed.none"), c.width-1, " ", " "), gap: true})
+		out = append(out, block{lines: page.Wrap(content.Msg("tui.observed.none"), c.width-1, " ", " "), gap: true})
 	}
 	if b, ok := c.cluster(rep); ok {
 		out = append(out, b)

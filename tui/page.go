@@ -8,6 +8,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/page"
 )
 
 // block is a run of lines that belong together (a paragraph, a check).
@@ -137,7 +138,7 @@ func (m *Model) rebuildTop() {
 func (m Model) compose() (blocks []block, exact bool) {
 	switch {
 	case m.showHelp:
-		return m.canvas().help(m.keys, m.replay.running()), true
+		return m.canvas().help(m), true
 	case m.observed && m.page > 0:
 		s := m.stepAt(m.page)
 		return m.canvas().observed(s.Number, m.result(s), m.report), true
@@ -156,7 +157,7 @@ func (m Model) introBlocks() ([]block, bool) {
 		s := &m.lab.Steps[i]
 		st := m.status(s)
 		word := statusWord(st)
-		lines := wrap(fmt.Sprintf("%d. %s  %s", s.Number, s.Title, word), m.width-1, " ", "    ")
+		lines := page.Wrap(fmt.Sprintf("%d. %s  %s", s.Number, s.Title, word), m.width-1, " ", "    ")
 		lines[0] = strings.Replace(lines[0], word, m.th.Status(st).Render(word), 1)
 		blocks = append(blocks, block{lines: lines})
 	}
@@ -167,7 +168,7 @@ func (m Model) introBlocks() ([]block, bool) {
 	if len(m.opts.Notices) > 0 {
 		blocks = append(blocks, m.canvas().section(content.Msg("tui.notices")))
 		for _, n := range m.opts.Notices {
-			blocks = append(blocks, block{lines: wrap(untab(n), m.width-1, " ! ", "   ")})
+			blocks = append(blocks, block{lines: page.Wrap(page.Untab(n), m.width-1, " ! ", "   ")})
 		}
 	}
 	return blocks, exact
@@ -188,7 +189,7 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 		mk.hints = len(blocks)
 		for i := 0; i < p.Seen && i < len(s.Hints); i++ {
 			prefix := fmt.Sprintf(" %d. ", i+1)
-			blocks = append(blocks, block{lines: styled(m.th.Hint, wrap(untab(s.Hints[i]), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
+			blocks = append(blocks, block{lines: styled(m.th.Hint, page.Wrap(page.Untab(s.Hints[i]), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
 		}
 	}
 	if p.Solution {

@@ -9,14 +9,15 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/tui/component"
 	"github.com/labhub/labmate/tui/keys"
 )
 
 // pager is the scrolling page: the viewport and the blocks of what it
 // shows, so that the scroll position stays on the same paragraph across
-// a resize (the anchor). It scrolls
-// with the viewport's own key handling, bound to labmate's scroll keys,
-// and remembers how far each page was scrolled.
+// a resize (the anchor). It scrolls with the viewport's own key handling,
+// bound to labmate's scroll keys, and remembers how far each page was
+// scrolled. It is a component.
 type pager struct {
 	vp viewport.Model
 
@@ -30,6 +31,8 @@ type pager struct {
 
 	top, bottom key.Binding // the viewport has no keys for these
 }
+
+var _ component.Component = (*pager)(nil)
 
 func newPager() pager {
 	vp := viewport.New(0, 0)
@@ -52,17 +55,26 @@ func (p *pager) syncKeys(k *keys.KeyMap, on bool) {
 	p.top, p.bottom = k.Top, k.Bottom
 }
 
-// Update scrolls for a scroll key; other keys do nothing.
-func (p *pager) Update(msg tea.KeyMsg) {
+// Init starts nothing.
+func (p pager) Init() tea.Cmd { return nil }
+
+// Update scrolls for a scroll key; other messages do nothing.
+func (p *pager) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	k, ok := msg.(tea.KeyMsg)
 	switch {
-	case key.Matches(msg, p.top):
+	case !ok:
+	case key.Matches(k, p.top):
 		p.vp.GotoTop()
-	case key.Matches(msg, p.bottom):
+	case key.Matches(k, p.bottom):
 		p.vp.GotoBottom()
 	default:
-		p.vp, _ = p.vp.Update(msg)
+		p.vp, _ = p.vp.Update(k)
 	}
+	return p, nil
 }
+
+// View is the rows of the page on screen.
+func (p pager) View() string { return p.vp.View() }
 
 // SetSize gives the page its width and the rows the layout left it.
 func (p *pager) SetSize(w, h int) {
@@ -75,18 +87,23 @@ func (p *pager) SetSize(w, h int) {
 func (p pager) fits(h int) bool { return p.vp.TotalLineCount() <= h }
 
 // ShortHelp is the pager's key for the help line: scroll, named by its
-// down and up keys, shown only when the page scrolls and keys scroll it.
+// down and up keys (the down binding stands for both), shown only when
+// the page scrolls and keys scroll it.
 func (p pager) ShortHelp() []key.Binding {
 	down, up := p.vp.KeyMap.Down, p.vp.KeyMap.Up
 	if len(down.Keys()) == 0 || len(up.Keys()) == 0 {
 		return nil
 	}
-	scroll := key.NewBinding(
-		key.WithKeys("scroll"),
-		key.WithHelp(keys.Display(down.Keys()[0])+"/"+keys.Display(up.Keys()[0]), content.Msg("tui.short.scroll")),
-	)
+	scroll := down
+	scroll.SetHelp(keys.Display(down.Keys()[0])+"/"+keys.Display(up.Keys()[0]), content.Msg("tui.short.scroll"))
 	scroll.SetEnabled(p.scrolls && down.Enabled())
 	return []key.Binding{scroll}
+}
+
+// FullHelp is every scroll key.
+func (p pager) FullHelp() [][]key.Binding {
+	k := p.vp.KeyMap
+	return [][]key.Binding{{k.Down, k.Up, k.PageDown, k.PageUp, k.HalfPageDown, k.HalfPageUp, p.top, p.bottom}}
 }
 
 // leave remembers how far page was scrolled; arrive scrolls page back

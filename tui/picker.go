@@ -7,12 +7,17 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/termtext"
+	"github.com/labhub/labmate/page"
+	"github.com/labhub/labmate/tui/component"
+	"github.com/labhub/labmate/tui/keys"
+	"github.com/labhub/labmate/tui/terminal"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -28,13 +33,13 @@ var ErrNoChoice = fmt.Errorf("no lab chosen")
 
 // PickLab shows the installed labs and returns the ID of the one the
 // learner opens (enter), or ErrNoChoice (q, esc, ctrl+c). It runs as the
-// TUI does (RunProgram): drawn by labmate's frame writer, the terminal
+// TUI does (terminal.Run): drawn by labmate's frame writer, the terminal
 // restored on every way out.
 func PickLab(ctx context.Context, labs []LabChoice, themeName string) (string, error) {
-	narrowAmbiguous()
+	page.NarrowAmbiguous()
 	out := os.Stdout
 	th := theme.New(theme.Resolve(themeName, out), theme.DetectProfile(out))
-	final, err := RunProgram(ctx, out, func(io.Writer) tea.Model { return newPicker(labs, th) })
+	final, err := terminal.Run(ctx, out, func(io.Writer) tea.Model { return newPicker(labs, th) })
 	if err != nil {
 		return "", err
 	}
@@ -48,51 +53,70 @@ func PickLab(ctx context.Context, labs []LabChoice, themeName string) (string, e
 }
 
 // picker is the lab picker: a list, a cursor, and the keys to move it.
+// It is a component: its help line is its key map's.
 type picker struct {
 	labs          []LabChoice
 	cursor        int
 	chosen        int
 	width, height int
 	th            theme.Theme
-	up, down, ok  key.Binding
-	quit          key.Binding
+	keys          keys.Picker
+	help          help.Model
 }
 
+var _ component.Component = (*picker)(nil)
+
 func newPicker(labs []LabChoice, th theme.Theme) picker {
+	h := th.Help()
+	// The picker's help line is muted whole, keys and words alike.
+	h.Styles.ShortKey, h.Styles.ShortDesc, h.Styles.ShortSeparator = th.Muted, th.Muted, th.Muted
 	return picker{
 		// An installed lab's title is its author's: the picker's door.
 		labs: termtext.Deep(labs), chosen: -1, th: th, width: 60, height: 20,
-		up:   key.NewBinding(key.WithKeys("up", "k")),
-		down: key.NewBinding(key.WithKeys("down", "j")),
-		ok:   key.NewBinding(key.WithKeys("enter")),
-		quit: key.NewBinding(key.WithKeys("q", "esc", "ctrl+c")),
+		keys: keys.NewPicker(len(labs)),
+		help: h,
 	}
 }
 
 func (m picker) Init() tea.Cmd { return nil }
 
+// SetSize gives the picker the pane.
+func (m *picker) SetSize(w, h int) { m.width, m.height = w, h }
+
+// ShortHelp is the picker's help line: the cursor's keys as one (j/k),
+// opening, opening by number and leaving.
+func (m picker) ShortHelp() []key.Binding {
+	move := m.keys.Down
+	move.SetHelp(m.keys.Down.Help().Key+"/"+m.keys.Up.Help().Key, m.keys.Down.Help().Desc)
+	return []key.Binding{move, m.keys.Open, m.keys.Pick, m.keys.Quit}
+}
+
+// FullHelp is every key of the picker.
+func (m picker) FullHelp() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{{k.Up, k.Down}, {k.Open, k.Pick}, {k.Quit}}
+}
+
 func (m picker) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
+		m.SetSize(msg.Width, msg.Height)
 	case tea.KeyMsg:
 		switch {
-		case key.Matches(msg, m.up):
+		case key.Matches(msg, m.keys.Up):
 			m.cursor = (m.cursor + len(m.labs) - 1) % len(m.labs)
-		case key.Matches(msg, m.down):
+		case key.Matches(msg, m.keys.Down):
 			m.cursor = (m.cursor + 1) % len(m.labs)
-		case key.Matches(msg, m.ok):
+		case key.Matches(msg, m.keys.Open):
 			m.chosen = m.cursor
 			return m, tea.Quit
-		case key.Matches(msg, m.quit):
+		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
-		default:
+		case key.Matches(msg, m.keys.Pick):
 			// A digit opens that lab of the list at once.
-			if s := msg.String(); len(s) == 1 && s[0] >= '1' && s[0] <= '9' {
-				if i := int(s[0] - '1'); i < len(m.labs) {
-					m.chosen = i
-					return m, tea.Quit
-				}
+			if i := int(msg.String()[0] - '1'); i < len(m.labs) {
+				m.chosen = i
+				return m, tea.Quit
 			}
 		}
 	}
@@ -107,7 +131,7 @@ func (m picker) View() string {
 		mark := "  "
 		style := m.th.Muted
 		if i == m.cursor {
-			mark, style = "▸ ", m.th.Title
+			mark, style = theme.GlyphCurrent+" ", m.th.Title
 		}
 		head := fmt.Sprintf("%s%d %s", mark, i+1, l.ID)
 		lines = append(lines, style.Render(ansi.Truncate(head, w, "…")))
@@ -115,7 +139,7 @@ func (m picker) View() string {
 			lines = append(lines, "    "+ansi.Truncate(t, w-4, "…"))
 		}
 	}
-	lines = append(lines, "", m.th.Muted.Render(ansi.Truncate(content.Msg("tui.picker.keys", "n", len(m.labs)), w, "…")))
+	lines = append(lines, "", ansi.Truncate(m.help.ShortHelpView(m.ShortHelp()), w, "…"))
 	if len(lines) > m.height && m.height > 0 {
 		lines = lines[:m.height]
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -77,6 +78,10 @@ func TestPickerViewFitsNarrowPane(t *testing.T) {
 	}
 	if !strings.Contains(view, "▸ 2 driver-reboot") || strings.Contains(view, "▸ 1") {
 		t.Errorf("the cursor is not on lab 2:\n%s", view)
+	}
+	// The help line is the picker's key map's.
+	if want := fmt.Sprintf("j/k 이동  enter 열기  1-%d 바로 열기  q 종료", len(pickerLabs())); !strings.Contains(view, want) {
+		t.Errorf("no help line %q:\n%s", want, view)
 	}
 	// Titles wrap: compare them with the spaces and line breaks out.
 	flat := strings.NewReplacer(" ", "", "\n", "").Replace(view)

@@ -7,6 +7,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
+	"github.com/labhub/labmate/tui/component"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -19,14 +21,27 @@ const replayStatusGap = 50 * time.Millisecond
 // replayBar is the replay's row under the step strip and its controls
 // (pause, speed, next change), in replay mode only: it reads the replay's
 // status when the replay says it changed, and its keys do something only
-// while the replay runs.
+// while the replay runs. It is a component one row high.
 type replayBar struct {
 	ctl    ReplayControl // nil: not a replay
 	status string        // the replay's last Status
 	done   bool          // the replay has ended: its controls do nothing
+	th     theme.Theme
+	width  int
 
 	pause, speed, next key.Binding
 }
+
+var _ component.Component = (*replayBar)(nil)
+
+// SetSize gives the row the pane's width (it is one row high).
+func (r *replayBar) SetSize(w, _ int) { r.width = w }
+
+// ShortHelp is the controls, enabled while the replay runs.
+func (r replayBar) ShortHelp() []key.Binding { return []key.Binding{r.pause, r.speed, r.next} }
+
+// FullHelp is the controls.
+func (r replayBar) FullHelp() [][]key.Binding { return [][]key.Binding{r.ShortHelp()} }
 
 // replayMsg carries the replay's status, and whether it has ended, read
 // at time at.
@@ -52,19 +67,21 @@ func (r replayBar) Init() tea.Cmd {
 	return func() tea.Msg { return replayMsg{status: ctl.Status(), done: ctl.Done(), at: time.Now()} }
 }
 
-// Update adopts the replay's news; handled is false for other messages.
-func (r *replayBar) Update(msg tea.Msg) (cmd tea.Cmd, handled bool) {
+// Update adopts the replay's news and calls the control a key stands for.
+func (r *replayBar) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case replayMsg:
 		r.status = msg.status
 		r.done = msg.done
-		return waitReplay(r.ctl, msg.at), true
+		return r, waitReplay(r.ctl, msg.at)
 	case replayEndedMsg:
 		// The replay will not change again; keep its last status.
 		r.done = true
-		return nil, true
+	case tea.KeyMsg:
+		cmd, _ := r.key(msg)
+		return r, cmd
 	}
-	return nil, false
+	return r, nil
 }
 
 // waitReplay waits for the replay's next change and then reads its
@@ -127,12 +144,12 @@ func (r replayBar) key(msg tea.KeyMsg) (cmd tea.Cmd, handled bool) {
 }
 
 // View is the replay's progress as the replay words it (state, speed,
-// position), on one row width cells wide. It is plain coloured text: the
-// strip's banner already marks the session as a replay.
-func (r replayBar) View(th theme.Theme, width int) string {
-	s := firstLine(untab(r.status))
+// position), on one row as wide as the pane. It is plain coloured text:
+// the strip's banner already marks the session as a replay.
+func (r replayBar) View() string {
+	s := firstLine(page.Untab(r.status))
 	if s == "" {
-		return " " + th.Muted.Render(content.Msg("tui.loading"))
+		return " " + r.th.Muted.Render(content.Msg("tui.loading"))
 	}
-	return " " + th.Hint.Render(shorten(s, width-1))
+	return " " + r.th.Hint.Render(shorten(s, r.width-1))
 }

@@ -101,12 +101,13 @@ keys = ["NAME", "READY"]
 }
 
 // untouched fails unless the pane's title and tmux's paste buffers hold
-// nothing the hostile text tried to put there, and returns the screen.
+// nothing the hostile text tried to put there, and returns the screen
+// once it shows each of shown (wherever the pane's width broke its lines).
 func (p *pane) untouched(shown ...string) string {
 	p.t.Helper()
 	s, onScreen := p.waitUntil(func(s string) bool {
 		for _, w := range shown {
-			if !strings.Contains(s, w) {
+			if !strings.Contains(squeeze(s), squeeze(w)) {
 				return false
 			}
 		}

@@ -12,11 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
-	"github.com/labhub/labmate/tui/theme"
+	"github.com/labhub/labmate/tui/terminal"
 )
 
 // The tests in this file start the real program in real tmux panes, type
@@ -548,7 +549,7 @@ func TestTmuxPanicRestoresTerminal(t *testing.T) {
 
 // Idle means idle: with nothing changing, the TUI uses no more CPU than
 // bubbletea itself does with a static view (its frame ticker runs at
-// FrameRate whatever happens; see tui.FrameRate). Both run side by side in
+// FrameRate whatever happens; see terminal.FrameRate). Both run side by side in
 // panes of the same size, so load on the machine weighs on both alike;
 // CPU time is read from /proc/<pid>/stat (utime+stime). Any loop of
 // labmate's own while idle (a timer, a redraw, polling) costs more than
@@ -570,7 +571,7 @@ func TestTmuxIdleCPU(t *testing.T) {
 	ticks := cpuTicks(t, pids, window)
 	pct := func(n int64) float64 { return float64(n) / 100 / window.Seconds() * 100 }
 	t.Logf("idle over %s: TUI %d ticks (%.2f%% of one CPU), bare bubbletea at %d fps %d ticks (%.2f%%)",
-		window, ticks[0], pct(ticks[0]), FrameRate, ticks[1], pct(ticks[1]))
+		window, ticks[0], pct(ticks[0]), terminal.FrameRate, ticks[1], pct(ticks[1]))
 	// 5 ticks over 15 s: 0.33% of one CPU above what bubbletea costs.
 	if extra := ticks[0] - ticks[1]; extra > 5 {
 		t.Errorf("idle TUI uses %d ticks (%.2f%% of one CPU) more than bare bubbletea over %s", extra, pct(extra), window)
@@ -641,19 +642,19 @@ func TestTmuxRealBinary(t *testing.T) {
 	// nor written.
 	p := startProgram(t, bin, 80, 24, xdgEnv(t), "--root", root, "--no-cluster")
 	lab := realLab(t)
-	s := p.waitFor("labmate", "1"+theme.GlyphPassed+" 2"+theme.GlyphPassed, "2/8", msg("tui.short.quit"))
+	s := p.waitFor("labmate", "1"+checks.Passed.Glyph()+" 2"+checks.Passed.Glyph(), "2/8", msg("tui.short.quit"))
 	rows := p.checkScreen(s)
-	if !strings.Contains(rows[0], "3"+theme.GlyphFailed) {
+	if !strings.Contains(rows[0], "3"+checks.Failed.Glyph()) {
 		t.Errorf("step 3 (no merge.txt) is not failed in the strip: %q", rows[0])
 	}
 	if notices := prefix(msg("tui.toast.notices", "n", 1, "key", "enter"), 10); strings.Contains(s, notices) {
 		t.Errorf("start-up notices with a fresh config:\n%s", s)
 	}
 	p.keys("1")
-	s = p.waitFor("1/8 "+prefix(lab.Steps[0].Title, 8), theme.GlyphPassed+" "+msg("status.passed"))
+	s = p.waitFor("1/8 "+prefix(lab.Steps[0].Title, 8), checks.Passed.Glyph()+" "+msg("status.passed"))
 	p.checkScreen(s)
 	p.keys("3")
-	s = p.waitFor("3/8 "+prefix(lab.Steps[2].Title, 8), theme.GlyphFailed+" "+msg("status.failed"))
+	s = p.waitFor("3/8 "+prefix(lab.Steps[2].Title, 8), checks.Failed.Glyph()+" "+msg("status.failed"))
 	p.checkScreen(s)
 	p.keys("q")
 	if rc := p.exited(); rc != 0 {
@@ -774,7 +775,7 @@ func TestTmuxReplay(t *testing.T) {
 	p.keys("s")
 	allPassed := func(strip string) bool {
 		for n := 1; n <= 8; n++ {
-			if !strings.Contains(strip, fmt.Sprintf("%d%s", n, theme.GlyphPassed)) {
+			if !strings.Contains(strip, fmt.Sprintf("%d%s", n, checks.Passed.Glyph())) {
 				return false
 			}
 		}
@@ -836,7 +837,7 @@ func TestTmuxLabPicker(t *testing.T) {
 	title := msg("tui.picker.title")
 	s := p.waitFor(append([]string{title}, content.IDs()...)...)
 	checkPickerRows(t, s, 60)
-	// It is told the window's size (as the TUI is, by RunProgram) and
+	// It is told the window's size (as the TUI is, by terminal.Run) and
 	// lays the list out again for a narrower pane.
 	p.resize(44, 24)
 	s, ok := p.waitUntil(func(s string) bool { return strings.Contains(s, title) && fitsWidth(s, 44) })

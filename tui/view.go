@@ -7,10 +7,11 @@ import (
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
-	"github.com/mattn/go-runewidth"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
+	"github.com/labhub/labmate/tui/component"
 	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
@@ -38,15 +39,15 @@ func (m Model) View() string {
 			content.Msg("tui.small.quit", "key", keys.Display(m.keys.Quit.Keys()[0])),
 		})
 	}
-	footer := m.foot.View(m.shortBindings())
+	footer := strings.Split(m.foot.View(), "\n")
 	rows := max(m.height-m.headerRows()-len(footer), 0)
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.header())
 	if m.replay.on() {
-		lines = append(lines, m.replay.View(m.th, m.width))
+		lines = append(lines, m.replay.View())
 	}
 	lines = append(lines, m.title(), m.statusLine())
-	body := strings.Split(m.pg.vp.View(), "\n")
+	body := strings.Split(m.pg.View(), "\n")
 	for i := 0; i < rows; i++ {
 		if i < len(body) {
 			lines = append(lines, body[i])
@@ -74,7 +75,7 @@ func (m Model) fit(lines []string) string {
 		if 2*w <= m.width {
 			continue // fits even if every character were drawn double
 		}
-		if extra := ambiguousRunes(l); w+extra > m.width {
+		if extra := page.AmbiguousRunes(l); w+extra > m.width {
 			lines[i] = ansi.Truncate(l, max(m.width-extra, 0), "")
 			m.cuts.note("fit", l, lines[i])
 		}
@@ -125,22 +126,11 @@ func (c *cutLog) take() []string {
 // when it had to be cut, and keeps the spare cells of its ambiguous
 // characters (see fit).
 func shorten(s string, width int) string {
-	extra := ambiguousRunes(s)
+	extra := page.AmbiguousRunes(s)
 	if ansi.StringWidth(s)+extra <= width {
 		return s
 	}
 	return ansi.Truncate(s, max(width-extra, 0), "..")
-}
-
-// ambiguousRunes counts East-Asian-ambiguous runes in the visible text.
-func ambiguousRunes(s string) int {
-	n := 0
-	for _, r := range ansi.Strip(s) {
-		if r >= 0x80 && runewidth.IsAmbiguousWidth(r) {
-			n++
-		}
-	}
-	return n
 }
 
 // header is the step strip: every page at a glance, glyph per status, the
@@ -153,7 +143,7 @@ func (m Model) header() string {
 		st := checks.Unknown
 		if s := m.stepAt(p); s != nil {
 			st = m.status(s)
-			label = fmt.Sprintf("%d%s", s.Number, theme.Glyph(st))
+			label = fmt.Sprintf("%d%s", s.Number, st.Glyph())
 		}
 		switch {
 		case p == m.page:
@@ -213,9 +203,9 @@ func (m Model) stripRight(left string) string {
 		if r < 4 {
 			break
 		}
-		b := shorten(" "+untab(notes[i].text)+" ", r)
+		b := shorten(" "+page.Untab(notes[i].text)+" ", r)
 		shown = append([]string{notes[i].style.Render(b)}, shown...)
-		used += ansi.StringWidth(b) + ambiguousRunes(b)
+		used += page.Cells(b)
 		if len(shown) > 1 {
 			used++
 		}
@@ -231,7 +221,7 @@ func (m Model) title() string {
 	if s := m.stepAt(m.page); s != nil {
 		t = fmt.Sprintf("%d/%d %s", s.Number, len(m.lab.Steps), s.Title)
 	}
-	return " " + m.th.Title.Render(shorten(untab(t), m.width-1))
+	return " " + m.th.Title.Render(shorten(page.Untab(t), m.width-1))
 }
 
 // statusLine summarises the page: the step's state in glyph and word and
@@ -264,19 +254,23 @@ func (m Model) statusLine() string {
 	return shorten(b.String(), m.width-1)
 }
 
-// layout sizes the viewport to what the header and footer leave, in one
-// pass. The footer's height depends on whether the page scrolls (the help
+// layout sizes the components to the pane in one pass: the replay's row
+// and the footer take the width, the pager what the header and footer
+// leave. The footer's height depends on whether the page scrolls (the help
 // line offers j/k only then), which depends on the viewport's height: the
 // page does not scroll when it fits the taller viewport the footer without
-// j/k leaves, and does otherwise (a footer with j/k is never shorter).
+// j/k leaves, and does otherwise (a footer with j/k is never shorter). The
+// footer reads the screen's keys as they are once the pager has decided.
 func (m *Model) layout() {
 	if m.tooSmall() {
 		return
 	}
-	m.foot.SetSize(m.width)
+	m.replay.SetSize(m.width, 1)
+	m.foot.SetSize(m.width, 0)
 	rows := func(scrolls bool) int {
 		m.pg.scrolls = scrolls
-		return max(m.height-m.headerRows()-len(m.foot.View(m.shortBindings())), 1)
+		m.foot.SetKeyMap(component.Keys{Short: m.ShortHelp()}, m.keys.GiveWay)
+		return max(m.height-m.headerRows()-len(m.foot.lines()), 1)
 	}
 	h := rows(false)
 	if !m.pg.fits(h) {

@@ -19,7 +19,6 @@ import (
 	"github.com/labhub/labmate/class/classstats"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/termtext"
-	"github.com/labhub/labmate/tui/theme"
 )
 
 //go:embed report.html.tmpl
@@ -149,7 +148,7 @@ func learner(r class.Record, steps int, at time.Time) learnerRow {
 				row.Solutions++
 			}
 		}
-		row.Cells = append(row.Cells, cell{Glyph: theme.Glyph(st), Class: string(st), Title: content.Msg("class.report.cell", "n", n, "status", content.Msg("status."+string(st)))})
+		row.Cells = append(row.Cells, cell{Glyph: st.Glyph(), Class: string(st), Title: content.Msg("class.report.cell", "n", n, "status", content.Msg("status."+string(st)))})
 	}
 	switch {
 	case r.Flag != "":

@@ -7,8 +7,8 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/sandbox"
-	"github.com/labhub/labmate/tui"
 )
 
 // staticRows are the lab-wide checks that need no run: the lab and its
@@ -66,7 +66,7 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 		if m := leftoverPage().FindString(md); m != "" {
 			bad = append(bad, msg("verify.seen.page_placeholder", "page", pg.name, "placeholder", m))
 		}
-		for _, prob := range tui.PageProblems(md, width) {
+		for _, prob := range page.Problems(md, width) {
 			bad = append(bad, msg("verify.seen.page_wide", "page", pg.name, "problem", prob))
 		}
 	}

@@ -12,8 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
 
@@ -22,6 +24,8 @@ import (
 	"github.com/labhub/labmate/class/classstats"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/termtext"
+	"github.com/labhub/labmate/tui/component"
+	"github.com/labhub/labmate/tui/keys"
 	"github.com/labhub/labmate/tui/theme"
 )
 
@@ -51,11 +55,13 @@ const (
 	ByStuck                // longest on their current step first
 )
 
-// Model is the board.
+// Model is the board. It is a component: its footer is its key map's
+// help line, the keys that work in the view shown.
 type Model struct {
 	opts   Options
 	th     theme.Theme
-	keys   keyMap
+	keys   keys.Board
+	help   help.Model
 	class  class.Class
 	rows   []class.Record
 	sort   Sort
@@ -79,33 +85,6 @@ type classMsg struct{ c class.Class }
 // tickMsg redraws the times on the board.
 type tickMsg struct{ at time.Time }
 
-type keyMap struct {
-	Up, Down, Top, Bottom, Open, Back, Sort, Next, Prev, Quit key.Binding
-	// Views are 1..4: the learners, help first, the funnel, the steps.
-	Views [viewCount]key.Binding
-}
-
-func newKeys() keyMap {
-	k := func(help string, keys ...string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], content.Msg("class.board.key."+help)))
-	}
-	return keyMap{
-		Up:     k("up", "up", "k"),
-		Down:   k("down", "down", "j"),
-		Top:    k("top", "g", "home"),
-		Bottom: k("bottom", "G", "end"),
-		Open:   k("open", "enter"),
-		Back:   k("back", "esc", "backspace"),
-		Sort:   k("sort", "s"),
-		Next:   k("next", "tab"),
-		Prev:   k("prev", "shift+tab"),
-		Quit:   k("quit", "q", "ctrl+c"),
-		Views: [viewCount]key.Binding{
-			k("view", "1"), k("view", "2"), k("view", "3"), k("view", "4"),
-		},
-	}
-}
-
 // New returns a board.
 func New(o Options) Model {
 	if o.Stuck <= 0 {
@@ -117,9 +96,60 @@ func New(o Options) Model {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	m := Model{opts: o, th: theme.New(o.Theme, o.Profile), keys: newKeys(), titles: map[string]map[int]string{}, width: 80, height: 24}
+	th := theme.New(o.Theme, o.Profile)
+	h := th.Help()
+	h.Styles.ShortSeparator = lipgloss.NewStyle() // the blanks between keys are plain
+	m := Model{opts: o, th: th, keys: keys.NewBoard(), help: h, titles: map[string]map[int]string{}, width: 80, height: 24}
 	m.now = o.Now()
+	m.syncKeys()
 	return m
+}
+
+var _ component.Component = (*Model)(nil)
+
+// SetSize gives the board the pane.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.clamp()
+}
+
+// syncKeys enables the keys that work in the state on screen: the view
+// keys outside a learner's detail, moving, opening and sorting in the
+// learners' table and its detail, back in the detail.
+func (m *Model) syncKeys() {
+	k := &m.keys
+	table := m.view == Learners || m.detail
+	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Top, &k.Bottom, &k.Open, &k.Sort} {
+		b.SetEnabled(table)
+	}
+	k.Back.SetEnabled(m.detail)
+	for _, b := range append([]*key.Binding{&k.Next, &k.Prev}, &k.Views[0], &k.Views[1], &k.Views[2], &k.Views[3]) {
+		b.SetEnabled(!m.detail)
+	}
+}
+
+// ShortHelp is the footer's keys for the view shown: moving, opening and
+// sorting only in the learners' table; back and quit in a learner's
+// detail.
+func (m Model) ShortHelp() []key.Binding {
+	k := m.keys
+	switch {
+	case m.detail:
+		return []key.Binding{k.Back, k.Quit}
+	case m.view == Learners:
+		return []key.Binding{k.Up, k.Open, k.Sort, k.Next, k.Quit}
+	}
+	return []key.Binding{k.Next, k.Quit}
+}
+
+// FullHelp is every key of the board, by what it does.
+func (m Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{
+		{k.Up, k.Down, k.Top, k.Bottom, k.Open, k.Back, k.Sort},
+		append([]key.Binding{k.Next, k.Prev}, k.Views[:]...),
+		{k.Quit},
+	}
 }
 
 // Init waits for the first class.
@@ -151,8 +181,7 @@ func (m Model) tick() tea.Cmd {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
-		m.width, m.height = msg.Width, msg.Height
-		m.clamp()
+		m.SetSize(msg.Width, msg.Height)
 	case classMsg:
 		first := !m.class.Synced && msg.c.Synced
 		// The one door of the class's text: records are written by the
@@ -171,17 +200,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.order()
 		return m, m.tick()
 	case tea.KeyMsg:
+		// Disabled keys match nothing (syncKeys): the view keys do
+		// nothing in a learner's detail, moving, opening and sorting
+		// nothing outside the learners' table.
 		switch {
 		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
-		case key.Matches(msg, m.keys.Next) && !m.detail:
+		case key.Matches(msg, m.keys.Next):
 			m.view = (m.view + 1) % viewCount
-		case key.Matches(msg, m.keys.Prev) && !m.detail:
+		case key.Matches(msg, m.keys.Prev):
 			m.view = (m.view + viewCount - 1) % viewCount
-		case m.viewKey(msg) >= 0 && !m.detail:
+		case m.viewKey(msg) >= 0:
 			m.view = m.viewKey(msg)
-		case m.view != Learners && !m.detail:
-			// Moving, opening and sorting are the learners' table's.
 		case key.Matches(msg, m.keys.Back):
 			m.detail = false
 		case key.Matches(msg, m.keys.Open):
@@ -292,6 +322,7 @@ func (m *Model) clamp() {
 		m.top = m.cursor - n + 1
 	}
 	m.top = max(0, min(m.top, len(m.rows)-n))
+	m.syncKeys() // the detail may have closed
 }
 
 // listRows is how many learner rows fit: title, column header and footer
@@ -456,7 +487,7 @@ func (m Model) progress(r class.Record, n int) string {
 		if s := r.Step(i); s != nil {
 			st = s.Status
 		}
-		b.WriteString(m.th.Status(st).Render(theme.Glyph(st)) + " ")
+		b.WriteString(m.th.Status(st).Render(st.Glyph()) + " ")
 	}
 	current, since, hints := content.Msg("class.board.done"), "", ""
 	if r.Current > 0 {
@@ -503,7 +534,7 @@ func (m Model) detailLines() []string {
 	titles := m.titles[r.Lab]
 	for _, s := range r.Steps {
 		word := content.Msg("status." + string(s.Status))
-		line := fmt.Sprintf("%s %d %s  %s", m.th.Status(s.Status).Render(theme.Glyph(s.Status)), s.Number, titles[s.Number], m.th.Muted.Render(word))
+		line := fmt.Sprintf("%s %d %s  %s", m.th.Status(s.Status).Render(s.Status.Glyph()), s.Number, titles[s.Number], m.th.Muted.Render(word))
 		if s.Hints > 0 || s.Solution {
 			h := content.Msg("class.board.detail.hints", "n", s.Hints)
 			if s.Solution {
@@ -519,7 +550,7 @@ func (m Model) detailLines() []string {
 		}
 		lines = append(lines, line)
 		for _, c := range s.Failing {
-			lines = append(lines, "    "+m.th.Status(c.Status).Render(theme.Glyph(c.Status))+" "+c.ID)
+			lines = append(lines, "    "+m.th.Status(c.Status).Render(c.Status.Glyph())+" "+c.ID)
 		}
 	}
 	if len(r.Steps) == 0 && r.Flag == "" {
@@ -528,16 +559,14 @@ func (m Model) detailLines() []string {
 	return lines
 }
 
+// footer is the help line of the board's keys (ShortHelp) and, outside a
+// learner's detail, the name of the view shown.
 func (m Model) footer() string {
-	var parts []string
-	for _, k := range m.viewKeys() {
-		h := k.Help()
-		parts = append(parts, m.th.Key.Render(h.Key)+" "+m.th.Desc.Render(h.Desc))
-	}
+	line := m.help.ShortHelpView(m.ShortHelp())
 	if !m.detail {
-		parts = append(parts, m.th.Section.Render(content.Msg("class.board.view_is", "view", m.viewName(m.view))))
+		line += "  " + m.th.Section.Render(content.Msg("class.board.view_is", "view", m.viewName(m.view)))
 	}
-	return strings.Join(parts, "  ")
+	return line
 }
 
 // ClassMsg is the message the board gets for a new class (for tests and

@@ -18,7 +18,6 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/tui/theme"
 )
 
 var update = flag.Bool("update", false, "rewrite docs/screens/board/*.txt")
@@ -80,7 +79,7 @@ func step(m Model, msg tea.Msg) Model {
 	return tm.(Model)
 }
 
-func keys(m Model, ks ...string) Model {
+func press(m Model, ks ...string) Model {
 	for _, k := range ks {
 		var msg tea.KeyMsg
 		switch k {
@@ -127,8 +126,8 @@ func TestScreens(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
 		m := step(newBoard(sz[0], sz[1]), classMsg{c})
 		shots[fmt.Sprintf("%dx%d.txt", sz[0], sz[1])] = m
-		shots[fmt.Sprintf("%dx%d-stuck.txt", sz[0], sz[1])] = keys(m, "s", "g")
-		shots[fmt.Sprintf("%dx%d-detail.txt", sz[0], sz[1])] = keys(m, "s", "g", "enter")
+		shots[fmt.Sprintf("%dx%d-stuck.txt", sz[0], sz[1])] = press(m, "s", "g")
+		shots[fmt.Sprintf("%dx%d-detail.txt", sz[0], sz[1])] = press(m, "s", "g", "enter")
 	}
 	// The instructor's other views at the learner TUI's two widths.
 	for _, sz := range [][2]int{{80, 24}, {120, 32}} {
@@ -136,9 +135,9 @@ func TestScreens(t *testing.T) {
 		if sz[0] == 120 { // 80x24.txt is the learners at 80
 			shots["120x32.txt"] = m
 		}
-		shots[fmt.Sprintf("%dx%d-help.txt", sz[0], sz[1])] = keys(m, "2")
-		shots[fmt.Sprintf("%dx%d-funnel.txt", sz[0], sz[1])] = keys(m, "3")
-		shots[fmt.Sprintf("%dx%d-steps.txt", sz[0], sz[1])] = keys(m, "4")
+		shots[fmt.Sprintf("%dx%d-help.txt", sz[0], sz[1])] = press(m, "2")
+		shots[fmt.Sprintf("%dx%d-funnel.txt", sz[0], sz[1])] = press(m, "3")
+		shots[fmt.Sprintf("%dx%d-steps.txt", sz[0], sz[1])] = press(m, "4")
 	}
 	for name, m := range shots {
 		got := checkFits(t, m) + "\n"
@@ -167,7 +166,7 @@ func TestSortAndMarks(t *testing.T) {
 			t.Fatalf("by progress: row %d has %d passed, row %d has %d", i-1, rows[i-1].Passed(), i, rows[i].Passed())
 		}
 	}
-	m = keys(m, "s", "g")
+	m = press(m, "s", "g")
 	rows = m.Rows()
 	for i := 1; i < len(rows); i++ {
 		a, b := rows[i-1], rows[i]
@@ -191,15 +190,15 @@ func TestSortAndMarks(t *testing.T) {
 		t.Fatalf("%d learners marked regressed, want 1", regressed)
 	}
 	// The cursor follows its learner across a re-sort and a new class.
-	m = keys(m, "down", "down")
+	m = press(m, "down", "down")
 	sel, _ := m.Selected()
-	m = keys(m, "s")
+	m = press(m, "s")
 	m = step(m, classMsg{fixtureClass(30)})
 	if got, _ := m.Selected(); got.Learner != sel.Learner {
 		t.Fatalf("cursor moved from %s to %s", sel.Learner, got.Learner)
 	}
 	// Enter opens the detail with the failing check; esc goes back.
-	m = keys(m, "enter")
+	m = press(m, "enter")
 	v := m.View()
 	if !strings.Contains(v, sel.Name) || !m.detail {
 		t.Fatalf("detail does not show %s:\n%s", sel.Name, v)
@@ -207,7 +206,7 @@ func TestSortAndMarks(t *testing.T) {
 	if st := sel.Step(sel.Current); st != nil && len(st.Failing) > 0 && !strings.Contains(v, st.Failing[0].ID) {
 		t.Fatalf("detail lacks the failing check %s:\n%s", st.Failing[0].ID, v)
 	}
-	if m = keys(m, "esc"); m.detail {
+	if m = press(m, "esc"); m.detail {
 		t.Fatal("esc did not close the detail")
 	}
 }
@@ -218,12 +217,12 @@ func TestEmptyAndTinyBoards(t *testing.T) {
 		t.Fatalf("before the first list:\n%s", v)
 	}
 	m = step(m, classMsg{class.Class{Synced: true}})
-	if v := checkFits(t, keys(m, "enter", "down", "s")); !strings.Contains(v, "class init") {
+	if v := checkFits(t, press(m, "enter", "down", "s")); !strings.Contains(v, "class init") {
 		t.Fatalf("empty class:\n%s", v)
 	}
 	m = step(newBoard(30, 5), classMsg{fixtureClass(30)})
 	checkFits(t, m)
-	checkFits(t, keys(m, "enter"))
+	checkFits(t, press(m, "enter"))
 }
 
 // Idle: after the first class only a minute tick is scheduled; a class
@@ -264,7 +263,7 @@ func TestFlaggedRecords(t *testing.T) {
 			t.Errorf("board lacks %q:\n%s", want, v)
 		}
 	}
-	if strings.Contains(v, theme.Glyph(checks.Passed)) {
+	if strings.Contains(v, checks.Passed.Glyph()) {
 		t.Errorf("a flagged record shows a passed step:\n%s", v)
 	}
 	for _, r := range m.Rows() {
@@ -272,7 +271,7 @@ func TestFlaggedRecords(t *testing.T) {
 			t.Errorf("%s: %d steps passed", r.Learner, r.Passed())
 		}
 	}
-	d := checkFits(t, keys(m, "enter"))
+	d := checkFits(t, press(m, "enter"))
 	if !strings.Contains(d, "위조 의심") || !strings.Contains(d, "learner-01 (learner-01)") || !strings.Contains(d, "단계를 보이지 않습니다") {
 		t.Errorf("detail of the forged record:\n%s", d)
 	}
@@ -311,7 +310,7 @@ func TestBoardShowsTheLabVersionEachLearnerRuns(t *testing.T) {
 			t.Errorf("line of %d cells: %q", w, l)
 		}
 	}
-	m = keys(m, "down", "enter")
+	m = press(m, "down", "enter")
 	if d := ansi.Strip(m.View()); !strings.Contains(d, "실습 gpu-incident 1.0.0") {
 		t.Errorf("the detail of a learner on 1.0.0 does not say so:\n%s", d)
 	}

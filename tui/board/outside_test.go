@@ -34,7 +34,7 @@ func TestHostileRecordIsShownNotSent(t *testing.T) {
 		i++
 	}
 	m.cursor = i
-	m = keys(m, "enter")
+	m = press(m, "enter")
 	termtexttest.AssertOnlyStyling(t, m.View(), termtexttest.Shown, "check "+termtexttest.Shown)
 	if c.Records[0].Name != bad {
 		t.Errorf("the board changed the class it was given: %q", c.Records[0].Name)

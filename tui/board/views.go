@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/mattn/go-runewidth"
 
 	"github.com/labhub/labmate/checks"
@@ -151,18 +150,6 @@ func (m Model) stepLines() []string {
 		lines = append(lines, line)
 	}
 	return lines
-}
-
-// viewKeys are the keys that work in the view shown (the footer lists
-// them): moving, opening and sorting only in the learners' table.
-func (m Model) viewKeys() []key.Binding {
-	if m.detail {
-		return []key.Binding{m.keys.Back, m.keys.Quit}
-	}
-	if m.view == Learners {
-		return []key.Binding{m.keys.Up, m.keys.Open, m.keys.Sort, m.keys.Next, m.keys.Quit}
-	}
-	return []key.Binding{m.keys.Next, m.keys.Quit}
 }
 
 // viewLines draws the view shown.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 
@@ -51,15 +52,51 @@ func TestKeysSwitchViews(t *testing.T) {
 			t.Fatalf("after %s: view %d, want %d", tc.key, m.Shown(), tc.want)
 		}
 	}
-	m = keys(m, "3")
+	m = press(m, "3")
 	before := m.sort
-	if m = keys(m, "s", "enter"); m.sort != before || m.detail {
+	if m = press(m, "s", "enter"); m.sort != before || m.detail {
 		t.Fatalf("s or enter acted in the funnel view: sort %d detail %v", m.sort, m.detail)
 	}
 	// The detail keeps its keys: a number does not leave it.
-	m = keys(m, "1", "enter", "2")
+	m = press(m, "1", "enter", "2")
 	if !m.detail || m.Shown() != Learners {
 		t.Fatalf("a view key left the detail: detail %v view %d", m.detail, m.Shown())
+	}
+}
+
+// The footer is the board's key map as a help line (ShortHelp): every
+// key it names works in the view on screen, and the keys it leaves out
+// for a view are disabled there, so they match nothing.
+func TestFooterIsTheKeyMap(t *testing.T) {
+	m := step(newBoard(100, 30), classMsg{fixtureClass(30)})
+	for _, tc := range []struct {
+		name string
+		keys []string
+		off  func(Model) []key.Binding
+	}{
+		{"learners", nil, func(m Model) []key.Binding { return []key.Binding{m.keys.Back} }},
+		{"funnel", []string{"3"}, func(m Model) []key.Binding {
+			return []key.Binding{m.keys.Up, m.keys.Down, m.keys.Open, m.keys.Sort, m.keys.Back}
+		}},
+		{"detail", []string{"enter"}, func(m Model) []key.Binding {
+			return append([]key.Binding{m.keys.Next, m.keys.Prev}, m.keys.Views[:]...)
+		}},
+	} {
+		v := press(m, tc.keys...)
+		foot := ansi.Strip(v.footer())
+		for _, b := range v.ShortHelp() {
+			if !b.Enabled() {
+				t.Errorf("%s: the footer shows %q, which does nothing", tc.name, b.Help().Key)
+			}
+			if h := b.Help().Key + " " + b.Help().Desc; !strings.Contains(foot, h) {
+				t.Errorf("%s: footer %q lacks %q", tc.name, foot, h)
+			}
+		}
+		for _, b := range tc.off(v) {
+			if b.Enabled() {
+				t.Errorf("%s: %v works where the footer leaves it out", tc.name, b.Keys())
+			}
+		}
 	}
 }
 
@@ -71,14 +108,14 @@ func viewKey(m Model, k string) Model {
 	case "shift+tab":
 		return step(m, tea.KeyMsg{Type: tea.KeyShiftTab})
 	}
-	return keys(m, k)
+	return press(m, k)
 }
 
 // The funnel shows, per step, how many are on it and how many passed it,
 // as the records say, with bars that grow with the counts.
 func TestFunnelCounts(t *testing.T) {
 	c := fixtureClass(30)
-	m := keys(step(newBoard(120, 32), classMsg{c}), "3")
+	m := press(step(newBoard(120, 32), classMsg{c}), "3")
 	v := checkFits(t, m)
 	s := classstats.Summarize(c.Records, 8)
 	if s.Steps[3].On == 0 || s.Steps[6].On == 0 {
@@ -113,7 +150,7 @@ func TestFunnelCounts(t *testing.T) {
 // hint rung; it follows the class as it changes.
 func TestHelpFirstFollowsTheClass(t *testing.T) {
 	c := fixtureClass(30)
-	m := keys(step(newBoard(80, 24), classMsg{c}), "2")
+	m := press(step(newBoard(80, 24), classMsg{c}), "2")
 	v := checkFits(t, m)
 	q := classstats.HelpFirst(c.Records, now, 0)
 	if len(q) < 3 {
@@ -157,7 +194,7 @@ func TestHelpFirstFollowsTheClass(t *testing.T) {
 // check failing most now, with how many it fails for.
 func TestStepsView(t *testing.T) {
 	c := fixtureClass(30)
-	m := keys(step(newBoard(120, 32), classMsg{c}), "4")
+	m := press(step(newBoard(120, 32), classMsg{c}), "4")
 	v := checkFits(t, m)
 	s := classstats.Summarize(c.Records, 8)
 	for _, st := range s.Steps {
@@ -179,7 +216,7 @@ func TestViewsFitNarrowPanesAndEmptyClasses(t *testing.T) {
 	for _, c := range []class.Class{fixtureClass(30), {Synced: true}, {}} {
 		for _, sz := range [][2]int{{30, 6}, {50, 10}, {80, 24}} {
 			for _, k := range []string{"1", "2", "3", "4"} {
-				m := keys(step(newBoard(sz[0], sz[1]), classMsg{c}), k)
+				m := press(step(newBoard(sz[0], sz[1]), classMsg{c}), k)
 				v := checkFits(t, m)
 				if strings.ContainsRune(v, 0x1b) {
 					t.Errorf("escape sequence without colour (%s, %v):\n%s", k, sz, v)

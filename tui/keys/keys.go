@@ -6,6 +6,7 @@ package keys
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,9 +47,15 @@ type Spec struct {
 	// Confirm actions are active only while a question is asked; their
 	// keys may repeat keys of other actions.
 	Confirm bool
-	// Fixed actions cannot be rebound.
+	// Fixed actions cannot be rebound; the help shows their help label
+	// (jump: 0-8), not their many keys.
 	Fixed bool
-	field func(*KeyMap) *key.Binding
+	// GiveWay orders what leaves the help line when it is short of room:
+	// the enabled hint with the highest GiveWay first; 0 never (the full
+	// help, ?, lists everything anyway). The pager's scroll hint stands
+	// for down and up.
+	GiveWay int
+	field   func(*KeyMap) *key.Binding
 }
 
 // Desc is the action's Korean help text.
@@ -67,11 +74,11 @@ type KeyMap struct {
 
 // Specs is the table every binding comes from, in help order.
 var Specs = []Spec{
-	{Name: "next", Keys: []string{"n", "right", "tab"}, Group: GroupMove, field: func(k *KeyMap) *key.Binding { return &k.Next }},
-	{Name: "prev", Keys: []string{"p", "left", "shift+tab"}, Group: GroupMove, field: func(k *KeyMap) *key.Binding { return &k.Prev }},
-	{Name: "jump", Keys: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, Group: GroupMove, Fixed: true, field: func(k *KeyMap) *key.Binding { return &k.Jump }},
+	{Name: "next", Keys: []string{"n", "right", "tab"}, Group: GroupMove, GiveWay: 1, field: func(k *KeyMap) *key.Binding { return &k.Next }},
+	{Name: "prev", Keys: []string{"p", "left", "shift+tab"}, Group: GroupMove, GiveWay: 6, field: func(k *KeyMap) *key.Binding { return &k.Prev }},
+	{Name: "jump", Keys: []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"}, Group: GroupMove, Fixed: true, GiveWay: 9, field: func(k *KeyMap) *key.Binding { return &k.Jump }},
 	{Name: "go", Keys: []string{"enter"}, Group: GroupMove, field: func(k *KeyMap) *key.Binding { return &k.Go }},
-	{Name: "down", Keys: []string{"j", "down"}, Group: GroupScroll, field: func(k *KeyMap) *key.Binding { return &k.Down }},
+	{Name: "down", Keys: []string{"j", "down"}, Group: GroupScroll, GiveWay: 8, field: func(k *KeyMap) *key.Binding { return &k.Down }},
 	{Name: "up", Keys: []string{"k", "up"}, Group: GroupScroll, field: func(k *KeyMap) *key.Binding { return &k.Up }},
 	{Name: "pagedown", Keys: []string{"pgdown", " ", "f"}, Group: GroupScroll, field: func(k *KeyMap) *key.Binding { return &k.PageDown }},
 	{Name: "pageup", Keys: []string{"pgup", "b"}, Group: GroupScroll, field: func(k *KeyMap) *key.Binding { return &k.PageUp }},
@@ -79,14 +86,14 @@ var Specs = []Spec{
 	{Name: "halfup", Keys: []string{"ctrl+u", "u"}, Group: GroupScroll, field: func(k *KeyMap) *key.Binding { return &k.HalfUp }},
 	{Name: "top", Keys: []string{"g", "home"}, Group: GroupScroll, field: func(k *KeyMap) *key.Binding { return &k.Top }},
 	{Name: "bottom", Keys: []string{"G", "end"}, Group: GroupScroll, field: func(k *KeyMap) *key.Binding { return &k.Bottom }},
-	{Name: "hint", Keys: []string{"h"}, Group: GroupLearn, field: func(k *KeyMap) *key.Binding { return &k.Hint }},
+	{Name: "hint", Keys: []string{"h"}, Group: GroupLearn, GiveWay: 2, field: func(k *KeyMap) *key.Binding { return &k.Hint }},
 	{Name: "yes", Keys: []string{"y"}, Group: GroupLearn, Confirm: true, field: func(k *KeyMap) *key.Binding { return &k.Yes }},
 	{Name: "no", Keys: []string{"n", "esc"}, Group: GroupLearn, Confirm: true, field: func(k *KeyMap) *key.Binding { return &k.No }},
-	{Name: "observed", Keys: []string{"o"}, Group: GroupLearn, field: func(k *KeyMap) *key.Binding { return &k.Observed }},
-	{Name: "copy", Keys: []string{"c"}, Group: GroupLearn, field: func(k *KeyMap) *key.Binding { return &k.Copy }},
-	{Name: "rescan", Keys: []string{"r"}, Group: GroupLearn, field: func(k *KeyMap) *key.Binding { return &k.Rescan }},
+	{Name: "observed", Keys: []string{"o"}, Group: GroupLearn, GiveWay: 5, field: func(k *KeyMap) *key.Binding { return &k.Observed }},
+	{Name: "copy", Keys: []string{"c"}, Group: GroupLearn, GiveWay: 7, field: func(k *KeyMap) *key.Binding { return &k.Copy }},
+	{Name: "rescan", Keys: []string{"r"}, Group: GroupLearn, GiveWay: 3, field: func(k *KeyMap) *key.Binding { return &k.Rescan }},
 	{Name: "help", Keys: []string{"?"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Help }},
-	{Name: "close", Keys: []string{"esc"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Close }},
+	{Name: "close", Keys: []string{"esc"}, Group: GroupApp, GiveWay: 4, field: func(k *KeyMap) *key.Binding { return &k.Close }},
 	{Name: "quit", Keys: []string{"q", "ctrl+c"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Quit }},
 	{Name: "pause", Keys: []string{"s"}, Group: GroupReplay, field: func(k *KeyMap) *key.Binding { return &k.Pause }},
 	{Name: "speed", Keys: []string{"+", "]"}, Group: GroupReplay, field: func(k *KeyMap) *key.Binding { return &k.Speed }},
@@ -115,6 +122,44 @@ func (k *KeyMap) setJump(steps int) {
 	}
 	k.Jump.SetKeys(ks...)
 	k.Jump.SetHelp(fmt.Sprintf("0-%d", steps), content.Msg("tui.key.jump"))
+}
+
+// FullHelp is every action by group, in help order: a column for each of
+// Groups (the column's index is the group), each action with all its keys
+// (a fixed action by its help label) and its full Korean help, enabled
+// whether or not it works now. The full help (?) and the cheat sheet in
+// docs/ read it.
+func (k KeyMap) FullHelp() [][]key.Binding {
+	cols := make([][]key.Binding, len(Groups))
+	for _, s := range Specs {
+		b := *s.field(&k)
+		name := b.Help().Key
+		if !s.Fixed {
+			shown := make([]string, len(b.Keys()))
+			for i, k := range b.Keys() {
+				shown[i] = Display(k)
+			}
+			name = strings.Join(shown, "/")
+		}
+		b.SetHelp(name, s.Desc())
+		b.SetEnabled(true)
+		cols[s.Group] = append(cols[s.Group], b)
+	}
+	return cols
+}
+
+// GiveWay is how early binding b leaves the help line when it is short of
+// room (Spec.GiveWay): the action enabled now whose keys b has. Two
+// actions enabled at once never share a key (Rebind refuses a clash; the
+// confirm actions are enabled only while the others are not), so b's keys
+// name its action. 0 for a binding of no action.
+func (k KeyMap) GiveWay(b key.Binding) int {
+	for _, s := range Specs {
+		if f := s.field(&k); f.Enabled() && slices.Equal(f.Keys(), b.Keys()) {
+			return s.GiveWay
+		}
+	}
+	return 0
 }
 
 // Binding returns the binding of the named action.

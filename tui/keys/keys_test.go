@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
 
@@ -117,5 +118,105 @@ func TestReplayActions(t *testing.T) {
 	}
 	if w := k.Rebind(map[string][]string{"next_change": {"n"}}); len(w) != 1 {
 		t.Errorf("next_change onto next's key: %v", w)
+	}
+}
+
+// The full help lists every action once, in its group's column, with all
+// its keys (jump by its label) and its full Korean help, and shows it
+// whether or not it works at this moment.
+func TestFullHelpIsTheTable(t *testing.T) {
+	k := Default(8)
+	k.Next.SetEnabled(false)
+	cols := k.FullHelp()
+	if len(cols) != len(Groups) {
+		t.Fatalf("%d columns for %d groups", len(cols), len(Groups))
+	}
+	n := 0
+	for _, s := range Specs {
+		col := cols[s.Group]
+		var found bool
+		for _, b := range col {
+			if b.Help().Desc == s.Desc() {
+				found = true
+				if !b.Enabled() {
+					t.Errorf("%s is not shown in the full help", s.Name)
+				}
+				want := strings.Join(displayAll(k.Binding(s.Name).Keys()), "/")
+				if s.Fixed {
+					want = k.Binding(s.Name).Help().Key
+				}
+				if b.Help().Key != want {
+					t.Errorf("%s is named %q in the full help, want %q", s.Name, b.Help().Key, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s is not in the column of its group", s.Name)
+		}
+		n++
+	}
+	total := 0
+	for _, c := range cols {
+		total += len(c)
+	}
+	if total != n {
+		t.Errorf("the full help lists %d bindings for %d actions", total, n)
+	}
+}
+
+func displayAll(ks []string) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = Display(k)
+	}
+	return out
+}
+
+// A binding on the help line gives way as its action says: found by its
+// keys among the actions enabled now, so a confirm action and a normal
+// one rebound to the same keys are told apart by which works now; a
+// binding of no action never gives way.
+func TestGiveWayFindsTheAction(t *testing.T) {
+	k := Default(8)
+	if g := k.GiveWay(k.Jump); g != 9 {
+		t.Errorf("jump gives way at %d, want 9", g)
+	}
+	scroll := k.Down
+	scroll.SetHelp("j/k", "스크롤")
+	if g := k.GiveWay(scroll); g != 8 {
+		t.Errorf("the pager's scroll hint gives way at %d, want down's 8", g)
+	}
+	if warns := k.Rebind(map[string][]string{"no": {"n", "right", "tab"}}); len(warns) != 0 {
+		t.Fatalf("rebinding no to next's keys: %q", warns)
+	}
+	k.No.SetEnabled(false) // no question asked: next works
+	if g := k.GiveWay(k.Next); g != 1 {
+		t.Errorf("next gives way at %d, want 1", g)
+	}
+	k.Next.SetEnabled(false)
+	k.No.SetEnabled(true) // the question is up: no works
+	if g := k.GiveWay(k.No); g != 0 {
+		t.Errorf("no gives way at %d while asking, want 0", g)
+	}
+	if g := k.GiveWay(key.NewBinding(key.WithKeys("F13"))); g != 0 {
+		t.Errorf("a binding of no action gives way at %d", g)
+	}
+}
+
+// The picker's and the board's keys have their Korean help.
+func TestPickerAndBoardKeysHaveKoreanHelp(t *testing.T) {
+	p, b := NewPicker(3), NewBoard()
+	all := []key.Binding{p.Up, p.Down, p.Open, p.Pick, p.Quit, b.Up, b.Down, b.Top, b.Bottom, b.Open, b.Back, b.Sort, b.Next, b.Prev, b.Quit}
+	all = append(all, b.Views[:]...)
+	for _, k := range all {
+		if d := k.Help().Desc; d == "" || strings.Contains(d, ".key.") {
+			t.Errorf("%v: help %q", k.Keys(), d)
+		}
+	}
+	if got := p.Pick.Help().Key; got != "1-3" {
+		t.Errorf("the picker's digits are labelled %q", got)
+	}
+	if got := NewPicker(12).Pick.Keys(); len(got) != 9 {
+		t.Errorf("a list of 12 labs opens by %d digits, want 1 to 9", len(got))
 	}
 }

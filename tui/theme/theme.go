@@ -1,5 +1,6 @@
-// Package theme holds labmate's looks: the dark and light palettes, the
-// status glyphs and the glamour style for step text. Everything here is
+// Package theme holds labmate's looks: the dark and light palettes and
+// the mark of the current page (the status glyphs are checks', the
+// glamour style for step text is page's, chosen by Look). Everything here is
 // decided once, before the program starts, from the chosen theme and the
 // terminal's colour profile; nothing queries the terminal while the TUI runs.
 package theme
@@ -9,13 +10,13 @@ import (
 	"os"
 	"strings"
 
-	"github.com/charmbracelet/glamour/ansi"
-	"github.com/charmbracelet/glamour/styles"
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/muesli/termenv"
 	"golang.org/x/term"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/page"
 )
 
 // Theme names.
@@ -25,34 +26,11 @@ const (
 	Auto  = "auto"
 )
 
-// Status glyphs. None of them is East-Asian-ambiguous, so they take one
-// cell whatever the terminal's CJK width setting (a test checks this with
-// go-runewidth both ways). A word always goes with them; colour is extra.
-const (
-	GlyphPassed  = "✓"
-	GlyphFailed  = "✗"
-	GlyphWaiting = "⋯"
-	GlyphUnknown = "?"
-	GlyphError   = "!"
-	// GlyphCurrent marks the page on screen in the step strip.
-	GlyphCurrent = "▸"
-)
-
-// Glyph returns the one-cell glyph for a status.
-func Glyph(s checks.Status) string {
-	switch s {
-	case checks.Passed:
-		return GlyphPassed
-	case checks.Failed:
-		return GlyphFailed
-	case checks.Waiting:
-		return GlyphWaiting
-	case checks.Error:
-		return GlyphError
-	default:
-		return GlyphUnknown
-	}
-}
+// GlyphCurrent marks the page on screen in the step strip and the
+// learner under the cursor on the board. Like the status glyphs
+// (checks.Status.Glyph) it is not East-Asian-ambiguous: one cell in every
+// terminal.
+const GlyphCurrent = "▸"
 
 // Theme is the resolved look of one run.
 type Theme struct {
@@ -123,33 +101,24 @@ func (t Theme) Status(s checks.Status) lipgloss.Style {
 // NoColor reports whether this theme emits no escape sequences at all.
 func (t Theme) NoColor() bool { return t.Profile == termenv.Ascii }
 
-// Glamour returns the markdown style: glamour's own dark or light style
-// (or its ASCII style without colour) with every ambiguous-width glyph
-// replaced, so rendered text measures the same in every terminal.
-func (t Theme) Glamour() ansi.StyleConfig {
-	var s ansi.StyleConfig
-	switch {
-	case t.NoColor():
-		s = styles.ASCIIStyleConfig
-	case t.Name == Light:
-		s = styles.LightStyleConfig
-	default:
-		s = styles.DarkStyleConfig
+// Help is a bubbles help model in this theme's colours, for a help line
+// of keys: the key bold, its word plain, two blanks between entries and
+// ".." where a line is cut. Every component's help line is drawn with it.
+func (t Theme) Help() help.Model {
+	h := help.New()
+	h.ShortSeparator = "  "
+	h.FullSeparator = "  "
+	h.Ellipsis = ".."
+	h.Styles = help.Styles{
+		ShortKey: t.Key, ShortDesc: t.Desc, ShortSeparator: t.Muted, Ellipsis: t.Muted,
+		FullKey: t.Key, FullDesc: t.Desc, FullSeparator: t.Muted,
 	}
-	// The pane is narrow; one column of margin is enough.
-	s.Document.Margin = uintPtr(1)
-	s.Item.BlockPrefix = "- "
-	s.BlockQuote.IndentToken = strPtr("| ")
-	s.Task.Ticked = "[x] "
-	s.Task.Unticked = "[ ] "
-	s.ImageText.Format = "Image: {{.text}}"
-	s.HorizontalRule.Format = "\n--------\n"
-	s.Table.CenterSeparator = strPtr("+")
-	s.Table.ColumnSeparator = strPtr("|")
-	s.Table.RowSeparator = strPtr("-")
-	s.DefinitionDescription.BlockPrefix = "\n* "
-	return s
+	return h
 }
+
+// Look is what page renders markdown for: the background and the
+// colour profile of this theme (the glamour style itself is page's).
+func (t Theme) Look() page.Look { return page.Look{Light: t.Name == Light, Profile: t.Profile} }
 
 // Resolve turns a theme preference into Dark or Light. "auto" (or empty)
 // asks the terminal for its background colour through out; it must run
@@ -190,6 +159,3 @@ func DetectProfile(out *os.File) termenv.Profile {
 // isTerminal is x/term's test: a character device such as /dev/null is
 // not a terminal.
 func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
-
-func uintPtr(u uint) *uint    { return &u }
-func strPtr(s string) *string { return &s }

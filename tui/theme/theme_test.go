@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/charmbracelet/glamour"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
 	"github.com/muesli/termenv"
@@ -17,51 +16,13 @@ var (
 	wide   = &runewidth.Condition{EastAsianWidth: true}
 )
 
-// The chrome's glyphs take one cell whether or not the terminal draws
-// East-Asian-ambiguous characters wide, and every measure agrees.
-func TestGlyphsAreNotAmbiguous(t *testing.T) {
-	glyphs := []string{GlyphPassed, GlyphFailed, GlyphWaiting, GlyphUnknown, GlyphError, GlyphCurrent}
-	for _, st := range []checks.Status{checks.Passed, checks.Failed, checks.Waiting, checks.Unknown, checks.Error, "bogus"} {
-		glyphs = append(glyphs, Glyph(st))
-	}
-	seen := map[string]checks.Status{}
-	for _, st := range []checks.Status{checks.Passed, checks.Failed, checks.Waiting, checks.Unknown, checks.Error} {
-		if other, dup := seen[Glyph(st)]; dup {
-			t.Errorf("%s and %s share a glyph", st, other)
-		}
-		seen[Glyph(st)] = st
-	}
-	for _, g := range glyphs {
-		if n, w, a := narrow.StringWidth(g), wide.StringWidth(g), ansi.StringWidth(g); n != 1 || w != 1 || a != 1 {
-			t.Errorf("%q (U+%04X): width %d with ambiguous=1, %d with ambiguous=2, %d for the renderer", g, []rune(g)[0], n, w, a)
-		}
-	}
-}
-
-// Rendered markdown uses no ambiguous glyph of its own (bullets, quote
-// bars, rules): only what the text itself contains.
-func TestGlamourStyleHasNoAmbiguousGlyphs(t *testing.T) {
-	md := "# 제목\n\n- 하나\n- 둘\n\n> 인용\n\n---\n\n| 가 | 나 |\n| --- | --- |\n| 1 | 2 |\n\n- [x] 끝\n- [ ] 남음\n\n![그림](x.png)\n"
-	for _, name := range []string{Dark, Light} {
-		for _, p := range []termenv.Profile{termenv.Ascii, termenv.ANSI256} {
-			th := New(name, p)
-			r, err := glamour.NewTermRenderer(glamour.WithStyles(th.Glamour()), glamour.WithColorProfile(p), glamour.WithWordWrap(60))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out, err := r.Render(md)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, r := range ansi.Strip(out) {
-				if r >= 0x80 && runewidth.IsAmbiguousWidth(r) {
-					t.Errorf("%s/%v: rendered markdown has ambiguous %q", name, p, r)
-				}
-			}
-			if p == termenv.Ascii && strings.Contains(out, "\x1b[3") {
-				t.Errorf("%s: colour escapes with the ASCII profile", name)
-			}
-		}
+// The current-page mark takes one cell whether or not the terminal draws
+// East-Asian-ambiguous characters wide, and every measure agrees (the
+// status glyphs are checked beside checks.Status.Glyph).
+func TestCurrentGlyphIsNotAmbiguous(t *testing.T) {
+	g := GlyphCurrent
+	if n, w, a := narrow.StringWidth(g), wide.StringWidth(g), ansi.StringWidth(g); n != 1 || w != 1 || a != 1 {
+		t.Errorf("%q (U+%04X): width %d with ambiguous=1, %d with ambiguous=2, %d for the renderer", g, []rune(g)[0], n, w, a)
 	}
 }
 

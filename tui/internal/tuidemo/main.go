@@ -29,6 +29,7 @@ import (
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/board"
 	"github.com/labhub/labmate/tui/internal/fixture"
+	"github.com/labhub/labmate/tui/terminal"
 )
 
 func main() {
@@ -36,7 +37,7 @@ func main() {
 	themeName := flag.String("theme", "auto", "dark, light or auto")
 	banner := flag.String("banner", "", "header banner")
 	clip := flag.String("clipboard", "", "clipboard mode")
-	bare := flag.Bool("bare", false, "a static view drawn by bubbletea's own renderer at tui.FrameRate: the idle baseline")
+	bare := flag.Bool("bare", false, "a static view drawn by bubbletea's own renderer at terminal.FrameRate: the idle baseline")
 	hostileBoard := flag.Bool("board", false, "the class board, one record carrying a hostile text")
 	flag.Parse()
 	if *hostileBoard {
@@ -47,7 +48,7 @@ func main() {
 		return
 	}
 	if *bare {
-		if _, err := tea.NewProgram(bareModel{}, tea.WithAltScreen(), tea.WithFPS(tui.FrameRate)).Run(); err != nil {
+		if _, err := tea.NewProgram(bareModel{}, tea.WithAltScreen(), tea.WithFPS(terminal.FrameRate)).Run(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -1,7 +1,16 @@
-package tui
+// Package terminal runs a bubbletea model on the terminal the way every
+// labmate program runs (the learner's TUI, the lab picker, the
+// instructor's board): drawn by its own frame writer, which draws only
+// when the view changed, so a program is idle when nothing changes; in raw
+// mode, told the window's size; ended by SIGHUP as by SIGINT and SIGTERM;
+// the terminal restored on every way out, a panic in the model or in one
+// of its commands returned as the error.
+package terminal
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,9 +26,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/page"
 )
 
-// terminal draws the TUI's frames itself, when the view changes and only
+// screen draws a program's frames itself, when the view changes and only
 // then. bubbletea v1's renderer redraws on a ticker (FrameRate times a
 // second, whether or not anything changed, with no way to stop it): twenty
 // wakeups a second is the whole of an idle TUI's CPU. Here the program
@@ -27,7 +37,7 @@ import (
 // to a goroutine that sleeps until there is one, draws the lines that
 // changed, and draws at most once per frameGap so a burst costs one frame.
 // A key press is drawn as soon as it is handled.
-type terminal struct {
+type screen struct {
 	out io.Writer
 	mu  sync.Mutex // guards out (the clipboard writes through Write too) and the fields below
 
@@ -45,13 +55,13 @@ type terminal struct {
 // frameGap is the least time between two frames (60 a second at most).
 const frameGap = time.Second / 60
 
-func newTerminal(out io.Writer) *terminal {
-	return &terminal{out: out, wake: make(chan struct{}, 1), done: make(chan struct{}), gone: make(chan struct{})}
+func newScreen(out io.Writer) *screen {
+	return &screen{out: out, wake: make(chan struct{}, 1), done: make(chan struct{}), gone: make(chan struct{})}
 }
 
 // start takes the terminal: the alternate terminal, cleared, cursor hidden,
 // bracketed paste on (a paste arrives as one message, not as keys).
-func (s *terminal) start() {
+func (s *screen) start() {
 	s.mu.Lock()
 	_, _ = io.WriteString(s.out, "\x1b[?1049h\x1b[2J\x1b[H\x1b[?25l\x1b[?2004h")
 	s.mu.Unlock()
@@ -60,7 +70,7 @@ func (s *terminal) start() {
 
 // stop ends the drawing goroutine and gives the terminal back: bracketed
 // paste off, the cursor shown, the main terminal.
-func (s *terminal) stop() {
+func (s *screen) stop() {
 	close(s.done)
 	<-s.gone
 	s.mu.Lock()
@@ -70,7 +80,7 @@ func (s *terminal) stop() {
 
 // submit hands over the newest view; full asks for the whole terminal to be
 // drawn again (after a resize).
-func (s *terminal) submit(view string, full bool) {
+func (s *screen) submit(view string, full bool) {
 	s.mu.Lock()
 	if view == s.view && !full && !s.dirty {
 		s.mu.Unlock()
@@ -87,13 +97,13 @@ func (s *terminal) submit(view string, full bool) {
 
 // Write lets the clipboard's escape sequence reach the terminal between
 // frames, never inside one.
-func (s *terminal) Write(p []byte) (int, error) {
+func (s *screen) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.out.Write(p)
 }
 
-func (s *terminal) loop() {
+func (s *screen) loop() {
 	defer close(s.gone)
 	for {
 		select {
@@ -122,7 +132,7 @@ func (s *terminal) loop() {
 // the terminal would no longer be the ones draw remembers. The rest of a
 // narrower line is erased; a line as wide as the window has no rest, and
 // erasing there would erase its last cell (the cursor stays on it).
-func (s *terminal) draw() {
+func (s *screen) draw() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.dirty {
@@ -169,15 +179,15 @@ func (s *terminal) draw() {
 // its commands. bubbletea would catch them too, but it prints them to the
 // alternate screen our terminal still holds, where they vanish when the
 // terminal is given back. A panic is kept in crash instead and ends the
-// program; RunProgram returns it once the terminal is restored.
+// program; Run returns it once the terminal is restored.
 type drawn struct {
 	inner tea.Model
-	scr   *terminal
+	scr   *screen
 	crash *panicked // the first panic; set only on the program's event loop
 }
 
 // panicked is a panic caught in the model or a command: the message a
-// command's panic comes back as, and the error RunProgram returns.
+// command's panic comes back as, and the error Run returns.
 type panicked struct {
 	value any
 	stack []byte
@@ -237,7 +247,7 @@ func (d drawn) View() string { return "" }
 // itself, are guarded too. A tea.Sequence's commands could not be: its
 // message type is not exported, so labmate does not use tea.Sequence
 // (TestNoSequences keeps it so). Whatever still escapes, bubbletea
-// catches; RunProgram then restores the terminal and says so.
+// catches; Run then restores the terminal and says so.
 func guard(cmd tea.Cmd) tea.Cmd {
 	if cmd == nil {
 		return nil
@@ -312,4 +322,102 @@ func sendSizes(p *tea.Program, out *os.File, done <-chan struct{}) {
 			}
 		}
 	}()
+}
+
+// FrameRate is how many frames a second bubbletea's own renderer draws in
+// the idle baseline the tests compare the TUI with (tuidemo -bare). That
+// renderer's frame ticker runs whether or not anything changed (bubbletea
+// v1 has no way to stop it): every labmate program draws through Run
+// (its own frame writer) instead, and is idle when nothing changes.
+const FrameRate = 20
+
+// Run runs a model on the terminal the way the TUI runs: drawn by
+// labmate's own terminal writer (idle when nothing changes), in raw mode,
+// told the window's size, ended by SIGHUP as by SIGINT and SIGTERM, the
+// terminal restored on every way out; a panic in the model or in one of
+// its commands ends the program and is returned as the error. build gets
+// the writer that reaches the terminal between frames (the clipboard's
+// escape sequence). It returns the model as the program ended (nil if it
+// never started). The instructor's board and the lab picker run through
+// it too.
+func Run(ctx context.Context, out *os.File, build func(w io.Writer) tea.Model) (final tea.Model, err error) {
+	page.NarrowAmbiguous()
+	scr := newScreen(out)
+	in, restore, err := rawInput()
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
+	crash := &panicked{}
+	p := tea.NewProgram(drawn{build(scr), scr, crash}, tea.WithoutRenderer(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(in))
+	scr.start()
+	defer scr.stop()
+	sized := make(chan struct{})
+	defer close(sized)
+	sendSizes(p, out, sized)
+	defer quitOnHangup(p)()
+
+	defer func() {
+		if r := recover(); r != nil {
+			// Panics outside the model and its commands (drawn catches
+			// those), outside bubbletea's own handlers too.
+			p.Kill()
+			err = &panicked{r, debug.Stack()}
+		}
+	}()
+	m, err := p.Run()
+	if d, ok := m.(drawn); ok {
+		final = d.inner
+	}
+	// screen.stop (deferred above) leaves the alternate screen and then
+	// shows the cursor on the main screen, whose hidden state tmux
+	// restores on leaving it.
+	return final, endError(err, crash)
+}
+
+// quitOnHangup ends p on SIGHUP (pane or terminal gone) the way
+// bubbletea ends it on SIGINT and SIGTERM, or the process lingers. stop
+// stops listening.
+func quitOnHangup(p *tea.Program) (stop func()) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		defer func() { _ = recover() }()
+		select {
+		case <-hup:
+			p.Quit()
+			// If the terminal is gone the final frame may never be
+			// written; do not wait for it for long.
+			select {
+			case <-done:
+			case <-time.After(time.Second):
+				p.Kill()
+			}
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(hup)
+		close(done)
+	}
+}
+
+// endError is what Run returns for the way the program ended
+// (err from Run): a panic it caught, to be printed once the terminal is
+// restored (on the alternate screen it would vanish); nothing for an
+// orderly end.
+func endError(err error, crash *panicked) error {
+	switch {
+	case crash.value != nil:
+		return crash
+	case errors.Is(err, tea.ErrProgramPanic):
+		// A panic guard did not see, caught by bubbletea, which printed
+		// it on the alternate screen: its value is gone, but not the fact.
+		return &panicked{value: err}
+	case errors.Is(err, tea.ErrProgramKilled), errors.Is(err, tea.ErrInterrupted):
+		// ctx ended, SIGHUP or ctrl+c: an orderly end.
+		return nil
+	}
+	return err
 }

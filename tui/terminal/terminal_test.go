@@ -1,4 +1,4 @@
-package tui
+package terminal
 
 import (
 	"bytes"
@@ -38,7 +38,7 @@ func (m panicky) View() string {
 }
 
 func newDrawn(inner tea.Model) drawn {
-	return drawn{inner, newTerminal(io.Discard), &panicked{}}
+	return drawn{inner, newScreen(io.Discard), &panicked{}}
 }
 
 // quits reports whether cmd is tea.Quit.
@@ -131,7 +131,7 @@ func firstPanic(cmd tea.Cmd) *panicked {
 // alternate screen where they vanish.
 func TestNoSequences(t *testing.T) {
 	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return err
 		}
@@ -173,7 +173,7 @@ func TestNoSequences(t *testing.T) {
 // blank).
 func TestTerminalDrawFitsLinesToTheWidth(t *testing.T) {
 	var out bytes.Buffer
-	s := newTerminal(&out)
+	s := newScreen(&out)
 	s.width, s.height = 10, 8
 	s.submit(strings.Join([]string{
 		"0123456789",               // as wide as the window
