@@ -41,7 +41,7 @@ func ensureBinaries(ctx context.Context, opts Options) error {
 	}
 	var ne *prebuilt.NetworkError
 	if errors.As(missing.Tried, &ne) {
-		opts.progress("sandbox.build.unreachable", "url", ne.URL, "err", ne.Err)
+		opts.progress("sandbox.build.unreachable", "url", ne.URL, "err", ne.Cause())
 	}
 	opts.progress("sandbox.build.missing_first")
 	return Build(ctx, opts, false)

@@ -257,7 +257,7 @@ func (e *MissingBinariesError) Error() string {
 	tried := ""
 	var ne *prebuilt.NetworkError
 	if errors.As(e.Tried, &ne) {
-		tried = content.Msg("sandbox.ways.tried", "url", ne.URL, "err", ne.Err)
+		tried = content.Msg("sandbox.ways.tried", "url", ne.URL, "err", ne.Cause())
 	}
 	mac := ""
 	if runtime.GOOS == "darwin" {

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/kube"
 )
 
 // The errors Install and the bundle functions return, each a value with
@@ -98,8 +99,27 @@ type NetworkError struct {
 }
 
 func (e *NetworkError) Error() string {
-	return content.Msg("prebuilt.err.network", "url", e.URL, "proxy", proxyText(e.Proxy), "err", rootCause(e.Err),
+	return content.Msg("prebuilt.err.network", "url", e.URL, "proxy", proxyText(e.Proxy), "err", e.Cause(),
 		"env", EnvMirror)
+}
+
+// Cause is why the connection failed, in Korean, by the error's type
+// (kube.CauseOf: the name not found, refused, no answer, a certificate
+// not trusted); an error of no known kind is shown as it is, since its
+// text is all there is to say.
+func (e *NetworkError) Cause() string {
+	if key, ok := causeKeys[kube.CauseOf(e.Err)]; ok {
+		return content.Msg(key)
+	}
+	return rootCause(e.Err).Error()
+}
+
+// causeKeys word the causes a download meets.
+var causeKeys = map[kube.Cause]string{
+	kube.Unresolved: "prebuilt.cause.dns",
+	kube.Refused:    "prebuilt.cause.refused",
+	kube.Timeout:    "prebuilt.cause.timeout",
+	kube.Untrusted:  "prebuilt.cause.tls",
 }
 
 func (e *NetworkError) Unwrap() error { return e.Err }

@@ -348,7 +348,8 @@ func TestNoNetwork(t *testing.T) {
 	if !Unreachable(err) {
 		t.Fatalf("Install = %v, want a *NetworkError", err)
 	}
-	for _, want := range []string{o.From, "--from", EnvMirror, "connection refused"} {
+	// Why, in Korean: nothing listens there (no client English).
+	for _, want := range []string{o.From, "--from", EnvMirror, content.Msg("prebuilt.cause.refused")} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message lacks %q:\n%s", want, err)
 		}
