@@ -26,8 +26,21 @@ SPEC  containers:
 `
 
 // driverFile judges one manifest with the driver-reboot step that reads
-// it, and returns its file check.
+// it, and returns its file check. naive requests no GPU (it reaches one
+// through the NVIDIA runtime), so its pod is written without the limit.
 func driverFile(t *testing.T, step int, rel, name, spec string) checks.Result {
+	t.Helper()
+	body := strings.Replace(strings.Replace(podYAML, "NAME", name, 1), "SPEC", spec, 1)
+	if name == "naive" {
+		body = strings.Replace(body, gpuLimit, "", 1)
+	}
+	return driverFileBody(t, step, rel, body)
+}
+
+const gpuLimit = "      resources:\n        limits:\n          nvidia.com/gpu: 1\n"
+
+// driverFileBody judges the manifest body with the step that reads rel.
+func driverFileBody(t *testing.T, step int, rel, body string) checks.Result {
 	t.Helper()
 	var lab *labkit.Lab
 	for _, l := range labkittest.Installed(t) {
@@ -35,7 +48,6 @@ func driverFile(t *testing.T, step int, rel, name, spec string) checks.Result {
 			lab = l
 		}
 	}
-	body := strings.Replace(strings.Replace(podYAML, "NAME", name, 1), "SPEC", spec, 1)
 	st := observe.NewStore()
 	st.Apply(observe.Observation{Time: time.Now(), File: &observe.FileObs{Path: rel, State: observe.FilePresent, Content: []byte(body), Size: int64(len(body)), Mode: 0o644}})
 	s := lab.Steps[step-1]
@@ -90,5 +102,23 @@ func TestDriverRebootJudgesTheDefence(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// naive is the pod the driver label alone guards: one that requests a
+// GPU is kept off a rebooted node by the advertisement already, and
+// step 4 refuses it.
+func TestDriverRebootNaiveRequestsNoGPU(t *testing.T) {
+	hardware := "  nodeSelector:\n    feature.node.kubernetes.io/pci-10de.present: \"true\"\n  tolerations:\n    - key: nvidia.com/gpu\n      operator: Exists\n"
+	body := strings.Replace(strings.Replace(podYAML, "NAME", "naive", 1), "SPEC", hardware, 1)
+	if !strings.Contains(body, gpuLimit) {
+		t.Fatal("the pod template no longer requests a GPU")
+	}
+	r := driverFileBody(t, 4, "k8s/naive.yaml", body)
+	if r.Status != checks.Failed || !strings.Contains(r.Message, "nvidia.com/gpu 를 요청합니다") {
+		t.Errorf("%s: %s (%s), want failed naming the GPU request", r.ID, r.Status, r.Message)
+	}
+	if r = driverFileBody(t, 4, "k8s/naive.yaml", strings.Replace(body, gpuLimit, "", 1)); r.Status != checks.Passed {
+		t.Errorf("%s without the GPU request: %s (%s)", r.ID, r.Status, r.Message)
 	}
 }

@@ -47,7 +47,7 @@ func TestCheckScriptJudgedByWhatItDoes(t *testing.T) {
 					vs = append(vs, variant{name: fx.name, fixture: "check-script/" + fx.fixture, probe: probe,
 						fail: map[string][]string{
 							sCalls:   {"containerd config dump"},
-							sMainCfg: {"실행 중", "열었습니다", fx.line, "로드된 설정이 아닙니다"},
+							sMainCfg: {"실행 중", "열었습니다", fx.line, "설정 전체가 아닙니다"},
 							sFake:    {"한 번도 불리지 않았습니다"},
 							sRunc:    {"종료 코드가 1 이어야 하는데 0"},
 							sNvDef:   {"종료 코드가 1 이어야 하는데 0"},
@@ -68,7 +68,7 @@ func TestCheckScriptJudgedByWhatItDoes(t *testing.T) {
 					vs = append(vs, variant{name: fx.name, fixture: "check-script/" + fx.fixture, probe: probe, unless: "/etc/containerd/config.toml",
 						fail: map[string][]string{
 							sCalls:   {"containerd config dump"},
-							sMainCfg: {fx.line, "가리킵니다", "로드된 설정이 아닙니다"},
+							sMainCfg: {fx.line, "가리킵니다", "설정 전체가 아닙니다"},
 							sFake:    {"한 번도 불리지 않았습니다"},
 							sNvidia:  {"종료 코드가 0 이어야 하는데 2"},
 							sRunc:    {"종료 코드가 1 이어야 하는데 2"},
