@@ -129,6 +129,9 @@ func protectCode(md string, l Look) protected {
 	for _, at := range found.hyphens {
 		edits = append(edits, edit{text.NewSegment(at, at+1), string(hyphenMark)})
 	}
+	for _, at := range found.glue {
+		edits = append(edits, edit{text.NewSegment(at, at+1), string(markOf(rune(src[at])))})
+	}
 	switch {
 	case l.NoColor():
 		for _, sg := range found.blockLines {
@@ -179,6 +182,11 @@ type code struct {
 	// linkify would end the link there), a table, or after a backslash
 	// (the escape would be lost).
 	hyphens []int
+	// glue is where the prose holds a word of punctuation alone (an
+	// ellipsis "...", a lone ")"): the blank before it and its own
+	// breakpoints, marked so that it stays on the line of the word before
+	// and no line of a page is punctuation alone.
+	glue []int
 }
 
 func findCode(src []byte) code {
@@ -214,11 +222,45 @@ func findCode(src []byte) code {
 					c.hyphens = append(c.hyphens, i)
 				}
 			}
+			c.glue = append(c.glue, punctuationWords(src, n.Segment)...)
 		}
 		return gast.WalkContinue, nil
 	})
 	return c
 }
+
+// punctuationWords are the places in sg to mark so that a word of
+// closing punctuation alone (an ellipsis "...", a lone ")") stays with
+// the word before it: the blank before the word and the word's own
+// breakpoints (a "." or "," glamour would break after). A word that
+// opens ("(", a quote before a code span) goes with what follows it.
+func punctuationWords(src []byte, sg text.Segment) []int {
+	var out []int
+	for i := sg.Start; i < sg.Stop; {
+		if src[i] == ' ' {
+			i++
+			continue
+		}
+		j := i
+		for j < sg.Stop && src[j] != ' ' {
+			j++
+		}
+		word := string(src[i:j])
+		if i > sg.Start && src[i-1] == ' ' && strings.Trim(word, closing) == "" {
+			out = append(out, i-1)
+			for k := i; k < j; k++ {
+				if m := markOf(rune(src[k])); m != rune(src[k]) && src[k] != '-' {
+					out = append(out, k)
+				}
+			}
+		}
+		i = j
+	}
+	return out
+}
+
+// closing is the punctuation that ends what comes before it.
+const closing = ".,;:!?)]}…'\"’”"
 
 // codeIndent is how far in st sets a code block's lines.
 func codeIndent(st ansi.StyleConfig) int {

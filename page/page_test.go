@@ -358,3 +358,20 @@ func colours(s string) []string {
 }
 
 var sgr = regexp.MustCompile(`\x1b\[[0-9;]*m`)
+
+// A word of closing punctuation alone (an ellipsis in a quote) stays on
+// the line of the word before it, at every width: a lone "..." reads as
+// a line of its own, not as the quote going on.
+func TestClosingPunctuationStaysWithTheWordBefore(t *testing.T) {
+	md := "드라이버가 없으면 훅이 실패합니다(\"OCI runtime create failed ... nvidia-container-cli: initialization error: nvml error: driver not loaded\"): 이슈 #260.\n"
+	lone := regexp.MustCompile(`^ *[.,;:)\]}"']+ *$`)
+	for w := 20; w <= 80; w++ {
+		for _, b := range render(t, md, w) {
+			for _, l := range b {
+				if lone.MatchString(l) {
+					t.Errorf("at %d columns: punctuation alone on a line: %q", w, l)
+				}
+			}
+		}
+	}
+}
