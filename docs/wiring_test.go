@@ -101,12 +101,12 @@ func TestCmdOnlyWires(t *testing.T) {
 	if !slices.Equal(files, []string{"main.go", "root.go"}) {
 		t.Errorf("cmd/labmate holds %v: it keeps main.go and the root (root.go); commands live in cli's command packages", files)
 	}
-	wiring := []string{"cli/session.go", "cli/factory.go", "labkit/verify/prover.go"}
+	wiring := []string{"cmd/cli/session.go", "cmd/cli/factory.go", "labkit/verify/prover.go"}
 	for file, cs := range calls(t, ".") {
 		file = filepath.ToSlash(file)
 		for _, c := range cs {
 			switch {
-			case c.pkg == "engine" && (strings.HasPrefix(file, "cmd/") || strings.HasPrefix(file, "cli/")):
+			case c.pkg == "engine" && strings.HasPrefix(file, "cmd/"):
 				t.Errorf("%s: %s calls engine.%s: a command runs a lab through labrun", c.at, file, c.name)
 			case c.pkg == "labrun" && (c.name == "New" || c.name == "Replay") && !slices.Contains(wiring, file):
 				t.Errorf("%s: labrun.%s outside %v: a run is wired in one place, the factory", c.at, c.name, wiring)
@@ -156,19 +156,19 @@ func TestOnlyLabrunMakesEngines(t *testing.T) {
 	}
 }
 
-// commandPackages are cli's command packages (cli/<x>cmd): each builds
+// commandPackages are the command packages (cmd/cli/<x>cmd): each builds
 // its commands from the factory.
 func commandPackages(t *testing.T) []string {
 	t.Helper()
 	var out []string
 	for pkg := range modulePackages(t) {
-		if strings.HasPrefix(pkg, "cli/") && strings.HasSuffix(pkg, "cmd") {
+		if strings.HasPrefix(pkg, "cmd/cli/") && strings.HasSuffix(pkg, "cmd") {
 			out = append(out, pkg)
 		}
 	}
 	slices.Sort(out)
 	if len(out) < 9 {
-		t.Fatalf("%d command packages under cli/, want every command's (at least 9): %v", len(out), out)
+		t.Fatalf("%d command packages under cmd/cli/, want every command's (at least 9): %v", len(out), out)
 	}
 	return out
 }
@@ -392,7 +392,7 @@ func TestValidateHasNoSideEffects(t *testing.T) {
 }
 
 // TestNoDomainPackageImportsTheTUIOrACommand: the arrows point one way.
-// Command packages (cli and cmd) stand above the domain, the TUI above
+// Command packages (cmd/) stand above the domain, the TUI above
 // the domain too: no domain package imports either, and the TUI imports
 // no command package.
 func TestNoDomainPackageImportsTheTUIOrACommand(t *testing.T) {
@@ -403,8 +403,8 @@ func TestNoDomainPackageImportsTheTUIOrACommand(t *testing.T) {
 		}
 		for _, imp := range imports {
 			switch {
-			case top == "cmd" || top == "cli":
-			case strings.HasPrefix(imp, "cli") || strings.HasPrefix(imp, "cmd/"):
+			case top == "cmd":
+			case strings.HasPrefix(imp, "cmd/"):
 				t.Errorf("%s imports the command package %s: commands stand above everything they use", pkg, imp)
 			case top != "tui" && (imp == "tui" || strings.HasPrefix(imp, "tui/")):
 				t.Errorf("%s imports %s: no domain package imports the TUI", pkg, imp)

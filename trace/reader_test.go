@@ -184,7 +184,7 @@ func TestLineTooLong(t *testing.T) {
 // Every message key the package uses exists in content/ui-trace.toml.
 func TestMessageKeysExist(t *testing.T) {
 	srcs, _ := filepath.Glob("*.go")
-	srcs = append(srcs, filepath.Join("..", "cli", "replaycmd", "replaycmd.go"))
+	srcs = append(srcs, filepath.Join("..", "cmd", "cli", "replaycmd", "replaycmd.go"))
 	static := regexp.MustCompile(`"(trace\.[a-z_.]+)"`)
 	coded := regexp.MustCompile(`(?:fail|lerr|lineError)\((?:[a-zA-Z.]+, )*"([a-z_]+)"`)
 	n := 0

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class/learner"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labrun/textout"
 )

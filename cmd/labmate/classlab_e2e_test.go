@@ -23,7 +23,7 @@ import (
 	"github.com/labhub/labmate/class/admin"
 	"github.com/labhub/labmate/class/classlab"
 	"github.com/labhub/labmate/class/learner"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labstore"

@@ -18,7 +18,7 @@ import (
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/class/classlab"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labstore"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/labhub/labmate/catalog"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 )
 
 // With LABMATE_TEST_AS_LABMATE=1 the test binary is labmate itself, so a

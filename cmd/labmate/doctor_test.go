@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/sandbox"
 )

@@ -16,7 +16,7 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/sandbox/sandboxtest"

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/kube"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/catalog"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/state"
 )

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/catalog"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/state"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/trace"
 )

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/cli"
-	"github.com/labhub/labmate/cli/reportcmd"
+	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/cmd/cli/reportcmd"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/report"

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/state"
 )
 

@@ -6,16 +6,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/labhub/labmate/cli"
-	"github.com/labhub/labmate/cli/checkcmd"
-	"github.com/labhub/labmate/cli/classcmd"
-	"github.com/labhub/labmate/cli/doctorcmd"
-	"github.com/labhub/labmate/cli/labcmd"
-	"github.com/labhub/labmate/cli/replaycmd"
-	"github.com/labhub/labmate/cli/reportcmd"
-	"github.com/labhub/labmate/cli/resetcmd"
-	"github.com/labhub/labmate/cli/sandboxcmd"
-	"github.com/labhub/labmate/cli/tuicmd"
+	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/cmd/cli/checkcmd"
+	"github.com/labhub/labmate/cmd/cli/classcmd"
+	"github.com/labhub/labmate/cmd/cli/doctorcmd"
+	"github.com/labhub/labmate/cmd/cli/labcmd"
+	"github.com/labhub/labmate/cmd/cli/replaycmd"
+	"github.com/labhub/labmate/cmd/cli/reportcmd"
+	"github.com/labhub/labmate/cmd/cli/resetcmd"
+	"github.com/labhub/labmate/cmd/cli/sandboxcmd"
+	"github.com/labhub/labmate/cmd/cli/tuicmd"
 )
 
 // newRootCmd builds the whole command tree around one factory made from

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 )
 

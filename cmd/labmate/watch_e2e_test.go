@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/labhub/labmate/checks"
-	"github.com/labhub/labmate/cli"
+	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labrun/textout"

@@ -1,0 +1,222 @@
+package classcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/admin"
+	"github.com/labhub/labmate/class/classlab"
+	"github.com/labhub/labmate/class/learner"
+	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/sandbox"
+)
+
+// initOptions is `labmate class init`.
+type initOptions struct {
+	adminFlags
+	Learners string
+	Labs     []string
+	Out      string
+	TokenTTL time.Duration
+	Sandbox  bool
+	streams  cli.Streams
+	ctx      context.Context
+
+	names []string
+	out   string
+	labs  []string
+	// ship is the lab the class carries (one --lab that can travel).
+	ship *class.LabArchive
+	err  error
+}
+
+func newInitCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+	o := &initOptions{streams: streams}
+	cmd := o.command("init", f, o)
+	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
+	cmd.Flags().StringSliceVar(&o.Labs, "lab", nil, content.Msg("class.flag.labs"))
+	cmd.Flags().StringVar(&o.Out, "out", "", content.Msg("class.flag.out"))
+	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", 24*time.Hour, content.Msg("class.flag.token_ttl"))
+	cmd.Flags().BoolVar(&o.Sandbox, "sandbox", false, content.Msg("class.flag.sandbox"))
+	return cmd
+}
+
+// Complete fills the defaults, reads the learners and packs the lab the
+// class carries; it starts nothing and connects nowhere, so a bad flag
+// is refused before a cluster starts.
+func (o *initOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
+	o.ctx = cmd.Context()
+	learners, out := o.Learners, o.Out
+	if o.Sandbox {
+		if learners == "" {
+			learners = "3"
+		}
+		if out == "" {
+			out = "labmate-class"
+		}
+	}
+	names, err := admin.Learners(learners)
+	if err != nil {
+		return cli.Exit(cli.ExitUsage, err.Error())
+	}
+	o.names, o.out = names, out
+	o.labs, o.ship, o.err = classlab.Labs(o.Labs)
+	return nil
+}
+
+// Validate checks what Complete cannot fix.
+func (o *initOptions) Validate() error {
+	switch {
+	case len(o.names) == 0:
+		return cli.UsageErr("class.cli.learners_missing")
+	case o.out == "":
+		return cli.UsageErr("class.cli.out_missing")
+	case o.err != nil:
+		return cli.Exit(cli.ExitUsage, o.err.Error())
+	}
+	return nil
+}
+
+// Run starts the sandbox (--sandbox), connects, creates the class and
+// writes the learners' kubeconfigs.
+func (o *initOptions) Run() int {
+	return cli.ExitWith(o.create(), o.streams.ErrOut)
+}
+
+func (o *initOptions) create() error {
+	flags := o.adminFlags
+	if o.Sandbox {
+		opts := sandbox.Options{Progress: o.streams.ErrOut}
+		if err := sandbox.Up(o.ctx, opts); err != nil {
+			return cli.Exit(cli.ExitFail, err.Error())
+		}
+		// Its own current context: the one kwokctl wrote.
+		flags.Kubeconfig, flags.Context = sandbox.Kubeconfig(opts), ""
+	}
+	conn, ns, err := flags.open()
+	if err != nil {
+		return err
+	}
+	conn = conn.Within(requestTimeout)
+	files, err := admin.Init(o.ctx, admin.InitConfig{
+		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, OutDir: o.out, TokenTTL: o.TokenTTL,
+	})
+	if err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", learner.Explain(err)))
+	}
+	legacy := false
+	for _, f := range files {
+		legacy = legacy || f.Legacy
+	}
+	if err := o.storeLab(conn, ns); err != nil {
+		return err
+	}
+	abs, _ := filepath.Abs(o.out)
+	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_done", "n", len(files), "ns", ns, "dir", abs))
+	if legacy {
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_legacy_tokens"))
+	}
+	if len(files) > 0 {
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next", "file", files[0].Path, "ns", ns))
+	}
+	return nil
+}
+
+// storeLab puts the lab the class carries into its namespace, or says
+// that the one lab named is built in and does not travel.
+func (o *initOptions) storeLab(conn *kube.Conn, ns string) error {
+	if o.ship == nil {
+		if len(o.labs) == 1 {
+			fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_builtin", "lab", o.labs[0]))
+		}
+		return nil
+	}
+	cs, err := typed(conn)
+	if err != nil {
+		return err
+	}
+	a, err := classlab.StoreLab(o.ctx, cs, ns, *o.ship)
+	if err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", classlab.Explain(err)))
+	}
+	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_stored", "lab", a.ID, "version", a.Version,
+		"size", class.ByteSize(len(a.Bytes)), "sum", a.Sum))
+	return nil
+}
+
+// labPushOptions is `labmate class lab push DIR|ID`: a new copy of the
+// class's lab, mid-workshop.
+type labPushOptions struct {
+	adminFlags
+	streams cli.Streams
+	ctx     context.Context
+	ref     string
+	archive class.LabArchive
+	ship    bool
+	err     error
+}
+
+func newLabCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+	cmd := cli.Group("class.lab", "push", "class.cli.lab_which")
+	o := &labPushOptions{streams: streams}
+	push := cli.Command("class.lab.push", "DIR|ID", cobra.ExactArgs(1), f, o)
+	push.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return nil, cobra.ShellCompDirectiveFilterDirs // a lab directory
+	}
+	o.bind(push)
+	cmd.AddCommand(push)
+	return cmd
+}
+
+// Complete packs the lab the argument names.
+func (o *labPushOptions) Complete(_ *cli.Factory, cmd *cobra.Command, args []string) error {
+	o.ctx, o.ref = cmd.Context(), args[0]
+	o.archive, o.ship, o.err = classlab.PackRef(o.ref)
+	return nil
+}
+
+// Validate refuses a lab that cannot travel.
+func (o *labPushOptions) Validate() error {
+	switch {
+	case o.err != nil:
+		return cli.UsageErr("class.cli.lab_refused", "lab", o.ref, "err", o.err)
+	case !o.ship:
+		return cli.UsageErr("class.cli.lab_cannot_travel", "lab", o.archive.ID)
+	case len(o.archive.Bytes) > class.MaxLabBytes:
+		return cli.Exit(cli.ExitUsage, class.LabTooBig{Size: len(o.archive.Bytes)}.Error())
+	}
+	return nil
+}
+
+// Run replaces the class's copy of the lab.
+func (o *labPushOptions) Run() int {
+	return cli.ExitWith(o.push(), o.streams.ErrOut)
+}
+
+func (o *labPushOptions) push() error {
+	cs, ns, err := o.client()
+	if err != nil {
+		return err
+	}
+	stored, same, err := classlab.PushLab(o.ctx, cs, ns, o.archive)
+	switch {
+	case errors.Is(err, class.ErrNoLab):
+		return cli.Exit(cli.ExitUsage, content.Msg("class.cli.push_no_lab", "ns", ns))
+	case err != nil:
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", classlab.Explain(err)))
+	case same:
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.push_same", "lab", stored.ID, "version", stored.Version, "sum", stored.Sum))
+	default:
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_stored", "lab", stored.ID, "version", stored.Version,
+			"size", class.ByteSize(len(stored.Bytes)), "sum", stored.Sum))
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+// Package doctorcmd is `labmate doctor`: one screen, in Korean, of what
+// is right and wrong in the learner's environment, each problem with the
+// command that fixes it.
+package doctorcmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/class/learner"
+	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/labkit"
+)
+
+// Options are `labmate doctor`'s flags.
+type Options struct {
+	JSON  bool
+	Class string
+
+	streams cli.Streams
+	ctx     context.Context
+	f       *cli.Factory
+	labs    []*labkit.Lab
+}
+
+// NewCmd is `labmate doctor`. Exit 0 when nothing failed, 1 otherwise,
+// 2 on a usage error. It never waits more than about 5 seconds.
+func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+	o := &Options{streams: streams}
+	cmd := cli.Command("doctor", cli.FlagsUse(), cli.NoArgs, f, o)
+	cmd.Flags().BoolVar(&o.JSON, "json", false, content.Msg("ops.flag.doctor_json"))
+	cmd.Flags().StringVar(&o.Class, "class", "", content.Msg("class.flag.class"))
+	_ = cmd.MarkFlagFilename("class")
+	return cmd
+}
+
+// Complete finds the labs doctor looks at: the chosen one, or with
+// several installed and none chosen, every one of them (no lab chosen is
+// not refused here).
+func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
+	o.ctx, o.f = cmd.Context(), f
+	kit, err := f.Lab()
+	if ch, ok := catalog.IsChoose(err); ok {
+		o.labs = ch.OpenAll()
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	o.labs = []*labkit.Lab{kit}
+	return nil
+}
+
+// Validate has nothing to refuse: every flag stands alone.
+func (o *Options) Validate() error { return nil }
+
+// Run probes the environment and returns the exit code.
+func (o *Options) Run() int {
+	stdout, stderr := o.streams.Out, o.streams.ErrOut
+	_, cluster := o.f.Flags()
+	opts := doctor.Options{NoCluster: cluster.NoCluster, TTY: cli.IsTerminal(stdout)}
+	if !cluster.NoCluster {
+		opts.Cluster, opts.ClusterErr = o.f.Cluster()
+	}
+	for _, kit := range o.labs {
+		opts.Labs = append(opts.Labs, o.doctorLab(kit))
+	}
+	res := doctor.Run(o.ctx, opts)
+	if o.Class != "" && len(o.labs) > 0 {
+		ids := make([]string, len(o.labs))
+		for i, l := range o.labs {
+			ids[i] = l.ID()
+		}
+		l, err := o.f.Learner(o.Class)
+		res.Findings = append(res.Findings, learner.DoctorFinding(o.ctx, o.Class, l, err, ids))
+	}
+	var err error
+	if o.JSON {
+		err = doctor.WriteJSON(stdout, res)
+	} else {
+		err = doctor.Write(stdout, res)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return cli.ExitUsage
+	}
+	if !res.OK() {
+		return cli.ExitFail
+	}
+	return cli.ExitOK
+}
+
+// doctorLab is what doctor looks at for one lab: its root, nodes, the
+// steps that need the cluster, what it reads there and where its
+// progress is kept. A root that is a file is a finding here, not an
+// error: doctor is where the learner finds out.
+func (o *Options) doctorLab(kit *labkit.Lab) doctor.Lab {
+	lab := kit.Text
+	root, _ := o.f.RootFor(lab)
+	l := doctor.Lab{ID: lab.ID, Root: root, Nodes: lab.WatchedNodes(), ClusterSteps: content.StepRange(kit.ClusterSteps()),
+		StatePath: o.f.StatePath(lab, root)}
+	for _, a := range kit.Scope.Accesses() {
+		l.Access = append(l.Access, doctor.Access{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, Text: a.String()})
+	}
+	return l
+}

@@ -1,0 +1,156 @@
+package labcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labkit/verify"
+	"github.com/labhub/labmate/sandbox"
+)
+
+// verifyOptions are `labmate lab verify`'s flags.
+type verifyOptions struct {
+	Watch       bool
+	Record      string
+	Mutants     bool
+	MutantSteps []int
+	Shard       string // K/N
+	Pace        time.Duration
+	Timeout     time.Duration
+	BinDir      string
+	// Progress writes each case's line to stderr as it is decided, also
+	// when stderr is not a terminal (the table on stdout has them all).
+	Progress bool
+
+	streams        cli.Streams
+	ctx            context.Context
+	f              *cli.Factory
+	dir            string // the lab's directory, "" for an installed or built-in lab
+	shardK, shardN int
+	shardOK        bool
+}
+
+// newVerifyCmd is `labmate lab verify [ID|DIR]`: the author's proof of a
+// lab. Exit 0 when every case holds, 1 when one does not (a surviving
+// near-miss, a declared case that does not hold), 2 when the proof cannot
+// run (no sandbox, a cluster that is not one) or could not decide a case
+// (a near-miss whose baseline the environment kept from being set up).
+func newVerifyCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+	o := &verifyOptions{streams: streams}
+	cmd := cli.Command("lab.verify", "[ID|DIR] "+cli.FlagsUse(), cli.MaxArgs(1), f, o)
+	fs := cmd.Flags()
+	fs.BoolVar(&o.Watch, "watch", false, content.Msg("verify.flag.watch"))
+	fs.StringVar(&o.Record, "record", "", content.Msg("verify.flag.record"))
+	fs.BoolVar(&o.Mutants, "mutants", false, content.Msg("verify.flag.mutants"))
+	fs.IntSliceVar(&o.MutantSteps, "mutants-step", nil, content.Msg("verify.flag.mutants_step"))
+	fs.StringVar(&o.Shard, "mutants-shard", "", content.Msg("verify.flag.mutants_shard"))
+	fs.DurationVar(&o.Pace, "pace", 3*time.Second, content.Msg("verify.flag.pace"))
+	fs.DurationVar(&o.Timeout, "timeout", 0, content.Msg("verify.flag.timeout"))
+	fs.StringVar(&o.BinDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
+	fs.BoolVar(&o.Progress, "progress", false, content.Msg("verify.flag.progress"))
+	cli.Metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR", "mutants-shard": "K/N"})
+	_ = cmd.MarkFlagFilename("record", "jsonl")
+	cmd.ValidArgsFunction = cli.CompleteLabs
+	return cmd
+}
+
+// Complete takes the lab the argument names (none: the flags') and the
+// shard. The lab is opened when the proof runs: with --watch, again
+// after each save.
+func (o *verifyOptions) Complete(f *cli.Factory, cmd *cobra.Command, args []string) error {
+	o.ctx, o.f = cmd.Context(), f.WithLabArg(args)
+	o.dir = o.f.LabDir()
+	o.shardK, o.shardN, o.shardOK = verify.ParseShard(o.Shard)
+	return nil
+}
+
+// Validate refuses flags that cannot work together.
+func (o *verifyOptions) Validate() error {
+	switch {
+	case o.Watch && o.dir == "":
+		return cli.UsageErr("verify.watch_needs_dir")
+	case !o.shardOK:
+		return cli.UsageErr("verify.bad_shard", "shard", o.Shard)
+	case (o.Mutants || o.shardN > 0) && o.Record != "":
+		return cli.UsageErr("verify.mutants_and_record")
+	case o.Watch && o.Record != "":
+		// Each recording is a change in the lab directory: the watch
+		// would prove and record again, without end.
+		return cli.UsageErr("verify.watch_and_record")
+	}
+	return nil
+}
+
+// Run proves the lab (again on every save with --watch).
+func (o *verifyOptions) Run() int {
+	if !o.Watch {
+		return o.once()
+	}
+	dir := o.dir
+	err := verify.Watch(o.ctx, dir, func() {
+		fmt.Fprintln(o.streams.Out, content.Msg("verify.rerun", "at", time.Now().Format("15:04:05")))
+		o.once()
+	})
+	if err != nil {
+		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_failed", "dir", dir, "err", err))
+		return cli.ExitUsage
+	}
+	return cli.ExitOK
+}
+
+func (o *verifyOptions) once() int {
+	var kit *labkit.Lab
+	var err error
+	if dir := o.dir; dir != "" {
+		kit, err = catalog.OpenDir(dir) // afresh: with --watch, after each save
+	} else {
+		kit, err = o.f.Lab()
+	}
+	if err != nil {
+		fmt.Fprintln(o.streams.ErrOut, err)
+		return cli.ExitUsage
+	}
+	// Progress is for a person watching a long proof; a script reads the
+	// table, which has every case, and would get each one twice.
+	var progress io.Writer
+	if o.Progress || cli.IsTerminal(o.streams.ErrOut) {
+		progress = o.streams.ErrOut
+	}
+	_, cluster := o.f.Flags()
+	opts := verify.Options{
+		Lab: kit, NoCluster: cluster.NoCluster,
+		BinDir: sandbox.Options{BinDir: o.BinDir}.ResolvedBinDir(), Record: o.Record, Mutants: o.Mutants || len(o.MutantSteps) > 0 || o.shardN > 0,
+		MutantSteps: o.MutantSteps, Shard: o.shardK, Shards: o.shardN, Pace: o.Pace, Labmate: o.f.Version(),
+		Timeout: o.Timeout, Progress: progress,
+	}
+	if !cluster.NoCluster && len(kit.ClusterSteps()) > 0 {
+		opts.Cluster, opts.ClusterErr = o.f.Cluster()
+	}
+	res, err := verify.Run(o.ctx, opts)
+	var ee *verify.EnvError
+	if errors.As(err, &ee) {
+		fmt.Fprintln(o.streams.ErrOut, ee.Msg)
+		return cli.ExitUsage
+	}
+	if err != nil {
+		fmt.Fprintln(o.streams.ErrOut, err)
+		return cli.ExitUsage
+	}
+	res.WriteTable(o.streams.Out)
+	switch {
+	case !res.OK():
+		return cli.ExitFail
+	case len(res.Unproven()) > 0:
+		return cli.ExitUsage // could not prove: the environment, not the lab
+	}
+	return cli.ExitOK
+}

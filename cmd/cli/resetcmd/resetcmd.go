@@ -1,0 +1,126 @@
+// Package resetcmd is `labmate reset [--step N] [--yes]`: forget the
+// learner's progress and the facts labmate witnessed, for one step or
+// the whole lab root, after a y/N question on stdin unless --yes. The
+// learner's own files are never touched.
+package resetcmd
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
+)
+
+// Options are `labmate reset`'s flags.
+type Options struct {
+	Step int
+	Yes  bool
+
+	streams cli.Streams
+	f       *cli.Factory
+	kit     *labkit.Lab
+}
+
+// NewCmd is `labmate reset`. Exit 0 when done (or nothing to do), 1 when
+// the learner said no, 2 on a usage or state error.
+func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+	o := &Options{streams: streams}
+	cmd := cli.Command("reset", cli.FlagsUse(), cli.NoArgs, f, o)
+	cmd.Flags().IntVar(&o.Step, "step", 0, content.Msg("ops.flag.reset_step"))
+	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("ops.flag.yes"))
+	_ = cmd.RegisterFlagCompletionFunc("step", f.CompleteSteps)
+	return cmd
+}
+
+// Complete finds the lab whose progress is forgotten.
+func (o *Options) Complete(f *cli.Factory, _ *cobra.Command, _ []string) error {
+	o.f = f
+	var err error
+	o.kit, err = f.Lab()
+	return err
+}
+
+// Validate refuses a step the lab does not have.
+func (o *Options) Validate() error {
+	if n := len(o.kit.Text.Steps); o.Step < 0 || o.Step > n {
+		return cli.Exit(cli.ExitUsage, content.Msg("cli.step_range", "step", o.Step, "max", n))
+	}
+	return nil
+}
+
+// Run resets and returns the exit code. Forgetting progress needs the
+// state only: no run, no cluster, no start files laid out.
+func (o *Options) Run() int {
+	in, stdout, stderr := o.streams.In, o.streams.Out, o.streams.ErrOut
+	s, err := o.f.State()
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return cli.ExitUsage
+	}
+	for _, w := range append(s.Warnings, o.f.Notices()...) {
+		fmt.Fprintln(stderr, w)
+	}
+	if s.Store == nil {
+		fmt.Fprintln(stderr, content.Msg("ops.reset.no_store", "err", "-"))
+		return cli.ExitUsage
+	}
+	what := content.Msg("ops.reset.scope_all", "root", s.Root)
+	stepID := ""
+	if o.Step > 0 {
+		ls := s.Lab.Step(o.Step)
+		what = content.Msg("ops.reset.scope_step", "step", o.Step, "title", ls.Title)
+		stepID = ls.ID
+	}
+	plan := s.File.Preview(o.Step, stepID)
+	if plan.Empty() && (o.Step > 0 || s.File.Progress.CurrentStep == 0) {
+		fmt.Fprintln(stdout, content.Msg("ops.reset.nothing", "what", what, "path", s.Store.Path))
+		return cli.ExitOK
+	}
+	fmt.Fprintln(stdout, content.Msg("ops.reset.plan", "what", what, "passed", plan.Passed, "hints", plan.Hints,
+		"solutions", plan.Solutions, "facts", len(plan.Facts), "root", s.Root, "path", s.Store.Path))
+
+	if !o.Yes {
+		fmt.Fprint(stdout, content.Msg("ops.reset.prompt"))
+		answer, err := bufio.NewReader(in).ReadString('\n')
+		if !cli.IsTerminal(in) {
+			// The answer was not echoed: end the prompt's line ourselves.
+			fmt.Fprintln(stdout)
+		}
+		if err != nil && strings.TrimSpace(answer) == "" {
+			fmt.Fprintln(stderr, content.Msg("ops.reset.needs_yes"))
+			return cli.ExitFail
+		}
+		if !affirmative(answer) {
+			fmt.Fprintln(stdout, content.Msg("ops.reset.cancelled"))
+			return cli.ExitFail
+		}
+	}
+	if o.Step > 0 {
+		_, err = s.Store.ResetStep(o.Step, stepID)
+	} else {
+		_, err = s.Store.ResetAll()
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, content.Msg("ops.reset.failed", "err", err))
+		return cli.ExitUsage
+	}
+	fmt.Fprintln(stdout, content.Msg("ops.reset.done", "what", what))
+	return cli.ExitOK
+}
+
+// affirmative accepts the yes-words listed in content (y, yes and their
+// Korean counterparts); anything else is no.
+func affirmative(answer string) bool {
+	a := strings.ToLower(strings.TrimSpace(answer))
+	for _, yes := range strings.Fields(content.Msg("ops.reset.yes_words")) {
+		if a == yes {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,49 @@
+package sandboxcmd
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/sandbox"
+	"github.com/labhub/labmate/sandbox/prebuilt"
+)
+
+// bundle needs -o; a bin dir labmate did not fill makes no bundle; a
+// filled one makes a bundle whose path alone is on stdout, and `up
+// --from` that bundle installs into an empty bin dir before anything
+// else (here it then stops: no lab).
+func TestBundleCommand(t *testing.T) {
+	code, _, errOut := run(t, "bundle")
+	if code != cli.ExitUsage || !strings.Contains(errOut, "-o FILE") {
+		t.Fatalf("bundle without -o: exit %d, stderr %q", code, errOut)
+	}
+
+	bin := t.TempDir()
+	for _, b := range sandbox.Binaries {
+		os.WriteFile(filepath.Join(bin, b), []byte("#!/bin/sh\necho "+b+"\n"), 0o755)
+	}
+	out := filepath.Join(t.TempDir(), "b.tar.gz")
+	code, _, errOut = run(t, "bundle", "--bin-dir", bin, "-o", out)
+	if code != cli.ExitFail || !strings.Contains(errOut, ".stamp") {
+		t.Fatalf("bundle of a hand-filled bin dir: exit %d, stderr %q", code, errOut)
+	}
+	os.WriteFile(filepath.Join(bin, ".stamp"), []byte(prebuilt.Stamp("test")+"\n"), 0o644)
+	code, stdout, errOut := run(t, "bundle", "--bin-dir", bin, "-o", out)
+	if code != cli.ExitOK || strings.TrimSpace(stdout) != out || !strings.Contains(errOut, "sha256") {
+		t.Fatalf("bundle: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+
+	// up checks the lab before it installs anything: the flag parses,
+	// and without a lab nothing is installed.
+	into := filepath.Join(t.TempDir(), "bin")
+	code, _, _ = run(t, "up", "--bin-dir", into, "--from", out, "--name", "labmate-sandboxcmd-test")
+	if code != cli.ExitUsage {
+		t.Fatalf("up --from without a lab: exit %d", code)
+	}
+	if _, err := os.Stat(into); !os.IsNotExist(err) {
+		t.Errorf("up without a lab installed into %s (%v)", into, err)
+	}
+}

@@ -1,0 +1,156 @@
+// Package tuicmd is `labmate` with no command: the interactive companion
+// (the TUI) on the learner's lab, with a picker first when nothing says
+// which lab.
+package tuicmd
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/quietstderr"
+	"github.com/labhub/labmate/state"
+	"github.com/labhub/labmate/tui"
+	"github.com/labhub/labmate/tui/config"
+)
+
+// Options are the root command's own flags.
+type Options struct {
+	Theme  string
+	Record string
+	Config string
+	Class  cli.ClassFlags
+
+	streams cli.Streams
+	ctx     context.Context
+	f       *cli.Factory
+	// quit is the exit code when the learner left the picker (or it
+	// could not run): nothing else runs.
+	quit *int
+}
+
+// NewCmd is the root command, `labmate`: it opens the TUI.
+func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+	o := &Options{streams: streams}
+	cmd := cli.Command("labmate", cli.FlagsUse(), cli.NoArgs, f, o)
+	fs := cmd.Flags()
+	fs.StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
+	fs.StringVar(&o.Record, "record", "", content.Msg("cli.flag.record"))
+	fs.StringVar(&o.Config, "config", "", content.Msg("cli.flag.config"))
+	o.Class.AddFlags(fs)
+	cli.Metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE", "config": "FILE"})
+	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.MarkFlagFilename("record")
+	_ = cmd.MarkFlagFilename("config", "toml")
+	return cmd
+}
+
+// Complete finds the lab: the class's (--class, no lab named), else the
+// flags', else the one the learner picks on a terminal.
+func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
+	o.ctx = cmd.Context()
+	g, err := f.ForClass(o.ctx, o.Class.File)
+	if err != nil {
+		return err
+	}
+	g, code, ok := g.PickLab(o.ctx, o.Theme, o.streams)
+	if !ok {
+		o.quit = &code
+		return nil
+	}
+	o.f = g
+	_, err = g.Lab()
+	return err
+}
+
+// Validate has nothing to refuse: every flag stands alone.
+func (o *Options) Validate() error { return nil }
+
+// Run opens the TUI and returns the exit code.
+func (o *Options) Run() int {
+	if o.quit != nil {
+		return *o.quit
+	}
+	stderr := o.streams.ErrOut
+	s, err := o.f.Session(true)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return cli.ExitUsage
+	}
+	o.f.RememberLab()
+	if err := s.Record(o.Record); err != nil {
+		fmt.Fprintln(stderr, err)
+		return cli.ExitUsage
+	}
+	defer func() {
+		if err := s.Stop(o.Record); err != nil {
+			fmt.Fprintln(stderr, err)
+		}
+	}()
+
+	opts := o.options(s)
+	ctx, cancel := context.WithCancel(o.ctx)
+	defer cancel()
+	nWarn := len(s.Warnings)
+	pub := s.Join(ctx, o.Class, true)
+	opts.Notices = append(opts.Notices, s.Warnings[nWarn:]...)
+	if pub != nil {
+		opts = opts.Publishing(pub)
+	}
+	opts.ClassLab = o.f.ClassLabNotes(ctx, o.Class.File)
+	opts.Updates = s.Run.Start(ctx).Updates()
+	// stderr goes to the log meanwhile: what writes there behind the
+	// TUI's back never draws over the screen.
+	err = quietstderr.Run(o.f.LogFile(), state.Dir, func() error { return tui.Run(ctx, opts) })
+	if err != nil {
+		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
+		return cli.ExitFail
+	}
+	return cli.ExitOK
+}
+
+// options are the TUI's options for the session: the lab, where the
+// learner was, progress saved to the state store, the config file.
+func (o *Options) options(s *cli.Session) tui.Options {
+	opts := tui.Options{
+		Lab:       s.Lab,
+		Root:      s.Root,
+		Rescan:    s.Run.Rescan(),
+		Theme:     o.Theme,
+		Notices:   s.Warnings,
+		StartPage: s.File.Progress.CurrentStep,
+		Progress:  hintProgress(s.File.Progress),
+	}
+	if s.Store != nil {
+		store := s.Store
+		opts.OnProgress = func(step, hints int, solution bool) error { return store.RecordHints(step, hints, solution) }
+		opts.OnPage = func(page int) error { return store.Record(state.Event{Kind: state.Visited, Step: page}) }
+	}
+	cfgPath := o.Config
+	if cfgPath == "" {
+		cfgPath = config.DefaultPath()
+	}
+	cfg, warnings := config.Load(cfgPath)
+	if o.Theme != "" {
+		cfg.Theme = o.Theme
+	}
+	return tui.WithConfig(opts, cfg, warnings)
+}
+
+func hintProgress(p state.Progress) map[int]tui.HintProgress {
+	out := map[int]tui.HintProgress{}
+	for step, n := range p.HintsSeen {
+		hp := out[step]
+		hp.Seen = n
+		out[step] = hp
+	}
+	for step, seen := range p.SolutionSeen {
+		hp := out[step]
+		hp.Solution = seen
+		out[step] = hp
+	}
+	return out
+}
