@@ -66,6 +66,9 @@ type Options struct {
 	Tmux string
 	// Deadline bounds the whole run (4.5s when zero).
 	Deadline time.Duration
+	// BinDir is the sandbox's bin dir, whose binaries are checked against
+	// the sha256 they were installed with; "" skips that probe.
+	BinDir string
 }
 
 // Lab is what one lab needs of the environment.
@@ -172,6 +175,7 @@ func probes(opts Options) []probe {
 		probe{[]Finding{placeholder("terminal", ""), placeholder("locale", "")}, func(context.Context) []Finding { return terminalProbe(opts) }},
 		probe{[]Finding{placeholder("tmux", "")}, func(ctx context.Context) []Finding { return tmuxProbe(ctx, opts) }},
 		probe{[]Finding{placeholder("sandbox", "")}, func(context.Context) []Finding { return []Finding{sandboxProbe()} }},
+		probe{[]Finding{placeholder("binaries", "")}, func(context.Context) []Finding { return binariesProbe(opts.BinDir) }},
 	)
 }
 

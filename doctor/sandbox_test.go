@@ -2,10 +2,12 @@ package doctor
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/labhub/labmate/observe/scriptprobe"
+	"github.com/labhub/labmate/sandbox/prebuilt"
 )
 
 func TestMain(m *testing.M) {
@@ -53,5 +55,30 @@ func TestSandboxProbeNamesTheFilter(t *testing.T) {
 		if tc.capFilter != "" && f.Verdict != Warn {
 			t.Errorf("filter cap %q: verdict %v, want a warning", tc.capFilter, f.Verdict)
 		}
+	}
+}
+
+// The sandbox's binaries are checked against the sha256 they were
+// installed with: a replaced one is a failure naming it, with the
+// command that reinstalls it; a bin dir without a record says nothing.
+func TestBinariesProbe(t *testing.T) {
+	bin := t.TempDir()
+	if got := binariesProbe(bin); len(got) != 0 {
+		t.Errorf("a bin dir without a record: %+v", got)
+	}
+	for _, b := range []string{"kubectl", "kwok"} {
+		os.WriteFile(filepath.Join(bin, b), []byte("as installed "+b), 0o755)
+	}
+	if err := prebuilt.Record(bin, []string{"kubectl", "kwok"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := binariesProbe(bin); len(got) != 1 || got[0].Verdict != OK {
+		t.Errorf("as installed: %+v", got)
+	}
+	os.WriteFile(filepath.Join(bin, "kwok"), []byte("#!/bin/sh\n"), 0o755)
+	got := binariesProbe(bin)
+	if len(got) != 1 || got[0].Verdict != Fail || !strings.Contains(got[0].Detail, "kwok") || strings.Contains(got[0].Detail, "kubectl") ||
+		!strings.Contains(got[0].Fix, filepath.Join(bin, "kwok")) || !strings.Contains(got[0].Fix, "labmate sandbox up") {
+		t.Errorf("kwok replaced: %+v", got)
 	}
 }

@@ -218,6 +218,11 @@ func install(opts Options, tmp, logPath, stamp, want string) error {
 			return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)
 		}
 	}
+	// What was built, as it was built: sandbox status and doctor say
+	// when a binary no longer matches (prebuilt.Changed).
+	if err := prebuilt.Record(opts.BinDir, Binaries); err != nil {
+		return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)
+	}
 	if err := lockfile.WriteAtomic(stamp, []byte(want+"\n"), 0o644); err != nil {
 		return wrapMsg(err, "sandbox.err.bin_dir", "bin_dir", opts.BinDir)
 	}

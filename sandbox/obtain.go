@@ -24,7 +24,7 @@ func ensureBinaries(ctx context.Context, opts Options) error {
 		return err
 	}
 	if from := opts.from(); from != "" || prebuilt.Supported(runtime.GOOS, runtime.GOARCH) {
-		_, ferr := installPrebuilt(ctx, prebuilt.Options{BinDir: opts.BinDir, Binaries: Binaries, From: from, Progress: opts.Progress})
+		_, ferr := installPrebuilt(ctx, prebuilt.Options{BinDir: opts.BinDir, Binaries: Binaries, From: from, SHA256: opts.SHA256, Progress: opts.Progress})
 		if ferr == nil {
 			return nil
 		}

@@ -108,6 +108,9 @@ type Options struct {
 	// upstream's URL layout (a URL or a directory) or a bundle (a file or
 	// a URL); empty means $LABMATE_SANDBOX_MIRROR, else upstream.
 	From string
+	// SHA256 is the digest the learner gave for a bundle From names
+	// (--sha256): the bundle's own sha256, which vouches for its files.
+	SHA256 string
 
 	// Lab is the lab the sandbox is for; Up records it in the cluster
 	// (Marker) and refuses a cluster made for another lab.

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/sandbox/prebuilt"
 )
 
 // ClusterStatus describes the sandbox as Status found it. (Go does not allow
@@ -23,6 +24,9 @@ type ClusterStatus struct {
 
 	// MissingBinaries lists the binaries not found in BinDir.
 	MissingBinaries []string
+	// ChangedBinaries lists the binaries whose sha256 is no longer the
+	// one they were installed or built with (prebuilt.Changed).
+	ChangedBinaries []string
 	// Created: kwokctl has a saved configuration (kwok.yaml) for the cluster.
 	Created bool
 	// Running: the API server answers /readyz.
@@ -86,6 +90,10 @@ func (s ClusterStatus) String() string {
 	} else {
 		lines = append(lines, content.Msg("sandbox.status.binaries", "bin_dir", s.BinDir))
 	}
+	if len(s.ChangedBinaries) > 0 {
+		lines = append(lines, content.Msg("sandbox.status.binaries_changed",
+			"changed", strings.Join(s.ChangedBinaries, ", "), "bin_dir", s.BinDir))
+	}
 	if s.Created {
 		lines = append(lines, content.Msg("sandbox.status.kubeconfig", "kubeconfig", s.Kubeconfig),
 			content.Msg("sandbox.status.context", "context", s.Context))
@@ -123,6 +131,7 @@ func Status(ctx context.Context, opts Options) (ClusterStatus, error) {
 	if err := CheckBinaries(opts); errors.As(err, &missing) {
 		st.MissingBinaries = missing.Missing
 	}
+	st.ChangedBinaries, _, _ = prebuilt.Changed(opts.BinDir, Binaries)
 	st.Created = clusterExists(opts)
 	if !st.Created || !apiReady(ctx, opts) {
 		return st, nil

@@ -8,7 +8,11 @@
 # source build, with Go) and `sandbox bundle`; then, as a learner on a
 # machine without Go (an empty HOME, PATH=/usr/bin:/bin, nothing else in
 # the environment), `sandbox up --from` that bundle, `status` and `down`
-# on a cluster of its own. (The download from a mirror with upstream's
+# on a cluster of its own. Binaries built from source match no digest
+# labmate carries, so the learner vouches for the bundle as the issue-44
+# rule asks of a room: with the bundle's own sha256, taken from the
+# command `sandbox bundle` prints (and checked against sha256sum's); the
+# same bundle without it is refused first, installing nothing. (The download from a mirror with upstream's
 # layout is proved by sandbox/prebuilt's TestSandboxUpWithoutGo.)
 #
 # The binaries are built into $LABMATE_CLUSTER_BIN (default: the usual
@@ -58,14 +62,27 @@ echo "== archive: labmate sandbox build"
 bin_dir="$(./labmate sandbox build)"
 echo "   $bin_dir"
 echo "== archive: labmate sandbox bundle"
-./labmate sandbox bundle -o "$work/cluster.tar.gz"
+./labmate sandbox bundle -o "$work/cluster.tar.gz" 2>"$work/bundle.log" || { cat "$work/bundle.log"; exit 1; }
+cat "$work/bundle.log"
+digest="$(sed -n 's/.*labmate sandbox up --from .* --sha256 \([0-9a-f]\{64\}\)$/\1/p' "$work/bundle.log")"
+if [ -z "$digest" ] || [ "$digest" != "$(sha256sum "$work/cluster.tar.gz" | cut -d' ' -f1)" ]; then
+  echo "archive-sandbox-check: sandbox bundle did not print the learners' command with the bundle's sha256" >&2
+  exit 1
+fi
 mkdir "$work/home"
 if env -i PATH=/usr/bin:/bin sh -c 'command -v go' >/dev/null; then
   echo "archive-sandbox-check: go is on PATH=/usr/bin:/bin; the learner's machine must have none" >&2
   exit 1
 fi
-echo "== archive, as a learner without Go: labmate sandbox up --from the bundle --name $name"
-learner sandbox up --lab gpu-incident --name "$name" --from "$work/cluster.tar.gz"
+echo "== archive, as a learner without Go: the bundle without its digest is refused"
+if learner sandbox up --lab gpu-incident --name "$name" --from "$work/cluster.tar.gz" >"$work/unvouched.log" 2>&1; then
+  cat "$work/unvouched.log"
+  echo "archive-sandbox-check: a bundle of binaries built from source installed with nobody vouching for it" >&2
+  exit 1
+fi
+grep -q -- "--sha256" "$work/unvouched.log" || { cat "$work/unvouched.log"; echo "archive-sandbox-check: the refusal does not say how to vouch" >&2; exit 1; }
+echo "== archive, as a learner without Go: labmate sandbox up --from the bundle --sha256 $digest --name $name"
+learner sandbox up --lab gpu-incident --name "$name" --from "$work/cluster.tar.gz" --sha256 "$digest"
 learner sandbox status --name "$name"
 echo "== archive, as a learner: labmate sandbox down --name $name"
 learner sandbox down --name "$name"

@@ -3,7 +3,12 @@
 # module proxy into a cache dir on first use), builds a snapshot for this
 # machine, checks that the version is injected into the binary, and records
 # the release files it checked in scripts/release-check.sum
-# (`make release-check`; commit the record with the change).
+# (`make release-check`; commit the record with the change). Then it
+# refuses a release while labmate carries no digest for a file of the
+# cluster binaries' download table (`go run ./hack/cluster/refresh
+# -check`; the refresh itself needs a network): a release must not ship a
+# labmate that downloads a program nobody vouched for. The record is
+# written before that, since it records goreleaser's verdict alone.
 #
 #   scripts/release-check.sh              always check
 #   scripts/release-check.sh --if-changed check only when a release file
@@ -49,3 +54,4 @@ case "$got" in
 esac
 sha256sum "${files[@]}" >"$record"
 echo "recorded in $record"
+go run ./hack/cluster/refresh -check

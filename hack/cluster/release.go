@@ -11,8 +11,13 @@ import (
 // recipe builds, at the versions above: one table, so that a version bump
 // changes the build and the download together. labmate's sandbox/prebuilt
 // downloads these on Linux, where upstream ships every one of them, and
-// checks each file against the checksum upstream publishes beside it, or
-// against a sha256 pinned here where upstream publishes none.
+// checks each file against the digest labmate carries for it
+// (digests.txt beside this file, Carried): never against a checksum
+// served by the same place as the file, which catches a broken download
+// but not a changed one. `go run ./hack/cluster/refresh` writes
+// digests.txt from upstream's own published checksums when the versions
+// change; where a digest could not be read, its line says why, and
+// `refresh -check` (the release check) refuses a release.
 //
 // Layouts, as upstream publishes them (and as kwokctl v0.8.0's binary
 // runtime downloads them: pkg/config/vars.go, pkg/consts/consts.go):
@@ -28,7 +33,7 @@ import (
 //	            kwok-<os>-<arch> and kwokctl-<os>-<arch>; kwok's release
 //	            (v0.8.0: .github/workflows/releases.yaml, `make cross-build`,
 //	            hack/releases.sh) uploads the binaries with `gh release
-//	            upload` and no checksum file, so their sha256 is pinned below
+//	            upload` and no checksum file
 //
 // On macOS upstream publishes no kube-apiserver, kube-controller-manager
 // or kube-scheduler (dl.k8s.io has only the client binaries there), so
@@ -48,45 +53,49 @@ type Download struct {
 	// Members maps each of Binaries to its path inside the tarball; nil
 	// for a bare binary.
 	Members map[string]string
-	// Checksum is where the file's sha256 comes from.
+	// Checksum is upstream's own checksum file for the file, where it
+	// publishes one: what the maintainer's refresh (cmd refresh) checks
+	// the file against, and what a download from upstream over https
+	// falls back to where labmate carries no digest.
 	Checksum Checksum
+	// Carried is the file's digest labmate carries (digests.txt); its
+	// SHA256 is empty where none could be read, and Unread says why.
+	Carried Digest
+	// MemberDigests are the carried digests of the binaries inside a
+	// tarball, by binary (what a bundle holds of etcd); nil for a bare
+	// binary.
+	MemberDigests map[string]Digest
+}
+
+// Digest is what labmate carries of one file: its sha256 and size, and
+// where they were read. An empty SHA256 means none could be read, and
+// Unread says why.
+type Digest struct {
+	SHA256 string
+	Size   int64 // 0 where unknown
+	Source string
+	Unread string
 }
 
 // Name is the file's own name, the last element of its URL.
 func (d Download) Name() string { return d.URL[strings.LastIndexByte(d.URL, '/')+1:] }
 
-// Checksum says where a file's sha256 comes from: upstream's checksum
-// file (URL; List when it lists several files as sha256sum does), or a
-// digest pinned in this table (SHA256, and PinSource saying where it was
-// read) where upstream publishes none.
+// Checksum is upstream's checksum file for a file: URL, and List when it
+// lists several files as sha256sum does (etcd's SHA256SUMS) rather than
+// holding one bare digest (dl.k8s.io's .sha256). Empty where upstream
+// publishes none (kwok).
 type Checksum struct {
-	URL       string
-	List      bool
-	SHA256    string
-	PinSource string
+	URL  string
+	List bool
 }
 
 // Platforms are the GOOS/GOARCH pairs upstream ships every binary for.
 var Platforms = []string{"linux/amd64", "linux/arm64"}
 
-// kwokPins are kwok's own release binaries' sha256 (kwok publishes none).
-// Read from two packagers who download and check the same files, which
-// agree on every value: Arch Linux's AUR package kwok-bin 0.8.0-1 (its
-// PKGBUILD's sha256sums_x86_64 and sha256sums_aarch64) and a Nix
-// expression "kwok-bin" 0.8.0 (fetchurl's SRI hashes, the same digests
-// in base64).
-var kwokPins = map[string]string{
-	"kwok-linux-amd64":    "f5a4385a2ae1b9dd7f8acae18e002a75c0ebba124ae9d7259aa8dadb50711f46",
-	"kwok-linux-arm64":    "628f7d277860f524a2a775c217adcc58828e7b59ab0933680315784f1b8b0e37",
-	"kwokctl-linux-amd64": "d5743166c657283d6e827c7c4c20cacfd9009fd94830f06718ca7b2c7099461f",
-	"kwokctl-linux-arm64": "5a642b27d3e975f36040d215640cd90fb4a63cb6fca0ad5865a61bcd9c81051b",
-}
-
-const kwokPinSource = "AUR kwok-bin 0.8.0-1 PKGBUILD and Nix kwok-bin 0.8.0 (agreeing)"
-
 // Downloads returns what to download for goos/goarch, in the order of a
-// learner's wait (the largest first, so the time left settles early);
-// false where upstream does not ship every binary (see Platforms).
+// learner's wait (the largest first, so the time left settles early),
+// each with the digest labmate carries for it; false where upstream does
+// not ship every binary (see Platforms).
 func Downloads(goos, goarch string) ([]Download, bool) {
 	platform := goos + "/" + goarch
 	supported := false
@@ -115,12 +124,20 @@ func Downloads(goos, goarch string) ([]Download, bool) {
 	})
 	kwokRel := "https://github.com/kubernetes-sigs/kwok/releases/download/" + KwokVersion + "/"
 	for _, name := range []string{"kwok", "kwokctl"} {
-		file := name + "-" + goos + "-" + goarch
 		out = append(out, Download{
 			Binaries: []string{name}, Component: "kwok", Version: KwokVersion,
-			URL:      kwokRel + file,
-			Checksum: Checksum{SHA256: kwokPins[file], PinSource: kwokPinSource},
+			URL: kwokRel + name + "-" + goos + "-" + goarch,
 		})
+	}
+	carried := Carried()
+	for i, d := range out {
+		out[i].Carried = carried[d.URL]
+		for b, member := range d.Members {
+			if out[i].MemberDigests == nil {
+				out[i].MemberDigests = map[string]Digest{}
+			}
+			out[i].MemberDigests[b] = carried[d.URL+"#"+member]
+		}
 	}
 	return out, true
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -82,8 +83,18 @@ func TestSandboxUpWithoutGo(t *testing.T) {
 	if fi, err := os.Stat(bundle); err == nil {
 		t.Logf("measured: bundle %s, %.1f MiB", filepath.Base(bundle), float64(fi.Size())/(1<<20))
 	}
+	// Binaries built from source match no digest labmate carries: the
+	// learner vouches for the bundle with its sha256, as `sandbox bundle`
+	// printed it (and without it, nothing is installed).
+	digest := regexp.MustCompile(`--sha256 ([0-9a-f]{64})`).FindStringSubmatch(out)
+	if digest == nil || digest[1] != sumOf(t, bundle) {
+		t.Fatalf("sandbox bundle did not print the command with the bundle's sha256 %s:\n%s", sumOf(t, bundle), out)
+	}
 	home2 := t.TempDir()
-	took = upStatusDown(t, labmate, learnerEnv(home2), sandboxtest.Name()+"-dl-bundle", "--from", bundle)
+	if out, err := run(labmate, learnerEnv(home2), "sandbox", "up", "--lab", "gpu-incident", "--name", sandboxtest.Name()+"-dl-unvouched", "--from", bundle); err == nil || !strings.Contains(out, "--sha256") {
+		t.Fatalf("sandbox up --from a bundle of binaries built from source, without its digest: %v\n%s", err, out)
+	}
+	took = upStatusDown(t, labmate, learnerEnv(home2), sandboxtest.Name()+"-dl-bundle", "--from", bundle, "--sha256", digest[1])
 	t.Logf("measured: sandbox up --from a bundle file, empty HOME: %.1f s", took.Seconds())
 }
 
@@ -151,9 +162,11 @@ func lookPath(file string, env []string) (string, error) {
 // serveMirror serves the binaries in binDir on loopback in upstream's
 // layout (prebuilt.MirrorURL): the Kubernetes binaries as they are with
 // their .sha256, etcd in its release tarball with SHA256SUMS, kwok's as
-// they are. kwok's differ from upstream's pinned ones (they were built
-// here), so their digests go into a sums file for EnvSums. It returns the
-// mirror's URL and the sums file.
+// they are. They were built here and match no digest labmate carries,
+// and the mirror's own checksum files vouch for nothing, so their
+// digests go into a sums file for EnvSums, as a learner vouches for a
+// mirror of binaries built from source. It returns the mirror's URL and
+// the sums file.
 func serveMirror(t *testing.T, binDir string) (mirror, sums string) {
 	t.Helper()
 	files := map[string]string{} // URL path -> file on disk
@@ -168,6 +181,7 @@ func serveMirror(t *testing.T, binDir string) (mirror, sums string) {
 			writeTarball(t, tgz, d.Members["etcd"], filepath.Join(binDir, "etcd"))
 			files[p] = tgz
 			fmt.Fprintf(&etcdSums, "%s  %s\n", sumOf(t, tgz), d.Name())
+			fmt.Fprintf(&local, "%s  %s\n", sumOf(t, tgz), d.Name())
 			sumsFile := filepath.Join(tmp, "SHA256SUMS")
 			os.WriteFile(sumsFile, []byte(etcdSums.String()), 0o644)
 			files[urlPath(d.Checksum.URL)] = sumsFile
@@ -176,6 +190,7 @@ func serveMirror(t *testing.T, binDir string) (mirror, sums string) {
 			sumFile := filepath.Join(tmp, d.Binaries[0]+".sha256")
 			os.WriteFile(sumFile, []byte(sumOf(t, files[p])), 0o644)
 			files[urlPath(d.Checksum.URL)] = sumFile
+			fmt.Fprintf(&local, "%s  %s\n", sumOf(t, files[p]), d.Name())
 		default:
 			files[p] = filepath.Join(binDir, d.Binaries[0])
 			fmt.Fprintf(&local, "%s  %s\n", sumOf(t, files[p]), d.Name())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 
 	"github.com/labhub/labmate/content"
@@ -17,18 +18,93 @@ import (
 // what happened and what to do. Nothing of a failed install stays in the
 // bin dir: every one of them leaves it as it was.
 
-// ChecksumError: a file's sha256 is not the one expected. The file was
-// deleted; nothing of it was made executable or moved.
+// ChecksumError: a file's sha256 is not the one expected (the digest
+// labmate carries, or upstream's checksum where it carries none; a
+// bundle's file that differs from its manifest). The file was deleted;
+// nothing of it was made executable or moved.
 type ChecksumError struct {
 	File   string // the file's name, "kube-apiserver" or "etcd-v3.6.4-linux-amd64.tar.gz"
 	URL    string // where it came from (a bundle's path for a bundle's file)
 	Want   string // the expected sha256
 	Got    string // the downloaded file's
-	Source string // where Want came from: a checksum file's URL, the table's pin, a bundle's manifest
+	Source string // what Want is, in words: labmate's carried digest and its source, upstream's checksum file, a bundle's manifest
+	Given  bool   // the learner's sums file lists the file too, with another digest
 }
 
 func (e *ChecksumError) Error() string {
-	return content.Msg("prebuilt.err.checksum", "file", e.File, "url", e.URL, "want", e.Want, "got", e.Got, "source", e.Source)
+	hint := ""
+	if e.Given {
+		hint = content.Msg("prebuilt.err.checksum_given", "env", EnvSums)
+	}
+	return content.Msg("prebuilt.err.checksum", "file", e.File, "url", e.URL, "want", e.Want, "got", e.Got, "source", e.Source) + hint
+}
+
+// UnvouchedFile is one file nothing vouched for: no digest labmate
+// carries (Why says why none), none the learner gave.
+type UnvouchedFile struct {
+	Name   string
+	SHA256 string // its sha256, when it was read
+	Why    string // why labmate carries no digest for it ("" when it carries one)
+}
+
+// UnvouchedError: files that match no digest labmate carries and none
+// the learner gave (a mirror's or bundle's of binaries built from
+// source, or a changed one). Nothing was installed.
+type UnvouchedError struct {
+	From   string // the mirror or bundle (without credentials)
+	Bundle bool   // a bundle: its own sha256 (--sha256) would vouch for it
+	Files  []UnvouchedFile
+	Env    string // EnvSums
+}
+
+func (e *UnvouchedError) Error() string {
+	var lines []string
+	for _, f := range e.Files {
+		sum := f.SHA256
+		if sum == "" {
+			sum = content.Msg("prebuilt.err.unvouched_unread")
+		}
+		carried := content.Msg("prebuilt.err.unvouched_carried")
+		if f.Why != "" {
+			carried = content.Msg("prebuilt.err.unvouched_none")
+		}
+		lines = append(lines, content.Msg("prebuilt.err.unvouched_file", "file", f.Name, "sha256", sum, "carried", carried))
+	}
+	how := content.Msg("prebuilt.err.unvouched_mirror", "env", e.Env)
+	if e.Bundle {
+		how = content.Msg("prebuilt.err.unvouched_bundle", "bundle", e.From, "env", e.Env)
+	}
+	return content.Msg("prebuilt.err.unvouched", "from", e.From, "files", strings.Join(lines, "\n")) + "\n" + how
+}
+
+// BundleDigestError: the bundle's own sha256 is not the one the learner
+// gave (--sha256). Nothing of it was written.
+type BundleDigestError struct {
+	Bundle    string
+	Want, Got string
+}
+
+func (e *BundleDigestError) Error() string {
+	return content.Msg("prebuilt.err.bundle_digest", "bundle", e.Bundle, "want", e.Want, "got", e.Got)
+}
+
+// RedirectError: a server redirected to something other than http(s),
+// or from https to plain http. The file was not fetched.
+type RedirectError struct{ From, To string }
+
+func (e *RedirectError) Error() string {
+	return content.Msg("prebuilt.err.redirect", "from", e.From, "to", e.To)
+}
+
+// TooLargeError: a file (or a bundle's member) is larger than its limit:
+// the size labmate carries for it, or a generous cap. What came is deleted.
+type TooLargeError struct {
+	URL   string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return content.Msg("prebuilt.err.too_large", "url", e.URL, "limit", mib(e.Limit))
 }
 
 // TruncatedError: the body ended (or stalled) before the length the

@@ -1,7 +1,6 @@
 package prebuilt
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +18,8 @@ import (
 
 	"github.com/hashicorp/go-cleanhttp"
 	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/labhub/labmate/content"
 )
 
 // fetcher downloads files. Requests go through go-retryablehttp, which
@@ -36,16 +37,21 @@ type fetcher struct {
 }
 
 func newFetcher(o *Options, m *meter) *fetcher {
-	hc := o.HTTPClient
-	if hc == nil {
+	var hc *http.Client
+	if o.HTTPClient == nil {
 		hc = cleanhttp.DefaultPooledClient()
 		t := hc.Transport.(*http.Transport)
 		// No overall timeout (a file is 100 MiB on a slow link); the
 		// headers must come within a minute, a stalled body is a cut.
 		t.ResponseHeaderTimeout = time.Minute
-		// A mirror may be a directory: file:///path/to/mirror/...
+		// A mirror may be a directory: file:///path/to/mirror/... (never
+		// reached by a redirect: checkRedirect).
 		t.RegisterProtocol("file", http.NewFileTransport(http.Dir("/")))
+	} else {
+		copied := *o.HTTPClient
+		hc = &copied
 	}
+	hc.CheckRedirect = checkRedirect
 	c := retryablehttp.NewClient()
 	c.HTTPClient = hc
 	c.Logger = nil
@@ -54,16 +60,32 @@ func newFetcher(o *Options, m *meter) *fetcher {
 	c.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	c.CheckRetry = func(ctx context.Context, resp *http.Response, err error) (bool, error) {
 		// A name that does not resolve will not resolve in a second
-		// either: say so now (no network, or a typo in the mirror).
+		// either: say so now (no network, or a typo in the mirror). A
+		// refused redirect is refused again.
 		var dns *net.DNSError
-		if errors.As(err, &dns) && dns.IsNotFound {
+		var re *RedirectError
+		if errors.As(err, &dns) && dns.IsNotFound || errors.As(err, &re) {
 			return false, nil
 		}
 		return retryablehttp.DefaultRetryPolicy(ctx, resp, err)
 	}
+	// A server's Retry-After is obeyed up to MaxRetryAfter (an hour's
+	// 503 would otherwise wait an hour in silence); a wait it asks for
+	// longer than a few seconds is said.
+	c.Backoff = func(lo, hi time.Duration, attempt int, resp *http.Response) time.Duration {
+		if asked, ok := retryAfter(resp); ok {
+			wait := min(asked, o.MaxRetryAfter)
+			if asked > 3*time.Second {
+				m.Note("prebuilt.progress.retry_after", "url", Redact(resp.Request.URL.String()),
+					"asked", content.Duration(asked), "wait", content.Duration(wait))
+			}
+			return wait
+		}
+		return retryablehttp.DefaultBackoff(lo, hi, attempt, nil)
+	}
 	c.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
 		if attempt > 0 {
-			m.Note("prebuilt.progress.retry", "url", req.URL.String(), "n", attempt, "max", o.Retries)
+			m.Note("prebuilt.progress.retry", "url", Redact(req.URL.String()), "n", attempt, "max", o.Retries)
 		}
 	}
 	f := &fetcher{client: c, meter: m, attempts: o.BodyAttempts, stall: o.StallTimeout}
@@ -71,6 +93,37 @@ func newFetcher(o *Options, m *meter) *fetcher {
 		f.proxy = t.Proxy
 	}
 	return f
+}
+
+// checkRedirect follows a redirect only to http(s), never from https to
+// plain http, and at most ten times: a mirror's answer must not reach a
+// local file (file://) or drop the transport's protection.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	prev := via[len(via)-1].URL
+	to := req.URL
+	if (to.Scheme != "http" && to.Scheme != "https") || (prev.Scheme == "https" && to.Scheme != "https") || len(via) >= 10 {
+		return &RedirectError{From: Redact(prev.String()), To: Redact(to.String())}
+	}
+	return nil
+}
+
+// retryAfter is the wait a 429 or 503 asks for in its Retry-After
+// (seconds, or an HTTP date).
+func retryAfter(resp *http.Response) (time.Duration, bool) {
+	if resp == nil || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
+		return 0, false
+	}
+	v := strings.TrimSpace(resp.Header.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil && n >= 0 {
+		return time.Duration(min(n, 1<<31)) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(time.Until(t), 0), true
+	}
+	return 0, false
 }
 
 // proxyOf is the proxy a request to rawURL goes through, for messages
@@ -104,7 +157,11 @@ func (f *fetcher) do(ctx context.Context, rawURL string, header http.Header) (*h
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		return nil, &NetworkError{URL: rawURL, Proxy: f.proxyOf(rawURL), Err: err}
+		var re *RedirectError
+		if errors.As(err, &re) {
+			return nil, re
+		}
+		return nil, &NetworkError{URL: Redact(rawURL), Proxy: f.proxyOf(rawURL), Err: err}
 	}
 	return resp, nil
 }
@@ -117,25 +174,32 @@ func (f *fetcher) small(ctx context.Context, rawURL string) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, &HTTPError{URL: rawURL, Status: resp.StatusCode, Text: resp.Status, Proxy: f.proxyOf(rawURL)}
+		return nil, &HTTPError{URL: Redact(rawURL), Status: resp.StatusCode, Text: resp.Status, Proxy: f.proxyOf(rawURL)}
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if err != nil {
-		return nil, &TruncatedError{URL: rawURL, Got: int64(len(b)), Want: resp.ContentLength, Attempts: 1, Err: err}
+		return nil, &TruncatedError{URL: Redact(rawURL), Got: int64(len(b)), Want: resp.ContentLength, Attempts: 1, Err: err}
 	}
 	return b, nil
 }
 
 // get downloads rawURL into the new file dst (named file in progress
-// lines) and returns its sha256 and size. A body cut or stalled before
-// its end is resumed (f.attempts tries in all); what is written stays in
-// dst only when get succeeds (the caller removes dst otherwise).
-func (f *fetcher) get(ctx context.Context, rawURL, dst, file string) (sum string, size int64, err error) {
+// lines), at most limit bytes, and returns its sha256 and size once it
+// is written, synced and closed. A body cut or stalled before its end is
+// resumed (f.attempts tries in all); what is written stays in dst only
+// when get succeeds (the caller removes dst otherwise).
+func (f *fetcher) get(ctx context.Context, rawURL, dst, file string, limit int64) (sum string, size int64, err error) {
+	shown := Redact(rawURL)
 	out, err := os.OpenFile(dst, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return "", 0, writeErr(dst, err)
 	}
-	defer out.Close()
+	closed := false
+	defer func() {
+		if !closed {
+			out.Close()
+		}
+	}()
 	h := sha256.New()
 	var have int64
 	for attempt := 1; ; attempt++ {
@@ -170,20 +234,36 @@ func (f *fetcher) get(ctx context.Context, rawURL, dst, file string) (sum string
 			}
 			have = 0
 			if attempt >= f.attempts {
-				return "", 0, &TruncatedError{URL: rawURL, Got: 0, Want: -1, Attempts: attempt, Err: errors.New(resp.Header.Get("Content-Range"))}
+				return "", 0, &TruncatedError{URL: shown, Got: 0, Want: -1, Attempts: attempt, Err: errors.New(resp.Header.Get("Content-Range"))}
 			}
 			continue
 		default:
 			resp.Body.Close()
-			return "", 0, &HTTPError{URL: rawURL, Status: resp.StatusCode, Text: resp.Status, Proxy: f.proxyOf(rawURL)}
+			return "", 0, &HTTPError{URL: shown, Status: resp.StatusCode, Text: resp.Status, Proxy: f.proxyOf(rawURL)}
 		}
-		f.meter.Start(file, total, have, rawURL)
-		n, copyErr := f.copyBody(ctx, out, h, resp)
+		if total > limit {
+			resp.Body.Close()
+			return "", 0, &TooLargeError{URL: shown, Limit: limit}
+		}
+		f.meter.Start(file, total, have, shown)
+		n, copyErr := f.copyBody(ctx, out, h, resp, limit-have)
 		have += n
+		if errors.Is(copyErr, errTooLarge) {
+			return "", 0, &TooLargeError{URL: shown, Limit: limit}
+		}
 		if copyErr == nil && total >= 0 && have != total {
 			copyErr = io.ErrUnexpectedEOF
 		}
 		if copyErr == nil {
+			// Whole only once on the disk: a full or networked disk
+			// may fail the sync or the close, not the writes.
+			if err := out.Sync(); err != nil {
+				return "", 0, writeErr(dst, err)
+			}
+			closed = true
+			if err := out.Close(); err != nil {
+				return "", 0, writeErr(dst, err)
+			}
 			return hex.EncodeToString(h.Sum(nil)), have, nil
 		}
 		if ctx.Err() != nil {
@@ -194,16 +274,20 @@ func (f *fetcher) get(ctx context.Context, rawURL, dst, file string) (sum string
 			return "", 0, writeErr(dst, we.err)
 		}
 		if attempt >= f.attempts {
-			return "", 0, &TruncatedError{URL: rawURL, Got: have, Want: total, Attempts: attempt, Err: copyErr}
+			return "", 0, &TruncatedError{URL: shown, Got: have, Want: total, Attempts: attempt, Err: copyErr}
 		}
 		f.meter.Note("prebuilt.progress.resume", "file", file, "done", mib(have), "err", rootCause(copyErr))
 	}
 }
 
-// copyBody copies resp's body into out and h (and the meter), ending it
-// as a cut when no byte came for f.stall. A write error comes back as a
+// errTooLarge: a body went past its limit.
+var errTooLarge = errors.New("too large")
+
+// copyBody copies resp's body into out and h (and the meter), at most
+// limit bytes (errTooLarge past them), ending it as a cut when no byte
+// came for f.stall. A write error comes back as a
 // *writeError, so that it is not mistaken for a cut connection.
-func (f *fetcher) copyBody(ctx context.Context, out *os.File, h hash.Hash, resp *http.Response) (int64, error) {
+func (f *fetcher) copyBody(ctx context.Context, out *os.File, h hash.Hash, resp *http.Response, limit int64) (int64, error) {
 	defer resp.Body.Close()
 	stalled := errors.New("no data")
 	watch := time.AfterFunc(f.stall, func() { resp.Body.Close() })
@@ -212,6 +296,9 @@ func (f *fetcher) copyBody(ctx context.Context, out *os.File, h hash.Hash, resp 
 	buf := make([]byte, 256<<10)
 	for {
 		k, rerr := resp.Body.Read(buf)
+		if int64(k) > limit-n {
+			return n, errTooLarge
+		}
 		if k > 0 {
 			watch.Reset(f.stall)
 			if _, err := out.Write(buf[:k]); err != nil {
@@ -269,21 +356,4 @@ func rangeStart(resp *http.Response) int64 {
 		return -1
 	}
 	return n
-}
-
-// parseSum reads a checksum file: a bare digest (dl.k8s.io's .sha256),
-// or sha256sum's lines ("<digest>  <name>", etcd's SHA256SUMS) from
-// which the line of name is taken. "" when it has none.
-func parseSum(data []byte, name string) string {
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		switch {
-		case len(fields) == 1 && name == "":
-			return strings.ToLower(fields[0])
-		case len(fields) >= 2 && (name == "" || strings.TrimPrefix(fields[1], "*") == name):
-			return strings.ToLower(fields[0])
-		}
-	}
-	return ""
 }

@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -54,7 +55,11 @@ func TestInstallFromMirror(t *testing.T) {
 		t.Errorf("report %+v", rep)
 	}
 	stamp, _ := os.ReadFile(filepath.Join(bin, stampName))
-	if want := Stamp("mirror " + m.srv.URL); strings.TrimSpace(string(stamp)) != want {
+	given := map[string]Vouch{}
+	for _, b := range binaries {
+		given[b] = VouchGiven
+	}
+	if want := Stamp("mirror "+m.srv.URL, given); strings.TrimSpace(string(stamp)) != want {
 		t.Errorf("stamp %q, want %q", stamp, want)
 	}
 	if !strings.HasPrefix(string(stamp), "k8s="+cluster.K8sVersion+" etcd="+cluster.EtcdVersion+" kwok="+cluster.KwokVersion+" ") {
@@ -66,7 +71,8 @@ func TestInstallFromMirror(t *testing.T) {
 		}
 	}
 	text := out.String()
-	for _, want := range []string{"kube-apiserver", "etcd-" + cluster.EtcdVersion + "-linux-amd64.tar.gz", "kwokctl-linux-amd64", "sha256", m.srv.URL} {
+	for _, want := range []string{"kube-apiserver", "etcd-" + cluster.EtcdVersion + "-linux-amd64.tar.gz", "kwokctl-linux-amd64",
+		VouchGiven.words(os.Getenv(EnvSums)), m.srv.URL} {
 		if !strings.Contains(text, want) {
 			t.Errorf("progress lacks %q:\n%s", want, text)
 		}
@@ -112,44 +118,43 @@ func TestInstallOnlyWhatIsMissing(t *testing.T) {
 	}
 }
 
-// A file whose sha256 is not the published one is refused: the error
+// A file whose sha256 is not the one expected is refused: against the
+// digest labmate carries (kwok's, etcd's tarball), a *ChecksumError that
 // names the file, the URL, both digests and where the expected one came
-// from, and the bin dir is as it was (the other files, already checked,
-// are not installed either).
+// from; a file labmate carries none for and whose digest the learner
+// gave differs, an *UnvouchedError. The bin dir is as it was (the other
+// files, already checked, are not installed either).
 func TestWrongChecksumChangesNothing(t *testing.T) {
 	for _, tc := range []struct {
-		binary, source string
-		spoil          func(m *fakeMirror)
+		binary, source string // source: in a *ChecksumError's Source; "" for an *UnvouchedError
 	}{
-		{"kwokctl", "local.sha256sums", func(m *fakeMirror) { // the last file: every other was checked already
-			m.files[m.upstreamPath("kwokctl")] = []byte("not kwokctl")
-		}},
-		{"etcd", "SHA256SUMS", func(m *fakeMirror) {
-			p := m.upstreamPath("etcd")
-			m.files[p] = append(append([]byte{}, m.files[p]...), 0)
-		}},
-		{"kube-scheduler", ".sha256", func(m *fakeMirror) {
-			p := m.upstreamPath("kube-scheduler")
-			m.files[p+".sha256"] = []byte(strings.Repeat("0", 64))
-		}},
+		{"kwokctl", "AUR"}, // the last file: every other was checked already
+		{"etcd", "kubespray"},
+		{"kube-scheduler", ""},
 	} {
 		t.Run(tc.binary, func(t *testing.T) {
 			m := newFakeMirror(t, 64<<10)
-			tc.spoil(m)
+			p := m.upstreamPath(tc.binary)
+			m.files[p] = append(append([]byte{}, m.files[p]...), 0)
 			bin := t.TempDir()
 			os.WriteFile(filepath.Join(bin, "kubectl"), []byte("mine"), 0o755)
 			before := snapshot(t, bin)
 			_, err := Install(context.Background(), m.options(bin, io.Discard))
 			var ce *ChecksumError
-			if !errors.As(err, &ce) {
+			var ue *UnvouchedError
+			switch {
+			case tc.source == "" && (!errors.As(err, &ue) || !strings.Contains(err.Error(), "kube-scheduler") || !strings.Contains(err.Error(), EnvSums)):
+				t.Errorf("Install = %v, want an *UnvouchedError naming kube-scheduler and %s", err, EnvSums)
+			case tc.source != "" && !errors.As(err, &ce):
 				t.Fatalf("Install = %v, want a *ChecksumError", err)
-			}
-			if ce.Want == ce.Got || len(ce.Got) != 64 || !strings.Contains(ce.URL, m.srv.URL) || !strings.Contains(ce.Source, tc.source) {
-				t.Errorf("ChecksumError %+v", ce)
-			}
-			for _, want := range []string{ce.File, ce.URL, ce.Want, ce.Got} {
-				if !strings.Contains(err.Error(), want) {
-					t.Errorf("message lacks %q:\n%s", want, err)
+			case tc.source != "":
+				if ce.Want == ce.Got || len(ce.Got) != 64 || !strings.Contains(ce.URL, m.srv.URL) || !strings.Contains(ce.Source, tc.source) || !ce.Given {
+					t.Errorf("ChecksumError %+v", ce)
+				}
+				for _, want := range []string{ce.File, ce.URL, ce.Want, ce.Got, EnvSums} {
+					if !strings.Contains(err.Error(), want) {
+						t.Errorf("message lacks %q:\n%s", want, err)
+					}
 				}
 			}
 			if after := snapshot(t, bin); !equal(before, after) {
@@ -159,29 +164,123 @@ func TestWrongChecksumChangesNothing(t *testing.T) {
 	}
 }
 
-// kwok's binaries are checked against the table's pins: a mirror cannot
-// replace them, only the sums file of this machine can.
-func TestKwokPinsAreEnforced(t *testing.T) {
-	m := newFakeMirror(t, 64<<10)
+// A mirror nothing vouches for on this machine is refused before a byte
+// is fetched: kube-apiserver, kube-controller-manager and kube-scheduler
+// have no carried digest and the mirror's checksums do not count.
+func TestUnvouchedMirrorFetchesNothing(t *testing.T) {
+	m := newFakeMirror(t, 16<<10)
 	t.Setenv(EnvSums, "")
 	bin := t.TempDir()
-	before := snapshot(t, bin)
 	_, err := Install(context.Background(), m.options(bin, io.Discard))
-	var ce *ChecksumError
-	if !errors.As(err, &ce) || !strings.HasPrefix(ce.File, "kwok") {
-		t.Fatalf("Install without the test's sums = %v, want a *ChecksumError for kwok", err)
+	var ue *UnvouchedError
+	if !errors.As(err, &ue) || len(ue.Files) != 3 {
+		t.Fatalf("Install = %v, want an *UnvouchedError for the three files labmate carries no digest for", err)
 	}
-	ds, _ := cluster.Downloads("linux", "amd64")
-	for _, d := range ds {
-		if d.Name() == ce.File && ce.Want != d.Checksum.SHA256 {
-			t.Errorf("want %s, the table pins %s", ce.Want, d.Checksum.SHA256)
+	if n := m.total(); n != 0 {
+		t.Errorf("%d requests to a mirror nothing could vouch for", n)
+	}
+}
+
+// From upstream itself over https, a file labmate carries no digest for
+// is checked against upstream's checksum beside it, and the progress
+// line and the stamp say so; one it carries a digest for is checked
+// against that (and upstream's checksum file is not asked for). Over
+// plain http the same file is refused.
+func TestUpstreamFallsBackToItsOwnChecksumOnlyOverHTTPS(t *testing.T) {
+	carried, bare := []byte("kubectl as upstream built it"), []byte("kube-apiserver as upstream built it")
+	var asked []string
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked = append(asked, r.URL.Path)
+		switch r.URL.Path {
+		case "/kubectl":
+			w.Write(carried)
+		case "/kube-apiserver":
+			w.Write(bare)
+		case "/kube-apiserver.sha256", "/kubectl.sha256":
+			w.Write([]byte(sum(bare) + "\n"))
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	table := func(base string) []cluster.Download {
+		return []cluster.Download{
+			{Binaries: []string{"kube-apiserver"}, URL: base + "/kube-apiserver", Checksum: cluster.Checksum{URL: base + "/kube-apiserver.sha256"},
+				Carried: cluster.Digest{Unread: "none read here"}},
+			{Binaries: []string{"kubectl"}, URL: base + "/kubectl", Checksum: cluster.Checksum{URL: base + "/kubectl.sha256"},
+				Carried: cluster.Digest{SHA256: sum(carried), Size: int64(len(carried)), Source: "two packagers"}},
 		}
 	}
-	if !strings.Contains(err.Error(), "AUR") {
-		t.Errorf("the message does not say where the pin comes from:\n%s", err)
+	t.Setenv(EnvSums, "")
+	srv := httptest.NewTLSServer(h)
+	defer srv.Close()
+	bin := t.TempDir()
+	var out bytes.Buffer
+	off := false
+	o := Options{BinDir: bin, Binaries: []string{"kube-apiserver", "kubectl"}, Downloads: table(srv.URL), HTTPClient: srv.Client(),
+		GOOS: "linux", GOARCH: "amd64", Progress: &out, Terminal: &off, RetryWait: time.Millisecond}
+	if _, err := Install(context.Background(), o); err != nil {
+		t.Fatalf("Install: %v\n%s", err, out.String())
 	}
-	if after := snapshot(t, bin); !equal(before, after) {
-		t.Errorf("bin dir changed: %v", after)
+	stamp, _ := os.ReadFile(filepath.Join(bin, stampName))
+	if !strings.Contains(string(stamp), "checked=kube-apiserver:same-host-checksum,kubectl:carried") {
+		t.Errorf("stamp %q does not say what vouched for each", stamp)
+	}
+	if !strings.Contains(out.String(), VouchSameHost.words(srv.URL+"/kube-apiserver.sha256")) || !strings.Contains(out.String(), VouchCarried.words("two packagers")) {
+		t.Errorf("progress does not say what each file was checked against:\n%s", out.String())
+	}
+	if slices.Contains(asked, "/kubectl.sha256") {
+		t.Errorf("asked upstream for the checksum of a file labmate carries a digest for: %v", asked)
+	}
+
+	plain := httptest.NewServer(h)
+	defer plain.Close()
+	o.BinDir, o.Downloads, o.HTTPClient = t.TempDir(), table(plain.URL), nil
+	for i := range o.Downloads {
+		o.Downloads[i].URL = strings.Replace(o.Downloads[i].URL, "https://", "http://", 1)
+	}
+	_, err := Install(context.Background(), o)
+	var ue *UnvouchedError
+	if !errors.As(err, &ue) || ue.Files[0].Name != "kube-apiserver" {
+		t.Errorf("over plain http: Install = %v, want an *UnvouchedError for kube-apiserver", err)
+	}
+}
+
+// A URL's credentials reach no line, no stamp and no error.
+func TestCredentialsStayOutOfSight(t *testing.T) {
+	m := newFakeMirror(t, 16<<10)
+	var out bytes.Buffer
+	bin := t.TempDir()
+	o := m.options(bin, &out)
+	o.From = strings.Replace(m.srv.URL, "http://", "http://learner:s3cret@", 1)
+	if _, err := Install(context.Background(), o); err != nil {
+		t.Fatal(err)
+	}
+	stamp, _ := os.ReadFile(filepath.Join(bin, stampName))
+	for what, text := range map[string]string{"progress": out.String(), "stamp": string(stamp)} {
+		if strings.Contains(text, "s3cret") || strings.Contains(text, "learner:") {
+			t.Errorf("%s shows the credentials:\n%s", what, text)
+		}
+	}
+	o.BinDir, o.From = t.TempDir(), "http://learner:s3cret@"+closedAddr(t)
+	o.Retries = 1
+	if _, err := Install(context.Background(), o); err == nil || strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("error shows the credentials: %v", err)
+	}
+}
+
+// The bin dir keeps each installed binary's sha256; Changed names one
+// altered since.
+func TestChangedSinceInstalled(t *testing.T) {
+	_, bin := filledBinDir(t)
+	if changed, recorded, err := Changed(bin, binaries); err != nil || !recorded || len(changed) != 0 {
+		t.Fatalf("Changed right after Install = %v, %v, %v", changed, recorded, err)
+	}
+	os.WriteFile(filepath.Join(bin, "kube-scheduler"), []byte("#!/bin/sh\n"), 0o755)
+	if changed, _, _ := Changed(bin, binaries); strings.Join(changed, ",") != "kube-scheduler" {
+		t.Errorf("Changed after replacing kube-scheduler = %v", changed)
+	}
+	if _, recorded, _ := Changed(t.TempDir(), binaries); recorded {
+		t.Error("a bin dir without a record is said to have one")
 	}
 }
 
@@ -342,6 +441,7 @@ func TestHTTPErrors(t *testing.T) {
 // Nothing answering is a *NetworkError (Unreachable), whose message
 // points at the ways without a network.
 func TestNoNetwork(t *testing.T) {
+	vouchAll(t)
 	o := Options{BinDir: t.TempDir(), Binaries: binaries, From: "http://" + closedAddr(t), GOOS: "linux", GOARCH: "amd64",
 		Retries: 1, RetryWait: time.Millisecond}
 	_, err := Install(context.Background(), o)
@@ -418,21 +518,6 @@ func TestMirrorURLAndKind(t *testing.T) {
 	}
 }
 
-func TestParseSum(t *testing.T) {
-	d := strings.Repeat("ab", 32)
-	for _, tc := range []struct{ data, name, want string }{
-		{d + "\n", "", d},
-		{d + "  kubectl\n", "", d},
-		{"ffff  other.tar.gz\n" + d + "  etcd-v3.6.4-linux-amd64.tar.gz\n", "etcd-v3.6.4-linux-amd64.tar.gz", d},
-		{d + " *etcd.tar.gz\n", "etcd.tar.gz", d},
-		{"ffff  other.tar.gz\n", "etcd.tar.gz", ""},
-	} {
-		if got := parseSum([]byte(tc.data), tc.name); got != tc.want {
-			t.Errorf("parseSum(%q, %q) = %q, want %q", tc.data, tc.name, got, tc.want)
-		}
-	}
-}
-
 func equal(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
@@ -477,7 +562,7 @@ func TestWrongRangeStartsAgain(t *testing.T) {
 	o := Options{RetryWait: time.Millisecond}.withDefaults()
 	f := newFetcher(&o, o.meter())
 	dst := filepath.Join(t.TempDir(), "file")
-	got, size, err := f.get(context.Background(), srv.URL+"/file", dst, "file")
+	got, size, err := f.get(context.Background(), srv.URL+"/file", dst, "file", 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,6 +576,7 @@ func TestWrongRangeStartsAgain(t *testing.T) {
 // that names the proxy and says how to give them; one that does not
 // answer is a *NetworkError that names it.
 func TestProxyErrors(t *testing.T) {
+	vouchAll(t)
 	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusProxyAuthRequired)
 	}))
@@ -522,5 +608,16 @@ func TestProxyErrors(t *testing.T) {
 			_, err := Install(context.Background(), o)
 			tc.check(t, err)
 		})
+	}
+}
+
+// vouchAll gives a digest (any) for every file of the table, so that an
+// install gets as far as asking for them.
+func vouchAll(t *testing.T) {
+	t.Helper()
+	t.Setenv(EnvSums, "")
+	ds, _ := cluster.Downloads("linux", "amd64")
+	for _, d := range ds {
+		sumsFile(t, d.Name(), strings.Repeat("0", 64))
 	}
 }

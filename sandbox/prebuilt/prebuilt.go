@@ -7,13 +7,20 @@
 // (sandbox.Build), under the same lock, and leaves the same kind of
 // stamp, so either way gives a bin dir that `labmate sandbox up` takes.
 //
-// Every file is checked before anything of it is made executable or
-// moved into the bin dir: against the sha256 upstream publishes beside
-// it, the one pinned in the table where upstream publishes none, or a
-// bundle's manifest. Files are written into a temporary directory inside
-// the bin dir and renamed into place only when whole and checked, so a
-// failed or interrupted install leaves the bin dir as it was (and the
-// next install removes any temporary directory a killed one left).
+// Nothing it installs runs unless a digest labmate carries, or one the
+// learner gave on this machine, vouches for it (trust.go): every file,
+// from upstream, a mirror or a bundle, is checked against the digests in
+// hack/cluster's table (digests.txt) or the learner's (LABMATE_SANDBOX_SHA256SUMS,
+// or a bundle's own sha256 given as --sha256); a mirror's checksum files
+// and a bundle's manifest vouch for nothing. Only where labmate carries no
+// digest for a file does a download from upstream itself, over https,
+// fall back to upstream's checksum file beside it, and says so in its
+// progress line and the stamp. Files are written into a temporary
+// directory inside the bin dir and renamed into place only when whole
+// (synced) and vouched for, so a failed or interrupted install leaves the
+// bin dir as it was (and the next install removes any temporary directory
+// a killed one left). What each installed binary's sha256 was is kept in
+// the bin dir (.sha256sums), and Changed says which no longer match.
 //
 // Progress lines and the errors' texts are Korean (content/ui-prebuilt.toml).
 package prebuilt
@@ -44,10 +51,10 @@ const (
 
 	// EnvSums names the environment variable that points at a file in
 	// sha256sum's format ("<sha256>  <file name>", the name as upstream
-	// names the file: kwok-linux-amd64) whose digests are used instead of
-	// the table's pins and upstream's checksum files for the files it
-	// lists: for a mirror of binaries built elsewhere, trusted on this
-	// machine, never by the mirror.
+	// names the file, kwok-linux-amd64, or a binary's, etcd) whose
+	// digests the learner vouches for on this machine, beside those
+	// labmate carries: for a mirror or bundle of binaries built from
+	// source. Never the mirror's own.
 	EnvSums = "LABMATE_SANDBOX_SHA256SUMS"
 
 	// stampName and lockName are the bin dir's stamp and lock, the same
@@ -95,6 +102,16 @@ type Options struct {
 	// Terminal forces the updating progress line on or off; nil asks
 	// whether Progress is a terminal.
 	Terminal *bool
+
+	// SHA256 is the digest the learner gave for a bundle (--sha256): the
+	// bundle file's own sha256, which then vouches for every file in it.
+	SHA256 string
+	// MaxSize bounds a file labmate carries no size for (default 1 GiB;
+	// a bundle may be four times that).
+	MaxSize int64
+	// MaxRetryAfter caps how long a server's Retry-After is obeyed
+	// (default 30 s); a longer wait it asks for is said.
+	MaxRetryAfter time.Duration
 }
 
 func (o Options) withDefaults() Options {
@@ -122,6 +139,13 @@ func (o Options) withDefaults() Options {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.MaxSize == 0 {
+		o.MaxSize = 1 << 30
+	}
+	if o.MaxRetryAfter == 0 {
+		o.MaxRetryAfter = 30 * time.Second
+	}
+	o.SHA256 = strings.ToLower(strings.TrimSpace(o.SHA256))
 	if abs, err := filepath.Abs(o.BinDir); err == nil {
 		o.BinDir = abs
 	}
@@ -202,10 +226,23 @@ func MirrorURL(base, upstreamURL string) string {
 }
 
 // Stamp is what the stamp of a bin dir this package filled says: the
-// versions (the same fields sandbox.Build writes first) and where the
-// binaries came from.
-func Stamp(from string) string {
-	return fmt.Sprintf("k8s=%s etcd=%s kwok=%s from=%s", cluster.K8sVersion, cluster.EtcdVersion, cluster.KwokVersion, from)
+// versions (the same fields sandbox.Build writes first), where the
+// binaries came from (never with a URL's credentials) and what vouched
+// for each ("checked=etcd:carried,kube-apiserver:same-host-checksum,…").
+func Stamp(from string, checked map[string]Vouch) string {
+	s := fmt.Sprintf("k8s=%s etcd=%s kwok=%s from=%s", cluster.K8sVersion, cluster.EtcdVersion, cluster.KwokVersion, from)
+	if len(checked) == 0 {
+		return s
+	}
+	names := make([]string, 0, len(checked))
+	for b := range checked {
+		names = append(names, b)
+	}
+	slices.Sort(names)
+	for i, b := range names {
+		names[i] = b + ":" + string(checked[b])
+	}
+	return s + " checked=" + strings.Join(names, ",")
 }
 
 // Report says what Install did.
@@ -223,6 +260,19 @@ type Report struct {
 // that held the lock may just have installed them).
 func Install(ctx context.Context, o Options) (Report, error) {
 	o = o.withDefaults()
+	kind := KindOf(o.From)
+	if o.SHA256 != "" {
+		if err := CheckDigest(o.SHA256); err != nil {
+			return Report{}, err
+		}
+		if kind != Bundle {
+			return Report{}, fmt.Errorf("%s", content.Msg("prebuilt.err.sha256_not_bundle", "from", Redact(o.From)))
+		}
+	}
+	given, err := loadGiven()
+	if err != nil {
+		return Report{}, err
+	}
 	start := o.Now()
 	if err := os.MkdirAll(o.BinDir, 0o755); err != nil {
 		return Report{}, writeErr(o.BinDir, err)
@@ -247,10 +297,11 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	}
 	defer os.RemoveAll(tmp)
 
-	in := &installer{o: o, tmp: tmp, missing: missing, m: o.meter()}
+	in := &installer{o: o, kind: kind, from: Redact(o.From), tmp: tmp, missing: missing, m: o.meter(), given: given,
+		checked: map[string]Vouch{}, sums: map[string]string{}}
 	in.f = newFetcher(&o, in.m)
 	var from string
-	switch KindOf(o.From) {
+	switch kind {
 	case Bundle:
 		from, err = in.fromBundle(ctx)
 	default:
@@ -259,7 +310,10 @@ func Install(ctx context.Context, o Options) (Report, error) {
 	if err != nil {
 		return Report{Installed: in.installed, Downloaded: in.downloaded}, err
 	}
-	if err := lockfile.WriteAtomic(filepath.Join(o.BinDir, stampName), []byte(Stamp(from)+"\n"), 0o644); err != nil {
+	if err := writeRecord(o.BinDir, in.sums); err != nil {
+		return Report{Installed: in.installed, Downloaded: in.downloaded}, writeErr(o.BinDir, err)
+	}
+	if err := lockfile.WriteAtomic(filepath.Join(o.BinDir, stampName), []byte(Stamp(from, in.checked)+"\n"), 0o644); err != nil {
 		return Report{Installed: in.installed, Downloaded: in.downloaded}, writeErr(o.BinDir, err)
 	}
 	took := o.Now().Sub(start).Round(100 * time.Millisecond)
@@ -297,18 +351,22 @@ func removeStale(binDir string) {
 // installer is one Install's state.
 type installer struct {
 	o          Options
+	kind       Kind
+	from       string // o.From without credentials, for every line and the stamp
 	tmp        string
 	missing    []string
 	m          *meter
 	f          *fetcher
+	given      given
 	installed  []string
 	downloaded int64
-	sums       map[string][]byte // checksum files by URL, fetched once
-	local      map[string]string // EnvSums' digests by file name
+	checked    map[string]Vouch  // binary -> what vouched for it
+	sums       map[string]string // binary -> its sha256 as installed
+	sameHost   map[string][]byte // upstream's checksum files by URL, fetched once
 }
 
 // fromDownloads installs from upstream or a mirror: each file that gives
-// a missing binary, its checksum first.
+// a missing binary, checked against what vouches for it (vouch).
 func (in *installer) fromDownloads(ctx context.Context) (string, error) {
 	o := in.o
 	downloads := o.Downloads
@@ -318,20 +376,21 @@ func (in *installer) fromDownloads(ctx context.Context) (string, error) {
 			return "", &UnsupportedError{OS: o.GOOS, Arch: o.GOARCH}
 		}
 	}
-	if err := in.loadLocalSums(); err != nil {
-		return "", err
-	}
 	from := "upstream"
 	where := content.Msg("prebuilt.from.upstream")
 	if o.From != "" {
-		from = "mirror " + o.From
-		where = content.Msg("prebuilt.from.mirror", "mirror", o.From)
+		from = "mirror " + in.from
+		where = content.Msg("prebuilt.from.mirror", "mirror", in.from)
 	}
 	var todo []cluster.Download
 	for _, d := range downloads {
 		if slices.ContainsFunc(d.Binaries, func(b string) bool { return slices.Contains(in.missing, b) }) {
 			todo = append(todo, d)
 		}
+	}
+	// What nothing could vouch for is refused before a byte is fetched.
+	if err := in.vouchable(todo); err != nil {
+		return "", err
 	}
 	progress(o.Progress, "prebuilt.start", "count", len(in.missing), "from", where,
 		"k8s", cluster.K8sVersion, "etcd", cluster.EtcdVersion, "kwok", cluster.KwokVersion)
@@ -363,36 +422,43 @@ func (in *installer) url(upstream string) string {
 	return MirrorURL(in.o.From, upstream)
 }
 
-// download fetches d, checks it and stages the missing binaries it
-// gives (staged: binary -> checked file in the temporary directory).
+// download fetches d, checks what vouches for it and stages the missing
+// binaries it gives (staged: binary -> checked file in the temporary
+// directory).
 func (in *installer) download(ctx context.Context, d cluster.Download, staged map[string]string) error {
-	want, source, err := in.expected(ctx, d)
-	if err != nil {
-		return err
-	}
 	src := in.url(d.URL)
 	file := filepath.Join(in.tmp, d.Name())
+	limit := d.Carried.Size
+	if limit <= 0 {
+		limit = in.o.MaxSize
+	}
 	began := in.o.Now()
-	got, size, err := in.f.get(ctx, src, file, d.Name())
+	got, size, err := in.f.get(ctx, src, file, d.Name(), limit)
 	in.downloaded += size
 	if err != nil {
 		os.Remove(file)
 		return err
 	}
-	if got != want {
+	v, words, err := in.vouch(ctx, d, src, got, size)
+	if err != nil {
 		os.Remove(file)
-		return &ChecksumError{File: d.Name(), URL: src, Want: want, Got: got, Source: source}
+		return err
 	}
-	in.m.Done("prebuilt.progress.done", size, in.o.Now().Sub(began).Round(100*time.Millisecond))
+	in.m.Done("prebuilt.progress.done", size, in.o.Now().Sub(began).Round(100*time.Millisecond), words)
 	for _, b := range d.Binaries {
 		if !slices.Contains(in.missing, b) {
 			continue
 		}
+		in.checked[b] = v
 		if d.Members == nil {
-			staged[b] = file
+			staged[b], in.sums[b] = file, got
 			continue
 		}
-		if staged[b], err = extract(file, d.Members[b], filepath.Join(in.tmp, "member-"+b)); err != nil {
+		limit := d.MemberDigests[b].Size
+		if limit <= 0 {
+			limit = in.o.MaxSize
+		}
+		if staged[b], in.sums[b], err = extract(file, d.Members[b], filepath.Join(in.tmp, "member-"+b), limit); err != nil {
 			return err
 		}
 	}
@@ -421,55 +487,6 @@ func (in *installer) place(path, binary string) error {
 		return writeErr(in.o.BinDir, err)
 	}
 	in.installed = append(in.installed, binary)
-	return nil
-}
-
-// expected is d's sha256 and where it comes from: EnvSums' file, the
-// table's pin, or upstream's (the mirror's) checksum file.
-func (in *installer) expected(ctx context.Context, d cluster.Download) (sum, source string, err error) {
-	if s, ok := in.local[d.Name()]; ok {
-		return s, os.Getenv(EnvSums), nil
-	}
-	if d.Checksum.URL == "" {
-		return d.Checksum.SHA256, content.Msg("prebuilt.pinned", "source", d.Checksum.PinSource), nil
-	}
-	src := in.url(d.Checksum.URL)
-	data, ok := in.sums[src]
-	if !ok {
-		if data, err = in.f.small(ctx, src); err != nil {
-			return "", "", err
-		}
-		if in.sums == nil {
-			in.sums = map[string][]byte{}
-		}
-		in.sums[src] = data
-	}
-	name := ""
-	if d.Checksum.List {
-		name = d.Name()
-	}
-	if sum = parseSum(data, name); len(sum) != 64 {
-		return "", "", fmt.Errorf("%s", content.Msg("prebuilt.err.no_sum", "file", d.Name(), "url", src))
-	}
-	return sum, src, nil
-}
-
-// loadLocalSums reads EnvSums' file, if set.
-func (in *installer) loadLocalSums() error {
-	path := os.Getenv(EnvSums)
-	if path == "" {
-		return nil
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("%s: %w", EnvSums, err)
-	}
-	in.local = map[string]string{}
-	for _, line := range strings.Split(string(data), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 {
-			in.local[strings.TrimPrefix(f[1], "*")] = strings.ToLower(f[0])
-		}
-	}
 	return nil
 }
 

@@ -112,17 +112,17 @@ func (m *meter) Note(key string, kv ...any) {
 	fmt.Fprintln(m.out, content.Msg(key, kv...))
 }
 
-// Done ends a file: its size, how long it took, and (key) whether its
-// sha256 was checked (prebuilt.progress.done) or is checked later, file
-// by file (prebuilt.progress.fetched: a bundle).
-func (m *meter) Done(key string, size int64, took time.Duration) {
+// Done ends a file: its size, how long it took, and (key) what its
+// sha256 was checked against (checked, prebuilt.progress.done) or that
+// it is checked later, file by file (prebuilt.progress.fetched: a bundle).
+func (m *meter) Done(key string, size int64, took time.Duration, checked string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.terminal {
 		fmt.Fprint(m.out, "\r\x1b[K")
 		m.drawnLine = false
 	}
-	fmt.Fprintln(m.out, content.Msg(key, "file", m.file, "size", mib(size), "elapsed", took))
+	fmt.Fprintln(m.out, content.Msg(key, "file", m.file, "size", mib(size), "elapsed", took, "checked", checked))
 	m.file = ""
 }
 

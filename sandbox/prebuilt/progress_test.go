@@ -38,7 +38,7 @@ func TestMeterOnATerminal(t *testing.T) {
 		t.Errorf("a note did not end the updating line first: %q", out.String())
 	}
 	out.Reset()
-	m.Done("prebuilt.progress.done", 100<<20, 9*time.Second)
+	m.Done("prebuilt.progress.done", 100<<20, 9*time.Second, "")
 	if got := out.String(); !strings.HasPrefix(got, "\r\x1b[K") || !strings.HasSuffix(got, "\n") || !strings.Contains(got, "9초") {
 		t.Errorf("Done wrote %q", got)
 	}
@@ -57,7 +57,7 @@ func TestMeterPlain(t *testing.T) {
 		now = now.Add(time.Second)
 		m.Write(make([]byte, 1<<20))
 	}
-	m.Done("prebuilt.progress.done", 50<<20, 50*time.Second)
+	m.Done("prebuilt.progress.done", 50<<20, 50*time.Second, "")
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if len(lines) != 2 || strings.Contains(out.String(), "\r") {
 		t.Fatalf("plain progress %q, want two lines", out.String())

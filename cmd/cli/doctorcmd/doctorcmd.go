@@ -15,6 +15,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/doctor"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/sandbox"
 )
 
 // Options are `labmate doctor`'s flags.
@@ -63,7 +64,7 @@ func (o *Options) Validate() error { return nil }
 func (o *Options) Run() int {
 	stdout, stderr := o.streams.Out, o.streams.ErrOut
 	_, cluster := o.f.Flags()
-	opts := doctor.Options{NoCluster: cluster.NoCluster, TTY: cli.IsTerminal(stdout)}
+	opts := doctor.Options{NoCluster: cluster.NoCluster, TTY: cli.IsTerminal(stdout), BinDir: sandbox.Options{}.ResolvedBinDir()}
 	if !cluster.NoCluster {
 		opts.Cluster, opts.ClusterErr = o.f.Cluster()
 	}

@@ -1,6 +1,8 @@
 package sandboxcmd
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,10 +32,20 @@ func TestBundleCommand(t *testing.T) {
 	if code != cli.ExitFail || !strings.Contains(errOut, ".stamp") {
 		t.Fatalf("bundle of a hand-filled bin dir: exit %d, stderr %q", code, errOut)
 	}
-	os.WriteFile(filepath.Join(bin, ".stamp"), []byte(prebuilt.Stamp("test")+"\n"), 0o644)
+	os.WriteFile(filepath.Join(bin, ".stamp"), []byte(prebuilt.Stamp("test", nil)+"\n"), 0o644)
 	code, stdout, errOut := run(t, "bundle", "--bin-dir", bin, "-o", out)
-	if code != cli.ExitOK || strings.TrimSpace(stdout) != out || !strings.Contains(errOut, "sha256") {
+	if code != cli.ExitOK || strings.TrimSpace(stdout) != out {
 		t.Fatalf("bundle: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+	// The learners' command, with the bundle's own sha256.
+	data, _ := os.ReadFile(out)
+	sum := sha256.Sum256(data)
+	if want := prebuilt.UpCommand(out, hex.EncodeToString(sum[:])); !strings.Contains(errOut, want) {
+		t.Errorf("bundle did not print %q:\n%s", want, errOut)
+	}
+	// A --sha256 that is not a digest is a usage error.
+	if code, _, errOut := run(t, "up", "--bin-dir", bin, "--from", out, "--sha256", "abc", "--lab", "gpu-incident"); code != cli.ExitUsage || !strings.Contains(errOut, "abc") {
+		t.Errorf("up --sha256 abc: exit %d, stderr %q", code, errOut)
 	}
 
 	// up checks the lab before it installs anything: the flag parses,

@@ -22,11 +22,12 @@ type flags struct {
 	Name    string
 	Verbose bool
 	From    string // up --from: a bundle file, or a mirror's URL
+	SHA256  string // up --sha256: the bundle's own digest, as the learner was given it
 }
 
 // options are the sandbox's as the flags say, progress on out.
 func (fl *flags) options(out cli.Streams) sandbox.Options {
-	return sandbox.Options{BinDir: fl.BinDir, Name: fl.Name, Verbose: fl.Verbose, From: fl.From, Progress: out.Out, Build: true}
+	return sandbox.Options{BinDir: fl.BinDir, Name: fl.Name, Verbose: fl.Verbose, From: fl.From, SHA256: fl.SHA256, Progress: out.Out, Build: true}
 }
 
 // NewCmd is `labmate sandbox up|down|status|build`.
@@ -45,7 +46,8 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 	buildCmd.Flags().BoolVar(&build.Force, "force", false, content.Msg("cli.flag.force"))
 	upCmd := cli.Command("sandbox.up", "", cli.NoArgs, f, &upOptions{flags: fl, streams: streams})
 	upCmd.Flags().StringVar(&fl.From, "from", "", content.Msg("cli.flag.from", "env", prebuilt.EnvMirror))
-	cli.Metavars(upCmd.Flags(), map[string]string{"from": "FILE|URL"})
+	upCmd.Flags().StringVar(&fl.SHA256, "sha256", "", content.Msg("cli.flag.sha256"))
+	cli.Metavars(upCmd.Flags(), map[string]string{"from": "FILE|URL", "sha256": "SHA256"})
 	cmd.AddCommand(
 		upCmd,
 		newBundleCmd(f, fl, streams),
@@ -76,8 +78,16 @@ func (o *upOptions) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) err
 	return err
 }
 
-// Validate has nothing to refuse that Complete did not.
-func (o *upOptions) Validate() error { return nil }
+// Validate refuses a --sha256 that is not a digest.
+func (o *upOptions) Validate() error {
+	if o.SHA256 == "" {
+		return nil
+	}
+	if err := prebuilt.CheckDigest(o.SHA256); err != nil {
+		return cli.Exit(cli.ExitUsage, err.Error())
+	}
+	return nil
+}
 
 // Run brings the sandbox up.
 func (o *upOptions) Run() int {
