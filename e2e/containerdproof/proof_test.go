@@ -208,12 +208,11 @@ type daemon struct {
 	err  error
 }
 
-// logLines keeps the daemon's JSON log entries as they come.
+// logLines keeps what the daemon logs (JSON lines), read as entries when
+// asked.
 type logLines struct {
-	mu      sync.Mutex
-	entries []map[string]any
-	raw     bytes.Buffer
-	changed chan struct{}
+	mu  sync.Mutex
+	raw bytes.Buffer
 }
 
 func (l *logLines) Write(p []byte) (int, error) {
@@ -223,7 +222,14 @@ func (l *logLines) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// parse reads the complete lines written so far as JSON entries.
+// String is the log so far.
+func (l *logLines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.raw.String()
+}
+
+// snapshot reads the lines written so far as JSON entries.
 func (l *logLines) snapshot() []map[string]any {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -275,11 +281,11 @@ func (d *daemon) until(t *testing.T, what string, cond func() bool) {
 			if cond() {
 				return
 			}
-			t.Fatalf("containerd ended (%v) before %s; its log:\n%s", d.err, what, d.log.raw.String())
+			t.Fatalf("containerd ended (%v) before %s; its log:\n%s", d.err, what, d.log.String())
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 60 s; containerd's log:\n%s", what, d.log.raw.String())
+			t.Fatalf("no %s within 60 s; containerd's log:\n%s", what, d.log.String())
 		}
 	}
 }
@@ -403,7 +409,7 @@ func judgeDaemon(t *testing.T, lab string, c claim, line string) {
 		select {
 		case <-d.done:
 		case <-time.After(60 * time.Second):
-			t.Fatalf("%s: SIGHUP ends containerd; 60 s after it, it still runs. Its log:\n%s", where, d.log.raw.String())
+			t.Fatalf("%s: SIGHUP ends containerd; 60 s after it, it still runs. Its log:\n%s", where, d.log.String())
 		}
 		var ws syscall.WaitStatus
 		if st, ok := d.cmd.ProcessState.Sys().(syscall.WaitStatus); ok {
@@ -426,7 +432,7 @@ func judgeDaemon(t *testing.T, lab string, c claim, line string) {
 		<-next.done
 	}
 	if t.Failed() {
-		t.Logf("containerd's log:\n%s", d.log.raw.String())
+		t.Logf("containerd's log:\n%s", d.log.String())
 	}
 }
 
