@@ -17,6 +17,9 @@
 #                               .ci/run with a fresh HOME (empty Go caches,
 #                               no cluster binaries), phase by phase
 #   scripts/bench.sh ci warm    `make test` again, phase by phase
+#   scripts/bench.sh containerd the containerd proof (e2e/containerdproof)
+#                               from empty caches (its two containerd
+#                               builds from the module proxy), then warm
 #   scripts/bench.sh sandbox-binaries [N]
 #                               `sandbox up` on an empty HOME without Go from
 #                               a loopback mirror and from a bundle file,
@@ -279,6 +282,26 @@ bench_thp() {
     done
   done
 }
+
+# bench_containerd: the containerd proof's cost, cold (a fresh
+# XDG_CACHE_HOME, Go build cache and module cache: the two containerd
+# builds of hack/containerd from the module proxy, the test binary, the
+# claims) and warm (the same caches again: stamp checks), wall and CPU.
+bench_containerd() {
+  local d run
+  d=$(mktemp -d)
+  for run in cold warm; do
+    echo "== containerd proof, $run"
+    env XDG_CACHE_HOME="$d/xdg" GOCACHE="$d/gocache" GOMODCACHE="$d/gomod" LABMATE_E2E=1 \
+      /usr/bin/time -f "   wall %e s, CPU %U s user + %S s sys" go test -count=1 ./e2e/containerdproof
+  done
+  chmod -R u+w "$d" && rm -rf "$d"
+}
+
+if [ "${1:-}" = "containerd" ]; then
+  bench_containerd
+  exit 0
+fi
 
 if [ "${1:-}" = "thp" ]; then
   bench_thp

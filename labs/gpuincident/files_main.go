@@ -14,7 +14,7 @@ import (
 // integer (containerd's Version int; unversioned reads as 1, RELEASES.md),
 // imports a glob array (resolveImports), runc.v2 with SystemdCgroup a
 // boolean (kubernetes.io "Container Runtimes", containerd Decode), runc
-// the default (the incident node, seed 000).
+// the default (the incident node of the LabHub page "GPU 사고 재현").
 
 const runcRuntimeType = "io.containerd.runc.v2"
 

@@ -13,7 +13,8 @@ import (
 // Rules and sources: steps/03-merge-verdict.md, 사실 근거. The four
 // computed lines follow the TOML tables the learner's two files define
 // (a [a.b.c] header defines a.b too: TOML v1.0.0, "Table"); the fifth is
-// the incident node's config dump (seed 000), never computed, because
+// the incident node's config dump (the LabHub page "GPU 사고 재현",
+// step 3), never computed, because
 // 1.x's merge replaces whole plugin sections (mergeConfig, containerd
 // #5837) and what the node's imports picked is not in the files.
 

@@ -16,8 +16,8 @@ import (
 // Rules and sources: steps/04-check-script.md, 사실 근거 (config dump
 // merges the main config and imports, containerd
 // cmd/containerd/command/config.go; a handler is a runtimes.<name>
-// table, containerd docs/cri/config.md; the seed's grader refuses reading
-// /etc/containerd/config.toml).
+// table, containerd docs/cri/config.md; the LabHub page's grader refuses
+// reading /etc/containerd/config.toml).
 
 // The checks of step 4.
 const (

@@ -17,7 +17,7 @@ const (
 	// scenarioNvidiaDefault: runc only, although the word nvidia appears
 	// (default_runtime_name, a runc BinaryName): the common trap where a
 	// grep for the bare word lies. Not the incident node's dump (neither
-	// seed shows it; its default runtime was runc).
+	// LabHub page shows it; its default runtime was runc).
 	scenarioNvidiaDefault = "nvidia-default-only"
 	fakeCommand           = "containerd"
 	// mainConfigOnNode is what the lab's grader forbids the script to
