@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -169,7 +170,6 @@ func TestPackRefusesASymlink(t *testing.T) {
 	refusal(t, err, Special)
 }
 
-// breakLine replaces line n (1-based) of the lab's lab.toml.
 // lineOf is the 1-based number of the first line of file that starts
 // (after indentation) with prefix.
 func lineOf(t *testing.T, file, prefix string) int {
@@ -187,6 +187,17 @@ func lineOf(t *testing.T, file, prefix string) int {
 	return 0
 }
 
+// breakKey replaces the first line of the lab's lab.toml that starts
+// with key (its line found, never counted by hand: the header's comment
+// may grow) and returns that line's number.
+func breakKey(t *testing.T, dir, key, with string) int {
+	t.Helper()
+	n := lineOf(t, filepath.Join(dir, "lab.toml"), key)
+	breakLine(t, dir, n, with)
+	return n
+}
+
+// breakLine replaces line n (1-based) of the lab's lab.toml.
 func breakLine(t *testing.T, dir string, n int, with string) {
 	t.Helper()
 	p := filepath.Join(dir, "lab.toml")
@@ -204,8 +215,8 @@ func breakLine(t *testing.T, dir string, n int, with string) {
 func TestInstallRefusesASyntaxErrorAtItsLine(t *testing.T) {
 	root := useStore(t)
 	dir := copyLab(t, shipped, 0o644, time.Now())
-	breakLine(t, dir, 16, `intro = "intro.md`) // unterminated string
-	archive, err := packFS(os.DirFS(dir))      // Pack would refuse it itself
+	at := breakKey(t, dir, "intro = ", `intro = "intro.md`) // unterminated string
+	archive, err := packFS(os.DirFS(dir))                   // Pack would refuse it itself
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,10 +232,10 @@ func TestInstallRefusesASyntaxErrorAtItsLine(t *testing.T) {
 	_, err = Install(archive, "test")
 	r := refusal(t, err, NotALab)
 	p := r.Problems[0]
-	if p.File != "lab.toml" || p.Line != 16 {
-		t.Errorf("problem at %s:%d, want lab.toml:16", p.File, p.Line)
+	if p.File != "lab.toml" || p.Line != at {
+		t.Errorf("problem at %s:%d, want lab.toml:%d", p.File, p.Line, at)
 	}
-	if !strings.Contains(r.Error(), "lab.toml 16행") {
+	if !strings.Contains(r.Error(), fmt.Sprintf("lab.toml %d행", at)) {
 		t.Errorf("message does not name the line: %s", r.Error())
 	}
 	if all, _ := List(); len(all) != 0 {
@@ -240,18 +251,18 @@ func TestInstallRefusesASyntaxErrorAtItsLine(t *testing.T) {
 func TestInstallRefusesAMalformedVersion(t *testing.T) {
 	useStore(t)
 	dir := copyLab(t, shipped, 0o644, time.Now())
-	breakLine(t, dir, 13, `version = "../../etc"`)
+	at := breakKey(t, dir, "version = ", `version = "../../etc"`)
 	_, err := InstallDir(dir, dir)
 	r := refusal(t, err, NotALab)
-	if p := r.Problems[0]; p.File != "lab.toml" || p.Line != 13 {
-		t.Errorf("problem at %s:%d, want lab.toml:13", p.File, p.Line)
+	if p := r.Problems[0]; p.File != "lab.toml" || p.Line != at {
+		t.Errorf("problem at %s:%d, want lab.toml:%d", p.File, p.Line, at)
 	}
 }
 
 func TestInstallListRemove(t *testing.T) {
 	root := useStore(t)
 	dir := copyLab(t, shipped, 0o644, time.Now())
-	breakLine(t, dir, 12, `id = "my-reboot"`)
+	breakKey(t, dir, "id = ", `id = "my-reboot"`)
 	in, err := InstallDir(dir, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -274,12 +285,12 @@ func TestInstallListRemove(t *testing.T) {
 
 	// A second version, then the first again with a change: both kept,
 	// the last installed current, the replaced copy's sum reported.
-	breakLine(t, dir, 13, `version = "1.1.0"`)
+	breakKey(t, dir, "version = ", `version = "1.1.0"`)
 	if _, err := InstallDir(dir, "second"); err != nil {
 		t.Fatal(err)
 	}
-	breakLine(t, dir, 13, `version = "1.0.0"`)
-	breakLine(t, dir, 14, `title = "바뀐 제목"`)
+	breakKey(t, dir, "version = ", `version = "1.0.0"`)
+	breakKey(t, dir, "title = ", `title = "바뀐 제목"`)
 	again, err := InstallDir(dir, "third")
 	if err != nil {
 		t.Fatal(err)
@@ -323,12 +334,12 @@ func TestInstallListRemove(t *testing.T) {
 func TestAFailedReinstallKeepsTheOldCopy(t *testing.T) {
 	useStore(t)
 	dir := copyLab(t, shipped, 0o644, time.Now())
-	breakLine(t, dir, 12, `id = "my-reboot"`)
+	breakKey(t, dir, "id = ", `id = "my-reboot"`)
 	in, err := InstallDir(dir, "first")
 	if err != nil {
 		t.Fatal(err)
 	}
-	breakLine(t, dir, 14, `title = "바뀐 제목"`)
+	breakKey(t, dir, "title = ", `title = "바뀐 제목"`)
 	failed := errors.New("the disk is full")
 	moveIn = func(string, string) error { return failed }
 	defer func() { moveIn = os.Rename }()

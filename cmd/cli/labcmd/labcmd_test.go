@@ -3,6 +3,7 @@ package labcmd
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -48,10 +49,15 @@ func TestLabPackIsDeterministic(t *testing.T) {
 
 func TestLabInstallRefusesASyntaxError(t *testing.T) {
 	dir := labkittest.CopiedLab(t, "broken", "1.0.0")
+	raw, err := os.ReadFile(filepath.Join(dir, "lab.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := 1 + strings.Count(string(raw[:strings.Index(string(raw), `intro = "intro.md"`)]), "\n")
 	labkittest.SetLabTOML(t, dir, `intro = "intro.md"`, `intro = "intro.md`)
 	code, _, stderr := run(t, "install", dir)
-	if code != cli.ExitFail || !strings.Contains(stderr, "lab.toml 16행") {
-		t.Fatalf("exit %d, want 1 naming lab.toml's line 16:\n%s", code, stderr)
+	if code != cli.ExitFail || !strings.Contains(stderr, fmt.Sprintf("lab.toml %d행", at)) {
+		t.Fatalf("exit %d, want 1 naming lab.toml's line %d:\n%s", code, at, stderr)
 	}
 	code, _, stderr = run(t, "install", filepath.Join(t.TempDir(), "none.tar.gz"))
 	if code != cli.ExitFail || !strings.Contains(stderr, "none.tar.gz 가 없습니다") {
