@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"strconv"
 	"syscall"
 	"unsafe"
 
@@ -103,8 +104,9 @@ func execContained(c initConfig) {
 
 // execScript moves to the script's directory, loads the system-call
 // filter, takes the run's limits and execs the script; only its start
-// failure comes back. The limits come last: the Go runtime (and the race
-// detector's, in tests) must not allocate under them.
+// failure comes back, reported by execUnder. The limits come last: the Go
+// runtime (and the race detector's, in tests) must not allocate under
+// them.
 func execScript(c initConfig, procs uint64) {
 	if err := os.Chdir(c.Dir); err != nil {
 		setupFailed(stepErr{"chdir", err})
@@ -113,17 +115,21 @@ func execScript(c initConfig, procs uint64) {
 		setupFailed(stepErr{"seccomp", err})
 	}
 	err := execUnder(c.Script, c.Env, func() { setLimits(c.Limits, procs) })
-	// The script's own start failure (fd 3 closes unread on success).
+	// Reached only when the exec's arguments could not be built, before
+	// the limits.
 	_ = json.NewEncoder(os.NewFile(statusFD, "status")).Encode(initStatus{StartErr: errnoText(err), Errno: errnoOf(err)})
 	os.Exit(127)
 }
 
 // execUnder execs path with env once limit has run, allocating nothing
-// in between: syscall.Exec would allocate execve's arguments after the
+// from then on: syscall.Exec would allocate execve's arguments after the
 // limits, and under RLIMIT_DATA a new mapping of the runtime fails (with
 // the race detector's shadow memory already past the limit, every one:
 // "fatal error: runtime: cannot allocate memory", seen in the -race lane
-// under load). It returns only when the exec failed.
+// under load). For the same reason a failed exec (a script without a
+// shebang, a missing interpreter) is reported on fd 3 from a buffer made
+// before the limits, and the helper leaves by exit_group. It returns only
+// an error met before the limits.
 func execUnder(path string, env []string, limit func()) error {
 	p, err := syscall.BytePtrFromString(path)
 	if err != nil {
@@ -137,10 +143,25 @@ func execUnder(path string, env []string, limit func()) error {
 	if err != nil {
 		return err
 	}
+	report := make([]byte, 0, 256)
 	limit()
 	_, _, errno := syscall.RawSyscall(syscall.SYS_EXECVE, uintptr(unsafe.Pointer(p)),
 		uintptr(unsafe.Pointer(&argv[0])), uintptr(unsafe.Pointer(&envv[0])))
-	return errno
+	report = appendStartErr(report, errno)
+	syscall.RawSyscall(syscall.SYS_WRITE, statusFD, uintptr(unsafe.Pointer(&report[0])), uintptr(len(report)))
+	syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 127, 0, 0)
+	panic("unreachable")
+}
+
+// appendStartErr appends initStatus{StartErr, Errno} as JSON without
+// growing b when its capacity suffices: execve's errors are all in
+// syscall's table, whose texts hold no character JSON must escape.
+func appendStartErr(b []byte, errno syscall.Errno) []byte {
+	b = append(b, `{"started":false,"exit":0,"start_err":"`...)
+	b = append(b, errno.Error()...)
+	b = append(b, `","errno":`...)
+	b = strconv.AppendInt(b, int64(errno), 10)
+	return append(b, "}\n"...)
 }
 
 // applyFilter loads the strongest system-call filter c allows on this
