@@ -514,7 +514,7 @@ func TestClientsComeFromTheConnection(t *testing.T) {
 			}
 			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
 				if id, ok := sel.X.(*ast.Ident); ok && k8s[id.Name] && makers.MatchString(sel.Sel.Name) {
-					t.Errorf("%s: %s.%s makes a client outside kube: take a *kube.Conn", fset.Position(c.Pos()), id.Name, sel.Sel.Name)
+					t.Errorf("%s: %s.%s makes a client outside kube: take a kube.Conn", fset.Position(c.Pos()), id.Name, sel.Sel.Name)
 				}
 			}
 			return true

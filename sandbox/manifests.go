@@ -100,7 +100,7 @@ func manifestErr(lab *content.Lab, file string, err error) error {
 // owning the fields it sets, forced), then waits for the file's
 // CustomResourceDefinitions to be established (and learns what they
 // serve) and its DaemonSets to be ready before the next file.
-func applyManifests(ctx context.Context, conn *kube.Conn, ms []Manifest) error {
+func applyManifests(ctx context.Context, conn kube.Conn, ms []Manifest) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -209,7 +209,7 @@ func applyOne(ctx context.Context, cs kube.Interface, mapper meta.RESTMapper, u 
 // server-side apply alone would keep every field another manager set.
 // An object is changed when a manager other than labmate's owns a field
 // of it (its status aside: controllers write that).
-func dropChanged(ctx context.Context, conn *kube.Conn, st Start) error {
+func dropChanged(ctx context.Context, conn kube.Conn, st Start) error {
 	dyn, err := conn.Dynamic()
 	if err != nil {
 		return err

@@ -20,7 +20,7 @@ const dialTimeout = 5 * time.Second
 // connection and the class namespace: ns when set, else the context's
 // namespace, else DefaultNamespace. Requests through it have no client
 // timeout (the board's watch); bound one-off requests with Within.
-func Open(path, context, ns string) (*kube.Conn, string, error) {
+func Open(path, context, ns string) (kube.Conn, string, error) {
 	// init creates a few objects per learner; the default 5 QPS would
 	// make a class of 200 wait minutes on the client's own limiter.
 	conn, err := kube.Open(kube.Options{Path: path, Context: context, DialTimeout: dialTimeout,
@@ -29,7 +29,7 @@ func Open(path, context, ns string) (*kube.Conn, string, error) {
 		return nil, "", err
 	}
 	if ns == "" {
-		ns = conn.Namespace
+		ns = conn.Origin().Namespace
 	}
 	if ns == "" {
 		ns = DefaultNamespace

@@ -29,7 +29,7 @@ const (
 type Learner struct {
 	// Conn reaches the class cluster, with no client timeout (watches);
 	// Requests is the copy whose requests end in time.
-	Conn      *kube.Conn
+	Conn      kube.Conn
 	Namespace string
 	// ID is the learner's slot: the current context's user name, which
 	// init sets to the slot (and the ServiceAccount's name).
@@ -48,16 +48,16 @@ func Open(path string) (*Learner, error) {
 	if err != nil {
 		return nil, err
 	}
-	if conn.Namespace == "" || !class.ValidLearner(conn.User) {
+	if o := conn.Origin(); o.Namespace == "" || !class.ValidLearner(o.User) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotClassKubeconfig)
 	}
-	return &Learner{Conn: conn, Namespace: conn.Namespace, ID: conn.User}, nil
+	return &Learner{Conn: conn, Namespace: conn.Origin().Namespace, ID: conn.Origin().User}, nil
 }
 
 // Requests is the learner's connection for one-off requests: each ends
 // within a few seconds, so a class cluster that is away costs a retry
 // later, never a wait.
-func (l *Learner) Requests() *kube.Conn { return l.Conn.Within(requestTimeout) }
+func (l *Learner) Requests() kube.Conn { return l.Conn.Within(requestTimeout) }
 
 // Explain words an error of the class cluster or a class kubeconfig in
 // Korean (kube.Explain: the loader's errors, refused, x509, 401, 403,

@@ -57,7 +57,7 @@ type invocation struct {
 	log       *os.File
 	logOpened bool
 
-	conn     *kube.Conn
+	conn     kube.Conn
 	connErr  error
 	connDone bool
 
@@ -204,17 +204,20 @@ func (f *Factory) RootFor(lab *content.Lab) (string, error) {
 	return catalog.RootFor(f.NamedRoot(), lab)
 }
 
-// Cluster is the connection to the lab cluster the cluster flags name
-// (kube.Open: kubectl's rules, then the sandbox's kubeconfig), made
-// once for the command line. Its error is a *kube.LoadError;
-// kube.IsMissing says there is no kubeconfig at all.
-func (f *Factory) Cluster() (*kube.Conn, error) {
+// Cluster is the lab cluster the cluster flags name: off with
+// --no-cluster, else the connection (kube.Open: kubectl's rules, then
+// the sandbox's kubeconfig), made once for the command line, or why
+// there is none.
+func (f *Factory) Cluster() kube.Target {
+	if f.cluster.NoCluster {
+		return kube.Target{Off: true}
+	}
 	inv := f.inv
 	if !inv.connDone {
 		inv.connDone = true
 		inv.conn, inv.connErr = kube.Open(f.cluster.Options())
 	}
-	return inv.conn, inv.connErr
+	return kube.Target{Named: f.cluster.named(), Conn: inv.conn, Err: inv.connErr}
 }
 
 // Learner is the learner's class kubeconfig at file, opened once

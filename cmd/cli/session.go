@@ -121,9 +121,11 @@ func (f *Factory) Session(lenient Lenient) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl, warning, err := f.runCluster(st.Kit, lenient)
-	if err != nil {
-		return nil, err
+	// The lab cluster is opened only for a lab that watches something
+	// there; --no-cluster says the cluster is off all the same.
+	var cluster kube.Target
+	if f.cluster.NoCluster || !st.Kit.Scope.Empty() {
+		cluster = f.Cluster()
 	}
 	var passed []int
 	for n := range st.File.Progress.PassedAt {
@@ -131,13 +133,10 @@ func (f *Factory) Session(lenient Lenient) (*Session, error) {
 	}
 	run, err := labrun.New(labrun.Options{
 		Lab: st.Lab, Steps: st.Kit.Steps, Scope: st.Kit.Scope, Root: st.Root, Poll: f.labs.Poll,
-		Cluster: cl, Progress: st.Store, Witness: st.File.Witness, Passed: passed, Notices: st.Warnings,
+		Cluster: cluster, Lenient: bool(lenient), Progress: st.Store, Witness: st.File.Witness, Passed: passed, Notices: st.Warnings,
 	})
 	if err != nil {
 		return nil, err
-	}
-	if warning != "" {
-		run.Notice(warning)
 	}
 	s := &Session{State: st, Run: run, Warnings: run.Warnings(), f: f}
 	for _, n := range f.notices {
@@ -145,32 +144,6 @@ func (f *Factory) Session(lenient Lenient) (*Session, error) {
 	}
 	f.session = s
 	return s, nil
-}
-
-// runCluster is how the run reaches the lab cluster: not at all with
-// --no-cluster or a lab that watches nothing there; with no kubeconfig
-// anywhere (none named) as a cluster that is off; a kubeconfig that
-// cannot be used is an error, or with lenient a warning and no cluster
-// source.
-func (f *Factory) runCluster(kit *labkit.Lab, lenient Lenient) (cl labrun.Cluster, warning string, err error) {
-	switch {
-	case f.cluster.NoCluster:
-		return labrun.Cluster{Mode: labrun.ClusterOff}, "", nil
-	case kit.Scope.Empty():
-		return labrun.Cluster{Mode: labrun.ClusterNone}, "", nil
-	}
-	conn, err := f.Cluster()
-	switch {
-	case err == nil:
-		return labrun.Cluster{Mode: labrun.ClusterAuto, Conn: conn}, "", nil
-	case kube.IsMissing(err) && !f.cluster.named():
-		return labrun.Cluster{Mode: labrun.ClusterAuto}, "", nil
-	}
-	msg := content.Msg("cli.kubeconfig_bad", "err", kube.Explain(err))
-	if lenient {
-		return labrun.Cluster{Mode: labrun.ClusterNone}, msg, nil
-	}
-	return labrun.Cluster{}, "", errors.New(msg)
 }
 
 // Notice is a Korean notice for the learner: shown by the TUI, and said

@@ -113,7 +113,7 @@ func fileLab(t *testing.T, root string, extra ...observe.Source) (*labrun.Run, *
 func fileSetup(t *testing.T, lab *content.Lab, steps []checks.Step, root string, store *state.Store, extra ...observe.Source) *labrun.Run {
 	t.Helper()
 	run, err := labrun.New(labrun.Options{Lab: lab, Steps: steps, Root: root, Progress: store,
-		Cluster: labrun.Cluster{Mode: labrun.ClusterNone}, Sources: extra})
+		Sources: extra})
 	if err != nil {
 		t.Fatal(err)
 	}

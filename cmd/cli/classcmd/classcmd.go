@@ -56,7 +56,7 @@ func (a *adminFlags) command(name string, f *cli.Factory, o cli.Options) *cobra.
 
 // open connects as the instructor; the namespace is the flag's, the
 // context's, or admin.DefaultNamespace.
-func (a *adminFlags) open() (*kube.Conn, string, error) {
+func (a *adminFlags) open() (kube.Conn, string, error) {
 	conn, ns, err := admin.Open(a.Kubeconfig, a.Context, a.Namespace)
 	if err != nil {
 		return nil, "", cli.UsageErr("class.cli.kubeconfig", "err", learner.Explain(err))
@@ -65,7 +65,7 @@ func (a *adminFlags) open() (*kube.Conn, string, error) {
 }
 
 // typed is the connection's typed client, its error worded as open's.
-func typed(conn *kube.Conn) (kube.Interface, error) {
+func typed(conn kube.Conn) (kube.Interface, error) {
 	cs, err := conn.Typed()
 	if err != nil {
 		return nil, cli.UsageErr("class.cli.kubeconfig", "err", learner.Explain(err))

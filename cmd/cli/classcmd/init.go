@@ -132,7 +132,7 @@ func (o *initOptions) create() error {
 
 // storeLab puts the lab the class carries into its namespace, or says
 // that the one lab named is built in and does not travel.
-func (o *initOptions) storeLab(conn *kube.Conn, ns string) error {
+func (o *initOptions) storeLab(conn kube.Conn, ns string) error {
 	if o.ship == nil {
 		if len(o.labs) == 1 {
 			fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_builtin", "lab", o.labs[0]))

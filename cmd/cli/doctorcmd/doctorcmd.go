@@ -63,11 +63,7 @@ func (o *Options) Validate() error { return nil }
 // Run probes the environment and returns the exit code.
 func (o *Options) Run() int {
 	stdout, stderr := o.streams.Out, o.streams.ErrOut
-	_, cluster := o.f.Flags()
-	opts := doctor.Options{NoCluster: cluster.NoCluster, TTY: cli.IsTerminal(stdout), BinDir: sandbox.Options{}.ResolvedBinDir()}
-	if !cluster.NoCluster {
-		opts.Cluster, opts.ClusterErr = o.f.Cluster()
-	}
+	opts := doctor.Options{Cluster: o.f.Cluster(), TTY: cli.IsTerminal(stdout), BinDir: sandbox.Options{}.ResolvedBinDir()}
 	for _, kit := range o.labs {
 		opts.Labs = append(opts.Labs, o.doctorLab(kit))
 	}

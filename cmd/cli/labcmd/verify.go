@@ -125,15 +125,14 @@ func (o *verifyOptions) once() int {
 	if o.Progress || cli.IsTerminal(o.streams.ErrOut) {
 		progress = o.streams.ErrOut
 	}
-	_, cluster := o.f.Flags()
 	opts := verify.Options{
-		Lab: kit, NoCluster: cluster.NoCluster,
+		Lab:    kit,
 		BinDir: sandbox.Options{BinDir: o.BinDir}.ResolvedBinDir(), Record: o.Record, Mutants: o.Mutants || len(o.MutantSteps) > 0 || o.shardN > 0,
 		MutantSteps: o.MutantSteps, Shard: o.shardK, Shards: o.shardN, Pace: o.Pace, Labmate: o.f.Version(),
 		Timeout: o.Timeout, Progress: progress,
 	}
-	if !cluster.NoCluster && len(kit.ClusterSteps()) > 0 {
-		opts.Cluster, opts.ClusterErr = o.f.Cluster()
+	if len(kit.ClusterSteps()) > 0 {
+		opts.Cluster = o.f.Cluster() // a lab of file steps alone needs none
 	}
 	res, err := verify.Run(o.ctx, opts)
 	var ee *verify.EnvError
