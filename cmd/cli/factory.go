@@ -12,6 +12,7 @@ import (
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/applog"
+	"github.com/labhub/labmate/internal/dirs"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
@@ -108,6 +109,16 @@ func (f *Factory) openLog() error {
 
 // LogFile is the open --log file (nil without one).
 func (f *Factory) LogFile() *os.File { return f.inv.log }
+
+// StateDir is where labmate keeps the learner's state: --state-dir, or
+// the XDG state directory. Every file labmate keeps there (progress,
+// the lab chosen per root, stderr.log) is under it.
+func (f *Factory) StateDir() (string, error) {
+	if f.labs.StateDir != "" {
+		return f.labs.StateDir, nil
+	}
+	return dirs.State()
+}
 
 // Version is labmate's version.
 func (f *Factory) Version() string { return f.version }

@@ -104,7 +104,7 @@ func (o *Options) Run() int {
 	opts.Updates = s.Run.Start(ctx).Updates()
 	// stderr goes to the log meanwhile: what writes there behind the
 	// TUI's back never draws over the screen.
-	err = quietstderr.Run(o.f.LogFile(), state.Dir, func() error { return tui.Run(ctx, opts) })
+	err = quietstderr.Run(o.f.LogFile(), o.f.StateDir, func() error { return tui.Run(ctx, opts) })
 	if err != nil {
 		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
 		return cli.ExitFail
