@@ -40,18 +40,22 @@ type Learner struct {
 // has (a current context with a namespace and a user).
 var ErrNotClassKubeconfig = errors.New("not a class kubeconfig")
 
-// Open reads a class kubeconfig written by init and connects to the
-// class. Only that file is read: never $KUBECONFIG or ~/.kube/config,
-// which point at the lab's own cluster.
-func Open(path string) (*Learner, error) {
-	conn, err := kube.Open(kube.Options{Path: path, Only: true, DialTimeout: dialTimeout, UserAgent: "labmate-class"})
-	if err != nil {
-		return nil, err
-	}
-	if o := conn.Origin(); o.Namespace == "" || !class.ValidLearner(o.User) {
+// Kubeconfig is how a class kubeconfig written by init is opened (the
+// command line's factory opens it): only that file is read, never
+// $KUBECONFIG or ~/.kube/config, which point at the lab's own cluster.
+func Kubeconfig(path string) kube.Options {
+	return kube.Options{Path: path, Only: true, DialTimeout: dialTimeout, UserAgent: "labmate-class"}
+}
+
+// New is the learner a class kubeconfig at path names, connected by
+// conn (opened with Kubeconfig(path)); its error says the file is no
+// class kubeconfig.
+func New(conn kube.Conn, path string) (*Learner, error) {
+	o := conn.Origin()
+	if o.Namespace == "" || !class.ValidLearner(o.User) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotClassKubeconfig)
 	}
-	return &Learner{Conn: conn, Namespace: conn.Origin().Namespace, ID: conn.Origin().User}, nil
+	return &Learner{Conn: conn, Namespace: o.Namespace, ID: o.User}, nil
 }
 
 // Requests is the learner's connection for one-off requests: each ends

@@ -1,17 +1,21 @@
 package cli
 
 import (
+	"context"
 	"errors"
-	"os"
+	"fmt"
+	"io"
+	"strings"
 
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
 )
 
-// State is the learner's state for the factory's lab: the lab, its root
+// State is the learner's state for a factory's lab: the lab, its root
 // and what labmate keeps of the learner's progress there.
 type State struct {
 	Kit  *labkit.Lab
@@ -26,55 +30,6 @@ type State struct {
 	Warnings []string
 }
 
-// State opens the learner's state for the lab the factory names: for
-// commands that read or change progress and nothing else (reset), no
-// run, so no cluster is reached and no start file is laid out.
-func (f *Factory) State() (*State, error) {
-	kit, err := f.Lab()
-	if err != nil {
-		return nil, err
-	}
-	lab := kit.Text
-	root, err := f.RootFor(lab)
-	if err != nil {
-		return nil, errors.New(content.Msg("cli.root_bad", "root", f.labs.Root, "err", err))
-	}
-	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
-		return nil, errors.New(content.Msg("cli.root_not_dir", "root", root))
-	}
-	s := &State{Kit: kit, Lab: lab, Root: root}
-	if s.Store, err = state.OpenLab(f.labs.StateDir, StateLab(lab), root); err == nil {
-		s.File, err = s.Store.Load()
-		switch {
-		case errors.Is(err, state.ErrCorrupt):
-			s.Warnings = append(s.Warnings, content.Msg("cli.state_damaged", "err", err))
-		case err != nil:
-			// Cannot even read or create it: remember progress for
-			// this run only, instead of failing every write.
-			s.Store = nil
-			s.Warnings = append(s.Warnings, content.Msg("cli.state_unavailable", "err", err))
-		}
-	} else {
-		s.Warnings = append(s.Warnings, content.Msg("cli.state_unavailable", "err", err))
-	}
-	if st := s.File; st.CarriedFrom != "" && s.Store != nil && !exists(s.Store.Path) {
-		// The first run of a new version: say what came along.
-		s.Warnings = append(s.Warnings, content.Msg("cli.state_carried", "lab", lab.ID, "from", st.CarriedFrom,
-			"to", lab.Version, "passed", len(st.Progress.PassedAt)))
-	}
-	return s, nil
-}
-
-// StatePath is where the learner's state for lab and root is kept ("" when
-// it cannot be opened).
-func (f *Factory) StatePath(lab *content.Lab, root string) string {
-	st, err := state.OpenLab(f.labs.StateDir, StateLab(lab), root)
-	if err != nil {
-		return ""
-	}
-	return st.Path
-}
-
 // StateLab is the lab as the learner's state keys it: its ID, version
 // and step IDs, so progress of two versions never mixes.
 func StateLab(l *content.Lab) state.Lab {
@@ -85,12 +40,21 @@ func StateLab(l *content.Lab) state.Lab {
 	return state.Lab{ID: l.ID, Version: l.Version, Steps: steps}
 }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// statePath is where the state for lab and root is kept under dir.
+func statePath(dir string, lab *content.Lab, root string) string {
+	st, err := state.OpenLab(dir, StateLab(lab), root)
+	if err != nil {
+		return ""
+	}
+	return st.Path
 }
 
-// Session is the live run of the factory's lab on the learner's root,
+// Lenient says how a session takes a kubeconfig that cannot be used:
+// as a warning, the file steps working on (the TUI), or as the end of
+// the command (scripts).
+type Lenient bool
+
+// Session is the live run of a factory's lab on the learner's root,
 // with the learner's state: what the TUI, check, report and class
 // preview consume.
 type Session struct {
@@ -101,49 +65,15 @@ type Session struct {
 	// lab's notices: Korean, shown, never failed on.
 	Warnings []string
 
-	f *Factory
+	version string
+	learner func(file string) (*learner.Learner, error)
 }
 
-// Lenient says how a session takes a kubeconfig that cannot be used:
-// as a warning, the file steps working on (the TUI), or as the end of
-// the command (scripts).
-type Lenient bool
-
-// Session wires the live run of the factory's lab, once: the learner's
-// state, the lab's start files laid out where nothing is yet, the file
-// source, the script prober and the cluster source on the factory's
-// connection. Its errors are Korean.
-func (f *Factory) Session(lenient Lenient) (*Session, error) {
-	if f.session != nil {
-		return f.session, nil
-	}
-	st, err := f.State()
-	if err != nil {
-		return nil, err
-	}
-	// The lab cluster is opened only for a lab that watches something
-	// there; --no-cluster says the cluster is off all the same.
-	var cluster kube.Target
-	if f.cluster.NoCluster || !st.Kit.Scope.Empty() {
-		cluster = f.Cluster()
-	}
-	var passed []int
-	for n := range st.File.Progress.PassedAt {
-		passed = append(passed, n)
-	}
-	run, err := labrun.New(labrun.Options{
-		Lab: st.Lab, Steps: st.Kit.Steps, Scope: st.Kit.Scope, Root: st.Root, Poll: f.labs.Poll,
-		Cluster: cluster, Lenient: bool(lenient), Progress: st.Store, Witness: st.File.Witness, Passed: passed, Notices: st.Warnings,
-	})
-	if err != nil {
-		return nil, err
-	}
-	s := &Session{State: st, Run: run, Warnings: run.Warnings(), f: f}
-	for _, n := range f.notices {
-		s.Notice(n)
-	}
-	f.session = s
-	return s, nil
+// NewSession is the session of st's lab running as run: the factory's
+// Session makes it, with labmate's version (what records it) and the
+// factory's Learner (the class a session joins).
+func NewSession(st *State, run *labrun.Run, version string, learner func(string) (*learner.Learner, error)) *Session {
+	return &Session{State: st, Run: run, Warnings: run.Warnings(), version: version, learner: learner}
 }
 
 // Notice is a Korean notice for the learner: shown by the TUI, and said
@@ -160,7 +90,7 @@ func (s *Session) Record(path string) error {
 	if path == "" {
 		return nil
 	}
-	return s.Run.Record(path, s.f.version)
+	return s.Run.Record(path, s.version)
 }
 
 // Stop ends the run; its error says that the trace it recorded to path
@@ -170,4 +100,55 @@ func (s *Session) Stop(path string) error {
 		return errors.New(content.Msg("cli.record_failed", "path", path, "err", err))
 	}
 	return nil
+}
+
+// Identity is who the session publishes as: learner (the class file's
+// slot; Join fills it in), the name the learner chose, the lab.
+func (s *Session) Identity(learnerID, name string) class.Identity {
+	return class.Identity{Learner: learnerID, Name: name, Lab: s.Lab.ID, LabVersion: s.Lab.Version, Labmate: s.version}
+}
+
+// Join starts publishing the session to the class of a --class
+// kubeconfig (learner.Join). A file that cannot be used is a notice,
+// never the end of the lab: the lab goes on without a class.
+func (s *Session) Join(ctx context.Context, c ClassFlags, page bool) *learner.Publisher {
+	if c.File == "" {
+		return nil
+	}
+	bad := func(err error) *learner.Publisher {
+		s.Notice(content.Msg("class.cli.class_file", "path", c.File, "err", learner.Explain(err)))
+		return nil
+	}
+	l, err := s.learner(c.File)
+	if err != nil {
+		return bad(err)
+	}
+	pub, err := learner.Join(ctx, learner.JoinConfig{Learner: l, Identity: s.Identity("", c.Name),
+		Progress: s.File.Progress, Page: page, Tap: s.Run.Tap})
+	if err != nil {
+		return bad(err)
+	}
+	return pub
+}
+
+// PublishOnce sends one evaluation to the class (`check --class` without
+// --watch), waiting at most learner.PublishWait for it to land; what
+// kept it from landing is said on stderr as a notice and never changes
+// check's exit code. once publishes; it is handed the publisher and its
+// context.
+func (s *Session) PublishOnce(ctx context.Context, c ClassFlags, stderr io.Writer, once func(context.Context, *learner.Publisher) error) {
+	ctx, cancel := context.WithTimeout(ctx, learner.PublishWait)
+	defer cancel()
+	pub := s.Join(ctx, c, false)
+	if pub == nil {
+		for _, w := range s.Warnings {
+			if strings.Contains(w, c.File) {
+				fmt.Fprintln(stderr, w)
+			}
+		}
+		return
+	}
+	if err := once(ctx, pub); err != nil {
+		fmt.Fprintln(stderr, err)
+	}
 }

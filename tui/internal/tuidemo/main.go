@@ -93,12 +93,11 @@ func main() {
 		// For the test that a panic restores the terminal.
 		rescan = func() { panic("tuidemo: rescan panics on purpose") }
 	}
-	err := tui.Run(context.Background(), tui.Options{
+	err := tui.Run(context.Background(), terminal.NewContext(os.Stdin, os.Stdout, *themeName, nil), tui.Options{
 		Lab:       lab,
 		Root:      fixture.Root,
 		Updates:   updates,
 		Rescan:    rescan,
-		Theme:     *themeName,
 		Banner:    *banner,
 		Clipboard: *clip,
 	})
@@ -123,7 +122,8 @@ func runBoard(themeName string) error {
 		rec("ana"+termtexttest.Hostile, termtexttest.Hostile, "check "+termtexttest.Hostile),
 		rec("bo", "보", "files.merge"),
 	}}
-	return board.Run(context.Background(), board.Options{Classes: classes, Namespace: "workshop", Lab: "gpu-incident", Theme: themeName})
+	return board.Run(context.Background(), terminal.NewContext(os.Stdin, os.Stdout, themeName, nil),
+		board.Options{Classes: classes, Namespace: "workshop", Lab: "gpu-incident"})
 }
 
 // bareModel draws a fixed screen and quits on q: what bubbletea itself
