@@ -11,13 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
-	"github.com/labhub/labmate/tui/config"
 )
 
 // Options are `labmate replay`'s flags and argument.

@@ -10,11 +10,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/quietstderr"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui"
-	"github.com/labhub/labmate/tui/config"
 )
 
 // Options are the root command's own flags.
