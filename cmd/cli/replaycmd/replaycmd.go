@@ -121,7 +121,8 @@ func (o *Options) runTUI(run *labrun.Run) int {
 		return cli.ExitUsage
 	}
 	run.Trace().SetMarks(labrun.Marks(changes))
-	cfg, warnings := config.Load(config.DefaultPath())
+	labs, _ := o.f.Flags()
+	cfg, warnings := config.Load(config.Path(labs.Config))
 	if o.Theme != "" {
 		cfg.Theme = o.Theme
 	}
