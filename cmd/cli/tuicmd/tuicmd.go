@@ -115,6 +115,7 @@ func (o *Options) options(s *cli.Session) tui.Options {
 	opts := tui.Options{
 		Lab:       s.Lab,
 		Root:      s.Root,
+		Place:     s.Place,
 		Rescan:    s.Run.Rescan(),
 		Theme:     o.Theme,
 		Notices:   s.Warnings,
