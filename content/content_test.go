@@ -672,14 +672,15 @@ func TestFileSolutionsRun(t *testing.T) {
 	}
 }
 
-// Every installed lab loads and is whole: an absolute default root named
-// in its intro through {{ROOT}}, steps numbered 1..n with unique IDs, a
-// title, a body, a solution and at least one hint each, its reference run
-// and verify data present, and its messages of its own.
 // declaredRoot reports whether a lab's default_root is one labroot reads
 // the same wherever labmate runs: under the learner's home, or absolute.
 func declaredRoot(p string) bool { return strings.HasPrefix(p, "~/") || filepath.IsAbs(p) }
 
+// Every installed lab loads and is whole: a default root (under the home
+// or absolute) named in its intro through {{ROOT}}, steps numbered 1..n
+// with unique IDs, a title, a body, a solution and at least one hint
+// each, its reference run and verify data present, and its messages of
+// its own.
 func TestEveryLabIsWhole(t *testing.T) {
 	ids := IDs()
 	if len(ids) < 2 {
