@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/internal/applog"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 )
@@ -157,19 +158,10 @@ func (f *Factory) LabDir() string {
 	return dir
 }
 
-// NamedRoot is the root the learner named: --root, else $LABMATE_ROOT,
-// else "".
-func (f *Factory) NamedRoot() string {
-	if f.labs.Root != "" {
-		return f.labs.Root
-	}
-	return os.Getenv("LABMATE_ROOT")
-}
-
 // query is what the flags say of the lab to open, for the catalog.
 func (f *Factory) query() catalog.Query {
 	ref, dir := f.names()
-	return catalog.Query{Lab: ref, Dir: dir, Root: f.NamedRoot(), StateDir: f.labs.StateDir, Command: f.inv.cmdPath}
+	return catalog.Query{Lab: ref, Dir: dir, Root: f.labs.Root, Config: f.labs.Config, StateDir: f.labs.StateDir, Command: f.inv.cmdPath}
 }
 
 // Lab is the lab the command works on (catalog.Resolve), compiled once.
@@ -199,9 +191,10 @@ func (f *Factory) Notices() []string { return slices.Clone(f.notices) }
 // `labmate` opens it without asking (the TUI).
 func (f *Factory) RememberLab() { catalog.Remember(f.query(), f.ref) }
 
-// RootFor is the lab root a command works in (catalog.RootFor).
-func (f *Factory) RootFor(lab *content.Lab) (string, error) {
-	return catalog.RootFor(f.NamedRoot(), lab)
+// RootFor is the lab root a command works in and where it was chosen
+// (catalog.Query.RootOf).
+func (f *Factory) RootFor(lab *content.Lab) (labroot.Root, error) {
+	return f.query().RootOf(lab)
 }
 
 // Cluster is the connection to the lab cluster the cluster flags name

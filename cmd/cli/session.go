@@ -7,6 +7,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
 )
@@ -17,6 +18,10 @@ type State struct {
 	Kit  *labkit.Lab
 	Lab  *content.Lab
 	Root string
+	// Place is the root as it was when the state was opened: a root the
+	// learner cannot work in yet is said by the run's first answer
+	// (check, report) and by the TUI's own note.
+	Place labroot.Place
 	// Store keeps the progress; nil when the state can be neither read
 	// nor created (progress is then kept for this run only).
 	Store *state.Store
@@ -35,14 +40,19 @@ func (f *Factory) State() (*State, error) {
 		return nil, err
 	}
 	lab := kit.Text
-	root, err := f.RootFor(lab)
+	where, err := f.RootFor(lab)
 	if err != nil {
-		return nil, errors.New(content.Msg("cli.root_bad", "root", f.labs.Root, "err", err))
+		named := f.labs.Root
+		if named == "" {
+			named = lab.DefaultRoot
+		}
+		return nil, errors.New(content.Msg("cli.root_bad", "root", named, "err", err))
 	}
+	root := where.Path
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
 		return nil, errors.New(content.Msg("cli.root_not_dir", "root", root))
 	}
-	s := &State{Kit: kit, Lab: lab, Root: root}
+	s := &State{Kit: kit, Lab: lab, Root: root, Place: labroot.Look(where)}
 	if s.Store, err = state.OpenLab(f.labs.StateDir, StateLab(lab), root); err == nil {
 		s.File, err = s.Store.Load()
 		switch {
@@ -142,6 +152,12 @@ func (f *Factory) Session(lenient Lenient) (*Session, error) {
 	s := &Session{State: st, Run: run, Warnings: run.Warnings(), f: f}
 	for _, n := range f.notices {
 		s.Notice(n)
+	}
+	// Where the files go, when the learner cannot work there yet: the
+	// first answer's (check, report); the TUI says it in its own note
+	// (State.Place), so it is not among the warnings it lists.
+	if say := st.Place.Say(); say != "" {
+		run.Notice(say)
 	}
 	f.session = s
 	return s, nil

@@ -11,13 +11,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
-	"github.com/labhub/labmate/tui/config"
 )
 
 // Options are `labmate replay`'s flags and argument.
@@ -121,7 +121,8 @@ func (o *Options) runTUI(run *labrun.Run) int {
 		return cli.ExitUsage
 	}
 	run.Trace().SetMarks(labrun.Marks(changes))
-	cfg, warnings := config.Load(config.DefaultPath())
+	labs, _ := o.f.Flags()
+	cfg, warnings := config.Load(config.Path(labs.Config))
 	if o.Theme != "" {
 		cfg.Theme = o.Theme
 	}
