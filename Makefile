@@ -1,5 +1,5 @@
 # The two commands the README promises:
-#   make run    runs labmate against the lab root (default /root/gpuop)
+#   make run    runs labmate against the lab root (default ~/gpuop)
 #   make test   runs every test, building and starting what they need
 .PHONY: run test build bench release-check
 

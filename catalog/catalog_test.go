@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit/labkittest"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labstore"
 	"github.com/labhub/labmate/state"
 )
@@ -116,7 +118,10 @@ func TestArg(t *testing.T) {
 // decide by is a Choose naming the commands that choose.
 func TestResolve(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", "/root") // the LabHub pod's learner: the default roots as the pages say
 	t.Setenv(EnvLab, "")
+	t.Setenv(labroot.EnvRoot, "")
 	stateDir, root := t.TempDir(), t.TempDir()
 	q := Query{Root: root, StateDir: stateDir, Command: "labmate check"}
 	lab := func(q Query) string {
@@ -133,7 +138,7 @@ func TestResolve(t *testing.T) {
 	if !ok || len(ch.Labs) != 3 {
 		t.Fatalf("a fresh root: %v", err)
 	}
-	for _, want := range []string{"labmate check --lab gpu-incident", "--root /root/gpuop", EnvLab + "="} {
+	for _, want := range []string{"labmate check --lab gpu-incident", "--root ~/gpuop", EnvLab + "="} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Choose lacks %q:\n%s", want, err)
 		}
@@ -201,7 +206,10 @@ func TestResolve(t *testing.T) {
 func TestUnreadableStore(t *testing.T) {
 	data := t.TempDir()
 	t.Setenv("XDG_DATA_HOME", data)
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", "/root")
 	t.Setenv(EnvLab, "")
+	t.Setenv(labroot.EnvRoot, "")
 	if err := os.MkdirAll(filepath.Join(data, "labmate"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -219,5 +227,72 @@ func TestUnreadableStore(t *testing.T) {
 	}
 	if r, err := Resolve(Query{Lab: "gpu-incident"}); err != nil || r.Notice != "" {
 		t.Errorf("a lab named needs no notice: %+v, %v", r, err)
+	}
+}
+
+// A learner who is not the LabHub pod's root works in their home: every
+// lab's root with nothing named is under $HOME, the settings file's
+// [roots] names another, $LABMATE_ROOT and --root come first; the root a
+// lab chooses by is the learner's, not /root.
+func TestRootsAreTheLearnersOwn(t *testing.T) {
+	home, cfgHome := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", cfgHome)
+	t.Setenv("HOME", home)
+	t.Setenv(EnvLab, "")
+	t.Setenv(labroot.EnvRoot, "")
+	gpu, err := content.Load("gpu-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := Query{StateDir: t.TempDir()}
+	r, err := q.RootOf(gpu)
+	if err != nil || r.Path != filepath.Join(home, "gpuop") || r.From != labroot.FromHome {
+		t.Errorf("nothing named: %+v, %v", r, err)
+	}
+	// The lab whose root exists is the one to open.
+	if err := os.Mkdir(filepath.Join(home, "gpuquota"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if res, err := Resolve(q); err != nil || res.Ref != "gpu-quota" {
+		t.Errorf("the lab whose root exists in the home: %+v, %v", res, err)
+	}
+	// The root the LabHub pages name chooses its lab for anyone.
+	if res, err := Resolve(Query{Root: "/root/gpuop", StateDir: q.StateDir}); err != nil || res.Ref != "gpu-incident" {
+		t.Errorf("--root /root/gpuop with another home: %+v, %v", res, err)
+	}
+	// --root ~/gpudrv, as a shell would not expand it (--root=~/gpudrv).
+	if res, err := Resolve(Query{Root: "~/gpudrv", StateDir: q.StateDir}); err != nil || res.Ref != "driver-reboot" {
+		t.Errorf("--root=~/gpudrv: %+v, %v", res, err)
+	}
+
+	file := filepath.Join(cfgHome, "labmate", "config.toml")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	if err := os.WriteFile(file, []byte("[roots]\ngpu-incident = \"~/labs/gpu\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err = q.RootOf(gpu)
+	if err != nil || r.Path != filepath.Join(home, "labs", "gpu") || r.From != labroot.FromConfig || r.ConfigPath != file || r.Default != filepath.Join(home, "gpuop") {
+		t.Errorf("the settings file: %+v, %v", r, err)
+	}
+	if res, err := Resolve(Query{Root: filepath.Join(home, "labs", "gpu"), StateDir: q.StateDir}); err != nil || res.Ref != "gpu-incident" {
+		t.Errorf("--root of the settings file's gpu-incident root: %+v, %v", res, err)
+	}
+	t.Setenv(labroot.EnvRoot, "/srv/env")
+	if r, err := q.RootOf(gpu); err != nil || r.Path != "/srv/env" || r.From != labroot.FromEnv {
+		t.Errorf("%s: %+v, %v", labroot.EnvRoot, r, err)
+	}
+	q.Root = "/srv/flag"
+	if r, err := q.RootOf(gpu); err != nil || r.Path != "/srv/flag" || r.From != labroot.FromFlag {
+		t.Errorf("--root: %+v, %v", r, err)
+	}
+	other := filepath.Join(t.TempDir(), "other.toml")
+	os.WriteFile(other, []byte("[roots]\ngpu-incident = \"/srv/other\"\n"), 0o644)
+	if r, err := (Query{Config: other}).RootOf(gpu); err == nil && r.Path != "/srv/env" {
+		t.Errorf("$LABMATE_ROOT before --config's [roots]: %+v", r)
+	}
+	t.Setenv(labroot.EnvRoot, "")
+	if r, err := (Query{Config: other}).RootOf(gpu); err != nil || r.Path != "/srv/other" || r.ConfigPath != other {
+		t.Errorf("--config: %+v, %v", r, err)
 	}
 }

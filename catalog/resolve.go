@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/state"
 )
 
@@ -19,9 +21,12 @@ const EnvLab = "LABMATE_LAB"
 type Query struct {
 	Lab string // --lab
 	Dir string // --lab-dir
-	// Root is the lab root the learner named (--root, $LABMATE_ROOT;
-	// "" when none was).
-	Root     string
+	// Root is the lab root --root names ("" when none); $LABMATE_ROOT
+	// is read here, as $LABMATE_LAB is.
+	Root string
+	// Config is the settings file whose [roots] name labs' roots
+	// (--config; "" for its default place).
+	Config   string
 	StateDir string // --state-dir: where the lab chosen per root is kept
 	// Command is the command that asks ("labmate check"), for the
 	// commands a Choose suggests.
@@ -64,7 +69,7 @@ func Resolve(q Query) (Resolved, error) {
 		r.Notice = unread
 		// A remembered lab that is gone (renamed, removed in an
 		// upgrade or by lab remove) is no choice: the other rules decide.
-		chosen, _ := state.ChosenLab(q.StateDir, RootKey(q.Root))
+		chosen, _ := state.ChosenLab(q.StateDir, RootKey(q.named()))
 		if slices.ContainsFunc(labs, func(l Lab) bool { return l.Ref == chosen }) {
 			ref = chosen
 		}
@@ -91,15 +96,16 @@ func Resolve(q Query) (Resolved, error) {
 // not remembered.
 func Remember(q Query, ref string) {
 	if ref != "" && q.Dir == "" {
-		_ = state.RememberLab(q.StateDir, RootKey(q.Root), ref)
+		_ = state.RememberLab(q.StateDir, RootKey(q.named()), ref)
 	}
 }
 
 // forRoot is the one lab the lab root points to, or "". A named root
-// chooses the lab whose default root it is, else the lab used with it
-// before (labmate keeps progress for that lab and root). With no root
-// named, each lab would use its default root: the one lab whose default
-// root exists chooses, else the one used there before.
+// chooses the lab whose own root (the settings file's, else its default
+// for this learner, or the LabHub pages' /root/gpuop) it is, else the
+// lab used with it before (labmate keeps progress for that lab and
+// root). With no root named, each lab would use its own root: the one
+// lab whose root exists chooses, else the one used there before.
 func (q Query) forRoot(labs []Lab) string {
 	only := func(match func(l *content.Lab) bool) string {
 		var refs []string
@@ -114,19 +120,34 @@ func (q Query) forRoot(labs []Lab) string {
 		return ""
 	}
 	usedAt := func(l *content.Lab, root string) bool { return state.Used(q.StateDir, l.ID, root) }
-	if key := RootKey(q.Root); key != "" {
-		if ref := only(func(l *content.Lab) bool { return sameDir(l.DefaultRoot, key) }); ref != "" {
+	if key := RootKey(q.named()); key != "" {
+		if ref := only(func(l *content.Lab) bool {
+			r, err := q.root(l, false)
+			return err == nil && sameDir(r.Path, key) || sameDir(labroot.AtLabHub(l.DefaultRoot), key)
+		}); ref != "" {
 			return ref
 		}
 		return only(func(l *content.Lab) bool { return usedAt(l, key) })
 	}
-	if ref := only(func(l *content.Lab) bool { return isDir(l.DefaultRoot) }); ref != "" {
+	if ref := only(func(l *content.Lab) bool {
+		r, err := q.RootOf(l)
+		return err == nil && isDir(r.Path)
+	}); ref != "" {
 		return ref
 	}
 	return only(func(l *content.Lab) bool {
-		root, err := RootFor(q.Root, l)
-		return err == nil && usedAt(l, root)
+		r, err := q.RootOf(l)
+		return err == nil && usedAt(l, r.Path)
 	})
+}
+
+// named is the root the learner named for every lab: --root, else
+// $LABMATE_ROOT ("" when neither).
+func (q Query) named() string {
+	if q.Root != "" {
+		return q.Root
+	}
+	return os.Getenv(labroot.EnvRoot)
 }
 
 // RootKey is the named root made absolute, or "" when none was named:
@@ -135,19 +156,28 @@ func RootKey(named string) string {
 	if named == "" {
 		return ""
 	}
-	if abs, err := filepath.Abs(named); err == nil {
+	if abs, err := labroot.CurrentHome().Expand(named); err == nil {
 		return abs
 	}
 	return named
 }
 
-// RootFor is the lab root a command works in: the named one, else the
-// lab's default, made absolute.
-func RootFor(named string, lab *content.Lab) (string, error) {
-	if named == "" {
-		named = lab.DefaultRoot
+// RootOf is the lab root a command works in for lab, and where it was
+// chosen (labroot.Choose): --root, $LABMATE_ROOT, the settings file's
+// [roots], the lab's default made the learner's own. The settings
+// file's warnings are the TUI's to show; here a bad entry is no root.
+func (q Query) RootOf(lab *content.Lab) (labroot.Root, error) { return q.root(lab, true) }
+
+// root is RootOf; without named, the lab's own root: what --root and
+// $LABMATE_ROOT would replace.
+func (q Query) root(lab *content.Lab, named bool) (labroot.Root, error) {
+	path := config.Path(q.Config)
+	cfg, _ := config.Load(path)
+	n := labroot.Named{Config: cfg.Roots[lab.ID], ConfigPath: path}
+	if named {
+		n.Flag, n.Env = q.Root, os.Getenv(labroot.EnvRoot)
 	}
-	return filepath.Abs(named)
+	return labroot.Choose(lab, n, labroot.CurrentHome())
 }
 
 // sameDir reports whether a and b name the same directory: the same
@@ -186,13 +216,24 @@ func (e *Choose) Error() string {
 	var commands []string
 	for i, l := range e.Labs {
 		ids[i] = l.Ref
-		commands = append(commands, content.Msg("cli.choose_lab_command", "cmd", cmd, "lab", l.Ref, "title", l.Text.Title, "root", l.Text.DefaultRoot))
+		commands = append(commands, content.Msg("cli.choose_lab_command", "cmd", cmd, "lab", l.Ref, "title", l.Text.Title, "root", DefaultShown(l.Text)))
 	}
 	msg := content.Msg("cli.choose_lab", "labs", strings.Join(ids, ", "), "commands", strings.Join(commands, "\n"), "env", EnvLab)
 	if e.Unread != "" {
 		msg = e.Unread + "\n" + msg
 	}
 	return msg
+}
+
+// DefaultShown is the lab's default root for this learner as they would
+// type it (~/gpuop), or as declared when it cannot be known: for help
+// texts and the commands a Choose suggests.
+func DefaultShown(l *content.Lab) string {
+	h := labroot.CurrentHome()
+	if d, err := labroot.Default(l.DefaultRoot, h); err == nil {
+		return h.Short(d)
+	}
+	return l.DefaultRoot
 }
 
 // OpenAll compiles every lab to choose among; one that does not compile

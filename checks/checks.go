@@ -59,9 +59,10 @@ type Input struct {
 // reword any shared text (AUTHORING.md).
 type Lookup func(key string, kv ...any) string
 
-// Msg is the lab's message for key (see content.Lab.Msg): primitives
-// word through it so a lab can put a shared text in its own terms.
-func (in Input) Msg(key string, kv ...any) string { return in.Lab.Msg(key, kv...) }
+// Msg is the lab's message for key (see content.Lab.Msg), with {{ROOT}}
+// the lab root in use: primitives word through it so a lab can put a
+// shared text in its own terms.
+func (in Input) Msg(key string, kv ...any) string { return in.Lab.MsgIn(in.Root, key, kv...) }
 
 // Step is the executable side of a lab step. The Korean text of the step
 // lives in package content under the same ID.

@@ -115,8 +115,8 @@ func TestLabLoads(t *testing.T) {
 	if l.ID != gpuLabID || l.Title == "" {
 		t.Errorf("lab ID %q title %q", l.ID, l.Title)
 	}
-	if l.DefaultRoot == "" || !filepath.IsAbs(l.DefaultRoot) {
-		t.Errorf("default_root %q is not an absolute path", l.DefaultRoot)
+	if !declaredRoot(l.DefaultRoot) {
+		t.Errorf("default_root %q is neither under the home (~/) nor absolute", l.DefaultRoot)
 	}
 	if !strings.Contains(l.Intro, "{{ROOT}}") {
 		t.Errorf("intro never names the lab root through {{ROOT}}")
@@ -672,10 +672,15 @@ func TestFileSolutionsRun(t *testing.T) {
 	}
 }
 
-// Every installed lab loads and is whole: an absolute default root named
-// in its intro through {{ROOT}}, steps numbered 1..n with unique IDs, a
-// title, a body, a solution and at least one hint each, its reference run
-// and verify data present, and its messages of its own.
+// declaredRoot reports whether a lab's default_root is one labroot reads
+// the same wherever labmate runs: under the learner's home, or absolute.
+func declaredRoot(p string) bool { return strings.HasPrefix(p, "~/") || filepath.IsAbs(p) }
+
+// Every installed lab loads and is whole: a default root (under the home
+// or absolute) named in its intro through {{ROOT}}, steps numbered 1..n
+// with unique IDs, a title, a body, a solution and at least one hint
+// each, its reference run and verify data present, and its messages of
+// its own.
 func TestEveryLabIsWhole(t *testing.T) {
 	ids := IDs()
 	if len(ids) < 2 {
@@ -687,7 +692,7 @@ func TestEveryLabIsWhole(t *testing.T) {
 			t.Errorf("%s: %v", id, err)
 			continue
 		}
-		if l.Title == "" || !filepath.IsAbs(l.DefaultRoot) || !strings.Contains(l.Intro, "{{ROOT}}") {
+		if l.Title == "" || !declaredRoot(l.DefaultRoot) || !strings.Contains(l.Intro, "{{ROOT}}") {
 			t.Errorf("%s: title %q, default root %q, intro names {{ROOT}}: %v", id, l.Title, l.DefaultRoot, strings.Contains(l.Intro, "{{ROOT}}"))
 		}
 		if len(l.Steps) == 0 {

@@ -37,9 +37,19 @@ func (l *Lab) addMessages(file, name string, raw []byte) error {
 // Msg returns the lab's message for key (its messages*.toml first, then
 // the shared text) with {name} placeholders filled. A key neither has is
 // returned as is, and remembered for MissingKeys.
-func (l *Lab) Msg(key string, kv ...any) string {
+func (l *Lab) Msg(key string, kv ...any) string { return l.MsgIn("", key, kv...) }
+
+// MsgIn is Msg for a lab root: {{ROOT}} in the text becomes root (kept
+// as it is when root is ""), before the placeholders are filled, so a
+// value filled in is shown as it was given.
+func (l *Lab) MsgIn(root, key string, kv ...any) string {
 	if l == nil {
-		return Msg(key, kv...)
+		sharedOnce.Do(loadShared)
+		t, ok := shared[key]
+		if !ok {
+			t = key
+		}
+		return fill(expandRoot(t, root), kv)
 	}
 	t, ok := l.msgs[key]
 	if !ok {
@@ -53,7 +63,7 @@ func (l *Lab) Msg(key string, kv ...any) string {
 			return key
 		}
 	}
-	out, left := fillLeft(t, kv)
+	out, left := fillLeft(expandRoot(t, root), kv)
 	if len(left) > 0 && l.log != nil {
 		l.log.mu.Lock()
 		if l.log.unfilled[key] == nil {
@@ -65,6 +75,13 @@ func (l *Lab) Msg(key string, kv ...any) string {
 		l.log.mu.Unlock()
 	}
 	return out
+}
+
+func expandRoot(t, root string) string {
+	if root == "" {
+		return t
+	}
+	return Expand(t, root)
 }
 
 // HasMsg reports whether the lab or the shared text has key. A nil Lab

@@ -140,6 +140,50 @@ func TestOnlyTheCatalogResolvesLabs(t *testing.T) {
 	}
 }
 
+// TestOneWayToTheLabRoot: the lab root in effect is chosen in one place,
+// catalog.Query.RootOf (the flag, $LABMATE_ROOT, the settings file's
+// [roots], labroot.Choose for the rest): no command, the TUI or doctor
+// chooses one or reads $LABMATE_ROOT itself.
+func TestOneWayToTheLabRoot(t *testing.T) {
+	for file, cs := range calls(t, ".") {
+		pkg := filepath.ToSlash(filepath.Dir(file))
+		for _, c := range cs {
+			if c.pkg == "labroot" && c.name == "Choose" && pkg != "catalog" {
+				t.Errorf("%s: labroot.Choose outside catalog: ask the factory's RootFor (catalog.Query.RootOf)", c.at)
+			}
+		}
+	}
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") && p != "..") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel("..", p)
+		dir := filepath.ToSlash(filepath.Dir(rel))
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		src := string(b)
+		if strings.Contains(src, `"LABMATE_ROOT"`) && dir != "labroot" {
+			t.Errorf("%s names LABMATE_ROOT: the environment is read by catalog through labroot.EnvRoot", rel)
+		}
+		// clitest.Main unsets it so that no test's root is the machine's.
+		if strings.Contains(src, "labroot.EnvRoot") && dir != "catalog" && dir != "cmd/cli/clitest" {
+			t.Errorf("%s reads labroot.EnvRoot: the root is chosen in catalog", rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestOnlyLabrunMakesEngines: an engine is made (engine.New) in labrun
 // alone, so a live run, a replay, an exact evaluation of a trace and the
 // mutation proof's replay of what it observed evaluate one way.

@@ -19,6 +19,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/labroot"
 )
 
 // Verdict is how one finding turned out.
@@ -73,8 +74,8 @@ type Options struct {
 type Lab struct {
 	// ID names the lab on its findings when there are several.
 	ID string
-	// Root is the absolute lab root.
-	Root string
+	// Root is the lab root in effect and where it was chosen.
+	Root labroot.Root
 	// Nodes are the lab's node names that must exist.
 	Nodes []string
 	// ClusterSteps names the lab's steps that need a cluster ("5~8").
@@ -161,7 +162,7 @@ func probes(opts Options) []probe {
 		}
 	}
 	perLab("root", rootProbe)
-	watchRoot := ""
+	var watchRoot labroot.Root
 	if len(opts.Labs) > 0 {
 		watchRoot = opts.Labs[0].Root
 	}

@@ -3,7 +3,6 @@ package doctor
 import (
 	"context"
 	"errors"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,45 +15,46 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/state"
 )
 
-// rootProbe: the lab root exists, is a directory and can be listed.
+// rootProbe: where the lab's files go and whether the learner can work
+// there (labroot.Look): a root still to be made is a warning with the
+// mkdir that makes it; one the learner cannot use fails, with a fix that
+// needs no sudo and changes no one else's directory.
 func rootProbe(o Lab) Finding {
-	fi, err := os.Stat(o.Root)
+	p := labroot.Look(o.Root)
+	v := Fail
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return finding("root", Fail, content.Msg("ops.doctor.root.missing", "root", o.Root), fix("root_missing", "root", o.Root))
-	case err != nil:
-		return finding("root", Fail, content.Msg("ops.doctor.root.unreadable", "root", o.Root, "err", err), fix("root_perm", "root", o.Root))
-	case !fi.IsDir():
-		return finding("root", Fail, content.Msg("ops.doctor.root.not_dir", "root", o.Root), fix("root_not_dir", "root", o.Root))
+	case p.State == labroot.Ready:
+		v = OK
+	case p.State == labroot.Missing && p.CanMake:
+		v = Warn
 	}
-	entries, err := os.ReadDir(o.Root)
-	if err != nil {
-		return finding("root", Fail, content.Msg("ops.doctor.root.unreadable", "root", o.Root, "err", err), fix("root_perm", "root", o.Root))
-	}
-	return finding("root", OK, content.Msg("ops.doctor.root.ok", "root", o.Root, "entries", len(entries)))
+	return finding("root", v, p.Detail(), p.Fixes()...)
 }
 
 // watcherProbe makes a real fsnotify watcher, watches the lab root (or
 // its nearest existing parent, as the file source does) and checks that
 // an event arrives for a change in a private temp directory. It also
 // reports the inotify limits.
-func watcherProbe(ctx context.Context, root string, o Options) []Finding {
+func watcherProbe(ctx context.Context, root labroot.Root, o Options) []Finding {
 	limits := inotifyLimits(o.InotifyDir)
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return []Finding{finding("watcher", Fail, content.Msg("ops.doctor.watcher.create", "err", err), fix("inotify_instances")), limits}
 	}
 	defer w.Close()
-	dir := nearestDir(root)
+	dir := nearestDir(root.Path)
 	if err := w.Add(dir); err != nil {
-		how := fix("root_perm", "root", dir)
-		if errors.Is(err, syscall.ENOSPC) {
-			how = fix("inotify_watches")
+		how := fix("inotify_watches")
+		if !errors.Is(err, syscall.ENOSPC) {
+			// Not the kernel's limit: the root (or the way to it) the
+			// learner cannot use, which the root's finding fixes.
+			how = strings.Join(labroot.Look(root).Fixes(), "\n")
 		}
-		return []Finding{finding("watcher", Fail, content.Msg("ops.doctor.watcher.add", "dir", dir, "err", err), how), limits}
+		return []Finding{finding("watcher", Fail, content.Msg("ops.doctor.watcher.add", "dir", dir, "err", labroot.Why(err)), how), limits}
 	}
 	tmp, err := os.MkdirTemp("", "labmate-doctor-*")
 	if err != nil {

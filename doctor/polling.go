@@ -11,7 +11,7 @@ import (
 // another machine or layer. It is the file source's own decision
 // (files.PollReason), not a second guess.
 func pollingProbe(o Lab) Finding {
-	if fs := files.PollReason(o.Root); fs != "" {
+	if fs := files.PollReason(o.Root.Path); fs != "" {
 		return finding("polling", Warn, content.Msg("ops.doctor.polling.poll", "fs", fs))
 	}
 	return finding("polling", OK, content.Msg("ops.doctor.polling.events"))

@@ -17,9 +17,14 @@ import (
 // own work, or a start file they edited), and returns the files it
 // created, lab-relative. This is the one place labmate writes into a lab
 // root: every live run lays it out before it starts watching (New), so
-// the TUI, check and a proof see the same start.
+// the TUI, check and a proof see the same start. A root that is not
+// there yet is left alone: only the learner makes it (labroot), and the
+// next run lays the start out in it.
 func LayOut(lab *content.Lab, root string) ([]string, error) {
 	if lab == nil || lab.Start == "" || root == "" {
+		return nil, nil
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, nil
 	}
 	var (

@@ -106,4 +106,13 @@ func TestRunLaysOutTheStartOnlyWhereNothingIs(t *testing.T) {
 	if made, _ := LayOut(lab, t.TempDir()); !slices.Equal(made, []string{"bin/reload.sh", "conf.d/99-extra.conf", "etc/site.toml"}) {
 		t.Errorf("made %v", made)
 	}
+	// A root not there yet is the learner's to make: nothing is laid out
+	// and nothing made.
+	missing := filepath.Join(t.TempDir(), "gpuop")
+	if made, err := LayOut(lab, missing); err != nil || len(made) != 0 {
+		t.Errorf("a missing root: made %v (%v)", made, err)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Error("the missing root was made")
+	}
 }

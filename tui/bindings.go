@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"slices"
+
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/labhub/labmate/content"
@@ -15,7 +17,7 @@ import (
 func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
 	out := append([]key.Binding(nil), m.foot.ShortHelp()...)
-	out = append(out, k.Go)
+	out = append(out, k.Go, k.MakeRoot)
 	out = append(out, m.replay.ShortHelp()...)
 	out = append(out, k.Next, k.Prev, k.Hint, k.Observed, k.Copy, k.Rescan, k.Jump)
 	out = append(out, m.pg.ShortHelp()...)
@@ -23,11 +25,16 @@ func (m Model) ShortHelp() []key.Binding {
 }
 
 // FullHelp is the full help (?): every action by group (keys.FullHelp),
-// the replay's only while a replay runs (they do nothing otherwise).
+// the replay's only while a replay runs and the one that makes the lab
+// root only while it is still to be made (they do nothing otherwise).
 func (m Model) FullHelp() [][]key.Binding {
 	full := m.keys.FullHelp()
 	if !m.replay.running() {
 		full[keys.GroupReplay] = nil
+	}
+	if !m.root.canMake() {
+		mk := m.keys.MakeRoot.Keys()
+		full[keys.GroupLearn] = slices.DeleteFunc(full[keys.GroupLearn], func(b key.Binding) bool { return slices.Equal(b.Keys(), mk) })
 	}
 	return full
 }
@@ -58,6 +65,8 @@ func (m *Model) syncKeys() {
 	k.Copy.SetHelp(k.Copy.Help().Key, content.Msg("tui.short.copy"))
 	k.Rescan.SetEnabled(normal && m.opts.Rescan != nil)
 	k.Rescan.SetHelp(k.Rescan.Help().Key, content.Msg("tui.short.rescan"))
+	k.MakeRoot.SetEnabled(normal && m.root.canMake())
+	k.MakeRoot.SetHelp(k.MakeRoot.Help().Key, content.Msg("tui.short.make_root"))
 	k.Help.SetEnabled(normal)
 	if m.showHelp {
 		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help_close"))

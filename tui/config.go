@@ -1,6 +1,6 @@
 package tui
 
-import "github.com/labhub/labmate/tui/config"
+import "github.com/labhub/labmate/config"
 
 // WithConfig folds the learner's config file into opts: the theme unless
 // one was already chosen (a --theme flag wins over the file), the

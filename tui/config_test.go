@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/labhub/labmate/tui/config"
+	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
 

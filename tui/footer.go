@@ -25,6 +25,10 @@ const toastTTL = 8 * time.Second
 // toastLines is how many lines a toast may take.
 const toastLines = 2
 
+// placeLines is how many lines the note on the lab root may take: a
+// root outside the home is a long path.
+const placeLines = 3
+
 // footer is the bottom of the screen: bottom up, the help line, then what
 // the learner should read now: a toast, a regression alert, the solution
 // question. It resolves what it shows: a newer fact about a step replaces
@@ -43,8 +47,14 @@ type footer struct {
 	toast   *toast
 	toastID int
 	alert   *alert
-	confirm bool // asking whether to open the worked solution
-	yes, no key.Binding
+	// place says where the lab's files go while the learner cannot work
+	// there yet (the lab root still to be made, or not theirs); it stays
+	// until closed or set right. placeBad: the learner must act
+	// elsewhere (the alert's colour), not just press a key.
+	place    string
+	placeBad bool
+	confirm  bool // asking whether to open the worked solution
+	yes, no  key.Binding
 }
 
 type toast struct {
@@ -149,8 +159,12 @@ func (f *footer) answer(msg tea.KeyMsg) reply {
 	return replyNone
 }
 
-// hasNote reports whether a toast or an alert is up (close dismisses it).
-func (f footer) hasNote() bool { return f.alert != nil || f.toast != nil }
+// hasNote reports whether a toast, an alert or the place note is up
+// (close dismisses it).
+func (f footer) hasNote() bool { return f.alert != nil || f.toast != nil || f.place != "" }
+
+// setPlace puts up the note on the lab root ("" takes it down).
+func (f *footer) setPlace(text string, bad bool) { f.place, f.placeBad = text, bad }
 
 // alerting reports whether a regression alert is up: it holds enter.
 func (f footer) alerting() bool { return f.alert != nil }
@@ -260,13 +274,16 @@ func (f *footer) raise(a *alert) {
 	}
 }
 
-// dismiss closes the newest note: the alert, else the toast.
+// dismiss closes the newest note: the alert, else the toast, else the
+// place note (which was there from the start).
 func (f *footer) dismiss() {
 	switch {
 	case f.alert != nil:
 		f.alert = nil
 	case f.toast != nil:
 		f.toast = nil
+	default:
+		f.place = ""
 	}
 }
 
@@ -285,6 +302,13 @@ func (f footer) lines() []string {
 	}
 	if f.toast != nil {
 		out = append(out, f.bar(f.th.Toast, f.toastText(w), w, toastLines)...)
+	}
+	if f.place != "" {
+		st := f.th.Hint
+		if f.placeBad {
+			st = f.th.Alert
+		}
+		out = append(out, f.bar(st, f.place, w, placeLines)...)
 	}
 	return append(out, f.helpLines()...)
 }

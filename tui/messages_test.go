@@ -41,9 +41,6 @@ func TestMessageKeysExist(t *testing.T) {
 	for _, s := range keys.Specs {
 		dynamic = append(dynamic, "tui.key."+s.Name)
 	}
-	for _, k := range []string{"unreadable", "is_dir", "too_large", "parse", "parse_plain", "unknown", "bad_value", "keys_not_table", "key_not_string"} {
-		dynamic = append(dynamic, "tui.config."+k) // tui/config's warnings
-	}
 	for _, st := range []string{"passed", "failed", "waiting", "unknown", "error"} {
 		dynamic = append(dynamic, "status."+st)
 	}

@@ -65,6 +65,7 @@ type Model struct {
 	copier copier
 	jumps  jumper
 	replay replayBar
+	root   rootPlace
 	cuts   *cutLog
 }
 
@@ -101,8 +102,10 @@ func New(opts Options) Model {
 		foot:   newFooter(th),
 		hints:  newLadder(opts.Progress, opts.OnProgress),
 		replay: replayBar{ctl: opts.Replay, th: th},
+		root:   newRootPlace(opts.Place),
 		cuts:   &cutLog{},
 	}
+	m.foot.setPlace(m.root.note, m.root.fixes != "")
 	// What the copy key offers depends only on the text and the root.
 	mds := make([]string, m.pages)
 	for p := range mds {
@@ -226,6 +229,8 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 			text: copiedText(msg, 0), target: -1,
 			words: func(room int) string { return copiedText(msg, room) },
 		})
+	case rootMadeMsg:
+		return m.rootMade(msg)
 	case saveFailedMsg:
 		return m.foot.showToast(toast{text: content.Msg("tui.toast.save_failed", "err", msg.err), target: -1})
 	case noticesMsg:
@@ -348,6 +353,8 @@ func (m *Model) action(msg tea.KeyMsg) tea.Cmd {
 		return m.copier.copyNext(m.page)
 	case key.Matches(msg, k.Rescan):
 		return m.rescan()
+	case key.Matches(msg, k.MakeRoot):
+		return m.makeRoot()
 	default:
 		if cmd, ok := m.replay.key(msg); ok {
 			return cmd

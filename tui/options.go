@@ -6,14 +6,20 @@ import (
 	"github.com/labhub/labmate/class/classlab"
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 )
 
 // Options is everything the TUI needs from the rest of labmate. Every
 // field has a safe zero value.
 type Options struct {
-	Lab     *content.Lab
-	Root    string               // absolute lab root, fills {{ROOT}} in the text
+	Lab  *content.Lab
+	Root string // absolute lab root, fills {{ROOT}} in the text
+	// Place is the lab root as it was when the run started
+	// (labroot.Look); one the learner cannot work in yet gets a note in
+	// the footer and, when it is only missing, a key that makes it. The
+	// zero value says nothing.
+	Place   labroot.Place
 	Updates <-chan labrun.Update // a new report after every change; nil: none will come
 	Rescan  func()               // "check again now"; nil disables the key
 	// Theme is "dark" or "light" (New treats anything else as dark). Run

@@ -32,7 +32,8 @@ func cleanOptions(opts Options) Options {
 // fromOutside cleans the text of a message from outside the learner's
 // keys: a report (check messages, observed values, problems, the
 // cluster's words), the class publisher's status, a class lab note, the
-// replay's status, tmux's words on a failed copy.
+// replay's status, tmux's words on a failed copy, why the lab root could
+// not be made (it names the root).
 func fromOutside(msg tea.Msg) tea.Msg {
 	switch msg := msg.(type) {
 	case reportMsg:
@@ -46,6 +47,11 @@ func fromOutside(msg tea.Msg) tea.Msg {
 		return msg
 	case replayMsg:
 		msg.status = termtext.Clean(msg.status)
+		return msg
+	case rootMadeMsg:
+		if msg.err != nil {
+			msg.err = errors.New(termtext.Clean(msg.err.Error()))
+		}
 		return msg
 	case copiedMsg:
 		if msg.tmuxErr != nil {

@@ -165,6 +165,7 @@ func (m Model) introBlocks() ([]block, bool) {
 		blocks = append(blocks, b)
 	}
 	blocks = append(blocks, m.canvas().problems(m.report)...)
+	blocks = append(blocks, m.rootBlocks()...)
 	if len(m.opts.Notices) > 0 {
 		blocks = append(blocks, m.canvas().section(content.Msg("tui.notices")))
 		for _, n := range m.opts.Notices {
@@ -189,7 +190,8 @@ func (m Model) stepBlocks() ([]block, marks, bool) {
 		mk.hints = len(blocks)
 		for i := 0; i < p.Seen && i < len(s.Hints); i++ {
 			prefix := fmt.Sprintf(" %d. ", i+1)
-			blocks = append(blocks, block{lines: styled(m.th.Hint, page.Wrap(page.Untab(s.Hints[i]), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
+			hint := content.Expand(s.Hints[i], m.opts.Root)
+			blocks = append(blocks, block{lines: styled(m.th.Hint, page.Wrap(page.Untab(hint), m.width-1, prefix, strings.Repeat(" ", len(prefix))))})
 		}
 	}
 	if p.Solution {

@@ -16,6 +16,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit/labkittest"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui/internal/fixture"
@@ -88,6 +89,19 @@ func TestScreens(t *testing.T) {
 	m, _ = update(m, copiedMsg{text: copyTargets(lab.Steps[1].Body, fixture.Root)[0], osc52: true, tmux: true})
 	checkFits(t, m)
 	files["60x20-copied.txt"] = screenText(m)
+	// A learner who is not root, the first time: the lab root in their
+	// home is not there yet; the footer says where the files go and the
+	// help line offers the key that makes it.
+	home := labroot.Home{Dir: "/home/learner"}
+	missing := labroot.Place{Root: labroot.Root{Path: "/home/learner/gpuop", From: labroot.FromHome, Default: "/home/learner/gpuop", Home: home},
+		State: labroot.Missing, Parent: home.Dir, CanMake: true}
+	for _, sz := range [][2]int{{60, 20}, {80, 24}} {
+		m = New(Options{Lab: lab, Root: missing.Path, Place: missing, Theme: "dark", Colors: ColorsNone})
+		m = send(t, m, sizeMsg(sz[0], sz[1]))
+		m = send(t, m, reportOf(m, rep))
+		checkFits(t, m)
+		files[fmt.Sprintf("%dx%d-root-missing.txt", sz[0], sz[1])] = screenText(m)
+	}
 	for name, body := range replayScreens(t, lab) {
 		files[name] = body
 	}

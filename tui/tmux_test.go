@@ -662,6 +662,48 @@ func TestTmuxRealBinary(t *testing.T) {
 	}
 }
 
+// TestTmuxRootMissing is a learner who is not the LabHub pod's root, the
+// first time, with the real binary in a 60-column pane: the lab root is
+// in their home and not there yet; the footer says where the files go
+// and the help line offers m; m makes only the directory; a file saved
+// there then turns its step green (the watcher follows the root that
+// appeared).
+func TestTmuxRootMissing(t *testing.T) {
+	t.Parallel()
+	bin := buildLabmate(t)
+	env := xdgEnv(t)
+	home := strings.TrimPrefix(env[len(env)-1], "HOME=")
+	root := filepath.Join(home, "gpuop")
+	p := startProgram(t, bin, 60, 24, env, "--no-cluster")
+	s := p.waitFor("labmate", "m "+msg("tui.short.make_root"), "실습 파일은")
+	p.checkScreen(s)
+	if _, err := os.Stat(root); err == nil {
+		t.Fatal("the root was made before the learner pressed m")
+	}
+	p.keys("m")
+	s = p.waitFor("만들었습니다")
+	p.checkScreen(s)
+	if entries, err := os.ReadDir(root); err != nil || len(entries) != 0 {
+		t.Fatalf("after m: %v, %d entries (only the directory)", err, len(entries))
+	}
+	if strings.Contains(s, "m "+msg("tui.short.make_root")) {
+		t.Errorf("m still offered once the root is made:\n%s", s)
+	}
+	b, err := os.ReadFile("../content/labs/gpu-incident/reference/etc/containerd/config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "etc", "containerd"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "etc", "containerd", "config.toml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.checkScreen(p.waitFor("1" + checks.Passed.Glyph()))
+	p.keys("q")
+	if rc := p.exited(); rc != 0 {
+		t.Errorf("labmate exited %d after q", rc)
+	}
+}
+
 // xdgEnv gives the program config and state directories of its own.
 func xdgEnv(t *testing.T) []string {
 	d := t.TempDir()

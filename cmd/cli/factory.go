@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 )
@@ -46,8 +47,9 @@ type Factory interface {
 	// RememberLab keeps the lab for this root, as it was named, so the
 	// next `labmate` opens it without asking.
 	RememberLab()
-	// RootFor is the lab root a command works in (catalog.RootFor).
-	RootFor(lab *content.Lab) (string, error)
+	// RootFor is the lab root a command works in and where it was
+	// chosen (catalog.Query.RootOf).
+	RootFor(lab *content.Lab) (labroot.Root, error)
 	// Flags are the shared flags as the command line set them.
 	Flags() (LabFlags, ClusterFlags)
 

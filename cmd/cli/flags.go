@@ -26,22 +26,27 @@ type LabFlags struct {
 	StateDir string // --state-dir
 	Log      string // --log
 	Poll     bool   // --poll: poll the lab's files instead of file events
+	// Config is the settings file (--config): the TUI's look and keys,
+	// and the labs' roots ([roots]); "" for its default place.
+	Config string
 }
 
 // AddFlags binds the lab flags as root's persistent flags.
 func (l *LabFlags) AddFlags(root *cobra.Command) {
 	fs := root.PersistentFlags()
-	fs.StringVar(&l.Root, "root", "", content.Msg("cli.flag.root", "roots", LabFacts(func(l *content.Lab) string { return l.DefaultRoot })))
+	fs.StringVar(&l.Root, "root", "", content.Msg("cli.flag.root", "roots", LabFacts(catalog.DefaultShown)))
 	fs.BoolVar(&l.Poll, "poll", false, content.Msg("cli.flag.poll"))
 	fs.StringVar(&l.Log, "log", "", content.Msg("cli.flag.log"))
 	fs.StringVar(&l.StateDir, "state-dir", "", content.Msg("cli.flag.state_dir"))
 	fs.Var(labValue{&l.Lab, &l.Labs}, "lab", content.Msg("cli.flag.lab"))
 	fs.StringVar(&l.LabDir, "lab-dir", "", content.Msg("cli.flag.lab_dir"))
-	Metavars(fs, map[string]string{"root": "DIR", "log": "FILE", "state-dir": "DIR", "lab": "ID", "lab-dir": "DIR"})
+	fs.StringVar(&l.Config, "config", "", content.Msg("cli.flag.config"))
+	Metavars(fs, map[string]string{"root": "DIR", "log": "FILE", "state-dir": "DIR", "lab": "ID", "lab-dir": "DIR", "config": "FILE"})
 	_ = root.MarkPersistentFlagDirname("lab-dir")
 	_ = root.MarkPersistentFlagDirname("root")
 	_ = root.MarkPersistentFlagDirname("state-dir")
 	_ = root.MarkPersistentFlagFilename("log")
+	_ = root.MarkPersistentFlagFilename("config", "toml")
 	_ = root.RegisterFlagCompletionFunc("lab", CompleteLabs)
 }
 

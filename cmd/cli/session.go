@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
 )
@@ -21,6 +22,10 @@ type State struct {
 	Kit  *labkit.Lab
 	Lab  *content.Lab
 	Root string
+	// Place is the root as it was when the state was opened: a root the
+	// learner cannot work in yet is said by the run's first answer
+	// (check, report) and by the TUI's own note.
+	Place labroot.Place
 	// Store keeps the progress; nil when the state can be neither read
 	// nor created (progress is then kept for this run only).
 	Store *state.Store

@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/sandbox"
@@ -173,9 +174,10 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 	default:
 		o.Scope = cluster.Scope{} // file steps alone: no cluster source
 	}
-	// Messages and the trace name the lab's default root, the path a
-	// newcomer sees in the step texts; the files really are under root.
-	o.Shown = p.text.DefaultRoot
+	// Messages and the trace name the lab's default root as the LabHub
+	// pages have it, whoever proves the lab; the files really are under
+	// root.
+	o.Shown = labroot.AtLabHub(p.text.DefaultRoot)
 	run, err := labrun.New(o)
 	if err != nil {
 		return nil, &EnvError{msg("verify.no_sandbox", "err", err)}

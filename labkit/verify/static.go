@@ -7,6 +7,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/sandbox"
 )
@@ -62,7 +63,7 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 	}
 	var bad []string
 	for _, pg := range pages {
-		md := content.Expand(pg.md, text.DefaultRoot)
+		md := content.Expand(pg.md, labroot.AtLabHub(text.DefaultRoot))
 		if m := leftoverPage().FindString(md); m != "" {
 			bad = append(bad, msg("verify.seen.page_placeholder", "page", pg.name, "placeholder", m))
 		}

@@ -68,6 +68,7 @@ type KeyMap struct {
 	Down, Up, PageDown, PageUp, HalfDown, HalfUp key.Binding
 	Top, Bottom                                  key.Binding
 	Hint, Yes, No, Observed, Copy, Rescan        key.Binding
+	MakeRoot                                     key.Binding
 	Help, Close, Quit                            key.Binding
 	Pause, Speed, NextChange                     key.Binding
 }
@@ -92,6 +93,7 @@ var Specs = []Spec{
 	{Name: "observed", Keys: []string{"o"}, Group: GroupLearn, GiveWay: 5, field: func(k *KeyMap) *key.Binding { return &k.Observed }},
 	{Name: "copy", Keys: []string{"c"}, Group: GroupLearn, GiveWay: 7, field: func(k *KeyMap) *key.Binding { return &k.Copy }},
 	{Name: "rescan", Keys: []string{"r"}, Group: GroupLearn, GiveWay: 3, field: func(k *KeyMap) *key.Binding { return &k.Rescan }},
+	{Name: "make_root", Keys: []string{"m"}, Group: GroupLearn, field: func(k *KeyMap) *key.Binding { return &k.MakeRoot }},
 	{Name: "help", Keys: []string{"?"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Help }},
 	{Name: "close", Keys: []string{"esc"}, Group: GroupApp, GiveWay: 4, field: func(k *KeyMap) *key.Binding { return &k.Close }},
 	{Name: "quit", Keys: []string{"q", "ctrl+c"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Quit }},

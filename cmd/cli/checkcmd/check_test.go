@@ -223,7 +223,7 @@ func TestRootChoosesTheLab(t *testing.T) {
 		t.Fatalf("a fresh root: exit %d, lab %q", code, got)
 	}
 	for _, want := range []string{"설치된 실습이 여러 개입니다", "labmate check --lab gpu-incident", "labmate check --lab driver-reboot",
-		"--root /root/gpuop", "LABMATE_LAB="} {
+		"--root ~/gpuop", "LABMATE_LAB="} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("the choose-a-lab message lacks %q:\n%s", want, errOut)
 		}

@@ -22,6 +22,7 @@ import (
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/cmd/cli/factory"
 	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/labroot"
 )
 
 // TestFactory is a factory for one command line of a test.
@@ -241,14 +242,14 @@ func (b *Buffer) WaitLines(tb testing.TB, n int) []string {
 // machine running them deciding: the installed labs are a temporary
 // directory's (XDG_DATA_HOME, and the state and settings likewise), the
 // lab named by default is lab ($LABMATE_LAB; "" names none), and
-// $LABMATE_ROOT is unset. A test sets what it needs on top (t.Setenv).
+// labroot.EnvRoot is unset. A test sets what it needs on top (t.Setenv).
 func Main(m *testing.M, lab string) {
 	tmp, err := os.MkdirTemp("", "labmate-clitest-")
 	if err != nil {
 		panic(err)
 	}
 	for k, v := range map[string]string{"XDG_DATA_HOME": filepath.Join(tmp, "data"), "XDG_STATE_HOME": filepath.Join(tmp, "state"),
-		"XDG_CONFIG_HOME": filepath.Join(tmp, "config"), catalog.EnvLab: lab, "LABMATE_ROOT": ""} {
+		"XDG_CONFIG_HOME": filepath.Join(tmp, "config"), catalog.EnvLab: lab, labroot.EnvRoot: ""} {
 		os.Setenv(k, v)
 	}
 	code := m.Run()

@@ -93,7 +93,7 @@ func (o *Options) doctorLab(kit *labkit.Lab) doctor.Lab {
 	lab := kit.Text
 	root, _ := o.f.RootFor(lab)
 	l := doctor.Lab{ID: lab.ID, Root: root, Nodes: lab.WatchedNodes(), ClusterSteps: content.StepRange(kit.ClusterSteps()),
-		StatePath: cli.StatePath(o.f, lab, root)}
+		StatePath: cli.StatePath(o.f, lab, root.Path)}
 	for _, a := range kit.Scope.Accesses() {
 		l.Access = append(l.Access, doctor.Access{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, Text: a.String()})
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/labhub/labmate/internal/dirs"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/trace"
 )
@@ -165,20 +166,11 @@ func (f *Factory) LabDir() string {
 	return dir
 }
 
-// namedRoot is the root the learner named: --root, else $LABMATE_ROOT,
-// else "".
-func (f *Factory) namedRoot() string {
-	if f.labs.Root != "" {
-		return f.labs.Root
-	}
-	return os.Getenv("LABMATE_ROOT")
-}
-
 // query is what the flags say of the lab to open, for the catalog.
 func (f *Factory) query() catalog.Query {
 	ref, dir := f.names()
 	stateDir, _ := f.StateDir()
-	return catalog.Query{Lab: ref, Dir: dir, Root: f.namedRoot(), StateDir: stateDir, Command: f.inv.cmdPath}
+	return catalog.Query{Lab: ref, Dir: dir, Root: f.labs.Root, Config: f.labs.Config, StateDir: stateDir, Command: f.inv.cmdPath}
 }
 
 func (f *Factory) Lab() (*labkit.Lab, error) {
@@ -201,8 +193,8 @@ func (f *Factory) Lab() (*labkit.Lab, error) {
 func (f *Factory) Notices() []string { return slices.Clone(f.notices) }
 func (f *Factory) RememberLab()      { catalog.Remember(f.query(), f.ref) }
 
-func (f *Factory) RootFor(lab *content.Lab) (string, error) {
-	return catalog.RootFor(f.namedRoot(), lab)
+func (f *Factory) RootFor(lab *content.Lab) (labroot.Root, error) {
+	return f.query().RootOf(lab)
 }
 
 func (f *Factory) Cluster() kube.Target {

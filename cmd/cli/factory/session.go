@@ -7,6 +7,7 @@ import (
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
 )
@@ -17,14 +18,19 @@ func (f *Factory) State() (*cli.State, error) {
 		return nil, err
 	}
 	lab := kit.Text
-	root, err := f.RootFor(lab)
+	where, err := f.RootFor(lab)
 	if err != nil {
-		return nil, errors.New(content.Msg("cli.root_bad", "root", f.labs.Root, "err", err))
+		named := f.labs.Root
+		if named == "" {
+			named = lab.DefaultRoot
+		}
+		return nil, errors.New(content.Msg("cli.root_bad", "root", named, "err", err))
 	}
+	root := where.Path
 	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
 		return nil, errors.New(content.Msg("cli.root_not_dir", "root", root))
 	}
-	s := &cli.State{Kit: kit, Lab: lab, Root: root}
+	s := &cli.State{Kit: kit, Lab: lab, Root: root, Place: labroot.Look(where)}
 	// With no directory at all (no home), OpenLab says why.
 	dir, _ := f.StateDir()
 	if s.Store, err = state.OpenLab(dir, cli.StateLab(lab), root); err == nil {
@@ -82,6 +88,12 @@ func (f *Factory) Session(lenient cli.Lenient) (*cli.Session, error) {
 	s := cli.NewSession(st, run, f.version, f.Learner)
 	for _, n := range f.notices {
 		s.Notice(n)
+	}
+	// Where the files go, when the learner cannot work there yet: the
+	// first answer's (check, report); the TUI says it in its own note
+	// (State.Place), so it is not among the warnings it lists.
+	if say := st.Place.Say(); say != "" {
+		run.Notice(say)
 	}
 	f.session = s
 	return s, nil

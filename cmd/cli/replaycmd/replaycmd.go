@@ -13,13 +13,13 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
-	"github.com/labhub/labmate/tui/config"
 	"github.com/labhub/labmate/tui/terminal"
 )
 
@@ -135,7 +135,8 @@ func (o *Options) runTUI(ctx context.Context, run *labrun.Run) error {
 		return cli.Env(err)
 	}
 	run.Trace().SetMarks(labrun.Marks(changes))
-	cfg, warnings := config.Load(config.DefaultPath())
+	labs, _ := o.f.Flags()
+	cfg, warnings := config.Load(config.Path(labs.Config))
 	if o.Theme != "" {
 		cfg.Theme = o.Theme
 	}

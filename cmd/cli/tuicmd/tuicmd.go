@@ -12,11 +12,11 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/quietstderr"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui"
-	"github.com/labhub/labmate/tui/config"
 	"github.com/labhub/labmate/tui/terminal"
 )
 
@@ -24,7 +24,6 @@ import (
 type Options struct {
 	Theme  string
 	Record string
-	Config string
 	Class  cli.ClassFlags
 
 	streams  cli.Streams
@@ -41,12 +40,10 @@ func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
 	fs.StringVar(&o.Record, "record", "", content.Msg("cli.flag.record"))
-	fs.StringVar(&o.Config, "config", "", content.Msg("cli.flag.config"))
 	o.Class.AddFlags(fs)
-	cli.Metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE", "config": "FILE"})
+	cli.Metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE"})
 	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
 	_ = cmd.MarkFlagFilename("record")
-	_ = cmd.MarkFlagFilename("config", "toml")
 	return cmd
 }
 
@@ -119,6 +116,7 @@ func (o *Options) options(s *cli.Session) tui.Options {
 	opts := tui.Options{
 		Lab:       s.Lab,
 		Root:      s.Root,
+		Place:     s.Place,
 		Rescan:    s.Run.Rescan(),
 		Theme:     o.Theme,
 		Notices:   s.Warnings,
@@ -130,11 +128,8 @@ func (o *Options) options(s *cli.Session) tui.Options {
 		opts.OnProgress = func(step, hints int, solution bool) error { return store.RecordHints(step, hints, solution) }
 		opts.OnPage = func(page int) error { return store.Record(state.Event{Kind: state.Visited, Step: page}) }
 	}
-	cfgPath := o.Config
-	if cfgPath == "" {
-		cfgPath = config.DefaultPath()
-	}
-	cfg, warnings := config.Load(cfgPath)
+	labs, _ := o.f.Flags()
+	cfg, warnings := config.Load(config.Path(labs.Config))
 	if o.Theme != "" {
 		cfg.Theme = o.Theme
 	}

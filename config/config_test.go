@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/labhub/labmate/content"
 )
 
 func write(t *testing.T, body string) string {
@@ -25,12 +28,17 @@ clipboard = "tmux"
 [keys]
 next = ["l", "right"]
 hint = "?"
+
+[roots]
+gpu-incident = "~/labs/gpuop"
+driver-reboot = "/srv/labs/gpudrv"
 `)
 	cfg, warns := Load(p)
 	if len(warns) != 0 {
 		t.Fatalf("warnings: %q", warns)
 	}
-	want := Config{Theme: "light", Clipboard: "tmux", Keys: map[string][]string{"next": {"l", "right"}, "hint": {"?"}}}
+	want := Config{Theme: "light", Clipboard: "tmux", Keys: map[string][]string{"next": {"l", "right"}, "hint": {"?"}},
+		Roots: map[string]string{"gpu-incident": "~/labs/gpuop", "driver-reboot": "/srv/labs/gpudrv"}}
 	if !reflect.DeepEqual(cfg, want) {
 		t.Errorf("got %+v, want %+v", cfg, want)
 	}
@@ -65,6 +73,9 @@ func TestLoadBad(t *testing.T) {
 		{"keys not a table", write(t, "keys = \"n\"\n"), []string{"[keys]"}, Config{}},
 		{"key not strings", write(t, "[keys]\nnext = [1, 2]\nprev = \"b\"\n"), []string{"next"}, Config{Keys: map[string][]string{"prev": {"b"}}}},
 		{"directory", dir, []string{"디렉터리"}, Config{}},
+		{"roots not a table", write(t, "roots = \"~/gpuop\"\n"), []string{"[roots]"}, Config{}},
+		{"roots bad", write(t, "[roots]\ngpu-quota = \"gpuquota\"\ngpu-incident = \"~/labs/gpuop\"\ndriver-reboot = 7\n"),
+			[]string{"driver-reboot = 7", "gpu-quota = gpuquota"}, Config{Roots: map[string]string{"gpu-incident": "~/labs/gpuop"}}},
 		{"too large", big, []string{"바이트"}, Config{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,5 +109,22 @@ func TestDefaultPath(t *testing.T) {
 	t.Setenv("HOME", "/home/learner")
 	if got := DefaultPath(); got != "/home/learner/.config/labmate/config.toml" {
 		t.Errorf("relative XDG_CONFIG_HOME is ignored per the spec: %q", got)
+	}
+}
+
+// Every warning the file can give has its Korean text.
+func TestWarningsExist(t *testing.T) {
+	src, err := os.ReadFile("config.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := regexp.MustCompile(`warn\("([a-z_]+)"`).FindAllStringSubmatch(string(src), -1)
+	if len(calls) < 10 {
+		t.Fatalf("found %d warnings: is the pattern still right?", len(calls))
+	}
+	for _, m := range calls {
+		if !content.HasMsg("config." + m[1]) {
+			t.Errorf("no message config.%s", m[1])
+		}
 	}
 }

@@ -1,5 +1,5 @@
-// Package config reads the learner's TUI settings from a small TOML file
-// ($XDG_CONFIG_HOME/labmate/config.toml):
+// Package config reads the learner's settings from a small TOML file
+// ($XDG_CONFIG_HOME/labmate/config.toml, or --config):
 //
 //	theme = "auto"        # auto | dark | light
 //	clipboard = "auto"    # auto | osc52 | tmux | off
@@ -8,8 +8,13 @@
 //	next = ["l", "right"]
 //	hint = "?"
 //
-// A missing file is no error. A bad file never stops labmate: every
-// problem becomes a Korean warning and that setting keeps its default.
+//	[roots]               # lab ID = where its files go (absolute or ~/)
+//	gpu-incident = "~/labs/gpuop"
+//
+// The TUI reads the look and the keys; the catalog reads [roots] when it
+// chooses a lab's root (labroot). A missing file is no error. A bad file
+// never stops labmate: every problem becomes a Korean warning and that
+// setting keeps its default.
 package config
 
 import (
@@ -33,6 +38,9 @@ type Config struct {
 	Theme     string              // "", "auto", "dark" or "light"
 	Clipboard string              // "", "auto", "osc52", "tmux" or "off"
 	Keys      map[string][]string // action name → keys, checked by the key map
+	// Roots are lab roots by lab ID, as written: absolute, or under the
+	// home ("~/x"; labroot expands it).
+	Roots map[string]string
 }
 
 // maxSize caps what is read: a settings file is a few hundred bytes.
@@ -51,6 +59,14 @@ func DefaultPath() string {
 		return ""
 	}
 	return filepath.Join(d, "config.toml")
+}
+
+// Path is the settings file: the one named (--config), else DefaultPath.
+func Path(named string) string {
+	if named != "" {
+		return named
+	}
+	return DefaultPath()
 }
 
 // Load reads the file at path. It always returns a usable Config; the
@@ -102,6 +118,8 @@ func Load(path string) (Config, []string) {
 			cfg.Clipboard, warns = oneOf(path, k, v, clipboards, warns)
 		case "keys":
 			cfg.Keys, warns = keyTable(path, v, warns)
+		case "roots":
+			cfg.Roots, warns = rootTable(path, v, warns)
 		default:
 			warns = append(warns, warn("unknown", path, "key", k))
 		}
@@ -153,6 +171,31 @@ func keyTable(path string, v any, warns []string) (map[string][]string, []string
 	return out, warns
 }
 
+// rootTable reads [roots]: a lab ID to a path that is absolute or
+// starts at the home (~/). A relative path would change with the
+// directory labmate is started in.
+func rootTable(path string, v any, warns []string) (map[string]string, []string) {
+	t, ok := v.(map[string]any)
+	if !ok {
+		return nil, append(warns, warn("roots_not_table", path))
+	}
+	ids := make([]string, 0, len(t))
+	for id := range t {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := map[string]string{}
+	for _, id := range ids {
+		p, ok := t[id].(string)
+		if !ok || !(filepath.IsAbs(p) || p == "~" || strings.HasPrefix(p, "~/")) {
+			warns = append(warns, warn("root_bad", path, "lab", id, "value", fmt.Sprint(t[id])))
+			continue
+		}
+		out[id] = p
+	}
+	return out, warns
+}
+
 func warn(key, path string, kv ...any) string {
-	return content.Msg("tui.config."+key, append([]any{"path", path}, kv...)...)
+	return content.Msg("config."+key, append([]any{"path", path}, kv...)...)
 }
