@@ -134,3 +134,31 @@ func TestUnderNamesAFieldAndBelow(t *testing.T) {
 		t.Errorf("another file's: %v", got)
 	}
 }
+
+// BenchmarkOf is the compare key's cost: step 5's two manifests read,
+// diffed and parsed (the learner's pod with another image and command).
+//
+//	go test ./labkit/compare -run '^$' -bench Of -benchmem
+func BenchmarkOf(b *testing.B) {
+	l, err := content.Load("gpu-incident")
+	if err != nil {
+		b.Fatal(err)
+	}
+	root := b.TempDir()
+	for _, p := range []string{"k8s/runtimeclass.yaml", "k8s/gpu-pod.yaml"} {
+		ref, _ := l.ReadFile("reference/" + p)
+		body := strings.ReplaceAll(string(ref), "sleep", "pause")
+		if err := os.MkdirAll(filepath.Join(root, "k8s"), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(root, p), []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		if c := Of(l, 5, root); len(c.Files) != 2 {
+			b.Fatal(c)
+		}
+	}
+}
