@@ -153,3 +153,64 @@ func TestTmuxPlainMode(t *testing.T) {
 		t.Errorf("exit %d", rc)
 	}
 }
+
+// `labmate --plain` (and LABMATE_PLAIN=1) on real files: the lab read
+// out in lines, the steps' state once the first answer is in, commands
+// typed, no escape sequence.
+func TestTmuxPlainRealBinary(t *testing.T) {
+	t.Parallel()
+	bin := buildLabmate(t)
+	root := filepath.Join(t.TempDir(), "gpuop")
+	b, err := os.ReadFile("../content/labs/gpu-incident/reference/etc/containerd/config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "etc/containerd"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "etc/containerd/config.toml"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range [][]string{{"--plain"}, {}} {
+		env := xdgEnv(t)
+		if len(how) == 0 {
+			env = append(env, "LABMATE_PLAIN=1")
+		}
+		p := startProgram(t, bin, 100, 30, env, append(how, "--root", root, "--no-cluster")...)
+		t.Logf("started with %v", how)
+		p.waitFor("8단계 중 1단계를 통과했습니다.")
+		if h := p.tmux("capture-pane", "-p", "-S", "-", "-t", "lab"); !strings.Contains(h, "평문 모드") {
+			t.Errorf("%v: no welcome in the pane's history:\n%s", how, h)
+		}
+		p.keys("2", "Enter")
+		waitHistory(t, p, "2단계, 전체 8단계 중", "2단계는 미통과")
+		if c := p.capture(true); strings.Contains(c, "\x1b[") {
+			t.Errorf("%v: an escape sequence on the screen:\n%q", how, c)
+		}
+		p.keys("quit", "Enter")
+		if rc := p.exited(); rc != 0 {
+			t.Errorf("%v: exit %d", how, rc)
+		}
+	}
+}
+
+// waitHistory waits until the pane's whole history (plain mode scrolls)
+// holds every want.
+func waitHistory(t *testing.T, p *pane, wants ...string) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
+	for {
+		h := p.tmux("capture-pane", "-p", "-S", "-", "-t", "lab")
+		ok := true
+		for _, w := range wants {
+			ok = ok && strings.Contains(h, w)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pane's history never held %q:\n%s", wants, h)
+		}
+		time.Sleep(80 * time.Millisecond)
+	}
+}
