@@ -119,10 +119,11 @@ func (c canvas) compareFile(f compare.File) []block {
 	case f.Same:
 		return say("tui.compare.same")
 	}
-	out := say("tui.compare.legend")
+	legend := "tui.compare.legend"
 	if f.SameMeaning {
-		out = say("tui.compare.same_meaning")
+		legend = "tui.compare.same_meaning" // the legend, said after it
 	}
+	out := say(legend)
 	for _, h := range f.Hunks {
 		lines := []string{" " + c.th.Muted.Render(content.Msg("tui.compare.hunk", "ref", h.RefLine, "mine", h.LearnerLine))}
 		for _, l := range h.Lines {

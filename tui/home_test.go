@@ -11,11 +11,14 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/muesli/termenv"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/editor"
+	"github.com/labhub/labmate/labkit/compare"
 	"github.com/labhub/labmate/tui/internal/fixture"
+	"github.com/labhub/labmate/tui/theme"
 )
 
 // The edit key is offered only on a step whose failing check points at
@@ -194,4 +197,24 @@ type fakeHandover func(*exec.Cmd) error
 
 func (f fakeHandover) Exec(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
 	return func() tea.Msg { return fn(f(c)) }
+}
+
+// A file that differs only in its text (a comment, the order) is said
+// to mean the same as the reference, and the legend is said once.
+func TestCompareSameMeaningSaysTheLegendOnce(t *testing.T) {
+	th := theme.New("dark", termenv.Ascii)
+	f := compare.File{Path: "etc/a.toml", SameMeaning: true, Hunks: []compare.Hunk{{RefLine: 1, LearnerLine: 1,
+		Lines: []compare.Line{{Kind: compare.Learner, Text: "# mine"}, {Kind: compare.Both, Text: "version = 2"}}}}}
+	var text []string
+	for _, b := range (canvas{th, 60}).compareFile(f) {
+		text = append(text, b.lines...)
+	}
+	// A sentence wrapped onto the next line is one sentence again.
+	s := strings.ReplaceAll(strings.Join(text, "\n"), "\n   ", " ")
+	if n := strings.Count(s, content.Msg("tui.compare.legend")); n != 1 {
+		t.Errorf("the legend %d times, want once:\n%s", n, s)
+	}
+	if !strings.Contains(s, "값은 참조와 같습니다") {
+		t.Errorf("same meaning not said:\n%s", s)
+	}
 }
