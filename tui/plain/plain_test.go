@@ -63,6 +63,7 @@ func TestPlainSaysEachChangeOnceAndTakesCommands(t *testing.T) {
 	say := func(l line) { io.WriteString(typed, l+"\n") }
 	say("help")
 	out.waitFor(t, "edit (e, 편집)")
+	out.waitFor(t, "help (?, 도움말, h?): 이 명령 목록을 읽어 줍니다")
 	say("2")
 	out.waitFor(t, "위치: etc/containerd/conf.d/99-nvidia.toml:6:17")
 	say("힌트")
