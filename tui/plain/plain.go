@@ -28,6 +28,7 @@ import (
 	"github.com/labhub/labmate/internal/editor"
 	"github.com/labhub/labmate/internal/termtext"
 	"github.com/labhub/labmate/labkit/compare"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/page"
 	"github.com/labhub/labmate/state"
@@ -67,6 +68,8 @@ type companion struct {
 	asking   bool // the solution question is open
 	copyNext map[int]int
 	passedAt map[int]time.Time
+	// madeRoot: make_root was typed; it applies no more.
+	madeRoot bool
 }
 
 // Run runs plain mode until quit, the end of the input or ctx.
@@ -106,6 +109,7 @@ func Run(ctx context.Context, opts tui.Options, cfg Config) error {
 		}
 	}()
 	c.say("plain.welcome", "title", c.lab.Title)
+	c.place()
 	c.showPage()
 	c.flush()
 	updates := opts.Updates
@@ -334,6 +338,8 @@ func (c *companion) command(l string) (quit bool) {
 		c.compare()
 	case "ending":
 		c.ending()
+	case "make_root":
+		c.makeRoot()
 	case "pause", "speed", "next_change":
 		c.replay(action(word))
 	}
@@ -346,12 +352,12 @@ var aliases = map[string][]string{
 	"quit": {"q", "exit", "종료"}, "help": {"?", "도움말", "h?"}, "next": {"n", "다음"}, "prev": {"p", "이전"},
 	"go": {"enter", "가기"}, "read": {"l", "읽기", "page"}, "checks": {"s", "검사", "status"},
 	"hint": {"h", "힌트"}, "observed": {"o", "관측"}, "copy": {"c", "복사"}, "rescan": {"r", "재검사"},
-	"edit": {"e", "편집"}, "compare": {"v", "비교"}, "ending": {"t", "마무리"},
+	"edit": {"e", "편집"}, "compare": {"v", "비교"}, "ending": {"t", "마무리"}, "make_root": {"m", "만들기"},
 	"pause": {"멈춤"}, "speed": {"+", "배속"}, "next_change": {"x", "다음변화"},
 }
 
 // commandOrder is help's order.
-var commandOrder = []string{"help", "read", "checks", "next", "prev", "go", "hint", "observed", "copy", "rescan", "edit", "compare", "ending", "pause", "speed", "next_change", "quit"}
+var commandOrder = []string{"help", "read", "checks", "next", "prev", "go", "hint", "observed", "copy", "rescan", "edit", "compare", "ending", "make_root", "pause", "speed", "next_change", "quit"}
 
 func action(word string) string {
 	for a, ws := range aliases {
@@ -372,7 +378,7 @@ func action(word string) string {
 func (c *companion) help() {
 	c.say("plain.help_title")
 	for _, a := range commandOrder {
-		if (a == "pause" || a == "speed" || a == "next_change") && c.opts.Replay == nil {
+		if (a == "pause" || a == "speed" || a == "next_change") && c.opts.Replay == nil || a == "make_root" && !c.canMakeRoot() {
 			continue
 		}
 		desc := ""
@@ -660,4 +666,46 @@ func (c *companion) replay(a string) {
 		r.NextChange()
 	}
 	c.line(termtext.Clean(r.Status()))
+}
+
+// place says, first, where the lab's files go when the learner cannot
+// work there yet (the TUI's footer note, labroot's words), with its
+// fixes, or the command that makes it.
+func (c *companion) place() {
+	p := c.opts.Place
+	if p.State == "" || p.State == labroot.Ready {
+		return
+	}
+	if c.canMakeRoot() {
+		c.line(termtext.Clean(p.Note()))
+		c.say("plain.make_root_offer")
+		return
+	}
+	c.line(termtext.Clean(p.Say()))
+}
+
+// canMakeRoot reports whether make_root applies: a root still to be
+// made, where the learner may make it, not tried yet.
+func (c *companion) canMakeRoot() bool {
+	p := c.opts.Place
+	return p.State == labroot.Missing && p.CanMake && !c.madeRoot
+}
+
+// makeRoot makes the lab root (the directory only), once, as the TUI's
+// key does.
+func (c *companion) makeRoot() {
+	if !c.canMakeRoot() {
+		c.say("plain.make_root_no")
+		return
+	}
+	c.madeRoot = true
+	made, err := c.opts.Place.Make()
+	switch {
+	case err != nil:
+		c.line(termtext.Clean(err.Error()))
+	case made:
+		c.say("tui.toast.root_made", "root", c.opts.Root)
+	default:
+		c.say("tui.toast.root_there", "root", c.opts.Root)
+	}
 }

@@ -3,12 +3,15 @@ package plain
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/internal/fixture"
@@ -107,5 +110,36 @@ func TestPlainColourOnlyWhenAsked(t *testing.T) {
 	s := (&companion{cfg: Config{Color: true}}).status(checks.Failed)
 	if !strings.HasPrefix(s, "\x1b[") || !strings.Contains(s, "미통과") || strings.Contains(s, "\x1b[H") {
 		t.Errorf("asked: %q", s)
+	}
+}
+
+// A lab root still to be made is said first, and make_root (the TUI's
+// m) makes the directory once, as the TUI's key does.
+func TestPlainMakesAMissingRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "gpuop")
+	place := labroot.Look(labroot.Root{Path: root, From: labroot.FromHome})
+	if place.State != labroot.Missing || !place.CanMake {
+		t.Fatalf("place %+v, want missing and makeable", place)
+	}
+	in, typed := io.Pipe()
+	out := &syncBuf{}
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), tui.Options{Lab: fixture.Lab(), Root: root, Place: place},
+			Config{In: in, Out: out, Width: 200})
+	}()
+	out.waitFor(t, "make_root 를 입력하면")
+	io.WriteString(typed, "help\n")
+	out.waitFor(t, "make_root (m, 만들기):")
+	io.WriteString(typed, "m\n")
+	out.waitFor(t, "디렉터리를 만들었습니다")
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		t.Fatalf("the root was not made: %v", err)
+	}
+	io.WriteString(typed, "만들기\n")
+	out.waitFor(t, "만들 수 있을 때만 되는 명령입니다")
+	typed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }
