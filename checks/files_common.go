@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -36,6 +37,41 @@ func Where(rel string, line int) string {
 		return rel
 	}
 	return fmt.Sprintf("%s:%d", rel, line)
+}
+
+// Place is a position in a lab file: the file relative to the lab root
+// and a 1-based line and column (Col 0: the line alone).
+type Place struct {
+	File      string
+	Line, Col int
+}
+
+// PlaceOf reads back a position this package writes in Result.Where
+// ("path:line" by Where, "path:line:column" by TOMLDoc.At and a YAML
+// manifest's places): the TUI's key that opens the file there. A Where
+// without a line (a file alone, a cluster object) is no place.
+func PlaceOf(where string) (Place, bool) {
+	rest, last, ok := cutNumber(where)
+	if !ok {
+		return Place{}, false
+	}
+	if file, line, ok := cutNumber(rest); ok {
+		return Place{File: file, Line: line, Col: last}, file != ""
+	}
+	return Place{File: rest, Line: last}, rest != ""
+}
+
+// cutNumber cuts ":N" (N > 0) off the end of s.
+func cutNumber(s string) (rest string, n int, ok bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", 0, false
+	}
+	n, err := strconv.Atoi(s[i+1:])
+	if err != nil || n <= 0 || strings.HasPrefix(s[i+1:], "+") {
+		return "", 0, false
+	}
+	return s[:i], n, true
 }
 
 // ReadText returns the text of the file at rel, or a failed result (with

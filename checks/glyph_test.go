@@ -30,3 +30,20 @@ func TestGlyphsAreOneCellAndDistinct(t *testing.T) {
 		}
 	}
 }
+
+func TestPlaceOfReadsWhereBack(t *testing.T) {
+	for where, want := range map[string]Place{
+		Where("etc/a.toml", 6):                      {File: "etc/a.toml", Line: 6},
+		"etc/containerd/conf.d/99-nvidia.toml:6:17": {File: "etc/containerd/conf.d/99-nvidia.toml", Line: 6, Col: 17},
+		"k8s/pod.yaml:12:3":                         {File: "k8s/pod.yaml", Line: 12, Col: 3},
+	} {
+		if got, ok := PlaceOf(where); !ok || got != want {
+			t.Errorf("PlaceOf(%q) = %+v %v, want %+v", where, got, ok, want)
+		}
+	}
+	for _, where := range []string{"", "etc/a.toml", "gpu-lab/Pod/cuda-probe", ":6", "a.toml:0", "a.toml:-1", "a.toml:x", "a.toml:+3"} {
+		if got, ok := PlaceOf(where); ok {
+			t.Errorf("PlaceOf(%q) = %+v, want no place", where, got)
+		}
+	}
+}

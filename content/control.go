@@ -32,6 +32,7 @@ func (l *Lab) ControlProblems() []*Problem {
 		out = append(out, p)
 	}
 	add(l.IntroFile, Span{}, "", l.Intro)
+	add(l.FinishFile, Span{}, "", l.Finish)
 	for _, s := range l.Steps {
 		add(s.BodyFile, Span{}, "", s.Body)
 		add(s.SolutionFile, Span{}, "", s.Solution)

@@ -31,6 +31,9 @@ type Lab struct {
 	Title       string `toml:"title"`
 	DefaultRoot string `toml:"default_root"`
 	IntroFile   string `toml:"intro"`
+	// FinishFile is the optional closing page, shown once every step
+	// passed: what was built and what to take home.
+	FinishFile string `toml:"finish"`
 	// ReferenceRun is the file of the lab's recorded reference run (a
 	// trace, docs/TRACE.md), played by `labmate replay`.
 	ReferenceRun string `toml:"reference_run"`
@@ -44,7 +47,8 @@ type Lab struct {
 	// Steps are decoded with their checks (decodeLab).
 	Steps []Step `toml:"-"`
 
-	Intro string `toml:"-"` // markdown, with {{ROOT}} placeholders
+	Intro  string `toml:"-"` // markdown, with {{ROOT}} placeholders
+	Finish string `toml:"-"` // the closing page's markdown ("" when none)
 	// FS is the lab's directory; Dir is where it is on disk for a lab
 	// read with LoadDir ("" when embedded). Embedded is true for the
 	// labs built into labmate.
@@ -166,6 +170,11 @@ type Equivalent struct {
 	Mutant string `toml:"mutant"`
 	Under  string `toml:"under"`
 	Reason string `toml:"reason"`
+	// Explain is the key of the lab's message that says to a learner, in
+	// Korean, why such a difference from the reference is no mistake: the
+	// TUI's compare view shows it beside a learner's file that differs
+	// there.
+	Explain string `toml:"explain"`
 }
 
 // Action is what the verifier does to the lab root and the sandbox:
@@ -289,6 +298,9 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 		return string(b), nil
 	}
 	if l.Intro, err = read(l.IntroFile); err != nil {
+		return nil, err
+	}
+	if l.Finish, err = read(l.FinishFile); err != nil {
 		return nil, err
 	}
 	for i := range l.Steps {

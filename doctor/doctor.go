@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"time"
@@ -65,6 +66,9 @@ type Options struct {
 	Tmux string
 	// Deadline bounds the whole run (4.5s when zero).
 	Deadline time.Duration
+	// Proc is /proc, where WSL is recognised (version) and the lab root's
+	// mount looked up (self/mountinfo); os.DirFS("/proc") when nil.
+	Proc fs.FS
 	// BinDir is the sandbox's bin dir, whose binaries are checked against
 	// the sha256 they were installed with; "" skips that probe.
 	BinDir string
@@ -104,6 +108,9 @@ func (o *Options) defaults() {
 	}
 	if o.Tmux == "" {
 		o.Tmux = "tmux"
+	}
+	if o.Proc == nil {
+		o.Proc = os.DirFS("/proc")
 	}
 	if o.Deadline <= 0 {
 		o.Deadline = 4500 * time.Millisecond
@@ -169,6 +176,15 @@ func probes(opts Options) []probe {
 	ps = append(ps, probe{[]Finding{placeholder("watcher", ""), placeholder("inotify", "")},
 		func(ctx context.Context) []Finding { return watcherProbe(ctx, watchRoot, opts) }})
 	perLab("polling", pollingProbe)
+	for _, l := range opts.Labs {
+		ps = append(ps, probe{[]Finding{forLab(placeholder("wsl", ""), l, many)}, func(context.Context) []Finding {
+			out := wslProbe(l, opts.Proc)
+			for i := range out {
+				out[i] = forLab(out[i], l, many)
+			}
+			return out
+		}})
+	}
 	perLab("state", stateProbe)
 	return append(ps,
 		probe{[]Finding{placeholder("terminal", ""), placeholder("locale", "")}, func(context.Context) []Finding { return terminalProbe(opts) }},

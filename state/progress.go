@@ -179,3 +179,35 @@ type Cleared struct {
 func (c Cleared) Empty() bool {
 	return c.Passed == 0 && c.Hints == 0 && c.Solutions == 0 && len(c.Facts) == 0
 }
+
+// StepTimes is how long each step took the learner: from the pass before
+// it (or from started, for the first to pass) to its own first pass, the
+// passes in the order they happened. A step not passed has none, and so
+// does the first when started is not known.
+func StepTimes(started time.Time, passedAt map[int]time.Time) map[int]time.Duration {
+	type pass struct {
+		n  int
+		at time.Time
+	}
+	var ps []pass
+	for n, at := range passedAt {
+		if !at.IsZero() {
+			ps = append(ps, pass{n, at})
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool {
+		if !ps[i].at.Equal(ps[j].at) {
+			return ps[i].at.Before(ps[j].at)
+		}
+		return ps[i].n < ps[j].n
+	})
+	out := map[int]time.Duration{}
+	prev := started
+	for _, p := range ps {
+		if !prev.IsZero() && !p.at.Before(prev) {
+			out[p.n] = p.at.Sub(prev)
+		}
+		prev = p.at
+	}
+	return out
+}

@@ -251,3 +251,25 @@ func TestRecordHints(t *testing.T) {
 		t.Fatalf("progress = %+v", f.Progress)
 	}
 }
+
+func TestStepTimesFollowThePasses(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	got := StepTimes(t0, map[int]time.Time{
+		1: t0.Add(5 * time.Minute),
+		2: t0.Add(12 * time.Minute),
+		3: t0.Add(12 * time.Minute), // passed with step 2
+		5: t0.Add(30 * time.Minute), // step 4 not passed
+	})
+	want := map[int]time.Duration{1: 5 * time.Minute, 2: 7 * time.Minute, 3: 0, 5: 18 * time.Minute}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for n, d := range want {
+		if got[n] != d {
+			t.Errorf("step %d: %v, want %v", n, got[n], d)
+		}
+	}
+	if got := StepTimes(time.Time{}, map[int]time.Time{1: t0, 2: t0.Add(time.Minute)}); len(got) != 1 || got[2] != time.Minute {
+		t.Errorf("without a start the first has no time: %v", got)
+	}
+}

@@ -19,7 +19,7 @@ func (m Model) ShortHelp() []key.Binding {
 	out := append([]key.Binding(nil), m.foot.ShortHelp()...)
 	out = append(out, k.Go, k.MakeRoot)
 	out = append(out, m.replay.ShortHelp()...)
-	out = append(out, k.Next, k.Prev, k.Hint, k.Observed, k.Copy, k.Rescan, k.Jump)
+	out = append(out, k.Next, k.Prev, k.Hint, k.Edit, k.Compare, k.Ending, k.Observed, k.Copy, k.Rescan, k.Jump)
 	out = append(out, m.pg.ShortHelp()...)
 	return append(out, k.Help, k.Close, k.Quit)
 }
@@ -61,7 +61,22 @@ func (m *Model) syncKeys() {
 	} else {
 		k.Observed.SetHelp(k.Observed.Help().Key, content.Msg("tui.short.observed"))
 	}
-	k.Copy.SetEnabled(normal && !m.showHelp && m.copier.works(m.page))
+	_, canEdit := m.editPlace()
+	k.Edit.SetEnabled(normal && canEdit)
+	k.Edit.SetHelp(k.Edit.Help().Key, content.Msg("tui.short.edit"))
+	k.Compare.SetEnabled(normal && !m.showHelp && !m.ending && m.canCompare())
+	if m.comparing {
+		k.Compare.SetHelp(k.Compare.Help().Key, content.Msg("tui.short.compare_close"))
+	} else {
+		k.Compare.SetHelp(k.Compare.Help().Key, content.Msg("tui.short.compare"))
+	}
+	k.Ending.SetEnabled(normal && !m.showHelp && m.allPassed())
+	if m.ending {
+		k.Ending.SetHelp(k.Ending.Help().Key, content.Msg("tui.short.ending_close"))
+	} else {
+		k.Ending.SetHelp(k.Ending.Help().Key, content.Msg("tui.short.ending"))
+	}
+	k.Copy.SetEnabled(normal && !m.showHelp && !m.comparing && !m.ending && m.copier.works(m.page))
 	k.Copy.SetHelp(k.Copy.Help().Key, content.Msg("tui.short.copy"))
 	k.Rescan.SetEnabled(normal && m.opts.Rescan != nil)
 	k.Rescan.SetHelp(k.Rescan.Help().Key, content.Msg("tui.short.rescan"))
@@ -73,7 +88,7 @@ func (m *Model) syncKeys() {
 	} else {
 		k.Help.SetHelp(k.Help.Help().Key, content.Msg("tui.short.help"))
 	}
-	k.Close.SetEnabled(normal && (m.showHelp || m.observed || m.foot.hasNote()))
+	k.Close.SetEnabled(normal && (m.showHelp || m.observed || m.comparing || m.ending || m.foot.hasNote()))
 	k.Close.SetHelp(k.Close.Help().Key, content.Msg("tui.short.close"))
 	k.Quit.SetHelp(k.Quit.Help().Key, content.Msg("tui.short.quit"))
 }
@@ -82,12 +97,15 @@ func (m *Model) syncKeys() {
 // within the lab, the digits, and enter while a note points somewhere.
 func (m *Model) syncMoveKeys(normal bool) {
 	k := &m.keys
-	k.Next.SetEnabled(normal && m.page < m.pages-1)
+	k.Next.SetEnabled(normal && (m.page < m.pages-1 || (!m.ending && m.allPassed())))
 	k.Prev.SetEnabled(normal && m.page > 0)
 	k.Jump.SetEnabled(normal)
 	t := m.goTarget()
-	k.Go.SetEnabled(normal && t >= 0)
-	if t >= 0 {
+	k.Go.SetEnabled(normal && t != -1)
+	switch {
+	case t == endingTarget:
+		k.Go.SetHelp(k.Go.Help().Key, content.Msg("tui.short.go_ending"))
+	case t >= 0:
 		if ts := m.stepAt(t); ts != nil {
 			k.Go.SetHelp(k.Go.Help().Key, content.Msg("tui.short.go_step", "step", ts.Number))
 		} else {

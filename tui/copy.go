@@ -238,26 +238,29 @@ func copyCmd(c clipboard, text string) tea.Cmd {
 const tmuxTimeout = 2 * time.Second
 
 func tmuxLoadBuffer(text string) error {
-	run := func(args ...string) error {
-		ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, "tmux", args...)
-		cmd.Stdin = strings.NewReader(text)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		if err := cmd.Run(); err != nil {
-			if msg := strings.TrimSpace(stderr.String()); msg != "" {
-				return errors.New(msg)
-			}
-			return err
-		}
-		return nil
-	}
 	// -w also hands the buffer to the outer terminal's clipboard (tmux 3.2+).
-	if err := run("load-buffer", "-w", "-"); err == nil {
+	if err := tmuxRun(text, "load-buffer", "-w", "-"); err == nil {
 		return nil
 	}
-	return run("load-buffer", "-")
+	return tmuxRun(text, "load-buffer", "-")
+}
+
+// tmuxRun runs tmux with args and stdin, bounded in time; tmux's own
+// words on failure become the error.
+func tmuxRun(stdin string, args ...string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), tmuxTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "tmux", args...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return errors.New(msg)
+		}
+		return err
+	}
+	return nil
 }
 
 func tmuxOption(name string) string {
@@ -307,3 +310,8 @@ func elide(s string, n int) string {
 	tail := max(n-2-head, 0)
 	return ansi.Truncate(s, head, "") + ".." + ansi.TruncateLeft(s, w-tail, "")
 }
+
+// CopyTargets are what the copy key offers for a page of markdown md
+// under root, in the order the text mentions them (plain mode's copy
+// command says them).
+func CopyTargets(md, root string) []string { return copyTargets(md, root) }

@@ -60,7 +60,8 @@ type footer struct {
 type toast struct {
 	id   int
 	text string
-	// target is the page enter goes to while the toast shows (-1: none);
+	// target is the page enter goes to while the toast shows (-1: none;
+	// endingTarget: the ending);
 	// steps are the step numbers the toast is about.
 	target int
 	steps  []int
@@ -193,7 +194,7 @@ func (f footer) target(pageOf func(step int) int, away func(page int) bool) int 
 		}
 		return -1
 	}
-	if t := f.toast; t != nil && t.target >= 0 && away(t.target) {
+	if t := f.toast; t != nil && t.target != -1 && away(t.target) {
 		return t.target
 	}
 	return -1
@@ -264,7 +265,7 @@ func (f *footer) raise(a *alert) {
 			return
 		}
 	}
-	if f.toast.target >= 0 {
+	if f.toast.target != -1 {
 		t := *f.toast
 		t.target = -1
 		if t.gone != "" {

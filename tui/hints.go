@@ -82,8 +82,7 @@ func (m *Model) nextHint() tea.Cmd {
 	if s == nil {
 		return nil
 	}
-	m.observed = false
-	m.showHelp = false
+	m.observed, m.showHelp, m.comparing, m.ending = false, false, false, false
 	p := m.hints.at(s.Number)
 	switch {
 	case p.Seen < len(s.Hints):

@@ -8,6 +8,7 @@ package tui
 
 import (
 	"os"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -52,6 +53,11 @@ type Model struct {
 	page     int // 0: introduction, 1..: steps (index into lab.Steps + 1)
 	showHelp bool
 	observed bool
+	// comparing shows the step's files beside its reference (compare.go);
+	// ending the closing page once every step passed (ending.go).
+	comparing, ending bool
+	comparison        *compareResult
+	passedAt          map[int]time.Time // first passes: the learner's progress and this run's
 
 	report *engine.Report
 	class  learner.Status // the class publisher's newest status (--class only)
@@ -66,17 +72,23 @@ type Model struct {
 	jumps  jumper
 	replay replayBar
 	root   rootPlace
+	opener opener
 	cuts   *cutLog
 }
+
+// compareResult is the newest comparison read (compare.go).
+type compareResult = comparedMsg
 
 // viewKey says what the viewport shows: which page, and whether the help
 // or the observed view is open on it.
 type viewKey struct {
-	page           int
-	help, observed bool
+	page                              int
+	help, observed, comparing, ending bool
 }
 
-func (m Model) viewKey() viewKey { return viewKey{m.page, m.showHelp, m.observed} }
+func (m Model) viewKey() viewKey {
+	return viewKey{m.page, m.showHelp, m.observed, m.comparing, m.ending}
+}
 
 type reportMsg struct{ upd labrun.Update }
 type reportsClosedMsg struct{}
@@ -103,9 +115,14 @@ func New(opts Options) Model {
 		hints:  newLadder(opts.Progress, opts.OnProgress),
 		replay: replayBar{ctl: opts.Replay, th: th},
 		root:   newRootPlace(opts.Place),
+		opener: newOpener(),
 		cuts:   &cutLog{},
 	}
 	m.foot.setPlace(m.root.note, m.root.fixes != "")
+	m.passedAt = map[int]time.Time{}
+	for n, at := range opts.PassedAt {
+		m.passedAt[n] = at
+	}
 	// What the copy key offers depends only on the text and the root.
 	mds := make([]string, m.pages)
 	for p := range mds {
@@ -231,6 +248,13 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 		})
 	case rootMadeMsg:
 		return m.rootMade(msg)
+	case editedMsg:
+		return m.edited(msg)
+	case comparedMsg:
+		m.comparison = &msg
+		if m.comparing {
+			m.rebuild()
+		}
 	case saveFailedMsg:
 		return m.foot.showToast(toast{text: content.Msg("tui.toast.save_failed", "err", msg.err), target: -1})
 	case noticesMsg:
@@ -331,13 +355,19 @@ func (m *Model) action(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Close):
 		m.close()
 	case key.Matches(msg, k.Next):
+		if m.page == m.pages-1 && !m.ending && m.allPassed() {
+			return m.openEnding() // past the last step: the ending
+		}
 		return m.goPage(m.page + 1)
 	case key.Matches(msg, k.Prev):
 		return m.goPage(m.page - 1)
 	case key.Matches(msg, k.Jump):
 		return m.jump(msg.String())
 	case key.Matches(msg, k.Go):
-		if t := m.goTarget(); t >= 0 {
+		if t := m.goTarget(); t == endingTarget {
+			m.foot.followed()
+			return m.openEnding()
+		} else if t >= 0 {
 			m.foot.followed()
 			return m.goPage(t)
 		}
@@ -346,7 +376,7 @@ func (m *Model) action(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Observed):
 		if m.page > 0 {
 			m.observed = !m.observed
-			m.showHelp = false
+			m.showHelp, m.comparing, m.ending = false, false, false
 			m.rebuildTop()
 		}
 	case key.Matches(msg, k.Copy):
@@ -355,6 +385,17 @@ func (m *Model) action(msg tea.KeyMsg) tea.Cmd {
 		return m.rescan()
 	case key.Matches(msg, k.MakeRoot):
 		return m.makeRoot()
+	case key.Matches(msg, k.Edit):
+		return m.edit()
+	case key.Matches(msg, k.Compare):
+		return m.toggleCompare()
+	case key.Matches(msg, k.Ending):
+		if m.ending {
+			m.ending = false
+			m.rebuildTop()
+			return m.requestDocs()
+		}
+		return m.openEnding()
 	default:
 		if cmd, ok := m.replay.key(msg); ok {
 			return cmd
@@ -371,8 +412,8 @@ func (m *Model) close() {
 	case m.showHelp:
 		m.showHelp = false
 		m.rebuildTop()
-	case m.observed:
-		m.observed = false
+	case m.observed || m.comparing || m.ending:
+		m.observed, m.comparing, m.ending = false, false, false
 		m.rebuildTop()
 	default:
 		m.foot.dismiss()
@@ -394,13 +435,12 @@ func (m *Model) rescan() tea.Cmd {
 // scrolled to.
 func (m *Model) goPage(p int) tea.Cmd {
 	p = max(0, min(p, m.pages-1))
-	if p == m.page && !m.showHelp && !m.observed {
+	if p == m.page && !m.showHelp && !m.observed && !m.comparing && !m.ending {
 		return nil
 	}
 	m.pg.leave(m.page)
 	m.page = p
-	m.showHelp = false
-	m.observed = false
+	m.showHelp, m.observed, m.comparing, m.ending = false, false, false, false
 	m.pg.anchor = nil
 	m.rebuild()
 	m.pg.arrive(p)

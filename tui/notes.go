@@ -17,6 +17,7 @@ import (
 func (m *Model) applyReport(u labrun.Update) tea.Cmd {
 	rep := u.Report
 	m.report = &rep
+	m.notePasses(u.FirstPassed, rep.Time)
 	// Steps that are no longer red leave the alert first, so a pass
 	// toast for them can offer enter.
 	m.foot.keepAlert(m.red, m.alertText)
@@ -38,7 +39,16 @@ func (m *Model) applyReport(u labrun.Update) tea.Cmd {
 			cmd = m.passedToast(passed)
 		}
 	}
+	if m.comparing && !m.canCompare() {
+		m.comparing = false // the step is no longer passed
+	}
+	if m.ending && !m.allPassed() {
+		m.ending = false
+	}
 	m.rebuild()
+	if m.comparing {
+		cmd = tea.Batch(cmd, m.compareCmd(m.stepAt(m.page).Number))
+	}
 	return cmd
 }
 
@@ -69,7 +79,12 @@ func (m Model) alertText(steps []int) string {
 // line offers for it.
 func (m *Model) passedToast(passed []int) tea.Cmd {
 	if m.report.AllPassed() {
-		return m.foot.showToast(toast{text: content.Msg("tui.toast.all_passed"), target: -1, steps: passed})
+		t := toast{text: content.Msg("tui.toast.all_passed"), target: -1, steps: passed}
+		if !m.foot.alerting() {
+			t.gone, t.target = t.text, endingTarget
+			t.text += " " + content.Msg("tui.toast.all_passed_go", "key", keys.Display(m.keys.Go.Keys()[0]))
+		}
+		return m.foot.showToast(t)
 	}
 	last := passed[len(passed)-1]
 	t := toast{text: content.Msg("tui.toast.passed", "steps", joinInts(passed)), target: -1, steps: passed}
@@ -86,4 +101,12 @@ func (m *Model) passedToast(passed []int) tea.Cmd {
 func (m Model) goTarget() int { return m.foot.target(m.pageOf, m.leadsAway) }
 
 // leadsAway reports whether going to page p changes what is on screen.
-func (m Model) leadsAway(p int) bool { return p != m.page || m.showHelp || m.observed }
+func (m Model) leadsAway(p int) bool {
+	if p == endingTarget {
+		return !m.ending
+	}
+	return p != m.page || m.showHelp || m.observed || m.comparing || m.ending
+}
+
+// endingTarget is the target of a note that leads to the ending.
+const endingTarget = -2

@@ -1,6 +1,8 @@
 package tui
 
 import (
+	"time"
+
 	"github.com/muesli/termenv"
 
 	"github.com/labhub/labmate/class/classlab"
@@ -49,6 +51,11 @@ type Options struct {
 	OnProgress func(step int, hintsSeen int, solutionSeen bool) error
 	// Notices are Korean messages to show once at start (config warnings).
 	Notices []string
+	// Started and PassedAt are when the learner began the lab and first
+	// passed each step (their progress): the ending's time per step, to
+	// which the passes of this run are added as they come.
+	Started  time.Time
+	PassedAt map[int]time.Time
 	// StartPage is the page to open on (0 = introduction, n = step n), so
 	// reopening labmate returns to where the learner was.
 	StartPage int

@@ -29,6 +29,13 @@ func cleanOptions(opts Options) Options {
 	return opts
 }
 
+// cleanErr is an error whose words are shown cleaned; errors.As and Is
+// still see the error it wraps.
+type cleanErr struct{ err error }
+
+func (e cleanErr) Error() string { return termtext.Clean(e.err.Error()) }
+func (e cleanErr) Unwrap() error { return e.err }
+
 // fromOutside cleans the text of a message from outside the learner's
 // keys: a report (check messages, observed values, problems, the
 // cluster's words), the class publisher's status, a class lab note, the
@@ -52,6 +59,16 @@ func fromOutside(msg tea.Msg) tea.Msg {
 		if msg.err != nil {
 			msg.err = errors.New(termtext.Clean(msg.err.Error()))
 		}
+		return msg
+	case comparedMsg:
+		msg.c = termtext.Deep(msg.c)
+		return msg
+	case editedMsg:
+		if msg.err != nil {
+			msg.err = cleanErr{msg.err}
+		}
+		msg.name = termtext.Clean(msg.name)
+		msg.place = termtext.Deep(msg.place)
 		return msg
 	case copiedMsg:
 		if msg.tmuxErr != nil {

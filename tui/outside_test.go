@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"strings"
 	"testing"
 
@@ -8,6 +9,7 @@ import (
 	"github.com/labhub/labmate/class/classlab"
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/internal/termtext/termtexttest"
+	"github.com/labhub/labmate/labkit/compare"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
 
@@ -79,4 +81,20 @@ func TestHostileClassAndReplayTextIsShownNotSent(t *testing.T) {
 	if foot := m.foot.View(); !strings.Contains(foot, "why A␛]2;") {
 		t.Errorf("class note not shown escaped: %q", foot)
 	}
+}
+
+// A learner's file in the compare view and an editor's or tmux's words
+// on a failed edit pass the door too.
+func TestHostileCompareAndEditTextIsShownNotSent(t *testing.T) {
+	m := testModel(t, 100, 40, func(o *Options) { o.Colors = Colors256 })
+	rep := fixture.Report(fixture.Lab())
+	m = send(t, m, reportOf(m, rep))
+	m.comparing = true
+	m = press(t, m, "1")
+	m.comparing = true
+	m, _ = update(m, comparedMsg{compare.Comparison{Step: 1, Files: []compare.File{{Path: "etc/" + hostileText,
+		Hunks: []compare.Hunk{{RefLine: 1, LearnerLine: 1, Lines: []compare.Line{{Kind: compare.Learner, Text: "mine " + hostileText}}}}}}}})
+	assertOnlyStyling(t, m.View(), "mine "+hostileShown)
+	m, _ = update(m, editedMsg{place: checks.Place{File: "f", Line: 1}, name: "ed" + hostileText, how: editedPane, err: errors.New("tmux " + hostileText)})
+	assertOnlyStyling(t, m.View(), "tmux "+hostileShown)
 }

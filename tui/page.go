@@ -8,6 +8,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labkit/compare"
 	"github.com/labhub/labmate/page"
 )
 
@@ -37,6 +38,9 @@ func solutionDoc(p int) doc { return doc{page: p, solution: true} }
 // docSource returns the markdown of a document, with {{ROOT}} filled in.
 func (m Model) docSource(d doc) string {
 	md := m.lab.Intro
+	if d == finishDoc {
+		md = m.lab.Finish
+	}
 	if s := m.stepAt(d.page); s != nil {
 		md = s.Body
 		if d.solution {
@@ -49,6 +53,9 @@ func (m Model) docSource(d doc) string {
 // neededDocs lists the documents page p shows.
 func (m Model) neededDocs(p int) []doc {
 	docs := []doc{pageDoc(p)}
+	if m.ending && m.lab.Finish != "" {
+		docs = append(docs, finishDoc)
+	}
 	if s := m.stepAt(p); s != nil && m.hints.at(s.Number).Solution {
 		docs = append(docs, solutionDoc(p))
 	}
@@ -139,6 +146,14 @@ func (m Model) compose() (blocks []block, exact bool) {
 	switch {
 	case m.showHelp:
 		return m.canvas().help(m), true
+	case m.ending:
+		return m.endingBlocks()
+	case m.comparing && m.page > 0:
+		var cmp *compare.Comparison
+		if m.comparison != nil {
+			cmp = &m.comparison.c
+		}
+		return m.canvas().compareView(m.stepAt(m.page).Number, cmp, m.explainEquivalent), true
 	case m.observed && m.page > 0:
 		s := m.stepAt(m.page)
 		return m.canvas().observed(s.Number, m.result(s), m.report), true

@@ -35,6 +35,9 @@ func Run(ctx context.Context, tc terminal.Context, opts Options) error {
 	m := New(opts)
 	_, err := terminal.Run(ctx, tc, func(w io.Writer) tea.Model {
 		m.copier.clip.out = w
+		if h, ok := w.(terminal.Handover); ok {
+			m.opener.handover = h // the editor gets the terminal through it
+		}
 		return m
 	})
 	return err

@@ -10,11 +10,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
@@ -101,6 +103,9 @@ func TestScreens(t *testing.T) {
 		m = send(t, m, reportOf(m, rep))
 		checkFits(t, m)
 		files[fmt.Sprintf("%dx%d-root-missing.txt", sz[0], sz[1])] = screenText(m)
+	}
+	for name, body := range homeScreens(t, lab, rep) {
+		files[name] = body
 	}
 	for name, body := range replayScreens(t, lab) {
 		files[name] = body
@@ -254,6 +259,58 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 			t.Errorf("%dx%d replay screen lacks its status or step 4's pass:\n%s", sz[0], sz[1], s)
 		}
 		out[fmt.Sprintf("%dx%d-replay.txt", sz[0], sz[1])] = s
+	}
+	return out
+}
+
+// homeScreens draw the views a learner reaches once a step passed, at 60
+// and 80 columns: step 2's drop-in beside the reference (written without
+// version and with a comment: the lab declares a missing version
+// equivalent, and says why), and the ending once every step passed, with
+// the learner's times and hints.
+func homeScreens(t *testing.T, lab *content.Lab, rep engine.Report) map[string]string {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, "etc", "containerd", "conf.d")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mine := "# toolkit 이 쓰는 드롭인\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia]\n  runtime_type = \"io.containerd.runc.v2\"\n\n[plugins.\"io.containerd.grpc.v1.cri\".containerd.runtimes.nvidia.options]\n  BinaryName = \"/usr/bin/nvidia-container-runtime\"\n  SystemdCgroup = true\n"
+	if err := os.WriteFile(filepath.Join(dir, "99-nvidia.toml"), []byte(mine), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	passed2 := fixture.With(rep, lab, 2, checks.Passed)
+	all := rep
+	for _, s := range lab.Steps {
+		all = fixture.With(all, lab, s.Number, checks.Passed)
+	}
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	passedAt := map[int]time.Time{}
+	for i, s := range lab.Steps {
+		passedAt[s.Number] = t0.Add(time.Duration(i+1)*7*time.Minute + time.Duration(i*13)*time.Second)
+	}
+	out := map[string]string{}
+	for _, sz := range [][2]int{{60, 20}, {80, 24}} {
+		m := New(Options{Lab: lab, Root: root, Theme: "dark", Colors: ColorsNone})
+		m = send(t, m, sizeMsg(sz[0], sz[1]))
+		m = send(t, m, reportOf(m, passed2))
+		m = press(t, m, "2", "v")
+		checkFits(t, m)
+		out[fmt.Sprintf("%dx%d-compare.txt", sz[0], sz[1])] = screenText(m)
+		m = press(t, m, "G")
+		checkFits(t, m)
+		out[fmt.Sprintf("%dx%d-compare-end.txt", sz[0], sz[1])] = screenText(m)
+
+		m = New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone, Started: t0, PassedAt: passedAt,
+			Progress: map[int]HintProgress{2: {Seen: 1}, 3: {Seen: 3, Solution: true}}})
+		m = send(t, m, sizeMsg(sz[0], sz[1]))
+		m = send(t, m, reportOf(m, all))
+		m = press(t, m, "8", "t")
+		checkFits(t, m)
+		out[fmt.Sprintf("%dx%d-ending.txt", sz[0], sz[1])] = screenText(m)
+		m = press(t, m, "G")
+		checkFits(t, m)
+		out[fmt.Sprintf("%dx%d-ending-run.txt", sz[0], sz[1])] = screenText(m)
 	}
 	return out
 }

@@ -218,7 +218,7 @@ func (m Model) stripRight(left string) string {
 
 func (m Model) title() string {
 	t := m.lab.Title
-	if s := m.stepAt(m.page); s != nil {
+	if s := m.stepAt(m.page); s != nil && !m.ending {
 		t = fmt.Sprintf("%d/%d %s", s.Number, len(m.lab.Steps), s.Title)
 	}
 	return " " + m.th.Title.Render(shorten(page.Untab(t), m.width-1))
@@ -229,7 +229,7 @@ func (m Model) title() string {
 func (m Model) statusLine() string {
 	var b strings.Builder
 	b.WriteString(" ")
-	if s := m.stepAt(m.page); s != nil {
+	if s := m.stepAt(m.page); s != nil && !m.ending {
 		st := m.status(s)
 		b.WriteString(m.th.Status(st).Render(statusWord(st)))
 		if r := m.result(s); r != nil {
@@ -249,6 +249,10 @@ func (m Model) statusLine() string {
 		b.WriteString("  " + m.th.Section.Render("["+content.Msg("tui.mode.help")+"]"))
 	case m.observed:
 		b.WriteString("  " + m.th.Section.Render("["+content.Msg("tui.mode.observed")+"]"))
+	case m.comparing:
+		b.WriteString("  " + m.th.Section.Render("["+content.Msg("tui.mode.compare")+"]"))
+	case m.ending:
+		b.WriteString("  " + m.th.Section.Render("["+content.Msg("tui.mode.ending")+"]"))
 	}
 	// At the narrowest the notes do not all fit: say so with "..".
 	return shorten(b.String(), m.width-1)

@@ -163,7 +163,8 @@ func (p *prover) shell(ctx context.Context, script string) (string, error) {
 	env = append(env, "ROOT="+dir, "ANSWERS="+p.answers, "KUBECONFIG="+p.kubeconfigFile,
 		"PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 	var out bytes.Buffer
-	r, err := interp.New(interp.Dir(dir), interp.Env(expand.ListEnviron(env...)), interp.StdIO(nil, &out, &out))
+	r, err := interp.New(interp.Dir(dir), interp.Env(expand.ListEnviron(env...)), interp.StdIO(nil, &out, &out),
+		interp.ExecHandlers(timedExec))
 	if err != nil {
 		return "", err
 	}

@@ -13,7 +13,7 @@ import (
 
 // verifyProblems are verify.toml's authoring errors, each at its line: a
 // step ID the lab has not (the step's cases would never run), a step
-// proved twice, a wrong answer's check its step does not declare (it
+// proved twice, an equivalent's explain that names no message of the lab, a wrong answer's check its step does not declare (it
 // could never be refused by it), a status there is not, an earlier step
 // it breaks that is not earlier. A Go step's check IDs are its code's:
 // only a run shows them.
@@ -60,6 +60,12 @@ func verifyProblems(text *content.Lab) []*content.Problem {
 				if b < 1 || b >= st.Number {
 					at(wb+"breaks", "verify.authoring.bad_breaks", "case", w.Case, "step", b, "n", st.Number)
 				}
+			}
+		}
+		// The TUI's compare view shows explain's text to a learner.
+		for j, e := range vs.Equivalent {
+			if e.Explain != "" && !text.HasMsg(e.Explain) {
+				at(fmt.Sprintf("%sequivalent.%d.explain", base, j), "verify.authoring.no_explain", "key", e.Explain)
 			}
 		}
 	}

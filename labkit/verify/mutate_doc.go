@@ -12,6 +12,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	yaml "go.yaml.in/yaml/v3"
+
+	"github.com/labhub/labmate/labkit/compare"
 )
 
 // A reference file of a step, parsed with the parser of its language, and
@@ -170,17 +172,9 @@ func walkYAML(n *yaml.Node, doc int, at []int, p string, sites *[]yamlSite) {
 	}
 }
 
-// joinKey extends a field path the way labmate's checks name fields:
-// dotted, a key with a dot or a slash in brackets.
-func joinKey(p, key string) string {
-	if strings.ContainsAny(key, "./[]") {
-		return p + "[" + key + "]"
-	}
-	if p == "" {
-		return key
-	}
-	return p + "." + key
-}
+// joinKey extends a field path the way labmate's checks name fields
+// (compare.JoinKey: the compare view names the same fields).
+func joinKey(p, key string) string { return compare.JoinKey(p, key) }
 
 func applyYAML(doc *yaml.Node, s yamlSite, c docEdit) {
 	parent := doc

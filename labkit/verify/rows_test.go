@@ -82,3 +82,34 @@ func TestControlCharacterFailsTheCompileRow(t *testing.T) {
 		t.Errorf("compile row does not refuse the control character at intro.md:4:1: %+v", row)
 	}
 }
+
+// The closing page is a page like the others: rendered within the pane,
+// its control characters refused at its line, and an equivalent's
+// explain must name a message of the lab.
+func TestFinishPageAndExplainAreChecked(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"lab.toml":    "id = \"fin\"\ntitle = \"끝\"\nintro = \"intro.md\"\nfinish = \"finish.md\"\n\n[[steps]]\nnumber = 1\nid = \"a\"\ntitle = \"하나\"\nbody = \"intro.md\"\n\n[[steps.checks]]\nid = \"f\"\ntype = \"file\"\npath = \"a.txt\"\n",
+		"intro.md":    "# 소개\n",
+		"finish.md":   "# 마무리\n\n\x07\n\n{{NOPE}} 가 남았습니다.\n",
+		"verify.toml": "[[steps]]\nid = \"a\"\nsolve.files = [\"a.txt\"]\n\n[[steps.equivalent]]\nmutant = \"field a.txt delete x\"\nreason = \"이유\"\nexplain = \"fin.nope\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kit, err := labkit.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := staticRows(kit, 60)
+	all := ""
+	for _, r := range rows {
+		all += r.Seen + "\n"
+	}
+	for _, want := range []string{"finish.md:3:1", "fin.nope", "마무리", "{{NOPE}}"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the rows do not say %q:\n%s", want, all)
+		}
+	}
+}

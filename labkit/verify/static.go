@@ -46,6 +46,12 @@ func staticRows(kit *labkit.Lab, width int) []Row {
 		name string
 		md   string
 	}{{msg("verify.page.intro"), text.Intro}}
+	if text.FinishFile != "" {
+		pages = append(pages, struct {
+			name string
+			md   string
+		}{msg("verify.page.finish"), text.Finish})
+	}
 	for _, s := range text.Steps {
 		pages = append(pages, struct {
 			name string

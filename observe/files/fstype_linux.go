@@ -25,14 +25,18 @@ var noEvents = map[uint32]string{
 
 // PollReason names the filesystem the lab root (or its nearest existing
 // parent) lives on when file events cannot be trusted there, and returns
-// "" otherwise.
+// "" otherwise: by the filesystem's magic, or by the mount table for a
+// Windows drive under WSL (Mount.WindowsDrive), whatever its magic.
 func PollReason(root string) string {
 	dir := root
 	for {
 		var st unix.Statfs_t
 		err := unix.Statfs(dir, &st)
 		if err == nil {
-			return noEvents[uint32(st.Type)]
+			if fs := noEvents[uint32(st.Type)]; fs != "" {
+				return fs
+			}
+			return windowsDrive(dir)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {

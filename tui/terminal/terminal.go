@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -50,6 +51,13 @@ type screen struct {
 	wake chan struct{} // one slot: a view is waiting
 	done chan struct{}
 	gone chan struct{}
+
+	// handedOver is true while another program has the terminal (Exec):
+	// nothing is drawn. tty and cooked are the input terminal and its
+	// mode before labmate made it raw, given back for that time.
+	handedOver bool
+	tty        *os.File
+	cooked     *term.State
 }
 
 // frameGap is the least time between two frames (60 a second at most).
@@ -103,6 +111,83 @@ func (s *screen) Write(p []byte) (int, error) {
 	return s.out.Write(p)
 }
 
+// Exec runs cmd on the terminal, as tea.ExecProcess does for a program
+// with bubbletea's own renderer (which labmate's programs do not run):
+// the frames stop and the terminal is given back as it was before the
+// program (the main screen, the cursor shown, bracketed paste off, the
+// input's own mode), cmd runs with it, and then the program takes it
+// again and draws its whole screen. bubbletea stops reading keys while
+// cmd runs. fn turns how cmd ended into the message the model gets. A
+// model reaches Exec through the writer Run's build is given
+// (Handover).
+func (s *screen) Exec(cmd *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
+	return tea.Exec(&handover{s: s, cmd: cmd}, fn)
+}
+
+// Handover is what the writer a model is built with (Run's build) does
+// besides writing between frames: hand the terminal to another program.
+type Handover interface {
+	Exec(cmd *exec.Cmd, fn tea.ExecCallback) tea.Cmd
+}
+
+// handover is cmd run with the terminal given over (tea.ExecCommand).
+type handover struct {
+	s   *screen
+	cmd *exec.Cmd
+}
+
+func (h *handover) SetStdin(r io.Reader) {
+	if h.cmd.Stdin == nil {
+		h.cmd.Stdin = r
+	}
+}
+
+// SetStdout also sets the command's stderr: the process's own stderr goes
+// to a log while the TUI runs, and an editor's words belong on screen.
+func (h *handover) SetStdout(w io.Writer) {
+	if h.cmd.Stdout == nil {
+		h.cmd.Stdout = h.s.out
+	}
+	if h.cmd.Stderr == nil {
+		h.cmd.Stderr = h.s.out
+	}
+}
+
+func (h *handover) SetStderr(io.Writer) {}
+
+func (h *handover) Run() error {
+	h.s.release()
+	defer h.s.retake()
+	return h.cmd.Run()
+}
+
+// release gives the terminal away: no frame is drawn until retake.
+func (s *screen) release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.handedOver = true
+	_, _ = io.WriteString(s.out, "\x1b[?2004l\x1b[?1049l\x1b[?25h")
+	if s.tty != nil && s.cooked != nil {
+		_ = term.Restore(int(s.tty.Fd()), s.cooked)
+	}
+}
+
+// retake takes the terminal back and draws the whole screen again.
+func (s *screen) retake() {
+	s.mu.Lock()
+	if s.tty != nil {
+		_, _ = term.MakeRaw(int(s.tty.Fd()))
+	}
+	_, _ = io.WriteString(s.out, "\x1b[?1049h\x1b[2J\x1b[H\x1b[?25l\x1b[?2004h")
+	s.handedOver = false
+	s.dirty, s.resize, s.last = true, true, nil
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
 func (s *screen) loop() {
 	defer close(s.gone)
 	for {
@@ -135,7 +220,7 @@ func (s *screen) loop() {
 func (s *screen) draw() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if !s.dirty {
+	if !s.dirty || s.handedOver {
 		return
 	}
 	lines := strings.Split(s.view, "\n")
@@ -272,15 +357,15 @@ func guard(cmd tea.Cmd) tea.Cmd {
 
 // rawInput puts the input terminal in raw mode, which bubbletea does only
 // when its own renderer runs: the command's stdin when it is a terminal,
-// else /dev/tty (returned, to be passed with tea.WithInput). restore
-// gives the terminal its mode back and closes /dev/tty if it was opened;
-// it is safe to call more than once.
-func rawInput(stdin io.Reader) (in *os.File, restore func(), err error) {
+// else /dev/tty (returned, to be passed with tea.WithInput), with the mode
+// it had. restore gives the terminal its mode back and closes /dev/tty if
+// it was opened; it is safe to call more than once.
+func rawInput(stdin io.Reader) (in *os.File, cooked *term.State, restore func(), err error) {
 	in, _ = stdin.(*os.File)
 	opened := false
 	if in == nil || !term.IsTerminal(int(in.Fd())) {
 		if in, err = os.Open("/dev/tty"); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		opened = true
 	}
@@ -292,9 +377,9 @@ func rawInput(stdin io.Reader) (in *os.File, restore func(), err error) {
 	state, err := term.MakeRaw(int(in.Fd()))
 	if err != nil {
 		closeIn()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return in, sync.OnceFunc(func() {
+	return in, state, sync.OnceFunc(func() {
 		_ = term.Restore(int(in.Fd()), state)
 		closeIn()
 	}), nil
@@ -347,11 +432,12 @@ func Run(ctx context.Context, tc Context, build func(w io.Writer) tea.Model) (fi
 		return nil, ErrNoTerminal
 	}
 	scr := newScreen(out)
-	in, restore, err := rawInput(tc.In)
+	in, cooked, restore, err := rawInput(tc.In)
 	if err != nil {
 		return nil, err
 	}
 	defer restore()
+	scr.tty, scr.cooked = in, cooked
 	crash := &panicked{}
 	p := tea.NewProgram(drawn{build(scr), scr, crash}, tea.WithoutRenderer(), tea.WithContext(ctx), tea.WithOutput(out), tea.WithInput(in))
 	scr.start()

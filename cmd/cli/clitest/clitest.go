@@ -242,14 +242,15 @@ func (b *Buffer) WaitLines(tb testing.TB, n int) []string {
 // machine running them deciding: the installed labs are a temporary
 // directory's (XDG_DATA_HOME, and the state and settings likewise), the
 // lab named by default is lab ($LABMATE_LAB; "" names none), and
-// labroot.EnvRoot is unset. A test sets what it needs on top (t.Setenv).
+// labroot.EnvRoot and $LABMATE_PLAIN are unset. A test sets what it needs on top (t.Setenv).
 func Main(m *testing.M, lab string) {
 	tmp, err := os.MkdirTemp("", "labmate-clitest-")
 	if err != nil {
 		panic(err)
 	}
 	for k, v := range map[string]string{"XDG_DATA_HOME": filepath.Join(tmp, "data"), "XDG_STATE_HOME": filepath.Join(tmp, "state"),
-		"XDG_CONFIG_HOME": filepath.Join(tmp, "config"), catalog.EnvLab: lab, labroot.EnvRoot: ""} {
+		"XDG_CONFIG_HOME": filepath.Join(tmp, "config"), catalog.EnvLab: lab, labroot.EnvRoot: "",
+		"LABMATE_PLAIN": ""} {
 		os.Setenv(k, v)
 	}
 	code := m.Run()

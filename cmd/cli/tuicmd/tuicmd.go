@@ -7,6 +7,10 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +21,7 @@ import (
 	"github.com/labhub/labmate/internal/quietstderr"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui"
+	"github.com/labhub/labmate/tui/plain"
 	"github.com/labhub/labmate/tui/terminal"
 )
 
@@ -24,7 +29,10 @@ import (
 type Options struct {
 	Theme  string
 	Record string
-	Class  cli.ClassFlags
+	// Plain runs plain mode (tui/plain) instead of the full-screen view;
+	// $LABMATE_PLAIN does too.
+	Plain bool
+	Class cli.ClassFlags
 
 	streams  cli.Streams
 	prompter cli.Prompter
@@ -40,6 +48,7 @@ func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	fs := cmd.Flags()
 	fs.StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
 	fs.StringVar(&o.Record, "record", "", content.Msg("cli.flag.record"))
+	fs.BoolVar(&o.Plain, "plain", plainFromEnv(os.Getenv("LABMATE_PLAIN")), content.Msg("cli.flag.plain"))
 	o.Class.AddFlags(fs)
 	cli.Metavars(fs, map[string]string{"theme": "dark|light|auto", "record": "FILE"})
 	_ = cmd.RegisterFlagCompletionFunc("theme", cobra.FixedCompletions([]cobra.Completion{"dark", "light", "auto"}, cobra.ShellCompDirectiveNoFileComp))
@@ -99,11 +108,15 @@ func (o *Options) Run(ctx context.Context) (err error) {
 	}
 	opts.ClassLab = f.ClassLabNotes(ctx, o.Class.File)
 	opts.Updates = s.Run.Start(ctx).Updates()
-	tc := terminal.NewContext(o.streams.In, o.streams.Out, opts.Theme, slog.Default())
-	// stderr goes to the log meanwhile (or stderr.log in the state dir):
-	// what writes there behind the TUI's back never draws over the
-	// screen.
-	err = quietstderr.Run(f.LogFile(), f.StateDir, func() error { return tui.Run(ctx, tc, opts) })
+	if o.Plain {
+		err = plain.Run(ctx, opts, o.plainConfig())
+	} else {
+		tc := terminal.NewContext(o.streams.In, o.streams.Out, opts.Theme, slog.Default())
+		// stderr goes to the log meanwhile (or stderr.log in the state
+		// dir): what writes there behind the TUI's back never draws over
+		// the screen.
+		err = quietstderr.Run(f.LogFile(), f.StateDir, func() error { return tui.Run(ctx, tc, opts) })
+	}
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
 	}
@@ -122,6 +135,8 @@ func (o *Options) options(s *cli.Session) tui.Options {
 		Notices:   s.Warnings,
 		StartPage: s.File.Progress.CurrentStep,
 		Progress:  hintProgress(s.File.Progress),
+		Started:   s.File.Progress.StartedAt,
+		PassedAt:  s.File.Progress.PassedAt,
 	}
 	if s.Store != nil {
 		store := s.Store
@@ -134,6 +149,31 @@ func (o *Options) options(s *cli.Session) tui.Options {
 		cfg.Theme = o.Theme
 	}
 	return tui.WithConfig(opts, cfg, warnings)
+}
+
+// plainFromEnv reads $LABMATE_PLAIN: set to anything but "", "0",
+// "false", "no" or "off" it asks for plain mode.
+func plainFromEnv(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "0", "false", "no", "off":
+		return false
+	}
+	return true
+}
+
+// plainConfig is plain mode on the command's streams: lines as wide as
+// the terminal (80 when it is none), colour only when CLICOLOR_FORCE
+// asks for it, the editor beside labmate's pane inside tmux.
+func (o *Options) plainConfig() plain.Config {
+	cfg := plain.Config{In: o.streams.In, Out: o.streams.Out, Width: 80,
+		Color: plainFromEnv(os.Getenv("CLICOLOR_FORCE")),
+		Tmux:  os.Getenv("TMUX") != "", Pane: os.Getenv("TMUX_PANE")}
+	if f, ok := o.streams.Out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+			cfg.Width = w
+		}
+	}
+	return cfg
 }
 
 func hintProgress(p state.Progress) map[int]tui.HintProgress {

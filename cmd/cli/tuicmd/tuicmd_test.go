@@ -87,3 +87,26 @@ func TestRefusals(t *testing.T) {
 		}
 	}
 }
+
+// --plain (and $LABMATE_PLAIN) runs plain mode on the command's streams:
+// the lab said in lines on stdout, commands read from stdin, no escape
+// sequence; quit ends it well.
+func TestPlainModeRunsOnTheStreams(t *testing.T) {
+	for _, how := range [][]string{{"--plain"}, {}} {
+		if len(how) == 0 {
+			t.Setenv("LABMATE_PLAIN", "1")
+		}
+		tf := clitest.NewTestFactory(t)
+		tf.Stdin = "2\nquit\n"
+		code, out, errOut := tf.Run(NewCmd, append(how, "--lab", "gpu-incident", "--root", t.TempDir(), "--state-dir", t.TempDir(), "--no-cluster")...)
+		if code != cli.ExitOK || errOut != "" {
+			t.Fatalf("%v: exit %d\nstdout %q\nstderr %q", how, code, out, errOut)
+		}
+		if !strings.Contains(out, "평문 모드") || !strings.Contains(out, "2단계, 전체 8단계 중") {
+			t.Errorf("%v: plain mode did not speak on stdout:\n%s", how, out)
+		}
+		if strings.Contains(out, "\x1b[") {
+			t.Errorf("%v: an escape sequence on stdout:\n%q", how, out)
+		}
+	}
+}

@@ -1,7 +1,8 @@
 // Command tuidemo runs the TUI on a fixed report, for the real-tmux tests
 // and for looking at screens by hand. SIGUSR1 makes the first unfinished
 // step pass; SIGUSR2 makes step 1 fail again (a regression). With
-// TUIDEMO_PANIC set, the rescan key panics (for the panic test); -bare
+// TUIDEMO_PANIC set, the rescan key panics (for the panic test); -plain
+// runs plain mode instead of the full-screen view; -bare
 // runs bubbletea alone on a static view (the idle baseline); -board runs
 // the instructor's board on a class one of whose records carries
 // termtexttest.Hostile in its name, learner and failing check (for the
@@ -20,6 +21,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"golang.org/x/term"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
@@ -29,6 +31,7 @@ import (
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/board"
 	"github.com/labhub/labmate/tui/internal/fixture"
+	"github.com/labhub/labmate/tui/plain"
 	"github.com/labhub/labmate/tui/terminal"
 )
 
@@ -39,6 +42,8 @@ func main() {
 	clip := flag.String("clipboard", "", "clipboard mode")
 	bare := flag.Bool("bare", false, "a static view drawn by bubbletea's own renderer at terminal.FrameRate: the idle baseline")
 	hostileBoard := flag.Bool("board", false, "the class board, one record carrying a hostile text")
+	plainMode := flag.Bool("plain", false, "plain mode (tui/plain): lines and typed commands, no full-screen view")
+	root := flag.String("root", fixture.Root, "the lab root (the edit key opens files under it)")
 	flag.Parse()
 	if *hostileBoard {
 		if err := runBoard(*themeName); err != nil {
@@ -93,14 +98,22 @@ func main() {
 		// For the test that a panic restores the terminal.
 		rescan = func() { panic("tuidemo: rescan panics on purpose") }
 	}
-	err := tui.Run(context.Background(), terminal.NewContext(os.Stdin, os.Stdout, *themeName, nil), tui.Options{
+	opts := tui.Options{
 		Lab:       lab,
-		Root:      fixture.Root,
+		Root:      *root,
 		Updates:   updates,
 		Rescan:    rescan,
 		Banner:    *banner,
 		Clipboard: *clip,
-	})
+	}
+	var err error
+	if *plainMode {
+		width, _, _ := term.GetSize(int(os.Stdout.Fd()))
+		err = plain.Run(context.Background(), opts, plain.Config{In: os.Stdin, Out: os.Stdout, Width: width,
+			Tmux: os.Getenv("TMUX") != "", Pane: os.Getenv("TMUX_PANE")})
+	} else {
+		err = tui.Run(context.Background(), terminal.NewContext(os.Stdin, os.Stdout, *themeName, nil), opts)
+	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
