@@ -90,6 +90,23 @@ func TestRewindE2E(t *testing.T) {
 		return inv
 	}
 
+	// A namespace an earlier test deleted may still be going: it would
+	// change the baseline by itself.
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		nss, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, ns := range nss.Items {
+			if ns.Status.Phase == corev1.NamespaceTerminating || ns.DeletionTimestamp != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("a namespace still going before the baseline: %v", err)
+	}
 	namespace(kept)
 	configMap(kept, "base")
 	base := inventory()
