@@ -69,29 +69,7 @@ func main() {
 		}
 		lab = l
 	}
-	rep := fixture.Report(lab)
-	updates := make(chan labrun.Update, 1)
-	updates <- labrun.Next(nil, rep)
-
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
-	go func() {
-		for s := range sigs {
-			prev := rep
-			switch s {
-			case syscall.SIGUSR1:
-				for _, st := range rep.Steps {
-					if st.Status != checks.Passed {
-						rep = fixture.With(rep, lab, st.Number, checks.Passed)
-						break
-					}
-				}
-			case syscall.SIGUSR2:
-				rep = fixture.With(rep, lab, 1, checks.Failed)
-			}
-			updates <- labrun.Next(&prev, rep)
-		}
-	}()
+	updates := scriptedUpdates(lab)
 
 	rescan := func() {}
 	if os.Getenv("TUIDEMO_PANIC") != "" {
@@ -118,6 +96,35 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
+}
+
+// scriptedUpdates starts the demo's run: every step as fixture.Report
+// has it, then SIGUSR1 passes the first step not passed and SIGUSR2
+// fails step 1 (how the tmux tests drive a change).
+func scriptedUpdates(lab *content.Lab) chan labrun.Update {
+	rep := fixture.Report(lab)
+	updates := make(chan labrun.Update, 1)
+	updates <- labrun.Next(nil, rep)
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
+	go func() {
+		for s := range sigs {
+			prev := rep
+			switch s {
+			case syscall.SIGUSR1:
+				for _, st := range rep.Steps {
+					if st.Status != checks.Passed {
+						rep = fixture.With(rep, lab, st.Number, checks.Passed)
+						break
+					}
+				}
+			case syscall.SIGUSR2:
+				rep = fixture.With(rep, lab, 1, checks.Failed)
+			}
+			updates <- labrun.Next(&prev, rep)
+		}
+	}()
+	return updates
 }
 
 // runBoard shows the board on a class of two learners, the first of
