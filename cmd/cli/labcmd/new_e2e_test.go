@@ -1,11 +1,15 @@
 package labcmd
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/cmd/cli/clitest"
@@ -14,10 +18,11 @@ import (
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
-// A new lab proves green on a sandbox made for it, near-misses included
-// (the label mutants declared equivalent, the rest killed), and the CI
-// report says so; without the reference of its cluster step, that step's
-// solution fails (exit 1). LABMATE_E2E=1.
+// On a sandbox made for a new lab, lab eval sees the live objects as the
+// cluster step's rule does; the lab proves green, near-misses included
+// (the label mutants declared equivalent, the rest killed); without the
+// reference of its cluster step, that step's solution fails (exit 1).
+// LABMATE_E2E=1.
 func TestANewLabProvesItselfOnASandbox(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new-lab")
 	if code, out, errOut := run(t, "new", dir); code != cli.ExitOK {
@@ -27,7 +32,41 @@ func TestANewLabProvesItselfOnASandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc := sandbox.Kubeconfig(sandboxtest.ForLab(t, lab, "labnew"))
+	opts := sandboxtest.ForLab(t, lab, "labnew")
+	kc := sandbox.Kubeconfig(opts)
+
+	// lab eval sees the sandbox as the step's rule does: the object the
+	// reference makes, and the cluster's list of its kind.
+	conn, err := sandbox.Connect(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := conn.Typed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "greeting", Namespace: "new-lab"}, Data: map[string]string{"message": "안녕"}}
+	if _, err := cs.CoreV1().ConfigMaps("new-lab").Create(context.Background(), cm, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eval := func(args ...string) (int, string, string) {
+		return clitest.NewTestFactory(t).WithKubeconfigs().Run(NewCmd, append([]string{"eval", dir, "--kubeconfig", kc}, args...)...)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--object", "ConfigMap/new-lab/greeting", "object.?data.?message.orValue('') == '안녕하세요'"}, "값: false\n"},
+		{[]string{"--object", "ConfigMap/new-lab/greeting", "object.data.message"}, "값: \"안녕\"\n"},
+		{[]string{"cluster.get('ConfigMap', 'new-lab', 'greeting').data.message"}, "값: \"안녕\"\n"},
+	} {
+		if code, out, errOut := eval(tc.args...); code != cli.ExitOK || !strings.Contains(out, tc.want) {
+			t.Errorf("lab eval %q: exit %d, %q (stderr %q), want %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+	if code, out, errOut := eval("--object", "ConfigMap/new-lab/nothing", "object == null"); code != cli.ExitOK || !strings.Contains(out, "값: true") || !strings.Contains(errOut, "없습니다") {
+		t.Errorf("lab eval of an object that is not there: exit %d, %q, %q", code, out, errOut)
+	}
 
 	verify := func(args ...string) (int, string, string) {
 		return clitest.NewTestFactory(t).WithKubeconfigs().Run(NewCmd, append([]string{"verify", dir, "--kubeconfig", kc}, args...)...)
