@@ -22,6 +22,9 @@ import (
 type newOptions struct {
 	streams cli.Streams
 	dir, id string
+	// goodID: the ID can name the lab and its namespace; there: something
+	// is at dir already.
+	goodID, there bool
 }
 
 func newNewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
@@ -30,10 +33,14 @@ func newNewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	return cmd
 }
 
-// Complete takes the directory; its last element is the lab's ID.
+// Complete takes the directory, whose last element is the lab's ID, and
+// looks whether something is there.
 func (o *newOptions) Complete(_ cli.Factory, _ *cobra.Command, args []string) error {
 	o.dir = filepath.Clean(args[0])
 	o.id = filepath.Base(o.dir)
+	o.goodID = newID.MatchString(o.id)
+	_, err := os.Lstat(o.dir)
+	o.there = !errors.Is(err, fs.ErrNotExist)
 	return nil
 }
 
@@ -45,13 +52,12 @@ var newID = regexp.MustCompile(`^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$`)
 // a directory that is already there (nothing of it is overwritten).
 func (o *newOptions) Validate() error {
 	switch {
-	case !newID.MatchString(o.id):
+	case !o.goodID:
 		return cli.UsageErr("lab.new.bad_id", "id", o.id)
 	case o.id == "default" || strings.HasPrefix(o.id, "kube-"):
 		// The proof deletes the lab's namespace before it starts.
 		return cli.UsageErr("lab.new.reserved_id", "id", o.id)
-	}
-	if _, err := os.Lstat(o.dir); !errors.Is(err, fs.ErrNotExist) {
+	case o.there:
 		return cli.Exit(cli.ExitUsage, content.Msg("lab.new.exists", "dir", o.dir))
 	}
 	return nil
