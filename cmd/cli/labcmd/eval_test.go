@@ -70,3 +70,17 @@ func TestLabEvalRefuses(t *testing.T) {
 		}
 	}
 }
+
+// A value from a file labmate did not write reaches the terminal shown,
+// never sent: an escape in a manifest is printed as its picture.
+func TestLabEvalShowsControlsOfTheFile(t *testing.T) {
+	dir, _ := newLab(t, "eval-esc")
+	file := filepath.Join(t.TempDir(), "cm.yaml")
+	if err := os.WriteFile(file, []byte("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  message: \"a\\e]2;owned\\a\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "eval", dir, "--file", file, "object.data")
+	if code != cli.ExitOK || strings.ContainsRune(out, 0x1b) || !strings.Contains(out, "␛]2;owned") {
+		t.Errorf("exit %d, %q (stderr %q): the escape is not shown as its picture", code, out, errOut)
+	}
+}
