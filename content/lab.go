@@ -60,6 +60,12 @@ type Lab struct {
 	// Where names the lab's directory in messages (content/labs/<id> or
 	// the directory given to LoadDir).
 	Where string `toml:"-"`
+	// TOML is lab.toml as written, to place what a check's text holds
+	// (a CEL expression) at its line.
+	TOML []byte `toml:"-"`
+	// Controls are the control characters in the text the lab shows a
+	// learner, found when it is read (controlProblems).
+	Controls []*Problem `toml:"-"`
 
 	msgs map[string]string
 	// msgAt is where messages*.toml write each of msgs; verifyAt where
@@ -68,9 +74,6 @@ type Lab struct {
 	verifyAt map[string]Span
 	// log keeps what Msg found wrong, shared by copies of the Lab.
 	log *msgLog
-	// spans are where lab.toml declares each step and each of its
-	// checks, and where each check sets its keys (the TOML parser's).
-	spans labSpans
 }
 
 // Cluster is what of a cluster the lab's checks read: labmate watches
@@ -135,6 +138,8 @@ type Step struct {
 	Cluster bool `toml:"cluster"`
 	// Checks are decoded with their tables (decodeLab).
 	Checks []Check `toml:"-"`
+	// At is where lab.toml declares the step.
+	At Span `toml:"-"`
 
 	Body     string `toml:"-"`
 	Solution string `toml:"-"`
@@ -280,7 +285,8 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	if err := decodeLab(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
 	}
-	l.spans = stepSpans(raw)
+	l.place(stepSpans(raw))
+	l.TOML = raw
 	if err := checkVersion(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
 	}
@@ -332,6 +338,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	l.Controls = l.controlProblems()
 	return l, nil
 }
 

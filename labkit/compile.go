@@ -55,7 +55,6 @@ func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, si 
 		out     compiledStep
 		entries []entry
 	)
-	raw, _ := text.ReadFile("lab.toml")
 	for i, spec := range ts.Checks {
 		c := &compiler{text: text, scope: scope, custom: custom, step: ts, si: si, ci: i, spec: spec}
 		e := entry{base: c.base(), check: compileCheck(c)}
@@ -65,11 +64,11 @@ func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, si 
 		}
 		out.texts = append(out.texts, c.texts...)
 		if errs := append(c.fields, c.errs...); len(errs) > 0 {
-			at := text.CheckSpan(si, i)
+			at := spec.At
 			if at.Line == 0 {
-				at = text.StepSpan(si)
+				at = ts.At
 			}
-			e.bad = checkProblem(text, raw, at, ts, spec, i, errs)
+			e.bad = checkProblem(text, at, ts, spec, i, errs)
 			out.probs = append(out.probs, e.bad)
 		}
 		entries = append(entries, e)
@@ -100,14 +99,14 @@ func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, si 
 
 // checkProblem words a check's authoring errors with where in lab.toml
 // the check is (at) or, within it, the offending expression.
-func checkProblem(text *content.Lab, raw []byte, at content.Span, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
+func checkProblem(text *content.Lab, at content.Span, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
 	line, col := at.Line, at.Col
 	var msgs []string
 	for _, e := range errs {
 		msgs = append(msgs, e.msg)
 		if e.at.Line > 0 {
 			line, col = e.at.Line, e.at.Col
-		} else if l, c := locate(raw, e.near, at.First, at.Last); l > 0 {
+		} else if l, c := locate(text.TOML, e.near, at.First, at.Last); l > 0 {
 			line, col = l, c
 			if e.col > 0 {
 				col += e.col - 1

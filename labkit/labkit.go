@@ -101,7 +101,7 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 	custom, probs := readCustomKinds(text)
 	l.Problems = append(l.Problems, probs...)
 	// Refused by lab install, pack and verify; shown escaped when run.
-	l.Problems = append(l.Problems, text.ControlProblems()...)
+	l.Problems = append(l.Problems, text.Controls...)
 	goSteps := map[string]checks.Step{}
 	if code != nil && code.Steps != nil {
 		for _, s := range code.Steps() {
