@@ -53,6 +53,9 @@ type Lab struct {
 	Cluster Cluster `toml:"cluster"`
 	// Sandbox is the fake nodes `labmate sandbox up --lab <id>` creates.
 	Sandbox Sandbox `toml:"sandbox"`
+	// Predicates are named CEL expressions every check's rules,
+	// witnesses and values may use by name: name = "expression".
+	Predicates map[string]string `toml:"predicates"`
 	// Steps are decoded with their checks (decodeLab).
 	Steps []Step `toml:"-"`
 
@@ -75,6 +78,10 @@ type Lab struct {
 	// Controls are the control characters in the text the lab shows a
 	// learner, found when it is read (controlProblems).
 	Controls []*Problem `toml:"-"`
+	// PredicatesAt is where lab.toml defines each predicate, by its path:
+	// "predicates.NAME" for the lab's, "steps.I.predicates.NAME" (I from
+	// 0) for a step's.
+	PredicatesAt map[string]Span `toml:"-"`
 
 	msgs map[string]string
 	// msgAt is where messages*.toml write each of msgs; verifyAt where
@@ -159,6 +166,9 @@ type Step struct {
 	// Hints are a ladder, in Korean: what to look at, then where and with
 	// which command, then the command itself (never a report's value).
 	Hints []string `toml:"hints"`
+	// Predicates are named CEL expressions this step's checks may use by
+	// name, besides the lab's (which they may use too).
+	Predicates map[string]string `toml:"predicates"`
 	// Cluster says the step reads live cluster objects. Declarative
 	// checks say so themselves; a Go step declares it here.
 	Cluster bool `toml:"cluster"`
@@ -387,6 +397,12 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 		return nil, err
 	}
 	l.Controls = l.controlProblems()
+	l.PredicatesAt = map[string]Span{}
+	for k, at := range keyPositions(l.TOML) {
+		if strings.HasPrefix(k, "predicates.") || strings.HasPrefix(k, "steps.") && strings.Contains(k, ".predicates.") {
+			l.PredicatesAt[k] = at
+		}
+	}
 	return l, nil
 }
 
