@@ -33,6 +33,8 @@ type Lab struct {
 	cluster []int
 	// texts are the message keys declarative checks show (ShowsText).
 	texts map[string]bool
+	// predicates are the lab's named predicates ([predicates]).
+	predicates []*predicate
 }
 
 // ID is the lab's ID.
@@ -104,6 +106,7 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 	// Refused by lab install, pack and verify; shown escaped when run.
 	l.Problems = append(l.Problems, text.Controls...)
 	labPreds, probs := predicatesOf(text, text.Predicates, "predicates", nil)
+	l.predicates = labPreds
 	l.Problems = append(l.Problems, probs...)
 	l.Problems = append(l.Problems, checkPredicates(text, labPreds)...)
 	goSteps := map[string]checks.Step{}

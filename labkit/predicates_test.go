@@ -183,3 +183,18 @@ func TestAPredicateIsCheckedAtItsDefinition(t *testing.T) {
 		}
 	})
 }
+
+// lab eval reads the lab's named predicates as a rule does.
+func TestEvalReadsTheLabsPredicates(t *testing.T) {
+	lab, err := OpenDir(predicateLab(t, keep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  nodeSelector:\n    disk: ssd\n  containers:\n  - name: c\n    image: nginx\n"
+	for data, want := range map[string]string{pod: "true", strings.Replace(pod, "ssd", "hdd", 1): "false"} {
+		got, err := lab.Eval(EvalInput{Expr: "on_ssd", Type: "manifest", File: "pod.yaml", Data: []byte(data)})
+		if err != nil || got.Text != want {
+			t.Errorf("on_ssd on\n%s= %q, %v; want %s", data, got.Text, err, want)
+		}
+	}
+}
