@@ -38,14 +38,17 @@ var (
 	labIDs   []string
 )
 
-// loadShared reads every top-level *.toml: ui.toml (strings every part
-// shares), ui-*.toml (one part's strings each) and checks.toml (the check
-// primitives' messages).
+// loadShared reads every top-level *.toml but schema.toml: ui.toml
+// (strings every part shares), ui-*.toml (one part's strings each) and
+// checks.toml (the check primitives' messages).
 func loadShared() {
 	shared = map[string]string{}
 	names, _ := fs.Glob(files, "*.toml")
 	slices.Sort(names)
 	for _, name := range names {
+		if name == schemaFile {
+			continue // an author's editor reads it, not a learner (schema.go)
+		}
 		raw, err := files.ReadFile(name)
 		if err == nil {
 			err = flattenMessages(name, raw, shared)
