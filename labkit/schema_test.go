@@ -4,35 +4,26 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 
-	"github.com/invopop/jsonschema"
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/labhub/labmate/content"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 )
 
 var updateSchemas = flag.Bool("update", false, "rewrite schema/*.json")
 
-// contentComments are the Go comments of package content's types, as
-// the schemas' descriptions.
-func contentComments(t *testing.T) map[string]string {
-	t.Helper()
-	r := &jsonschema.Reflector{}
-	// The import path joined with the folder walked: labmate/content.
-	if err := r.AddGoComments("github.com/labhub/labmate/content", "../content"); err != nil {
-		t.Fatal(err)
-	}
-	return r.CommentMap
-}
-
 // The published schemas (schema/*.json) are exactly what the Go types
 // labmate decodes lab.toml and verify.toml into make of them; `go test
 // ./labkit -run TestSchemasArePublished -update` rewrites them.
 func TestSchemasArePublished(t *testing.T) {
-	lab, verify, err := Schemas(contentComments(t))
+	lab, verify, err := Schemas()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,4 +143,106 @@ func TestTheLabSchemaRefusesWhatTheDecoderRefuses(t *testing.T) {
 	if err := s.Validate(tomlAsJSON(t, []byte("id = \"x\"\ntitle = \"t\"\ntitel = \"t\"\n"))); err == nil {
 		t.Error("a key lab.toml does not have was taken")
 	}
+}
+
+// Every key of both schemas, at any depth, and every check type has a
+// Korean description from content/schema.toml, and schema.toml names
+// nothing the schemas do not have: a new field cannot ship undocumented,
+// nor a renamed one keep a stale text.
+func TestEveryKeyHasAKoreanDescription(t *testing.T) {
+	lab, verify, err := Schemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range map[string][]byte{"lab": lab, "verify": verify} {
+		var doc any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		var walk func(v any, path string)
+		walk = func(v any, path string) {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return
+			}
+			if props, ok := m["properties"].(map[string]any); ok {
+				for k, p := range props {
+					pm, _ := p.(map[string]any)
+					n++
+					if d, _ := pm["description"].(string); !hangul(d) {
+						t.Errorf("%s schema: %s%s has no Korean description: %q", name, path, k, d)
+					}
+					walk(p, path+k+".")
+				}
+			}
+			walk(m["items"], path)
+		}
+		walk(doc, "")
+		if n < 40 {
+			t.Errorf("%s schema: only %d keys found", name, n)
+		}
+	}
+	var doc map[string]any
+	_ = json.Unmarshal(lab, &doc)
+	typ := doc["properties"].(map[string]any)["steps"].(map[string]any)["items"].(map[string]any)["properties"].(map[string]any)["checks"].(map[string]any)["items"].(map[string]any)["properties"].(map[string]any)["type"].(map[string]any)
+	docs := typ["x-taplo"].(map[string]any)["docs"].(map[string]any)["enumValues"].([]any)
+	if len(docs) != len(typ["enum"].([]any)) {
+		t.Fatalf("%d type descriptions for %d types", len(docs), len(typ["enum"].([]any)))
+	}
+	for i, d := range docs {
+		if s, _ := d.(string); !hangul(s) {
+			t.Errorf("check type %v has no Korean description: %q", typ["enum"].([]any)[i], d)
+		}
+	}
+}
+
+// A key schema.toml does not describe, one it describes that the
+// schema does not have, a check type without a description and a
+// description of no type each stop the schemas being made, by name.
+func TestSchemasRefuseUndescribedAndUnknownKeys(t *testing.T) {
+	full := func() schemaDocs {
+		var d schemaDocs
+		var err error
+		for _, tb := range []struct {
+			m   *map[string]string
+			tab content.SchemaTable
+		}{{&d.lab, content.SchemaLab}, {&d.verify, content.SchemaVerify}, {&d.types, content.SchemaCheckTypes}} {
+			m, err2 := content.SchemaText(tb.tab)
+			if err2 != nil {
+				err = err2
+			}
+			*tb.m = maps.Clone(m)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if _, _, err := schemas(full()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*schemaDocs)
+		want string
+	}{
+		{"undescribed lab key", func(d *schemaDocs) { delete(d.lab, "steps.checks.rules.show") }, "lab.toml: the key steps.checks.rules.show has no description"},
+		{"undescribed verify key", func(d *schemaDocs) { delete(d.verify, "steps.wrong.edit.old") }, "verify.toml: the key steps.wrong.edit.old has no description"},
+		{"unknown lab key", func(d *schemaDocs) { d.lab["steps.titel"] = "제목" }, "describes steps.titel of lab.toml"},
+		{"unknown verify key", func(d *schemaDocs) { d.verify["steps.solve.case"] = "이름" }, "describes steps.solve.case of verify.toml"},
+		{"undescribed type", func(d *schemaDocs) { delete(d.types, "witness") }, `check type "witness" has no description`},
+		{"unknown type", func(d *schemaDocs) { d.types["fiel"] = "파일" }, `describes "fiel", which is no check type`},
+	} {
+		d := full()
+		c.edit(&d)
+		if _, _, err := schemas(d); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: err = %v, want it to say %q", c.name, err, c.want)
+		}
+	}
+}
+
+// hangul reports whether s has a Hangul letter.
+func hangul(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool { return unicode.Is(unicode.Hangul, r) }) >= 0
 }
