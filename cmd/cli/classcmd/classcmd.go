@@ -145,7 +145,7 @@ func (o *boardOptions) run() error {
 	ctx, cancel := context.WithCancel(o.ctx)
 	defer cancel()
 	err = board.Run(ctx, board.Options{
-		Classes: admin.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
+		Classes: admin.Watch(ctx, admin.WatchConfig{Client: cs, Namespace: ns, Lab: o.Lab}), Namespace: ns, Lab: o.Lab,
 		Stuck: o.Stuck, Theme: o.Theme,
 	})
 	if err != nil {

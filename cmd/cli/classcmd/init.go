@@ -15,7 +15,6 @@ import (
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -30,7 +29,7 @@ type initOptions struct {
 	streams  cli.Streams
 	ctx      context.Context
 
-	names []string
+	names []admin.Entry
 	out   string
 	labs  []string
 	// ship is the lab the class carries (one --lab that can travel).
@@ -106,49 +105,29 @@ func (o *initOptions) create() error {
 		return err
 	}
 	conn = conn.Within(requestTimeout)
-	files, err := admin.Init(o.ctx, admin.InitConfig{
-		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, OutDir: o.out, TokenTTL: o.TokenTTL,
+	plan, err := admin.PlanInit(o.ctx, admin.InitConfig{
+		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, Ship: o.ship, OutDir: o.out, TokenTTL: o.TokenTTL,
 	})
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", learner.Explain(err)))
 	}
-	legacy := false
-	for _, f := range files {
-		legacy = legacy || f.Legacy
+	if plan.NeedsConfirm() {
+		for _, l := range plan.Changes() {
+			fmt.Fprintln(o.streams.ErrOut, l)
+		}
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_would_change", "ns", ns))
 	}
-	if err := o.storeLab(conn, ns); err != nil {
-		return err
+	res, err := admin.Apply(o.ctx, plan)
+	if err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", learner.Explain(err)))
 	}
 	abs, _ := filepath.Abs(o.out)
-	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_done", "n", len(files), "ns", ns, "dir", abs))
-	if legacy {
-		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_legacy_tokens"))
+	for _, l := range res.Lines(abs, time.Now()) {
+		fmt.Fprintln(o.streams.Out, l)
 	}
-	if len(files) > 0 {
-		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next", "file", files[0].Path, "ns", ns))
+	if len(res.Files) > 0 {
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next", "file", res.Files[0].Path, "ns", ns))
 	}
-	return nil
-}
-
-// storeLab puts the lab the class carries into its namespace, or says
-// that the one lab named is built in and does not travel.
-func (o *initOptions) storeLab(conn *kube.Conn, ns string) error {
-	if o.ship == nil {
-		if len(o.labs) == 1 {
-			fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_builtin", "lab", o.labs[0]))
-		}
-		return nil
-	}
-	cs, err := typed(conn)
-	if err != nil {
-		return err
-	}
-	a, err := classlab.StoreLab(o.ctx, cs, ns, *o.ship)
-	if err != nil {
-		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", classlab.Explain(err)))
-	}
-	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_stored", "lab", a.ID, "version", a.Version,
-		"size", class.ByteSize(len(a.Bytes)), "sum", a.Sum))
 	return nil
 }
 
