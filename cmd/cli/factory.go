@@ -4,8 +4,11 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/class/classlab"
@@ -81,11 +84,46 @@ func NewFactory(labs *LabFlags, cluster *ClusterFlags, version string) *Factory 
 // line, and opens the --log file, where slog and klog write (and so the
 // client's own words behind a Korean message).
 func (f *Factory) Begin(cmd *cobra.Command, _ []string) error {
-	f.inv.cmdPath = cmd.CommandPath()
+	f.inv.cmdPath = CommandLine(cmd, "lab", "lab-dir")
 	if err := f.openLog(); err != nil {
 		return Exit(ExitUsage, err.Error())
 	}
 	return nil
+}
+
+// CommandLine is the command as it was run: its path and every flag the
+// user gave, but the ones named in leave (what a suggestion replaces),
+// shell-quoted, so that a line suggesting one more flag keeps the others
+// (`labmate sandbox up --from FILE --sha256 X --lab ID`).
+func CommandLine(cmd *cobra.Command, leave ...string) string {
+	words := strings.Fields(cmd.CommandPath())
+	cmd.Flags().Visit(func(fl *pflag.Flag) {
+		if slices.Contains(leave, fl.Name) {
+			return
+		}
+		name := "--" + fl.Name
+		switch v := fl.Value.(type) {
+		case pflag.SliceValue:
+			for _, s := range v.GetSlice() {
+				words = append(words, name, s)
+			}
+		default:
+			switch {
+			case fl.Value.Type() == "bool" && fl.Value.String() == "true":
+				words = append(words, name)
+			case fl.Value.Type() == "bool":
+				words = append(words, name+"="+fl.Value.String())
+			default:
+				words = append(words, name, fl.Value.String())
+			}
+		}
+	})
+	for i, w := range words {
+		if q, err := syntax.Quote(w, syntax.LangPOSIX); err == nil {
+			words[i] = q
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 // Close closes the --log file; the process's end calls it.
