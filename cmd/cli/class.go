@@ -18,10 +18,12 @@ import (
 
 // ForClass is the factory of a --class run: when the learner named no
 // lab (--lab, --lab-dir; $LABMATE_LAB is a default the class overrides),
-// the class's lab, fetched and checked, installed and opened from the
-// store (classlab.Use). A class that carries no lab, or a class file that
-// cannot be used (the session's Join says why), changes nothing. The
-// error (Korean) ends the run: the class's lab was refused and none was
+// the class's lab: fetched and checked, installed and opened from the
+// store (classlab.Use), or the built-in lab the class names. A class
+// that names no lab, or a class file that cannot be used (the session's
+// Join says why), changes nothing; a class cluster that does not answer,
+// with no copy of its lab installed before, adds a notice. The error
+// (Korean) ends the run: the class's lab was refused and none was
 // installed before.
 func (f *Factory) ForClass(ctx context.Context, file string) (*Factory, error) {
 	if ref, dir := f.names(); file == "" || ref != "" || dir != "" {
@@ -36,9 +38,19 @@ func (f *Factory) ForClass(ctx context.Context, file string) (*Factory, error) {
 		return nil, err
 	}
 	if lab == nil {
-		return f, nil
+		if note == "" {
+			return f, nil
+		}
+		g := f.WithLab("")
+		g.notices = append(slices.Clone(f.notices), note)
+		return g, nil
 	}
-	g := f.WithLabDir(lab.Dir)
+	var g *Factory
+	if lab.Builtin {
+		g = f.WithLab(lab.Ref())
+	} else {
+		g = f.WithLabDir(lab.Dir)
+	}
 	g.classLab = lab
 	g.notices = slices.Clone(f.notices)
 	if note != "" {

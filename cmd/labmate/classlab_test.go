@@ -200,3 +200,24 @@ func TestPackClassLabRefusesAFIFOWithoutOpeningIt(t *testing.T) {
 		t.Fatal("packClassLab blocked opening a FIFO named lab.toml")
 	}
 }
+
+// A class that names a built-in lab it cannot carry (gpu-incident needs
+// Go to build its programs) opens that lab from `--class FILE` alone:
+// no picker, no lab named by the learner.
+func TestClassNamesABuiltinLab(t *testing.T) {
+	l := classLearner{id: "learner-01", data: t.TempDir(), state: t.TempDir(), root: t.TempDir()}
+	var served atomic.Pointer[corev1.ConfigMap]
+	served.Store(&corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: class.LabObject, Namespace: "workshop", Annotations: map[string]string{
+			class.AnnotationLabID: "gpu-incident", class.AnnotationLabBuiltin: "true"}},
+	})
+	l.file = classKubeconfig(t, labServer(t, &served).URL)
+	l.use(t)
+	t.Setenv("LABMATE_LAB", "")
+	code, stdout, errOut := runStreams("class", "preview", "--class", l.file, "--root", l.root)
+	var rec class.Record
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || code != cli.ExitOK || rec.Lab != "gpu-incident" {
+		t.Fatalf("class preview --class (gpu-incident named): exit %d, %v, %+v\n%s", code, err, rec, errOut)
+	}
+}

@@ -115,7 +115,11 @@ func (o *Options) Run() int {
 		}
 	}()
 	if o.Watch {
-		s.Join(o.ctx, o.Class, false)
+		if pub := s.Join(o.ctx, o.Class, false); pub != nil {
+			// No step strip here: stderr says when publishing fails
+			// and when it works again.
+			go learner.Narrate(o.ctx, pub, stderr)
+		}
 		sayClassLab(o.f.ClassLabNotes(o.ctx, o.Class.File), stderr)
 		return watch(o.ctx, textout.Watch{JSON: o.JSON, Step: o.Step, ReadyTimeout: o.Timeout}, s.Run, stdout, stderr)
 	}

@@ -6,10 +6,13 @@ package classcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/class/admin"
@@ -24,12 +27,12 @@ import (
 // export, report, lab push); the board's watch has none.
 const requestTimeout = 30 * time.Second
 
-// NewCmd is `labmate class`: init, board, export, report, preview and
-// lab push.
+// NewCmd is `labmate class`: init, board, export, report, end, preview
+// and lab push.
 func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
-	cmd := cli.Group("class", "init|board|export|report|preview|lab", "class.cli.which")
+	cmd := cli.Group("class", "init|board|export|report|end|preview|lab", "class.cli.which")
 	cmd.AddCommand(newInitCmd(f, streams), newBoardCmd(f, streams), newExportCmd(f, streams), newReportCmd(f, streams),
-		newLabCmd(f, streams), newPreviewCmd(f, streams))
+		newEndCmd(f, streams), newLabCmd(f, streams), newPreviewCmd(f, streams))
 	return cmd
 }
 
@@ -64,6 +67,46 @@ func (a *adminFlags) open() (*kube.Conn, string, error) {
 	return conn, ns, nil
 }
 
+// line is a labmate command line for the class in ns, with the
+// instructor's connection flags as given (so that it runs as printed),
+// shell-quoted.
+func (a *adminFlags) line(ns string, args ...string) string {
+	words := append([]string{"labmate"}, args...)
+	if a.Kubeconfig != "" {
+		words = append(words, "--kubeconfig", a.Kubeconfig)
+	}
+	if a.Context != "" {
+		words = append(words, "--context", a.Context)
+	}
+	return shellLine(append(words, "-n", ns)...)
+}
+
+// shellLine joins words into a line a shell reads back as those words.
+func shellLine(words ...string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		q, err := syntax.Quote(w, syntax.LangPOSIX)
+		if err != nil {
+			q = w
+		}
+		out[i] = q
+	}
+	return strings.Join(out, " ")
+}
+
+// explainAdmin words an instructor's error: admin's own are Korean (the
+// namespace refused, no class there, no such lab), the rest the
+// cluster's (learner.Explain).
+func explainAdmin(err error) string {
+	var denied admin.NamespaceDenied
+	var noClass admin.NoClass
+	var noLab admin.NoLab
+	if errors.As(err, &denied) || errors.As(err, &noClass) || errors.As(err, &noLab) {
+		return err.Error()
+	}
+	return learner.Explain(err)
+}
+
 // typed is the connection's typed client, its error worded as open's.
 func typed(conn *kube.Conn) (kube.Interface, error) {
 	cs, err := conn.Typed()
@@ -93,9 +136,19 @@ func (a *adminFlags) list(ctx context.Context, lab string) (class.Class, string,
 	}
 	c, err := admin.List(ctx, cs, ns, lab)
 	if err != nil {
-		return class.Class{}, "", cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", learner.Explain(err)))
+		return class.Class{}, "", listFailed(ns, err)
 	}
 	return c, ns, nil
+}
+
+// listFailed is the exit of a class that could not be read: no class
+// in the namespace and no records of the lab are said as they are
+// (exit 1), naming what there is.
+func listFailed(ns string, err error) error {
+	if errors.As(err, new(admin.NoClass)) || errors.As(err, new(admin.NoLab)) {
+		return cli.Exit(cli.ExitFail, err.Error())
+	}
+	return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", learner.Explain(err)))
 }
 
 // The class's records, read: the live board and the export.
@@ -141,6 +194,14 @@ func (o *boardOptions) run() error {
 	cs, err := typed(conn)
 	if err != nil {
 		return err
+	}
+	// A namespace without a class, or a lab without records, is said
+	// before the board opens; an unreachable or refusing class cluster
+	// the board itself shows.
+	if once, err := typed(conn.Within(requestTimeout)); err == nil {
+		if _, err := admin.List(o.ctx, once, ns, o.Lab); errors.As(err, new(admin.NoClass)) || errors.As(err, new(admin.NoLab)) {
+			return listFailed(ns, err)
+		}
 	}
 	ctx, cancel := context.WithCancel(o.ctx)
 	defer cancel()

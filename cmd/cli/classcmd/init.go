@@ -12,7 +12,6 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/class/admin"
 	"github.com/labhub/labmate/class/classlab"
-	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/sandbox"
@@ -24,13 +23,17 @@ type initOptions struct {
 	Learners string
 	Labs     []string
 	Out      string
-	TokenTTL time.Duration
+	TokenTTL string
+	Server   string
+	Reissue  bool
+	Yes      bool
 	Sandbox  bool
 	streams  cli.Streams
 	ctx      context.Context
 
 	names []admin.Entry
 	out   string
+	ttl   time.Duration
 	labs  []string
 	// ship is the lab the class carries (one --lab that can travel).
 	ship *class.LabArchive
@@ -43,8 +46,12 @@ func newInitCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
 	cmd.Flags().StringSliceVar(&o.Labs, "lab", nil, content.Msg("class.flag.labs"))
 	cmd.Flags().StringVar(&o.Out, "out", "", content.Msg("class.flag.out"))
-	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", 24*time.Hour, content.Msg("class.flag.token_ttl"))
+	cmd.Flags().StringVar(&o.TokenTTL, "token-ttl", "7d", content.Msg("class.flag.token_ttl"))
+	cmd.Flags().StringVar(&o.Server, "server", "", content.Msg("class.flag.server"))
+	cmd.Flags().BoolVar(&o.Reissue, "reissue", false, content.Msg("class.flag.reissue"))
+	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("class.flag.yes"))
 	cmd.Flags().BoolVar(&o.Sandbox, "sandbox", false, content.Msg("class.flag.sandbox"))
+	cli.Metavars(cmd.Flags(), map[string]string{"token-ttl": "DURATION", "server": "URL", "learners": "N|FILE", "out": "DIR"})
 	return cmd
 }
 
@@ -64,6 +71,9 @@ func (o *initOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) e
 	}
 	names, err := admin.Learners(learners)
 	if err != nil {
+		return cli.Exit(cli.ExitUsage, err.Error())
+	}
+	if o.ttl, err = admin.ParseTTL(o.TokenTTL); err != nil {
 		return cli.Exit(cli.ExitUsage, err.Error())
 	}
 	o.names, o.out = names, out
@@ -105,28 +115,49 @@ func (o *initOptions) create() error {
 		return err
 	}
 	conn = conn.Within(requestTimeout)
+	failed := func(err error) error {
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", explainAdmin(err)))
+	}
 	plan, err := admin.PlanInit(o.ctx, admin.InitConfig{
-		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, Ship: o.ship, OutDir: o.out, TokenTTL: o.TokenTTL,
+		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, Ship: o.ship, OutDir: o.out, TokenTTL: o.ttl,
+		Server: o.Server, Reissue: o.Reissue,
 	})
 	if err != nil {
-		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", learner.Explain(err)))
+		return failed(err)
 	}
-	if plan.NeedsConfirm() {
+	server := o.Server
+	if server == "" {
+		server = conn.Host()
+	}
+	for _, w := range admin.CheckServer(o.ctx, conn.Config(), server) {
+		fmt.Fprintln(o.streams.ErrOut, w.Error())
+	}
+	if plan.NeedsConfirm() && !o.Yes {
 		for _, l := range plan.Changes() {
-			fmt.Fprintln(o.streams.ErrOut, l)
+			fmt.Fprintln(o.streams.Out, l)
 		}
-		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_would_change", "ns", ns))
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.export_first", "cmd", flags.line(ns, "class", "export", "--format", "json")))
+		switch err := cli.Confirm(o.streams, content.Msg("class.cli.init_confirm", "ns", ns), "--yes"); {
+		case errors.Is(err, cli.ErrNotConfirmed):
+			return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_would_change", "ns", ns))
+		case err != nil:
+			return err
+		}
 	}
 	res, err := admin.Apply(o.ctx, plan)
 	if err != nil {
-		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", learner.Explain(err)))
+		return failed(err)
 	}
 	abs, _ := filepath.Abs(o.out)
 	for _, l := range res.Lines(abs, time.Now()) {
 		fmt.Fprintln(o.streams.Out, l)
 	}
 	if len(res.Files) > 0 {
-		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next", "file", res.Files[0].Path, "ns", ns))
+		file := res.Files[0].Path
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next",
+			"doctor", shellLine("labmate", "doctor", "--class", file),
+			"learner", shellLine("labmate", "--class", filepath.Base(file)),
+			"board", flags.line(ns, "class", "board")))
 	}
 	return nil
 }
