@@ -62,6 +62,18 @@ func (o *outage) install(cs *kubefake.Clientset) {
 	})
 }
 
+// touch sends a change on the open watches. A watch that saw an event
+// is no "very short watch" to client-go's reflector, which then, as
+// after a real watch that ran a while, watches again without listing:
+// a refused watch it retries silently.
+func (o *outage) touch(obj runtime.Object) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	for _, w := range o.watches {
+		w.Modify(obj)
+	}
+}
+
 // stop takes the cluster away: its open watches end.
 func (o *outage) stop(fail func() error) {
 	o.fail = fail
@@ -120,6 +132,8 @@ func TestWatchSaysLostAndIsCurrentWhenTheClusterReturns(t *testing.T) {
 	classes := Watch(ctx, WatchConfig{Client: cs, Namespace: "workshop", Clock: clk})
 	next(t, classes, "synced", func(c class.Class) bool { return c.Synced && c.Link == class.Current && len(c.Records) == 1 })
 
+	o.touch(record("ana"))
+	next(t, classes, "after a change", func(c class.Class) bool { return c.Synced && c.Link == class.Current })
 	clk.Step(time.Minute)
 	o.stop(refused)
 	lost := next(t, classes, "lost", func(c class.Class) bool { return c.Link == class.Lost })
