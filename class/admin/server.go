@@ -56,7 +56,8 @@ type ServerWarning struct {
 func (w ServerWarning) Error() string {
 	err := ""
 	if w.Err != nil {
-		err = kube.Explain(w.Err)
+		// The message ends the sentence itself.
+		err = strings.TrimRight(kube.Explain(w.Err), ". ")
 	}
 	return content.Msg("class.init.server."+string(w.Problem), "server", w.Server, "names", strings.Join(w.Names, ", "), "err", err)
 }
