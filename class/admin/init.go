@@ -38,7 +38,7 @@ import (
 type InitConfig struct {
 	// Conn is the instructor's connection: the learners' kubeconfigs
 	// point at its server (or Server) with its CA.
-	Conn      *kube.Conn
+	Conn      kube.Conn
 	Namespace string
 	Learners  []Entry
 	// Labs are the labs of the class; Ship is the one it carries (nil

@@ -45,7 +45,7 @@ func fakeClass(t *testing.T) *kubefake.Clientset {
 }
 
 func initConfig(cs *kubefake.Clientset, dir string, learners []Entry, labs ...string) InitConfig {
-	return InitConfig{Conn: kubefake.Conn(cs, nil), Namespace: "workshop", Learners: learners, Labs: labs,
+	return InitConfig{Conn: kubefake.NewConn(cs, nil), Namespace: "workshop", Learners: learners, Labs: labs,
 		OutDir: dir, TokenTTL: 48 * time.Hour, Now: func() time.Time { return t0 }}
 }
 

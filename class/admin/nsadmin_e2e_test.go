@@ -29,7 +29,7 @@ import (
 // namespace of a shared cluster (a RoleBinding to the admin ClusterRole
 // there) and nothing cluster-wide: a ServiceAccount's token, as a
 // cluster's owner hands one out.
-func namespaceAdmin(t *testing.T, ctx context.Context, cs kube.Interface, ns string) *kube.Conn {
+func namespaceAdmin(t *testing.T, ctx context.Context, cs kube.Interface, ns string) kube.Conn {
 	t.Helper()
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -97,7 +97,11 @@ func TestNamespaceAdminRunsAClassE2E(t *testing.T) {
 	}
 
 	// learner-01 (김지민) publishes with the kubeconfig init wrote.
-	l, err := learner.Open(res.Files[0].Path)
+	lconn, err := kube.Open(learner.Kubeconfig(res.Files[0].Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := learner.New(lconn, res.Files[0].Path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,7 +60,7 @@ type LabNote struct {
 
 // Source is the Source labstore records for a class's lab: the class
 // is its namespace on its server.
-func Source(conn *kube.Conn, ns string) string {
+func Source(conn kube.Conn, ns string) string {
 	return "class " + ns + " " + conn.Host()
 }
 
@@ -72,7 +72,7 @@ func Source(conn *kube.Conn, ns string) string {
 // answer and no copy was installed before (the lab is chosen as without
 // a class). The error (Korean) ends the run: the class's lab is refused
 // (its bytes, its object) and none was installed before.
-func Use(ctx context.Context, conn *kube.Conn, ns string) (lab *InstalledLab, notice string, err error) {
+func Use(ctx context.Context, conn kube.Conn, ns string) (lab *InstalledLab, notice string, err error) {
 	src := Source(conn, ns)
 	cs, err := conn.Typed()
 	if err != nil {
@@ -160,7 +160,7 @@ func InstalledFrom(src, sum string) (*InstalledLab, bool) {
 // offline) and noted; a refused one is noted too, and the learner keeps
 // the copy they run. The channel closes when ctx ends (nil when the
 // class file reaches no server).
-func WatchInstalled(ctx context.Context, conn *kube.Conn, ns string, lab *InstalledLab) <-chan LabNote {
+func WatchInstalled(ctx context.Context, conn kube.Conn, ns string, lab *InstalledLab) <-chan LabNote {
 	cs, err := conn.Typed()
 	if err != nil || lab == nil || lab.Builtin {
 		return nil

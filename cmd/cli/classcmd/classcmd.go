@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -21,6 +22,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/tui/board"
+	"github.com/labhub/labmate/tui/terminal"
 )
 
 // requestTimeout bounds each of the instructor's one-off requests (init,
@@ -29,54 +31,74 @@ const requestTimeout = 30 * time.Second
 
 // NewCmd is `labmate class`: init, board, export, report, end, preview
 // and lab push.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	cmd := cli.Group("class", "init|board|export|report|end|preview|lab", "class.cli.which")
 	cmd.AddCommand(newInitCmd(f, streams), newBoardCmd(f, streams), newExportCmd(f, streams), newReportCmd(f, streams),
 		newEndCmd(f, streams), newLabCmd(f, streams), newPreviewCmd(f, streams))
 	return cmd
 }
 
-// adminFlags are the instructor-side connection flags.
-type adminFlags struct {
-	Kubeconfig string
-	Context    string
-	Namespace  string
+// instructor is how a class command connects as the instructor: the
+// factory's connection from the root's --kubeconfig and --context (a
+// command binds no flag the root has), and its own -n.
+type instructor struct {
+	Namespace string
+	admin     func(kubeconfig string) (kube.Conn, error)
+	// cluster are the root's --kubeconfig and --context as given: the
+	// lines a command prints keep them.
+	cluster func() cli.ClusterFlags
 }
 
-func (a *adminFlags) bind(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.Kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
-	cmd.Flags().StringVar(&a.Context, "context", "", content.Msg("cli.flag.context"))
+// bind binds -n and words, in cmd's help, the root's --kubeconfig and
+// --context as the instructor's.
+func (a *instructor) bind(cmd *cobra.Command, f cli.Factory) {
+	a.admin = f.Admin
+	a.cluster = func() cli.ClusterFlags { _, c := f.Flags(); return c }
 	cmd.Flags().StringVarP(&a.Namespace, "namespace", "n", "", content.Msg("class.flag.namespace"))
+	cli.Reads(cmd, "kubeconfig", content.Msg("cli.flag.kubeconfig"), "")
+	cli.Reads(cmd, "context", content.Msg("cli.flag.context"), "")
 }
 
 // command is a class command that connects as the instructor: its help
-// from content (cli.cmd.class.<name>), the admin's flags, o its options.
-func (a *adminFlags) command(name string, f *cli.Factory, o cli.Options) *cobra.Command {
+// from content (cli.cmd.class.<name>), the instructor's flags, o its
+// options.
+func (a *instructor) command(name string, f cli.Factory, o cli.Options) *cobra.Command {
 	cmd := cli.Command("class."+name, cli.FlagsUse(), cli.NoArgs, f, o)
-	a.bind(cmd)
+	a.bind(cmd, f)
 	return cmd
 }
 
-// open connects as the instructor; the namespace is the flag's, the
-// context's, or admin.DefaultNamespace.
-func (a *adminFlags) open() (*kube.Conn, string, error) {
-	conn, ns, err := admin.Open(a.Kubeconfig, a.Context, a.Namespace)
+// readsLab words the root's --lab in cmd's help as the class's lab
+// (usage, a content key).
+func readsLab(cmd *cobra.Command, usage string) {
+	cli.Reads(cmd, "lab", content.Msg(usage), "")
+}
+
+// open connects as the instructor (kubeconfig "": the flags'); the
+// namespace is the flag's, the context's, or admin.DefaultNamespace.
+func (a *instructor) open(kubeconfig string) (kube.Conn, string, error) {
+	conn, err := a.admin(kubeconfig)
 	if err != nil {
 		return nil, "", cli.UsageErr("class.cli.kubeconfig", "err", learner.Explain(err))
 	}
-	return conn, ns, nil
+	return conn, admin.Namespace(conn, a.Namespace), nil
 }
 
 // line is a labmate command line for the class in ns, with the
 // instructor's connection flags as given (so that it runs as printed),
 // shell-quoted.
-func (a *adminFlags) line(ns string, args ...string) string {
+func (a *instructor) line(ns string, args ...string) string {
+	return a.lineWith(a.cluster(), ns, args...)
+}
+
+// lineWith is line with the connection flags c.
+func (a *instructor) lineWith(c cli.ClusterFlags, ns string, args ...string) string {
 	words := append([]string{"labmate"}, args...)
-	if a.Kubeconfig != "" {
-		words = append(words, "--kubeconfig", a.Kubeconfig)
+	if c.Kubeconfig != "" {
+		words = append(words, "--kubeconfig", c.Kubeconfig)
 	}
-	if a.Context != "" {
-		words = append(words, "--context", a.Context)
+	if c.Context != "" {
+		words = append(words, "--context", c.Context)
 	}
 	return shellLine(append(words, "-n", ns)...)
 }
@@ -108,7 +130,7 @@ func explainAdmin(err error) string {
 }
 
 // typed is the connection's typed client, its error worded as open's.
-func typed(conn *kube.Conn) (kube.Interface, error) {
+func typed(conn kube.Conn) (kube.Interface, error) {
 	cs, err := conn.Typed()
 	if err != nil {
 		return nil, cli.UsageErr("class.cli.kubeconfig", "err", learner.Explain(err))
@@ -118,8 +140,8 @@ func typed(conn *kube.Conn) (kube.Interface, error) {
 
 // client is the instructor's typed client for one-off requests (each
 // ends within requestTimeout) and the class namespace.
-func (a *adminFlags) client() (kube.Interface, string, error) {
-	conn, ns, err := a.open()
+func (a *instructor) client() (kube.Interface, string, error) {
+	conn, ns, err := a.open("")
 	if err != nil {
 		return nil, "", err
 	}
@@ -129,7 +151,7 @@ func (a *adminFlags) client() (kube.Interface, string, error) {
 
 // list reads the class's records of lab ("" for every lab) once: the
 // export and the report.
-func (a *adminFlags) list(ctx context.Context, lab string) (class.Class, string, error) {
+func (a *instructor) list(ctx context.Context, lab string) (class.Class, string, error) {
 	cs, ns, err := a.client()
 	if err != nil {
 		return class.Class{}, "", err
@@ -155,39 +177,32 @@ func listFailed(ns string, err error) error {
 
 // boardOptions is `labmate class board`.
 type boardOptions struct {
-	adminFlags
-	Lab     string
+	instructor
 	Stuck   time.Duration
 	Theme   string
 	streams cli.Streams
-	ctx     context.Context
+	lab     string // the root's --lab: only this lab's records
 }
 
-func newBoardCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newBoardCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &boardOptions{streams: streams}
 	cmd := o.command("board", f, o)
-	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
+	readsLab(cmd, "class.flag.board_lab")
 	cmd.Flags().DurationVar(&o.Stuck, "stuck", 10*time.Minute, content.Msg("class.flag.stuck"))
 	cmd.Flags().StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
 	return cmd
 }
 
-// Complete notes the context.
-func (o *boardOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
+// Complete takes the lab whose records the board shows.
+func (o *boardOptions) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	labs, _ := f.Flags()
+	o.lab = labs.Lab
 	return nil
 }
 
-// Validate has nothing to refuse.
-func (o *boardOptions) Validate() error { return nil }
-
 // Run shows the live board until the instructor quits.
-func (o *boardOptions) Run() int {
-	return cli.ExitWith(o.run(), o.streams.ErrOut)
-}
-
-func (o *boardOptions) run() error {
-	conn, ns, err := o.open()
+func (o *boardOptions) Run(ctx context.Context) error {
+	conn, ns, err := o.open("")
 	if err != nil {
 		return err
 	}
@@ -199,15 +214,16 @@ func (o *boardOptions) run() error {
 	// before the board opens; an unreachable or refusing class cluster
 	// the board itself shows.
 	if once, err := typed(conn.Within(requestTimeout)); err == nil {
-		if _, err := admin.List(o.ctx, once, ns, o.Lab); errors.As(err, new(admin.NoClass)) || errors.As(err, new(admin.NoLab)) {
+		if _, err := admin.List(ctx, once, ns, o.lab); errors.As(err, new(admin.NoClass)) || errors.As(err, new(admin.NoLab)) {
 			return listFailed(ns, err)
 		}
 	}
-	ctx, cancel := context.WithCancel(o.ctx)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err = board.Run(ctx, board.Options{
-		Classes: admin.Watch(ctx, admin.WatchConfig{Client: cs, Namespace: ns, Lab: o.Lab}), Namespace: ns, Lab: o.Lab,
-		Stuck: o.Stuck, Theme: o.Theme,
+	tc := terminal.NewContext(o.streams.In, o.streams.Out, o.Theme, slog.Default())
+	err = board.Run(ctx, tc, board.Options{
+		Classes: admin.Watch(ctx, admin.WatchConfig{Client: cs, Namespace: ns, Lab: o.lab}), Namespace: ns, Lab: o.lab,
+		Stuck: o.Stuck,
 	})
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
@@ -217,24 +233,24 @@ func (o *boardOptions) run() error {
 
 // exportOptions is `labmate class export`.
 type exportOptions struct {
-	adminFlags
+	instructor
 	Format  string
-	Lab     string
 	streams cli.Streams
-	ctx     context.Context
+	lab     string // the root's --lab: only this lab's records
 }
 
-func newExportCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newExportCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &exportOptions{streams: streams}
 	cmd := o.command("export", f, o)
 	cmd.Flags().StringVar(&o.Format, "format", "json", content.Msg("class.flag.format"))
-	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
+	readsLab(cmd, "class.flag.board_lab")
 	return cmd
 }
 
-// Complete notes the context.
-func (o *exportOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
+// Complete takes the lab whose records are exported.
+func (o *exportOptions) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	labs, _ := f.Flags()
+	o.lab = labs.Lab
 	return nil
 }
 
@@ -246,13 +262,10 @@ func (o *exportOptions) Validate() error {
 	return nil
 }
 
-// Run writes the class's records as JSON or CSV.
-func (o *exportOptions) Run() int {
-	return cli.ExitWith(o.run(), o.streams.ErrOut)
-}
-
-func (o *exportOptions) run() error {
-	c, _, err := o.list(o.ctx, o.Lab)
+// Run writes the class's records as JSON or CSV; a record whose object
+// says otherwise than its contents is named on stderr.
+func (o *exportOptions) Run(ctx context.Context) error {
+	c, _, err := o.list(ctx, o.lab)
 	if err != nil {
 		return err
 	}

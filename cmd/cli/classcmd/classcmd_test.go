@@ -13,6 +13,9 @@ import (
 	"github.com/labhub/labmate/sandbox"
 )
 
+// The class's commands' tests name no lab unless they say so.
+func TestMain(m *testing.M) { clitest.Main(m, "") }
+
 // run runs `labmate class ARGS...`.
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -125,7 +128,7 @@ func TestInitRefusesBadFlagsAndRostersBeforeConnecting(t *testing.T) {
 // A class command on a class cluster that does not answer says so
 // (exit 1), in Korean; end asks nothing before it knows what there is.
 func TestEndOfAClassClusterThatDoesNotAnswer(t *testing.T) {
-	code, stdout, errOut := run(t, "end", "--kubeconfig", adminKubeconfig(t), "-n", "w")
+	code, stdout, errOut := clitest.NewTestFactory(t).WithKubeconfigs().Run(NewCmd, "end", "--kubeconfig", adminKubeconfig(t), "-n", "w")
 	if code != cli.ExitFail || strings.Contains(stdout, "[y/N]") || !strings.Contains(errOut, "w") {
 		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, errOut)
 	}

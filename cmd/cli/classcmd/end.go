@@ -16,39 +16,29 @@ import (
 // accounts and with them their tokens, Roles, records, the class and lab
 // objects), after the instructor saw what and said yes.
 type endOptions struct {
-	adminFlags
+	instructor
 	Yes     bool
 	streams cli.Streams
-	ctx     context.Context
 }
 
-func newEndCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newEndCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &endOptions{streams: streams}
 	cmd := o.command("end", f, o)
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("class.flag.yes_end"))
 	return cmd
 }
 
-// Complete notes the context.
-func (o *endOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
-	return nil
-}
+// Complete has nothing to fill in: the class is found when Run connects.
+func (o *endOptions) Complete(cli.Factory, *cobra.Command, []string) error { return nil }
 
-// Validate has nothing to refuse.
-func (o *endOptions) Validate() error { return nil }
-
-// Run ends the class.
-func (o *endOptions) Run() int {
-	return cli.ExitWith(o.run(), o.streams.ErrOut)
-}
-
-func (o *endOptions) run() error {
+// Run shows what ending the class removes, asks (unless --yes) and ends
+// it.
+func (o *endOptions) Run(ctx context.Context) error {
 	cs, ns, err := o.client()
 	if err != nil {
 		return err
 	}
-	plan, err := admin.PlanEnd(o.ctx, cs, ns)
+	plan, err := admin.PlanEnd(ctx, cs, ns)
 	if err != nil {
 		return listFailed(ns, err)
 	}
@@ -64,7 +54,7 @@ func (o *endOptions) run() error {
 			return err
 		}
 	}
-	ended, err := admin.End(o.ctx, cs, plan, 0)
+	ended, err := admin.End(ctx, cs, plan, 0)
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("class.cli.end_failed", "ns", ns, "err", explainAdmin(err)))
 	}

@@ -2,9 +2,11 @@ package classcmd
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,9 +21,8 @@ import (
 
 // initOptions is `labmate class init`.
 type initOptions struct {
-	adminFlags
+	instructor
 	Learners string
-	Labs     []string
 	Out      string
 	TokenTTL string
 	Server   string
@@ -29,7 +30,6 @@ type initOptions struct {
 	Yes      bool
 	Sandbox  bool
 	streams  cli.Streams
-	ctx      context.Context
 
 	names []admin.Entry
 	out   string
@@ -40,11 +40,11 @@ type initOptions struct {
 	err  error
 }
 
-func newInitCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newInitCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &initOptions{streams: streams}
 	cmd := o.command("init", f, o)
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
-	cmd.Flags().StringSliceVar(&o.Labs, "lab", nil, content.Msg("class.flag.labs"))
+	readsLab(cmd, "class.flag.labs")
 	cmd.Flags().StringVar(&o.Out, "out", "", content.Msg("class.flag.out"))
 	cmd.Flags().StringVar(&o.TokenTTL, "token-ttl", "7d", content.Msg("class.flag.token_ttl"))
 	cmd.Flags().StringVar(&o.Server, "server", "", content.Msg("class.flag.server"))
@@ -58,8 +58,7 @@ func newInitCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 // Complete fills the defaults, reads the learners and packs the lab the
 // class carries; it starts nothing and connects nowhere, so a bad flag
 // is refused before a cluster starts.
-func (o *initOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
+func (o *initOptions) Complete(f cli.Factory, cmd *cobra.Command, _ []string) error {
 	learners, out := o.Learners, o.Out
 	if o.Sandbox {
 		if learners == "" {
@@ -76,9 +75,32 @@ func (o *initOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) e
 	if o.ttl, err = admin.ParseTTL(o.TokenTTL); err != nil {
 		return cli.Exit(cli.ExitUsage, err.Error())
 	}
+	labs, err := labList(cmd, f)
+	if err != nil {
+		return err
+	}
 	o.names, o.out = names, out
-	o.labs, o.ship, o.err = classlab.Labs(o.Labs)
+	o.labs, o.ship, o.err = classlab.Labs(labs)
 	return nil
+}
+
+// labList is the labs the class uses: every --lab given, each a
+// comma-separated list (as a string slice flag reads it).
+func labList(cmd *cobra.Command, f cli.Factory) ([]string, error) {
+	flags, _ := f.Flags()
+	var labs []string
+	for _, v := range flags.Labs {
+		if v == "" {
+			continue
+		}
+		refs, err := csv.NewReader(strings.NewReader(v)).Read()
+		if err != nil {
+			return nil, &cli.UsageError{Cmd: cmd, Msg: content.Msg("cli.flag_error.bad_value", "flag", "--lab", "value", v,
+				"kind", content.Msg("cli.help.value"))}
+		}
+		labs = append(labs, refs...)
+	}
+	return labs, nil
 }
 
 // Validate checks what Complete cannot fix.
@@ -94,23 +116,21 @@ func (o *initOptions) Validate() error {
 	return nil
 }
 
-// Run starts the sandbox (--sandbox), connects, creates the class and
-// writes the learners' kubeconfigs.
-func (o *initOptions) Run() int {
-	return cli.ExitWith(o.create(), o.streams.ErrOut)
-}
-
-func (o *initOptions) create() error {
-	flags := o.adminFlags
+// Run starts the sandbox (--sandbox), connects, plans the class, asks
+// before it changes one that exists, creates it and writes the learners'
+// kubeconfigs.
+func (o *initOptions) Run(ctx context.Context) error {
+	kubeconfig, cluster := "", o.cluster()
 	if o.Sandbox {
 		opts := sandbox.Options{Progress: o.streams.ErrOut}
-		if err := sandbox.Up(o.ctx, opts); err != nil {
-			return cli.Exit(cli.ExitFail, err.Error())
+		if err := sandbox.Up(ctx, opts); err != nil {
+			return cli.Fail(err)
 		}
 		// Its own current context: the one kwokctl wrote.
-		flags.Kubeconfig, flags.Context = sandbox.Kubeconfig(opts), ""
+		kubeconfig = sandbox.Kubeconfig(opts)
+		cluster = cli.ClusterFlags{Kubeconfig: kubeconfig}
 	}
-	conn, ns, err := flags.open()
+	conn, ns, err := o.open(kubeconfig)
 	if err != nil {
 		return err
 	}
@@ -118,7 +138,7 @@ func (o *initOptions) create() error {
 	failed := func(err error) error {
 		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", explainAdmin(err)))
 	}
-	plan, err := admin.PlanInit(o.ctx, admin.InitConfig{
+	plan, err := admin.PlanInit(ctx, admin.InitConfig{
 		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, Ship: o.ship, OutDir: o.out, TokenTTL: o.ttl,
 		Server: o.Server, Reissue: o.Reissue,
 	})
@@ -129,14 +149,14 @@ func (o *initOptions) create() error {
 	if server == "" {
 		server = conn.Host()
 	}
-	for _, w := range admin.CheckServer(o.ctx, conn.Config(), server) {
+	for _, w := range admin.CheckServer(ctx, conn.Config(), server) {
 		fmt.Fprintln(o.streams.ErrOut, w.Error())
 	}
 	if plan.NeedsConfirm() && !o.Yes {
 		for _, l := range plan.Changes() {
 			fmt.Fprintln(o.streams.Out, l)
 		}
-		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.export_first", "cmd", flags.line(ns, "class", "export", "--format", "json")))
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.export_first", "cmd", o.lineWith(cluster, ns, "class", "export", "--format", "json")))
 		switch err := cli.Confirm(o.streams, content.Msg("class.cli.init_confirm", "ns", ns), "--yes"); {
 		case errors.Is(err, cli.ErrNotConfirmed):
 			return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_would_change", "ns", ns))
@@ -144,7 +164,7 @@ func (o *initOptions) create() error {
 			return err
 		}
 	}
-	res, err := admin.Apply(o.ctx, plan)
+	res, err := admin.Apply(ctx, plan)
 	if err != nil {
 		return failed(err)
 	}
@@ -157,7 +177,7 @@ func (o *initOptions) create() error {
 		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next",
 			"doctor", shellLine("labmate", "doctor", "--class", file),
 			"learner", shellLine("labmate", "--class", filepath.Base(file)),
-			"board", flags.line(ns, "class", "board")))
+			"board", o.lineWith(cluster, ns, "class", "board")))
 	}
 	return nil
 }
@@ -165,30 +185,29 @@ func (o *initOptions) create() error {
 // labPushOptions is `labmate class lab push DIR|ID`: a new copy of the
 // class's lab, mid-workshop.
 type labPushOptions struct {
-	adminFlags
+	instructor
 	streams cli.Streams
-	ctx     context.Context
 	ref     string
 	archive class.LabArchive
 	ship    bool
 	err     error
 }
 
-func newLabCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newLabCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	cmd := cli.Group("class.lab", "push", "class.cli.lab_which")
 	o := &labPushOptions{streams: streams}
 	push := cli.Command("class.lab.push", "DIR|ID", cobra.ExactArgs(1), f, o)
 	push.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveFilterDirs // a lab directory
 	}
-	o.bind(push)
+	o.bind(push, f)
 	cmd.AddCommand(push)
 	return cmd
 }
 
 // Complete packs the lab the argument names.
-func (o *labPushOptions) Complete(_ *cli.Factory, cmd *cobra.Command, args []string) error {
-	o.ctx, o.ref = cmd.Context(), args[0]
+func (o *labPushOptions) Complete(_ cli.Factory, _ *cobra.Command, args []string) error {
+	o.ref = args[0]
 	o.archive, o.ship, o.err = classlab.PackRef(o.ref)
 	return nil
 }
@@ -207,19 +226,15 @@ func (o *labPushOptions) Validate() error {
 }
 
 // Run replaces the class's copy of the lab.
-func (o *labPushOptions) Run() int {
-	return cli.ExitWith(o.push(), o.streams.ErrOut)
-}
-
-func (o *labPushOptions) push() error {
+func (o *labPushOptions) Run(ctx context.Context) error {
 	cs, ns, err := o.client()
 	if err != nil {
 		return err
 	}
-	stored, same, err := classlab.PushLab(o.ctx, cs, ns, o.archive)
+	stored, same, err := classlab.PushLab(ctx, cs, ns, o.archive)
 	switch {
 	case errors.Is(err, class.ErrNoLab):
-		return cli.Exit(cli.ExitUsage, content.Msg("class.cli.push_no_lab", "ns", ns))
+		return cli.UsageErr("class.cli.push_no_lab", "ns", ns)
 	case err != nil:
 		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", classlab.Explain(err)))
 	case same:
