@@ -31,6 +31,7 @@ package sandboxtest
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -320,4 +321,22 @@ func ForLab(t testing.TB, lab *content.Lab, suffix string) sandbox.Options {
 		t.Fatalf("sandbox %s: %v", opts.Name, err)
 	}
 	return opts
+}
+
+// Stop stops the processes of a cluster of the test's own (Own) without
+// deleting it, as a reboot or a closed laptop would: sandbox.Up starts it
+// again, on the same address with the same keys, so what was made in it
+// (tokens included) stays good. For tests of what a cluster going away
+// does to its clients.
+func Stop(t testing.TB, opts sandbox.Options) {
+	t.Helper()
+	if opts.Name == Name() || opts.Name == sandbox.DefaultName {
+		t.Fatalf("Stop(%s): only a cluster of the test's own (Own) may be stopped", opts.Name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	kwokctl := filepath.Join(opts.ResolvedBinDir(), "kwokctl")
+	if out, err := exec.CommandContext(ctx, kwokctl, "--name", opts.Name, "stop", "cluster").CombinedOutput(); err != nil {
+		t.Fatalf("kwokctl stop cluster %s: %v\n%s", opts.Name, err, out)
+	}
 }
