@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,7 +139,9 @@ func checkFits(t *testing.T, m Model) string {
 // with docs/screens/board/*.txt: the learners, by progress and by time
 // stuck, and a learner's detail at 60x24 (the narrow tmux pane), 80x24
 // and 160x50; who needs help first, the funnel and the steps at 60x24,
-// 80x24 and 120x32; the board while the class cluster is away, at 60x24.
+// 80x24 and 120x32; a room of twelve, four of them absent, whole at
+// 60x16 and 80x16 in both orders; the board while the class cluster is
+// away, at 60x24.
 //
 //	go test ./tui/board -run TestScreens -update
 func TestScreens(t *testing.T) {
@@ -159,6 +162,17 @@ func TestScreens(t *testing.T) {
 		shots[fmt.Sprintf("%dx%d-help.txt", sz[0], sz[1])] = press(m, "2")
 		shots[fmt.Sprintf("%dx%d-funnel.txt", sz[0], sz[1])] = press(m, "3")
 		shots[fmt.Sprintf("%dx%d-steps.txt", sz[0], sz[1])] = press(m, "4")
+	}
+	// A room the screen holds whole, at the widths of a tmux pane and a
+	// laptop's terminal: learners done, stuck and regressed under Korean
+	// names, and the four who never joined (three by the roster's Korean
+	// names, one by slot alone) last, in both orders.
+	room := c
+	room.Records = append(slices.Clone(c.Records[:8]), c.Records[26:]...)
+	for _, w := range []int{60, 80} {
+		m := step(newBoard(w, 16), classMsg{room})
+		shots[fmt.Sprintf("%dx16-room.txt", w)] = m
+		shots[fmt.Sprintf("%dx16-room-stuck.txt", w)] = press(m, "s")
 	}
 	lost := c
 	lost.Link, lost.Err, lost.StaleSince = class.Lost, errors.New("connection refused"), now.Add(-3*time.Minute)
