@@ -182,10 +182,17 @@ type NoClass struct {
 	Namespace string
 	Others    []string
 	Looked    bool
+	// Denied: the instructor may not read the namespace (a typo, or
+	// another namespace than the one they were given).
+	Denied bool
 }
 
 func (e NoClass) Error() string {
 	switch {
+	case e.Denied && len(e.Others) > 0:
+		return content.Msg("class.cli.no_class_denied_others", "ns", e.Namespace, "others", strings.Join(e.Others, ", "))
+	case e.Denied:
+		return content.Msg("class.cli.no_class_denied", "ns", e.Namespace)
 	case len(e.Others) > 0:
 		return content.Msg("class.cli.no_class_others", "ns", e.Namespace, "others", strings.Join(e.Others, ", "))
 	case e.Looked:
@@ -194,20 +201,30 @@ func (e NoClass) Error() string {
 	return content.Msg("class.cli.no_class", "ns", e.Namespace)
 }
 
-// noClass is the NoClass error of ns, naming the namespaces init made
-// a class in (they carry class.LabelClass) when the instructor may list
-// namespaces.
+// noClass is the NoClass error of ns, naming the namespaces that hold a
+// class as far as the instructor may list them: those with a class
+// object (whoever made the namespace: a namespace's admin cannot label
+// it), found with a cluster-wide list of ConfigMaps, and those init
+// labelled, with a list of namespaces.
 func noClass(ctx context.Context, cs kube.Interface, ns string) error {
 	e := NoClass{Namespace: ns}
-	l, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: labels.Set{class.LabelClass: "true"}.String()})
-	if err == nil {
+	others := map[string]bool{}
+	if l, err := cs.CoreV1().ConfigMaps("").List(ctx, metav1.ListOptions{LabelSelector: labels.Set{class.LabelInfo: "true"}.String()}); err == nil {
+		e.Looked = true
+		for _, o := range l.Items {
+			others[o.Namespace] = true
+		}
+	}
+	if l, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{LabelSelector: labels.Set{class.LabelClass: "true"}.String()}); err == nil {
 		e.Looked = true
 		for _, n := range l.Items {
-			if n.Name != ns && n.DeletionTimestamp == nil {
-				e.Others = append(e.Others, n.Name)
+			if n.DeletionTimestamp == nil {
+				others[n.Name] = true
 			}
 		}
 	}
+	delete(others, ns)
+	e.Others = sortedKeys(others)
 	return e
 }
 

@@ -215,6 +215,13 @@ func (w *watcher) send(ctx context.Context) {
 // no record of NoLab: a typo is said, never shown as an empty class.
 func List(ctx context.Context, cs kube.Interface, ns, lab string) (class.Class, error) {
 	l, err := cs.CoreV1().ConfigMaps(ns).List(ctx, metav1.ListOptions{})
+	if apierrors.IsForbidden(err) {
+		// A namespace the instructor may not read: most often a typo
+		// of the one they were given.
+		e := noClass(ctx, cs, ns).(NoClass)
+		e.Denied = true
+		return class.Class{}, e
+	}
 	if err != nil {
 		return class.Class{}, err
 	}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -209,7 +210,21 @@ func TestListRefusesANamespaceWithoutAClassAndAnUnknownLab(t *testing.T) {
 	if !errors.As(err, &nolab) || !slices.Equal(nolab.Have, []string{"gpu-incident"}) {
 		t.Fatalf("a typo'd lab: %v", err)
 	}
-	for _, e := range []error{none, nolab} {
+	// A namespace the instructor may not read (a namespace's admin who
+	// typed another) is said as such, naming what they may see.
+	cs.PrependReactor("list", "configmaps", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		if a.GetNamespace() != "elsewhere" {
+			return false, nil, nil
+		}
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "configmaps"}, "", errors.New("no"))
+	})
+	_, err = List(ctx, cs, "elsewhere", "")
+	var denied NoClass
+	if !errors.As(err, &denied) || !denied.Denied || !slices.Equal(denied.Others, []string{"class-b", "workshop"}) ||
+		!strings.Contains(err.Error(), "elsewhere") || !strings.Contains(err.Error(), "workshop") {
+		t.Fatalf("a namespace the instructor may not read: %v", err)
+	}
+	for _, e := range []error{none, nolab, denied} {
 		if msg := e.Error(); !hangul(msg) {
 			t.Errorf("not Korean: %q", msg)
 		}
