@@ -317,7 +317,7 @@ func TestRunbookE2E(t *testing.T) {
 			// The class line is ok; the rest is this laptop's own (no lab
 			// cluster yet here: a problem doctor names, exit 1).
 			code, out, errOut := runIn(t, work, "", words(l)...)
-			if code == cli.ExitUsage || !regexp.MustCompile(`\[정상\] 교실 연결 \(--class\).*learner-01`).MatchString(out) {
+			if code == cli.ExitUsage || !classOK.MatchString(out) {
 				t.Errorf("%s: exit %d, the class not ok for learner-01:\n%s%s", l.text, code, out, errOut)
 			}
 		case strings.HasPrefix(l.args[1], "--class"):
@@ -377,9 +377,12 @@ func TestRunbookE2E(t *testing.T) {
 				t.Errorf("end did not ask:\n%s", out)
 			}
 			// Gone: the learner's token, and the class itself.
-			code, dout, derr := runIn(t, work, "", "doctor", "--class", filepath.Join(kubeconfigs, "learner-01.kubeconfig"))
-			if code == cli.ExitOK {
-				t.Errorf("doctor --class after the end: exit 0\n%s%s", dout, derr)
+			_, dout, derr := runIn(t, work, "", "doctor", "--class", filepath.Join(kubeconfigs, "learner-01.kubeconfig"))
+			if classOK.MatchString(dout) || !strings.Contains(dout, "교실 연결 (--class)") {
+				t.Errorf("doctor --class after the end still finds the class ok:\n%s%s", dout, derr)
+			}
+			if code, _, errOut := runIn(t, work, "", words(l)...); code != cli.ExitFail || !hangul(errOut) {
+				t.Errorf("class end of an ended class: exit %d\n%s", code, errOut)
 			}
 		default:
 			t.Fatalf("%q: a runbook line this test does not know how to run: %s", l.section, l.text)
@@ -396,6 +399,9 @@ func TestRunbookE2E(t *testing.T) {
 		t.Errorf("the runbook's init line: %q", initLine.text)
 	}
 }
+
+// classOK is doctor --class's line when learner-01 reaches their record.
+var classOK = regexp.MustCompile(`\[정상\] 교실 연결 \(--class\).*learner-01`)
 
 // nextLines are the commands init prints for the next steps, by what
 // they are for.
