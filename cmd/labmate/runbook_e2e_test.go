@@ -320,6 +320,11 @@ func TestRunbookE2E(t *testing.T) {
 			if code == cli.ExitUsage || !classOK.MatchString(out) {
 				t.Errorf("%s: exit %d, the class not ok for learner-01:\n%s%s", l.text, code, out, errOut)
 			}
+			// It looks at the class's lab, the one the learner's labmate
+			// opens, not at every lab installed.
+			if !strings.Contains(out, "gpu-incident@") || strings.Contains(out, "driver-reboot") || strings.Contains(out, "gpu-quota") {
+				t.Errorf("%s looks at other labs than the class's:\n%s", l.text, out)
+			}
 		case strings.HasPrefix(l.args[1], "--class"):
 			// The learner's TUI: in a pane, in the folder the file is in
 			// for the line read out to the room.
