@@ -395,7 +395,7 @@ func TestBoardShowsTheLabVersionEachLearnerRuns(t *testing.T) {
 		}
 	}
 	m = press(m, "down", "enter")
-	if d := ansi.Strip(m.View()); !strings.Contains(d, "실습 gpu-incident 1.0.0") {
+	if d := ansi.Strip(m.View()); !strings.Contains(d, "실습 버전 1.0.0") {
 		t.Errorf("the detail of a learner on 1.0.0 does not say so:\n%s", d)
 	}
 }

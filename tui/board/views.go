@@ -392,7 +392,7 @@ func (m Model) detailLines() []string {
 	}
 	meta := content.Msg("class.board.detail.meta", "version", r.Labmate, "updated", updated)
 	if r.LabVersion != "" {
-		meta += "  " + content.Msg("class.board.detail.lab_version", "lab", r.Lab, "version", r.LabVersion)
+		meta += "  " + content.Msg("class.board.detail.lab_version", "version", r.LabVersion)
 	}
 	lines = append(lines, wrap(m.th.Muted.Render, meta)...)
 	if g := r.Regression; g != nil {
