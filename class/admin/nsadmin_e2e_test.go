@@ -3,17 +3,15 @@ package admin_test
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
-	"k8s.io/client-go/rest"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
@@ -29,30 +27,11 @@ import (
 // namespace of a shared cluster (a RoleBinding to the admin ClusterRole
 // there) and nothing cluster-wide: a ServiceAccount's token, as a
 // cluster's owner hands one out.
-func namespaceAdmin(t *testing.T, ctx context.Context, cs kube.Interface, ns string) kube.Conn {
+func namespaceAdmin(t *testing.T, ctx context.Context, ns string) kube.Conn {
 	t.Helper()
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "teacher"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "teacher-admin", Namespace: ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "teacher", Namespace: ns}}}
-	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	secs := int64(3600)
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "teacher",
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := sandboxtest.Conn(t).Config()
-	teacher := &rest.Config{Host: cfg.Host, TLSClientConfig: rest.TLSClientConfig{CAData: cfg.CAData, CAFile: cfg.CAFile}, BearerToken: tr.Status.Token}
-	conn, err := kube.ForConfig(teacher)
+	path := filepath.Join(t.TempDir(), "teacher.kubeconfig")
+	sandboxtest.NamespaceAdmin(t, ctx, ns, path)
+	conn, err := kube.Open(admin.Kubeconfig(path, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,9 +54,9 @@ func namespaceAdmin(t *testing.T, ctx context.Context, cs kube.Interface, ns str
 func TestNamespaceAdminRunsAClassE2E(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cs := sandboxtest.Client(t)
+	sandboxtest.Start(t)
 	ns := "class-nsadmin-" + rand.String(6)
-	conn := namespaceAdmin(t, ctx, cs, ns)
+	conn := namespaceAdmin(t, ctx, ns)
 	tcs, err := conn.Typed()
 	if err != nil {
 		t.Fatal(err)

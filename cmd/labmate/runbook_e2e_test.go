@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	authenticationv1 "k8s.io/api/authentication/v1"
-	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/rand"
 	"mvdan.cc/sh/v3/syntax"
@@ -96,59 +91,6 @@ func runbook(t *testing.T) (lines []runbookLine, roster string) {
 	return lines, roster
 }
 
-// namespaceAdminKubeconfig makes ns on the e2e cluster, an account with
-// the admin ClusterRole bound in ns alone (what a shared cluster's owner
-// gives an instructor), and writes a kubeconfig of it to path.
-func namespaceAdminKubeconfig(t *testing.T, ctx context.Context, ns, path string) {
-	t.Helper()
-	cs := sandboxtest.Client(t)
-	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
-	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "teacher"}}, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "teacher-admin", Namespace: ns},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "teacher", Namespace: ns}}}
-	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	secs := int64(3600)
-	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "teacher",
-		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs}}, metav1.CreateOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := sandboxtest.Conn(t).Config()
-	ca := cfg.CAData
-	if len(ca) == 0 {
-		if ca, err = os.ReadFile(cfg.CAFile); err != nil {
-			t.Fatal(err)
-		}
-	}
-	kc := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: class
-  cluster:
-    server: %s
-    certificate-authority-data: %s
-users:
-- name: teacher
-  user:
-    token: %s
-contexts:
-- name: teacher
-  context: {cluster: class, user: teacher}
-current-context: teacher
-`, cfg.Host, base64.StdEncoding.EncodeToString(ca), tr.Status.Token)
-	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // runIn runs labmate in dir with stdin, as a shell in dir would.
 func runIn(t *testing.T, dir, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -223,7 +165,7 @@ func TestRunbookE2E(t *testing.T) {
 		t.Fatal(err)
 	}
 	ns := "runbook-" + rand.String(6)
-	namespaceAdminKubeconfig(t, ctx, ns, filepath.Join(work, "class.yaml"))
+	sandboxtest.NamespaceAdmin(t, ctx, ns, filepath.Join(work, "class.yaml"))
 	env := []string{"HOME=" + home, "XDG_DATA_HOME=" + filepath.Join(home, "data"), "XDG_STATE_HOME=" + filepath.Join(home, "state"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"), "XDG_CACHE_HOME=" + filepath.Join(home, "cache")}
 	for _, kv := range env {
