@@ -3,10 +3,10 @@ package checkcmd
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"syscall"
