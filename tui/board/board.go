@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -442,16 +443,14 @@ func (m Model) compareNames(a, b string) int {
 // character: digits and punctuation, then Hangul, then Han, then the
 // other scripts.
 func scriptRank(s string) int {
-	for _, r := range s {
-		switch {
-		case unicode.Is(unicode.Hangul, r):
-			return 1
-		case unicode.Is(unicode.Han, r):
-			return 2
-		case unicode.IsLetter(r):
-			return 3
-		}
-		return 0
+	r, _ := utf8.DecodeRuneInString(s)
+	switch {
+	case unicode.Is(unicode.Hangul, r):
+		return 1
+	case unicode.Is(unicode.Han, r):
+		return 2
+	case unicode.IsLetter(r):
+		return 3
 	}
 	return 0
 }
