@@ -1,10 +1,14 @@
 package content
 
 import (
+	"bytes"
+	"errors"
 	"maps"
 	"reflect"
 	"strings"
 	"sync"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
 // Check is one declarative check: the keys every check has, and Fields,
@@ -24,8 +28,66 @@ type Check struct {
 
 	// Fields are the check's other keys as TOML decodes them (a
 	// [[steps.checks.rules]] sub-table is a []any of map[string]any);
-	// CheckKeySpan says where each is.
+	// DecodeFields reads them into its type's struct, and Keys says
+	// where each is.
 	Fields map[string]any `toml:"-"`
+
+	// At is where lab.toml declares the check (a zero Span when it is
+	// written inline); Keys where it sets each of its keys, by their
+	// path within the check ("path", "rules.expr": the first place for
+	// a key set in several rules; "rules.1.expr": the second rule's).
+	At   Span            `toml:"-"`
+	Keys map[string]Span `toml:"-"`
+}
+
+// FieldsError is what DecodeFields found wrong with a check's own keys:
+// Unknown are the keys (paths within the check) the type's struct does
+// not have; Bad, when not "", says a value is of the wrong TOML type, at
+// BadKey (a path within the check; nil when unknown).
+type FieldsError struct {
+	Unknown [][]string
+	Bad     string
+	BadKey  []string
+}
+
+func (e *FieldsError) Error() string {
+	if e.Bad != "" {
+		return e.Bad
+	}
+	var keys []string
+	for _, k := range e.Unknown {
+		keys = append(keys, strings.Join(k, "."))
+	}
+	return Msg("content.unknown_keys", "keys", strings.Join(keys, ", "))
+}
+
+// DecodeFields decodes the check's own keys (Fields) into fields, a
+// pointer to its type's struct of them (TOML tags), strictly: the one
+// place a check's keys become Go values, beside decodeLab, which reads
+// the rest of lab.toml. The error is a *FieldsError.
+func (c Check) DecodeFields(fields any) error {
+	raw, err := toml.Marshal(c.Fields)
+	if err == nil {
+		dec := toml.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		err = dec.Decode(fields)
+	}
+	var strict *toml.StrictMissingError
+	var de *toml.DecodeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &strict):
+		fe := &FieldsError{}
+		for _, e := range strict.Errors {
+			fe.Unknown = append(fe.Unknown, e.Key())
+		}
+		return fe
+	case errors.As(err, &de):
+		return &FieldsError{Bad: Msg("content.bad_toml", "err", de.Error()), BadKey: de.Key()}
+	default:
+		return &FieldsError{Bad: Msg("content.bad_toml", "err", err)}
+	}
 }
 
 // labFile is lab.toml as it is decoded strictly: the Lab, with each

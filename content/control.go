@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// ControlProblems are the control characters in the text a lab shows a
+// controlProblems are the control characters in the text a lab shows a
 // learner: its markdown (intro, pages, solutions), what lab.toml writes
 // for it (the title, default_root, step titles and hints; TOML can
 // write any control character as \u001b) and its messages. An author
@@ -15,7 +15,7 @@ import (
 // learner's window title or write their clipboard, so `lab install`,
 // `lab pack` and `lab verify` refuse the lab. The TUI shows them escaped
 // anyway (internal/termtext): a lab installed before this check runs.
-func (l *Lab) ControlProblems() []*Problem {
+func (l *Lab) controlProblems() []*Problem {
 	var out []*Problem
 	add := func(file string, at Span, what, text string) {
 		r, line, col, ok := firstControl(text)
@@ -37,10 +37,7 @@ func (l *Lab) ControlProblems() []*Problem {
 		add(s.BodyFile, Span{}, "", s.Body)
 		add(s.SolutionFile, Span{}, "", s.Solution)
 	}
-	var keys map[string]Span
-	if raw, err := l.ReadFile("lab.toml"); err == nil {
-		keys = keyPositions(raw)
-	}
+	keys := keyPositions(l.TOML)
 	add("lab.toml", keys["title"], "title", l.Title)
 	add("lab.toml", keys["default_root"], "default_root", l.DefaultRoot)
 	for i, s := range l.Steps {

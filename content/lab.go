@@ -23,14 +23,20 @@ import (
 // of it but the markdown and the messages; verify.toml holds the author's
 // proof (Verify).
 type Lab struct {
+	// ID is the lab's ID, its directory's name when installed.
 	ID string `toml:"id"`
 	// Version names this edition of the lab ("1.0.0"): progress is kept
 	// per version, and an installed lab lives under its ID and version.
 	// A lab.toml without one is version "0" (NoVersion).
-	Version     string `toml:"version"`
-	Title       string `toml:"title"`
+	Version string `toml:"version"`
+	// Title is the lab's title, in Korean.
+	Title string `toml:"title"`
+	// DefaultRoot is the lab root learners use unless --root, $LABMATE_ROOT
+	// or their settings say otherwise; write it under the learner's home
+	// ("~/nginx"). {{ROOT}} in every text becomes the root in use.
 	DefaultRoot string `toml:"default_root"`
-	IntroFile   string `toml:"intro"`
+	// IntroFile is the introduction page (markdown).
+	IntroFile string `toml:"intro"`
 	// FinishFile is the optional closing page, shown once every step
 	// passed: what was built and what to take home.
 	FinishFile string `toml:"finish"`
@@ -41,9 +47,15 @@ type Lab struct {
 	// out as a lab root (default "reference").
 	Answers string `toml:"answers"`
 	// Start is an optional directory of files a lab root starts with.
-	Start   string  `toml:"start"`
+	Start string `toml:"start"`
+	// Cluster is what labmate watches in the lab cluster: also the RBAC a
+	// learner's cluster must grant (`labmate lab rbac`).
 	Cluster Cluster `toml:"cluster"`
+	// Sandbox is the fake nodes `labmate sandbox up --lab <id>` creates.
 	Sandbox Sandbox `toml:"sandbox"`
+	// Predicates are named CEL expressions every check's rules,
+	// witnesses and values may use by name: name = "expression".
+	Predicates map[string]string `toml:"predicates"`
 	// Steps are decoded with their checks (decodeLab).
 	Steps []Step `toml:"-"`
 
@@ -60,6 +72,16 @@ type Lab struct {
 	// Where names the lab's directory in messages (content/labs/<id> or
 	// the directory given to LoadDir).
 	Where string `toml:"-"`
+	// TOML is lab.toml as written, to place what a check's text holds
+	// (a CEL expression) at its line.
+	TOML []byte `toml:"-"`
+	// Controls are the control characters in the text the lab shows a
+	// learner, found when it is read (controlProblems).
+	Controls []*Problem `toml:"-"`
+	// PredicatesAt is where lab.toml defines each predicate, by its path:
+	// "predicates.NAME" for the lab's, "steps.I.predicates.NAME" (I from
+	// 0) for a step's.
+	PredicatesAt map[string]Span `toml:"-"`
 
 	msgs map[string]string
 	// msgAt is where messages*.toml write each of msgs; verifyAt where
@@ -68,14 +90,13 @@ type Lab struct {
 	verifyAt map[string]Span
 	// log keeps what Msg found wrong, shared by copies of the Lab.
 	log *msgLog
-	// spans are where lab.toml declares each step and each of its
-	// checks, and where each check sets its keys (the TOML parser's).
-	spans labSpans
 }
 
 // Cluster is what of a cluster the lab's checks read: labmate watches
 // exactly this (and needs only read access to it).
 type Cluster struct {
+	// Namespaces are the namespaces whose objects of namespaced
+	// resources labmate watches.
 	Namespaces []string `toml:"namespaces"`
 	// Watch are the resources labmate watches, in kubectl's spelling
 	// ("pods", "daemonsets.apps", "clusterpolicies.nvidia.com"):
@@ -99,23 +120,30 @@ type Cluster struct {
 
 // Sandbox is the topology `labmate sandbox up` creates for the lab.
 type Sandbox struct {
+	// Nodes are groups of fake nodes, each group of one shape.
 	Nodes []SandboxNodes `toml:"nodes"`
 }
 
 // SandboxNodes are fake nodes that share one shape.
 type SandboxNodes struct {
+	// Names are the nodes' names.
 	Names []string `toml:"names"`
 	// Capacity is the nodes' capacity and allocatable ("cpu", "memory",
 	// "pods", extended resources like "nvidia.com/gpu").
 	Capacity map[string]string `toml:"capacity"`
-	Labels   map[string]string `toml:"labels"`
-	Taints   []Taint           `toml:"taints"`
+	// Labels are the nodes' labels.
+	Labels map[string]string `toml:"labels"`
+	// Taints are the nodes' taints ({ key, value, effect }).
+	Taints []Taint `toml:"taints"`
 }
 
 // Taint is a node taint.
 type Taint struct {
-	Key    string `toml:"key"`
-	Value  string `toml:"value"`
+	// Key is the taint's key.
+	Key string `toml:"key"`
+	// Value is the taint's value.
+	Value string `toml:"value"`
+	// Effect is NoSchedule, PreferNoSchedule or NoExecute.
 	Effect string `toml:"effect"`
 }
 
@@ -124,17 +152,30 @@ type Taint struct {
 // are its declarative checks; a step without them is decided by the lab's
 // Go code (labs/<id>).
 type Step struct {
-	Number       int      `toml:"number"`
-	ID           string   `toml:"id"`
-	Title        string   `toml:"title"`
-	BodyFile     string   `toml:"body"`
-	SolutionFile string   `toml:"solution"`
-	Hints        []string `toml:"hints"`
+	// Number is the step's number, from 1, in order.
+	Number int `toml:"number"`
+	// ID names the step; progress is kept by it across versions of the
+	// lab, so keep it when the step is renumbered or reworded.
+	ID string `toml:"id"`
+	// Title is the step's title, in Korean.
+	Title string `toml:"title"`
+	// BodyFile is the step's page (markdown).
+	BodyFile string `toml:"body"`
+	// SolutionFile is the step's solution page (markdown).
+	SolutionFile string `toml:"solution"`
+	// Hints are a ladder, in Korean: what to look at, then where and with
+	// which command, then the command itself (never a report's value).
+	Hints []string `toml:"hints"`
+	// Predicates are named CEL expressions this step's checks may use by
+	// name, besides the lab's (which they may use too).
+	Predicates map[string]string `toml:"predicates"`
 	// Cluster says the step reads live cluster objects. Declarative
 	// checks say so themselves; a Go step declares it here.
 	Cluster bool `toml:"cluster"`
 	// Checks are decoded with their tables (decodeLab).
 	Checks []Check `toml:"-"`
+	// At is where lab.toml declares the step.
+	At Span `toml:"-"`
 
 	Body     string `toml:"-"`
 	Solution string `toml:"-"`
@@ -147,14 +188,19 @@ type Verify struct {
 	TimeoutSeconds int `toml:"timeout_seconds"`
 	// Reset is shell run against the sandbox before the proof starts
 	// (after labmate's own reset of the lab's namespaces and nodes).
-	Reset string       `toml:"reset"`
+	Reset string `toml:"reset"`
+	// Steps are the proofs of the lab's steps, matched by ID.
 	Steps []VerifyStep `toml:"steps"`
 }
 
 // VerifyStep is one step's proof, matched to the step by ID.
 type VerifyStep struct {
-	ID    string  `toml:"id"`
-	Solve Action  `toml:"solve"`
+	// ID is the step's ID in lab.toml.
+	ID string `toml:"id"`
+	// Solve is the step's reference solution.
+	Solve Action `toml:"solve"`
+	// Wrong are the wrong answers the step must refuse, each with the
+	// check that refuses it and the words of its message.
 	Wrong []Wrong `toml:"wrong"`
 	// Equivalent are near-misses `lab verify --mutants` makes that the
 	// author accepts as right, each with why.
@@ -167,8 +213,12 @@ type VerifyStep struct {
 // of FILE at PATH or below it (a part of an object the step does not
 // teach, e.g. a container's command).
 type Equivalent struct {
+	// Mutant is one near-miss, named as `lab verify --mutants` prints it.
 	Mutant string `toml:"mutant"`
-	Under  string `toml:"under"`
+	// Under is "FILE PATH": every field and live near-miss of FILE at
+	// PATH or below it.
+	Under string `toml:"under"`
+	// Reason says why the difference is no mistake (required).
 	Reason string `toml:"reason"`
 	// Explain is the key of the lab's message that says to a learner, in
 	// Korean, why such a difference from the reference is no mistake: the
@@ -182,11 +232,15 @@ type Equivalent struct {
 type Action struct {
 	// Files are copied from the answers directory (mode 0644);
 	// Executable ones get mode 0755.
-	Files      []string    `toml:"files"`
-	Executable []string    `toml:"executable"`
-	Write      []WriteFile `toml:"write"`
-	Edit       []Edit      `toml:"edit"`
-	Remove     []string    `toml:"remove"`
+	Files []string `toml:"files"`
+	// Executable are copied like Files, with mode 0755.
+	Executable []string `toml:"executable"`
+	// Write writes files of the given content.
+	Write []WriteFile `toml:"write"`
+	// Edit writes answers' files with one text replaced by another.
+	Edit []Edit `toml:"edit"`
+	// Remove removes files of the lab root.
+	Remove []string `toml:"remove"`
 	// Run is a shell script run in the lab root with $ROOT, $ANSWERS and
 	// $KUBECONFIG set and the sandbox's kubectl first on PATH.
 	Run string `toml:"run"`
@@ -194,21 +248,30 @@ type Action struct {
 
 // WriteFile writes Content to Path (Mode "0755" etc., default 0644).
 type WriteFile struct {
-	Path    string `toml:"path"`
+	// Path is the file, relative to the lab root; its parent directories
+	// are made.
+	Path string `toml:"path"`
+	// Content is what the file holds.
 	Content string `toml:"content"`
-	Mode    string `toml:"mode"`
+	// Mode is its mode ("0755"; default "0644").
+	Mode string `toml:"mode"`
 }
 
 // Edit writes the answers' file at Path with Old replaced by New.
 type Edit struct {
+	// Path is the answers' file, written at the same path of the lab root.
 	Path string `toml:"path"`
-	Old  string `toml:"old"`
-	New  string `toml:"new"`
+	// Old is the text replaced (it must be in the file).
+	Old string `toml:"old"`
+	// New is the text that replaces it.
+	New string `toml:"new"`
+	// Mode is the written file's mode ("0755"; default "0644").
 	Mode string `toml:"mode"`
 }
 
 // Wrong is a near miss: a wrong answer and the verdict it must get.
 type Wrong struct {
+	// Case names the wrong answer in the proof's table.
 	Case string `toml:"case"`
 	Action
 	// Check is the check (its ID in the step) that must refuse it; empty
@@ -280,7 +343,8 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	if err := decodeLab(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
 	}
-	l.spans = stepSpans(raw)
+	l.place(stepSpans(raw))
+	l.TOML = raw
 	if err := checkVersion(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
 	}
@@ -331,6 +395,13 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 		l.verifyAt = keyPositions(raw)
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
+	}
+	l.Controls = l.controlProblems()
+	l.PredicatesAt = map[string]Span{}
+	for k, at := range keyPositions(l.TOML) {
+		if strings.HasPrefix(k, "predicates.") || strings.HasPrefix(k, "steps.") && strings.Contains(k, ".predicates.") {
+			l.PredicatesAt[k] = at
+		}
 	}
 	return l, nil
 }

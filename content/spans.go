@@ -29,31 +29,50 @@ type labSpans struct {
 	keys  [][]map[string]Span
 }
 
+// place sets where lab.toml declares each step and check (Step.At,
+// Check.At, Check.Keys).
+func (l *Lab) place(ls labSpans) {
+	for i := range l.Steps {
+		if i >= len(ls.steps) {
+			return
+		}
+		s := &l.Steps[i]
+		s.At = ls.steps[i][0]
+		for j := range s.Checks {
+			if j+1 < len(ls.steps[i]) {
+				s.Checks[j].At = ls.steps[i][j+1]
+			}
+			if j < len(ls.keys[i]) {
+				s.Checks[j].Keys = ls.keys[i][j]
+			}
+		}
+	}
+}
+
 // StepSpan is where lab.toml declares Steps[i].
 func (l *Lab) StepSpan(i int) Span {
-	if l == nil || i < 0 || i >= len(l.spans.steps) {
+	if l == nil || i < 0 || i >= len(l.Steps) {
 		return Span{}
 	}
-	return l.spans.steps[i][0]
+	return l.Steps[i].At
 }
 
 // CheckSpan is where lab.toml declares Steps[i].Checks[j].
 func (l *Lab) CheckSpan(i, j int) Span {
-	if l == nil || i < 0 || i >= len(l.spans.steps) || j < 0 || j+1 >= len(l.spans.steps[i]) {
+	if l == nil || i < 0 || i >= len(l.Steps) || j < 0 || j >= len(l.Steps[i].Checks) {
 		return Span{}
 	}
-	return l.spans.steps[i][j+1]
+	return l.Steps[i].Checks[j].At
 }
 
 // CheckKeySpan is where Steps[i].Checks[j] sets key, a path within the
 // check ("path", "rules.expr", "rules.0.fail", "why.KEY"): Line and Col
-// of the key, zero when
-// unknown (the check or the key written inline).
+// of the key, zero when unknown (the check or the key written inline).
 func (l *Lab) CheckKeySpan(i, j int, key string) Span {
-	if l == nil || i < 0 || i >= len(l.spans.keys) || j < 0 || j >= len(l.spans.keys[i]) {
+	if l == nil || i < 0 || i >= len(l.Steps) || j < 0 || j >= len(l.Steps[i].Checks) {
 		return Span{}
 	}
-	return l.spans.keys[i][j][key]
+	return l.Steps[i].Checks[j].Keys[key]
 }
 
 // stepSpans finds the [[steps]] and [[steps.checks]] tables of a valid

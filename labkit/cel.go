@@ -126,13 +126,19 @@ type expr struct {
 	prg cel.Program
 	// kinds are the kinds it reads from the cluster, by name
 	// (cluster.get('Pod', ...), cluster.list('Node', ...)); "Node" for
-	// cluster.node.
+	// cluster.node; its predicates' included.
 	kinds []string
+	// preds are the named predicates it reads (predicates.go).
+	preds []*boundPred
 }
 
 // compileExpr compiles src for a check of type typ; want is the kind of
 // result it must have ("bool", or "value" for anything a report can print).
-func compileExpr(typ, src, want string) (*expr, error) {
+func compileExpr(typ, src, want string) (*expr, error) { return compileExprWith(typ, src, want, nil) }
+
+// compileExprWith is compileExpr for an expression that may read the
+// named predicates preds.
+func compileExprWith(typ, src, want string, preds []*predicate) (*expr, error) {
 	var vars []string
 	if t := typeNamed(typ); t != nil {
 		vars = t.Vars()
@@ -140,7 +146,7 @@ func compileExpr(typ, src, want string) (*expr, error) {
 	if len(vars) == 0 {
 		return nil, fmt.Errorf("%s", msgf("labkit.cel.no_expressions", "type", typ))
 	}
-	env, err := celEnv(vars)
+	env, used, err := envFor(src, vars, preds)
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +172,11 @@ func compileExpr(typ, src, want string) (*expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &expr{src: src, prg: prg, kinds: clusterKinds(ast)}, nil
+	e := &expr{src: src, prg: prg, kinds: clusterKinds(ast), preds: used}
+	for _, bp := range used {
+		e.kinds = appendNew(e.kinds, bp.kinds...)
+	}
+	return e, nil
 }
 
 // clusterKinds are the kinds an expression names in its calls of the
@@ -248,7 +258,9 @@ func (v vars) activation() map[string]any {
 // eval runs the expression. A missing key or field ("no such key") is an
 // absence, not an error: absent is true then, and the caller words it.
 func (e *expr) eval(v vars) (val ref.Val, absent bool, err error) {
-	out, _, err := e.prg.Eval(v.activation())
+	act := v.activation()
+	bindLazily(act, e.preds)
+	out, _, err := e.prg.Eval(act)
 	if err != nil {
 		if isAbsence(err) {
 			return nil, true, nil

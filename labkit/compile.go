@@ -50,14 +50,13 @@ type compiledStep struct {
 
 // compileStep builds a step from its declarative checks. Problems are
 // authoring errors; a check with one evaluates to an error result.
-func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, si int, ts content.Step) compiledStep {
+func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, preds []*predicate, si int, ts content.Step) compiledStep {
 	var (
 		out     compiledStep
 		entries []entry
 	)
-	raw, _ := text.ReadFile("lab.toml")
 	for i, spec := range ts.Checks {
-		c := &compiler{text: text, scope: scope, custom: custom, step: ts, si: si, ci: i, spec: spec}
+		c := &compiler{text: text, scope: scope, custom: custom, preds: preds, step: ts, si: si, ci: i, spec: spec}
 		e := entry{base: c.base(), check: compileCheck(c)}
 		e.kinds = c.kinds
 		if c.fatal != nil && out.fatal == nil {
@@ -65,11 +64,11 @@ func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, si 
 		}
 		out.texts = append(out.texts, c.texts...)
 		if errs := append(c.fields, c.errs...); len(errs) > 0 {
-			at := text.CheckSpan(si, i)
+			at := spec.At
 			if at.Line == 0 {
-				at = text.StepSpan(si)
+				at = ts.At
 			}
-			e.bad = checkProblem(text, raw, at, ts, spec, i, errs)
+			e.bad = checkProblem(text, at, ts, spec, i, errs)
 			out.probs = append(out.probs, e.bad)
 		}
 		entries = append(entries, e)
@@ -100,14 +99,14 @@ func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, si 
 
 // checkProblem words a check's authoring errors with where in lab.toml
 // the check is (at) or, within it, the offending expression.
-func checkProblem(text *content.Lab, raw []byte, at content.Span, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
+func checkProblem(text *content.Lab, at content.Span, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
 	line, col := at.Line, at.Col
 	var msgs []string
 	for _, e := range errs {
 		msgs = append(msgs, e.msg)
 		if e.at.Line > 0 {
 			line, col = e.at.Line, e.at.Col
-		} else if l, c := locate(raw, e.near, at.First, at.Last); l > 0 {
+		} else if l, c := locate(text.TOML, e.near, at.First, at.Last); l > 0 {
 			line, col = l, c
 			if e.col > 0 {
 				col += e.col - 1
@@ -158,8 +157,9 @@ type compiler struct {
 	step   content.Step
 	si, ci int // the step's and the check's index in the lab
 	spec   content.Check
-	typ    checkType // nil for a type there is not
-	kinds  []string  // the cluster kinds the check reads
+	preds  []*predicate // the named predicates its expressions may read
+	typ    checkType    // nil for a type there is not
+	kinds  []string     // the cluster kinds the check reads
 	// fields are the problems of its fields (told first, sorted), errs
 	// the others in the order found.
 	fields, errs []checkErr
@@ -261,7 +261,7 @@ func (c *compiler) textIn(texts []Text, name, field, key string, at content.Span
 // expr compiles a CEL expression of the check; want is "bool" or
 // "value". A compile error is placed at the expression.
 func (c *compiler) expr(src, want string) *expr {
-	e, err := compileExpr(c.spec.Type, src, want)
+	e, err := compileExprWith(c.spec.Type, src, want, c.preds)
 	if err != nil {
 		ce := checkErr{msg: msgf("labkit.cel_error", "expr", src, "err", err), near: src}
 		if cerr, ok := err.(*celError); ok && cerr.line == 1 {

@@ -55,14 +55,14 @@ type EvalError struct{ Msg string }
 
 func (e *EvalError) Error() string { return e.Msg }
 
-// Eval compiles in.Expr as a rule of the lab's check type in.Type and
-// evaluates it.
+// Eval compiles in.Expr as a rule of the lab's check type in.Type, which
+// may read the lab's named predicates, and evaluates it.
 func (l *Lab) Eval(in EvalInput) (EvalResult, error) {
 	typ := in.Type
 	if typ == "" {
 		typ = "object"
 	}
-	e, err := compileExpr(typ, in.Expr, "value")
+	e, err := compileExprWith(typ, in.Expr, "value", l.predicates)
 	if err != nil {
 		return EvalResult{}, &EvalError{Msg: msgf("labkit.cel_error", "expr", in.Expr, "err", err)}
 	}

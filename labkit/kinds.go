@@ -1,15 +1,12 @@
 package labkit
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"path"
 	"reflect"
 	"slices"
 	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 
 	"github.com/labhub/labmate/content"
 )
@@ -69,39 +66,34 @@ var commonFields = []Field{
 	{"hint", false, "Message key of a sentence appended to any failure of this check (start it with a space); it has no placeholders."},
 }
 
-// decode decodes the check's own fields (content.Check.Fields) into
-// fields, a pointer to its type's struct of them (TOML tags), strictly,
-// and holds them to the type's Kind: a field the type does not read, a
-// required one missing. A key of a sub-table no type knows, or a value
-// of the wrong TOML type, keeps the lab from loading, as a key lab.toml's
-// schema does not know does (content.LoadDir).
+// decode has the check's own fields (content.Check.Fields) decoded
+// into fields, a pointer to its type's struct of them (TOML tags),
+// strictly (content.Check.DecodeFields), and holds them to the type's
+// Kind: a field the type does not read, a required one missing. A key of
+// a sub-table no type knows, or a value of the wrong TOML type, keeps
+// the lab from loading, as a key lab.toml's schema does not know does
+// (content.LoadDir).
 func (c *compiler) decode(fields any) {
 	c.decoded = fields
 	kind := c.typ.Kind()
-	raw, err := toml.Marshal(c.spec.Fields)
-	if err == nil {
-		dec := toml.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		err = dec.Decode(fields)
-	}
-	var strict *toml.StrictMissingError
-	var de *toml.DecodeError
-	switch {
-	case errors.As(err, &strict):
+	var fe *content.FieldsError
+	if errors.As(c.spec.DecodeFields(fields), &fe) {
 		var nested []string
-		for _, e := range strict.Errors {
-			if k := e.Key(); len(k) == 1 {
+		for _, k := range fe.Unknown {
+			if len(k) == 1 {
 				c.fields = append(c.fields, checkErr{msg: msgf("labkit.field_not_for_type", "field", k[0], "type", kind.Type)})
 			} else {
 				nested = append(nested, strings.Join(k, "."))
 			}
 		}
 		c.refuse(nested)
-	case errors.As(err, &de):
-		at := c.keySpan(strings.Join(de.Key(), "."))
-		c.fail(&content.Problem{Line: at.Line, Col: at.Col, Msg: msgf("content.bad_toml", "err", de.Error())})
-	case err != nil:
-		c.fail(&content.Problem{Msg: msgf("content.bad_toml", "err", err)})
+		switch {
+		case fe.Bad != "" && fe.BadKey != nil:
+			at := c.keySpan(strings.Join(fe.BadKey, "."))
+			c.fail(&content.Problem{Line: at.Line, Col: at.Col, Msg: fe.Bad})
+		case fe.Bad != "":
+			c.fail(&content.Problem{Msg: fe.Bad})
+		}
 	}
 	v := reflect.ValueOf(fields).Elem()
 	for _, f := range kind.Fields {
@@ -162,7 +154,7 @@ func (c *compiler) refuse(keys []string) {
 // (a key of a rule), or the check, or (written inline) its step.
 func (c *compiler) keySpan(key string) content.Span {
 	for k := key; ; {
-		if s := c.text.CheckKeySpan(c.si, c.ci, k); s.Line > 0 {
+		if s := c.spec.Keys[k]; s.Line > 0 {
 			return s
 		}
 		i := strings.LastIndex(k, ".")
@@ -171,10 +163,10 @@ func (c *compiler) keySpan(key string) content.Span {
 		}
 		k = k[:i]
 	}
-	if s := c.text.CheckSpan(c.si, c.ci); s.Line > 0 {
-		return s
+	if c.spec.At.Line > 0 {
+		return c.spec.At
 	}
-	return c.text.StepSpan(c.si)
+	return c.step.At
 }
 
 // fail keeps the first error that keeps the lab from loading.

@@ -6,6 +6,7 @@
 package labkit
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 
@@ -32,6 +33,8 @@ type Lab struct {
 	cluster []int
 	// texts are the message keys declarative checks show (ShowsText).
 	texts map[string]bool
+	// predicates are the lab's named predicates ([predicates]).
+	predicates []*predicate
 }
 
 // ID is the lab's ID.
@@ -101,7 +104,11 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 	custom, probs := readCustomKinds(text)
 	l.Problems = append(l.Problems, probs...)
 	// Refused by lab install, pack and verify; shown escaped when run.
-	l.Problems = append(l.Problems, text.ControlProblems()...)
+	l.Problems = append(l.Problems, text.Controls...)
+	labPreds, probs := predicatesOf(text, text.Predicates, "predicates", nil)
+	l.predicates = labPreds
+	l.Problems = append(l.Problems, probs...)
+	l.Problems = append(l.Problems, checkPredicates(text, labPreds)...)
 	goSteps := map[string]checks.Step{}
 	if code != nil && code.Steps != nil {
 		for _, s := range code.Steps() {
@@ -116,7 +123,10 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 			l.problem(text, ts, content.Msg("labkit.both", "step", ts.Number))
 			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
 		case len(ts.Checks) > 0:
-			cs := compileStep(text, l.Scope, custom, si, ts)
+			stepPreds, probs := predicatesOf(text, ts.Predicates, fmt.Sprintf("steps.%d.predicates", si), labPreds)
+			l.Problems = append(l.Problems, probs...)
+			l.Problems = append(l.Problems, checkPredicates(text, stepPreds)...)
+			cs := compileStep(text, l.Scope, custom, append(slices.Clone(labPreds), stepPreds...), si, ts)
 			if cs.fatal != nil {
 				return nil, cs.fatal
 			}
