@@ -34,6 +34,7 @@ require (
 	golang.org/x/net v0.41.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/term v0.45.0
+	golang.org/x/text v0.30.0
 	golang.org/x/time v0.9.0
 	k8s.io/api v0.34.3
 	k8s.io/apimachinery v0.34.3
@@ -100,7 +101,6 @@ require (
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/exp v0.0.0-20240823005443-9b4947da3948 // indirect
 	golang.org/x/oauth2 v0.27.0 // indirect
-	golang.org/x/text v0.30.0 // indirect
 	google.golang.org/genproto/googleapis/api v0.0.0-20240826202546-f6391c0de4c7 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20240826202546-f6391c0de4c7 // indirect
 	google.golang.org/protobuf v1.36.10 // indirect

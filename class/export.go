@@ -21,7 +21,10 @@ type Export struct {
 // from the record object's name, Flag (and no steps) when its content
 // is not believed.
 type ExportLearner struct {
+	// Name is the name the learner chose; Listed the one on the
+	// instructor's roster ("" when it has none).
 	Name    string `json:"name"`
+	Listed  string `json:"listed,omitempty"`
 	Learner string `json:"learner"`
 	Lab     string `json:"lab"`
 	// LabVersion is the version of the lab the learner's labmate ran.
@@ -65,7 +68,7 @@ func (s ExportStep) Record() StepRecord {
 func ToExport(c Class) Export {
 	e := Export{Learners: []ExportLearner{}}
 	for _, r := range c.Records {
-		l := ExportLearner{Name: r.Name, Learner: r.Learner, Lab: r.Lab, LabVersion: r.LabVersion, Updated: r.Updated, Flag: r.Flag,
+		l := ExportLearner{Name: r.Name, Listed: r.Listed, Learner: r.Learner, Lab: r.Lab, LabVersion: r.LabVersion, Updated: r.Updated, Flag: r.Flag,
 			Current: r.Current, CurrentSince: r.CurrentSince, Steps: []ExportStep{}, Regression: r.Regression}
 		for _, s := range r.Steps {
 			es := ExportStep{Number: s.Number, Status: s.Status, Hints: s.Hints, Solution: s.Solution,
@@ -87,13 +90,16 @@ func ToExport(c Class) Export {
 func FromExport(e Export) Class {
 	var c Class
 	for _, l := range e.Learners {
-		r := Record{Schema: Schema, Learner: l.Learner, Name: l.Name, Lab: l.Lab, LabVersion: l.LabVersion, Updated: l.Updated,
+		r := Record{Schema: Schema, Learner: l.Learner, Name: l.Name, Listed: l.Listed, Lab: l.Lab, LabVersion: l.LabVersion, Updated: l.Updated,
 			Flag: l.Flag, Current: l.Current, CurrentSince: l.CurrentSince, Regression: l.Regression, Steps: []StepRecord{}}
 		for _, s := range l.Steps {
 			r.Steps = append(r.Steps, s.Record())
 		}
+		if r.Listed != "" && !ValidName(r.Listed) {
+			r.Listed = ""
+		}
 		if r.Flag == "" && (!ValidLearner(r.Learner) || r.bounded() != nil) {
-			r = Record{Schema: Schema, Learner: l.Learner, Name: l.Learner, Lab: l.Lab, Steps: []StepRecord{}, Flag: Malformed}
+			r = Record{Schema: Schema, Learner: l.Learner, Name: l.Learner, Listed: r.Listed, Lab: l.Lab, Steps: []StepRecord{}, Flag: Malformed}
 		}
 		c.Records = append(c.Records, r)
 	}
@@ -122,28 +128,56 @@ func WriteJSON(w io.Writer, c Class) error {
 	return enc.Encode(ToExport(c))
 }
 
+// csvBOM starts the CSV: a UTF-8 byte order mark, without which Excel
+// opens a CSV file in the system's legacy code page (CP949 on a Korean
+// Windows) and shows Korean names as mojibake. LibreOffice and Google
+// Sheets take it as the UTF-8 mark it is.
+const csvBOM = "\ufeff"
+
+// csvHeader is the CSV's columns; new columns go last, so sheets made
+// before them keep their columns.
+var csvHeader = []string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints", "lab_version",
+	"arrived", "first_passed", "seconds_to_pass", "attempts", "solution", "current", "regression"}
+
 // WriteCSV writes one row per learner and step (a long table a
-// spreadsheet pivots as it likes): name, learner, lab, updated, flag,
-// step, status, hints, lab_version, then (schema 2) arrived,
-// first_passed, seconds_to_pass and attempts; new columns go last, so
-// sheets made before them keep their columns. A learner with no steps
-// (none yet, or a flagged record) gets one row with empty step columns,
-// so nobody vanishes from the grade sheet.
+// spreadsheet pivots as it likes), after a UTF-8 byte order mark:
+// name (the roster's, else the one the learner chose), learner, lab,
+// updated, flag, step, status, hints, lab_version, then arrived,
+// first_passed, seconds_to_pass and attempts, then solution (the step's
+// worked solution opened: true or false), current (the learner's
+// current step, 0 when done) and regression (the step of the newest
+// regression, empty for none). A learner with no steps (none yet, or a
+// flagged record) gets one row with empty step columns, so nobody
+// vanishes from the grade sheet.
 func WriteCSV(w io.Writer, c Class) error {
+	if _, err := io.WriteString(w, csvBOM); err != nil {
+		return fmt.Errorf("csv: %w", err)
+	}
 	cw := csv.NewWriter(w)
-	_ = cw.Write([]string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints", "lab_version",
-		"arrived", "first_passed", "seconds_to_pass", "attempts"})
+	_ = cw.Write(csvHeader)
 	for _, l := range ToExport(c).Learners {
+		name := l.Name
+		if l.Listed != "" {
+			name = l.Listed
+		}
+		current, regression := "", ""
+		if len(l.Steps) > 0 {
+			current = strconv.Itoa(l.Current)
+		}
+		if l.Regression != nil {
+			regression = strconv.Itoa(l.Regression.Step)
+		}
 		if len(l.Steps) == 0 {
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), "", "", "", l.LabVersion, "", "", "", ""})
+			_ = cw.Write([]string{name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), "", "", "", l.LabVersion, "", "", "", "", "", current, regression})
 		}
 		for _, s := range l.Steps {
 			secs := ""
 			if d, ok := s.Record().TimeToPass(); ok {
 				secs = strconv.Itoa(int(d / time.Second))
 			}
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), strconv.Itoa(s.Number), string(s.Status),
-				strconv.Itoa(s.Hints), l.LabVersion, stamp(s.Arrived), stamp(s.FirstPassed), secs, strconv.Itoa(s.Attempts)})
+			_ = cw.Write([]string{name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), strconv.Itoa(s.Number), string(s.Status),
+				strconv.Itoa(s.Hints), l.LabVersion, stamp(s.Arrived), stamp(s.FirstPassed), secs, strconv.Itoa(s.Attempts),
+				strconv.FormatBool(s.Solution), current, regression})
 		}
 	}
 	cw.Flush()

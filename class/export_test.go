@@ -51,19 +51,25 @@ func TestExportCarriesTimesAndAttemptsAndReadsBack(t *testing.T) {
 	if err := WriteCSV(&cs, c); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := csv.NewReader(&cs).ReadAll()
+	// Excel reads a CSV without a byte order mark in the legacy code
+	// page: the file starts with one, and nothing else changes.
+	raw, ok := bytes.CutPrefix(cs.Bytes(), []byte("\xef\xbb\xbf"))
+	if !ok {
+		t.Fatalf("the CSV does not start with a UTF-8 byte order mark: %q", cs.Bytes()[:min(8, cs.Len())])
+	}
+	rows, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
 	if err != nil {
 		t.Fatal(err)
 	}
 	head := strings.Join(rows[0], ",")
-	if !strings.HasSuffix(head, "hints,lab_version,arrived,first_passed,seconds_to_pass,attempts") {
+	if head != "name,learner,lab,updated,flag,step,status,hints,lab_version,arrived,first_passed,seconds_to_pass,attempts,solution,current,regression" {
 		t.Errorf("csv header %q", head)
 	}
-	if got := strings.Join(rows[1][9:], ","); got != "2026-12-01T09:00:00Z,2026-12-01T09:07:00Z,420,4" {
-		t.Errorf("step 1 times and attempts in csv: %q", got)
+	if got := strings.Join(rows[1][9:], ","); got != "2026-12-01T09:00:00Z,2026-12-01T09:07:00Z,420,4,true,2,1" {
+		t.Errorf("step 1 times, attempts, solution, current and regression in csv: %q", got)
 	}
-	if got := strings.Join(rows[2][9:], ","); got != "2026-12-01T09:07:00Z,,,1" {
-		t.Errorf("step 2 times and attempts in csv: %q", got)
+	if got := strings.Join(rows[2][9:], ","); got != "2026-12-01T09:07:00Z,,,1,false,2,1" {
+		t.Errorf("step 2 in csv: %q", got)
 	}
 	e, err := ReadExport(&js)
 	if err != nil {
@@ -96,5 +102,41 @@ func TestFromExportFlagsWhatBreaksTheBounds(t *testing.T) {
 		if r.Flag != want || (want != "" && len(r.Steps) != 0) {
 			t.Errorf("%s: flag %q steps %d, want flag %q", r.Learner, r.Flag, len(r.Steps), want)
 		}
+	}
+}
+
+// The instructor's roster names a learner: the CSV's name column and the
+// JSON's listed field carry it; the name the learner chose stays in the
+// JSON's name, and both read back. A learner who never joined still has
+// a row, with no current step.
+func TestExportCarriesTheRosterName(t *testing.T) {
+	c := Class{Records: []Record{
+		{Schema: Schema, Learner: "learner-01", Name: "jimin", Listed: "김지민", Lab: "gpu-incident",
+			Steps: []StepRecord{{Number: 1, Status: checks.Failed}}, Current: 1},
+		{Schema: Schema, Learner: "learner-02", Name: "learner-02", Listed: "이서준", Lab: "gpu-incident", Steps: []StepRecord{}},
+	}}
+	var js, cs bytes.Buffer
+	if err := WriteJSON(&js, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&cs, c); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(cs.Bytes(), []byte("\xef\xbb\xbf")))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[1][0] != "김지민" || rows[2][0] != "이서준" || rows[2][14] != "" {
+		t.Errorf("csv rows: %q", rows[1:])
+	}
+	e, err := ReadExport(&js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l := e.Learners[0]; l.Name != "jimin" || l.Listed != "김지민" {
+		t.Errorf("json: %+v", l)
+	}
+	if back := FromExport(e).Records[0]; back.Shown() != "김지민" || back.Name != "jimin" {
+		t.Errorf("read back: %+v", back)
 	}
 }

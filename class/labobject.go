@@ -34,6 +34,10 @@ const (
 	AnnotationLabID      = "labmate.dev/lab-id"
 	AnnotationLabVersion = "labmate.dev/lab-version"
 	AnnotationLabSum     = "labmate.dev/lab-sha256"
+	// AnnotationLabBuiltin ("true") marks a lab object that names a lab
+	// labmate has built in and carries no archive: a lab with Go of its
+	// own cannot travel, and every learner's labmate has it already.
+	AnnotationLabBuiltin = "labmate.dev/lab-builtin"
 
 	// MaxLabBytes is the largest archive one object can carry: the API
 	// server refuses a ConfigMap whose keys and values together pass
@@ -43,13 +47,23 @@ const (
 	maxVersionBytes = 128
 )
 
-// LabArchive is a packed lab as the class carries it.
+// LabArchive is a packed lab as the class carries it, or (Builtin) the
+// name of a built-in lab the class is for.
 type LabArchive struct {
 	ID      string
 	Version string
 	// Sum is the sha256 of Bytes, hex.
 	Sum   string
 	Bytes []byte
+	// Builtin: the class names a lab built into labmate and carries no
+	// bytes; Version is the instructor's labmate's version of it.
+	Builtin bool
+}
+
+// NamedLab is the lab object's content for a built-in lab the class is
+// for and does not carry.
+func NamedLab(id, version string) LabArchive {
+	return LabArchive{ID: id, Version: version, Builtin: true}
 }
 
 // NewLabArchive wraps packed bytes with their digest.
@@ -122,6 +136,8 @@ func validLabID(id string) bool {
 // line of text.
 func (a LabArchive) Check() error {
 	switch {
+	case a.Builtin && len(a.Bytes) > 0:
+		return LabUnreadable{What: AnnotationLabBuiltin}
 	case len(a.Bytes) > MaxLabBytes:
 		return LabTooBig{Size: len(a.Bytes)}
 	case !validLabID(a.ID):
@@ -133,9 +149,18 @@ func (a LabArchive) Check() error {
 }
 
 // ReadLabObject is the lab a lab object carries, refused unless its bytes
-// hash to the digest beside them.
+// hash to the digest beside them; or the built-in lab it names.
 func ReadLabObject(o *corev1.ConfigMap) (LabArchive, error) {
 	a := LabMeta(o)
+	if a.Builtin {
+		switch {
+		case !validLabID(a.ID):
+			return LabArchive{}, LabBadID{ID: a.ID}
+		case len(a.Version) > maxVersionBytes || !printable(a.Version):
+			return LabArchive{}, LabUnreadable{What: AnnotationLabVersion}
+		}
+		return a, nil
+	}
 	b, ok := o.BinaryData[LabArchiveKey]
 	switch {
 	case !ok:
@@ -158,5 +183,6 @@ func ReadLabObject(o *corev1.ConfigMap) (LabArchive, error) {
 
 // LabMeta is what a lab object says of its lab, without the bytes.
 func LabMeta(o *corev1.ConfigMap) LabArchive {
-	return LabArchive{ID: o.Annotations[AnnotationLabID], Version: o.Annotations[AnnotationLabVersion], Sum: o.Annotations[AnnotationLabSum]}
+	return LabArchive{ID: o.Annotations[AnnotationLabID], Version: o.Annotations[AnnotationLabVersion], Sum: o.Annotations[AnnotationLabSum],
+		Builtin: o.Annotations[AnnotationLabBuiltin] == "true"}
 }

@@ -77,10 +77,36 @@ type Record struct {
 	Steps []StepRecord `json:"steps"`
 	// Regression is the newest step that went from passed to failed.
 	Regression *Regression `json:"regression,omitempty"`
-	// Flag is set by the board's and the export's reading of a record
-	// object (never sent): why its content is not believed (trust.go).
+	// Run names the labmate run that wrote the record (random, new each
+	// start): two runs that take turns writing one learner's record are
+	// two labmates on one class file (Collector marks them Shared).
+	Run string `json:"run,omitempty"`
+
+	// Set by the board's and the export's reading of a record object,
+	// never sent:
+	// Flag says why its content is not believed (trust.go).
 	Flag Flag `json:"-"`
+	// Listed is the learner's name on the instructor's roster (the class
+	// object), "" when the roster has none.
+	Listed string `json:"-"`
+	// Shared is true when two labmate runs took turns writing the record
+	// lately: two people (or two labmates) on one class file.
+	Shared bool `json:"-"`
 }
+
+// Shown is the name the instructor sees: the roster's, else the one the
+// learner chose (the slot when they chose none).
+func (r Record) Shown() string {
+	if r.Listed != "" {
+		return r.Listed
+	}
+	return r.Name
+}
+
+// Absent reports whether the learner's labmate never published: the
+// record init made still has no step (a flagged record is not absent:
+// something was written).
+func (r Record) Absent() bool { return r.Flag == "" && len(r.Steps) == 0 }
 
 // StepRecord is one step as the learner sees it.
 type StepRecord struct {
@@ -145,6 +171,8 @@ type Identity struct {
 	// installed one); empty when the lab has none.
 	LabVersion string
 	Labmate    string
+	// Run names this run of labmate (Record.Run); "" in a preview.
+	Run string
 }
 
 // NewRecord is id's record before anything is known of the lab: no
@@ -155,7 +183,7 @@ func NewRecord(id Identity) Record {
 	if name == "" {
 		name = id.Learner
 	}
-	return Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, LabVersion: id.LabVersion, Labmate: id.Labmate, Steps: []StepRecord{}}
+	return Record{Schema: Schema, Learner: id.Learner, Name: name, Lab: id.Lab, LabVersion: id.LabVersion, Labmate: id.Labmate, Run: id.Run, Steps: []StepRecord{}}
 }
 
 // Step returns step n, or nil.

@@ -54,6 +54,8 @@ const (
 	MaxNameRunes = 40
 	// maxTextBytes bounds labmate's version and a check ID.
 	maxTextBytes = 128
+	// maxRunBytes bounds a run's name.
+	maxRunBytes = 32
 )
 
 // SplitObjectName is the learner and the lab of a record object's name
@@ -134,6 +136,9 @@ func (r Record) bounded() error {
 	}
 	if !printable(r.LabVersion) || len(r.LabVersion) > maxVersionBytes {
 		return errors.New("lab version")
+	}
+	if !printable(r.Run) || len(r.Run) > maxRunBytes {
+		return errors.New("run")
 	}
 	if len(r.Steps) > MaxSteps || r.Current < 0 || r.Current > MaxSteps ||
 		r.Page != nil && (*r.Page < 0 || *r.Page > MaxSteps) {

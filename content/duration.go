@@ -7,7 +7,7 @@ import (
 )
 
 // Duration spells d the way a Korean reader expects: "0.46초", "5초",
-// "1분 5초", "2시간 3분". Under a minute it keeps up to two decimals;
+// "1분 5초", "2시간 3분", "7일", "1일 12시간". Under a minute it keeps up to two decimals;
 // from a minute on it rounds to whole seconds. Every duration that
 // reaches a learner, an author or an instructor goes through it, so
 // none shows as Go's "1m5s".
@@ -25,6 +25,10 @@ func Duration(d time.Duration) string {
 	}
 	d = d.Round(time.Second)
 	var parts []string
+	if days := int(d.Hours()) / 24; days > 0 {
+		parts = append(parts, Msg("unit.days", "n", days))
+		d -= time.Duration(days) * 24 * time.Hour
+	}
 	if h := int(d.Hours()); h > 0 {
 		parts = append(parts, Msg("unit.hours", "n", h))
 	}

@@ -17,6 +17,8 @@ func TestDuration(t *testing.T) {
 		65*time.Second + 400*time.Millisecond: "1분 5초",
 		2*time.Hour + 3*time.Minute:           "2시간 3분",
 		time.Hour + 1*time.Second:             "1시간 1초",
+		7 * 24 * time.Hour:                    "7일",
+		36*time.Hour + 10*time.Minute:         "1일 12시간 10분",
 	} {
 		if got := Duration(d); got != want {
 			t.Errorf("Duration(%v) = %q, want %q", d, got, want)

@@ -49,17 +49,25 @@ func WatchConfigMaps(ctx context.Context, cs Interface, ns, name string) *Config
 		}
 		return o
 	}
+	changed, errs, synced := make(chan struct{}, 1), make(chan error, 1), make(chan struct{})
 	lw := &cache.ListWatch{
 		ListWithContextFunc: func(ctx context.Context, o metav1.ListOptions) (runtime.Object, error) {
 			return cms.List(ctx, narrow(o))
 		},
 		WatchFuncWithContext: func(ctx context.Context, o metav1.ListOptions) (watch.Interface, error) {
-			return cms.Watch(ctx, narrow(o))
+			w, err := cms.Watch(ctx, narrow(o))
+			if err != nil {
+				// The reflector retries a refused watch itself, forever
+				// and silently (client-go v0.34 tools/cache/reflector.go,
+				// watch: isWatchErrorRetriable), never calling the watch
+				// error handler: a stopped API server would go unsaid.
+				latest.Offer(errs, err)
+			}
+			return w, err
 		},
 	}
 	inf := cache.NewSharedIndexInformer(lw, &corev1.ConfigMap{}, 0,
 		cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc})
-	changed, errs, synced := make(chan struct{}, 1), make(chan error, 1), make(chan struct{})
 	poke := func() {
 		select {
 		case changed <- struct{}{}:

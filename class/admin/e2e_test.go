@@ -30,6 +30,16 @@ import (
 // deleted when the test ends.
 func initClass(t testing.TB, learners []string, labs ...string) (kube.Interface, string, []admin.LearnerFile) {
 	t.Helper()
+	var entries []admin.Entry
+	for _, id := range learners {
+		entries = append(entries, admin.Entry{ID: id})
+	}
+	return initEntries(t, entries, labs...)
+}
+
+// initEntries is initClass of a roster's entries.
+func initEntries(t testing.TB, learners []admin.Entry, labs ...string) (kube.Interface, string, []admin.LearnerFile) {
+	t.Helper()
 	conn, err := kube.Open(admin.Kubeconfig(sandboxtest.Start(t), ""))
 	if err != nil {
 		t.Fatal(err)
@@ -48,12 +58,12 @@ func initClass(t testing.TB, learners []string, labs ...string) (kube.Interface,
 	if len(labs) == 0 {
 		labs = []string{"gpu-incident"}
 	}
-	files, err := admin.Init(ctx, admin.InitConfig{Conn: conn, Namespace: ns, Learners: learners,
+	res, err := admin.Init(ctx, admin.InitConfig{Conn: conn, Namespace: ns, Learners: learners,
 		Labs: labs, OutDir: t.TempDir(), TokenTTL: time.Hour})
 	if err != nil {
 		t.Fatalf("init: %v", err)
 	}
-	return cs, ns, files
+	return cs, ns, res.Files
 }
 
 // A learner's generated kubeconfig can patch their own record (through
@@ -126,7 +136,7 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 
 	// Init again: idempotent, the records stay as they are.
 	conn, _ := kube.Open(admin.Kubeconfig(sandboxtest.Start(t), ""))
-	if _, err := admin.Init(ctx, admin.InitConfig{Conn: conn.Within(30 * time.Second), Namespace: ns, Learners: []string{"ana", "bo"},
+	if _, err := admin.Init(ctx, admin.InitConfig{Conn: conn.Within(30 * time.Second), Namespace: ns, Learners: []admin.Entry{{ID: "ana"}, {ID: "bo"}},
 		Labs: []string{"gpu-incident"}, OutDir: filepath.Join(t.TempDir(), "again")}); err != nil {
 		t.Fatalf("second init: %v", err)
 	}

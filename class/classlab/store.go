@@ -18,24 +18,32 @@ import (
 )
 
 // StoreLab puts the lab in the class namespace, replacing the one there
-// (server-side apply, InitFieldManager). The digest is computed here from
-// the bytes, never taken from the caller.
+// (server-side apply, InitFieldManager): its archive, or for a built-in
+// lab (a.Builtin) its name alone. The digest is computed here from the
+// bytes, never taken from the caller.
 func StoreLab(ctx context.Context, cs kube.Interface, ns string, a class.LabArchive) (class.LabArchive, error) {
 	if err := a.Check(); err != nil {
 		return class.LabArchive{}, err
 	}
-	a = class.NewLabArchive(a.ID, a.Version, a.Bytes)
 	obj := corev1ac.ConfigMap(class.LabObject, ns).
-		WithLabels(map[string]string{class.LabelClass: "true", class.LabelClassLab: "true", class.LabelLab: a.ID}).
-		WithAnnotations(map[string]string{class.AnnotationLabID: a.ID, class.AnnotationLabVersion: a.Version, class.AnnotationLabSum: a.Sum}).
-		WithBinaryData(map[string][]byte{class.LabArchiveKey: a.Bytes})
+		WithLabels(map[string]string{class.LabelClass: "true", class.LabelClassLab: "true", class.LabelLab: a.ID})
+	if a.Builtin {
+		// Fields this manager applied before and leaves out now (an
+		// archive, its digest) are removed by the apply.
+		obj.WithAnnotations(map[string]string{class.AnnotationLabID: a.ID, class.AnnotationLabVersion: a.Version, class.AnnotationLabBuiltin: "true"})
+	} else {
+		a = class.NewLabArchive(a.ID, a.Version, a.Bytes)
+		obj.WithAnnotations(map[string]string{class.AnnotationLabID: a.ID, class.AnnotationLabVersion: a.Version, class.AnnotationLabSum: a.Sum}).
+			WithBinaryData(map[string][]byte{class.LabArchiveKey: a.Bytes})
+	}
 	if _, err := cs.CoreV1().ConfigMaps(ns).Apply(ctx, obj, metav1.ApplyOptions{FieldManager: class.InitFieldManager, Force: true}); err != nil {
 		return class.LabArchive{}, err
 	}
 	return a, nil
 }
 
-// FetchLab reads the class's lab and checks its bytes against its digest.
+// FetchLab reads the class's lab and checks its bytes against its digest
+// (a built-in lab the class names comes back Builtin, without bytes).
 // No lab object, or no right to read one, is ErrNoLab.
 func FetchLab(ctx context.Context, cs kube.Interface, ns string) (class.LabArchive, error) {
 	o, err := cs.CoreV1().ConfigMaps(ns).Get(ctx, class.LabObject, metav1.GetOptions{})

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
@@ -27,14 +28,25 @@ const (
 )
 
 // InstalledLab is the class's lab as a learner runs it: where labstore
-// installed it, and what the class said of it.
+// installed it, and what the class said of it; or (Builtin) the built-in
+// lab the class names, which the learner's labmate has (no Dir).
 type InstalledLab struct {
 	Dir     string
 	ID      string
 	Version string
 	Sum     string
 	// Source is labstore's Source of the class's copies (LabSource).
-	Source string
+	Source  string
+	Builtin bool
+}
+
+// Ref is how the lab is named to open it (catalog's grammar): the
+// built-in copy of a built-in lab, else the installed directory.
+func (l *InstalledLab) Ref() string {
+	if l.Builtin {
+		return l.ID + "@" + catalog.AtEmbedded
+	}
+	return l.Dir
 }
 
 // LabNote is what the class said of its lab while the learner runs it:
@@ -54,9 +66,12 @@ func Source(conn kube.Conn, ns string) string {
 
 // Use fetches, checks and installs the class's lab, or falls back to
 // the copy installed from it before, with a notice (Korean) saying why.
-// (nil, "", nil): the class carries no lab, or the class file reaches
-// no server. The error (Korean) ends the run: the class's lab is refused
-// and none was installed before.
+// A built-in lab the class names comes back Builtin (nothing to
+// install). (nil, "", nil): the class names no lab, or the class file
+// reaches no server; (nil, notice, nil): the class cluster did not
+// answer and no copy was installed before (the lab is chosen as without
+// a class). The error (Korean) ends the run: the class's lab is refused
+// (its bytes, its object) and none was installed before.
 func Use(ctx context.Context, conn kube.Conn, ns string) (lab *InstalledLab, notice string, err error) {
 	src := Source(conn, ns)
 	cs, err := conn.Typed()
@@ -74,6 +89,12 @@ func Use(ctx context.Context, conn kube.Conn, ns string) (lab *InstalledLab, not
 		return nil, "", nil
 	}
 	var refused string
+	unreachable := false
+	if err == nil && a.Builtin {
+		// A built-in lab: every labmate has its own copy (a learner's
+		// labmate of another version runs its own version of it).
+		return &InstalledLab{ID: a.ID, Version: a.Version, Source: src, Builtin: true}, "", nil
+	}
 	if err == nil {
 		if have, ok := InstalledFrom(src, a.Sum); ok {
 			return have, "", nil // installed before: nothing to unpack
@@ -84,10 +105,13 @@ func Use(ctx context.Context, conn kube.Conn, ns string) (lab *InstalledLab, not
 		}
 		refused = content.Msg("class.lab.install_failed", "err", ierr)
 	} else {
-		refused = Explain(err)
+		refused, unreachable = Explain(err), !refusal(err)
 	}
 	kept, ok := InstalledFrom(src, "")
-	if !ok {
+	switch {
+	case !ok && unreachable:
+		return nil, content.Msg("class.lab.unreachable_none", "why", refused), nil
+	case !ok:
 		return nil, "", errors.New(content.Msg("class.lab.none_kept", "why", refused))
 	}
 	slog.Info("class lab: using the copy installed before", "dir", kept.Dir, "why", err)
@@ -97,14 +121,17 @@ func Use(ctx context.Context, conn kube.Conn, ns string) (lab *InstalledLab, not
 // Explain words why the class's lab could not be had: this package's own
 // refusals are Korean; a connection error goes through Explain.
 func Explain(err error) string {
-	var tampered class.LabTampered
-	var unreadable class.LabUnreadable
-	var badID class.LabBadID
-	var big class.LabTooBig
-	if errors.As(err, &tampered) || errors.As(err, &unreadable) || errors.As(err, &badID) || errors.As(err, &big) {
+	if refusal(err) {
 		return err.Error()
 	}
 	return content.Msg("class.lab.unreachable", "err", kube.Explain(err))
+}
+
+// refusal reports whether err refuses the lab object itself (its bytes,
+// its digest, its ID, its size), not the way to it.
+func refusal(err error) bool {
+	return errors.As(err, new(class.LabTampered)) || errors.As(err, new(class.LabUnreadable)) ||
+		errors.As(err, new(class.LabBadID)) || errors.As(err, new(class.LabTooBig))
 }
 
 // InstalledFrom is the copy of the class's lab installed last from the
@@ -135,7 +162,7 @@ func InstalledFrom(src, sum string) (*InstalledLab, bool) {
 // class file reaches no server).
 func WatchInstalled(ctx context.Context, conn kube.Conn, ns string, lab *InstalledLab) <-chan LabNote {
 	cs, err := conn.Typed()
-	if err != nil || lab == nil {
+	if err != nil || lab == nil || lab.Builtin {
 		return nil
 	}
 	out := make(chan LabNote, 1)

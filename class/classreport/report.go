@@ -134,7 +134,7 @@ func Write(w io.Writer, in Input) error {
 
 // learner is one row of the learners' table.
 func learner(r class.Record, steps int, at time.Time) learnerRow {
-	row := learnerRow{Name: r.Name, Learner: r.Learner}
+	row := learnerRow{Name: r.Shown(), Learner: r.Learner}
 	if r.Flag != "" {
 		row.Flag = content.Msg("class.board.mark." + string(r.Flag))
 	}

@@ -27,8 +27,9 @@ type Step struct {
 	// passing it, shortest first; only those known (class.StepRecord.
 	// TimeToPass).
 	Times []time.Duration
-	// Failing are the checks failing now for the learners on the step,
-	// most learners first.
+	// Failing are the checks failed now for the learners on the step,
+	// most learners first: only checks whose verdict is failed, never
+	// one that waits for an earlier one or for the cluster.
 	Failing []CheckCount
 	// Attempts are the attempts of the learners who passed the step,
 	// fewest first.
@@ -117,7 +118,7 @@ func Summarize(recs []class.Record, steps int) Class {
 			}
 			if s.Number == r.Current {
 				st.On++
-				for _, f := range uniqueIDs(s.Failing) {
+				for _, f := range failedIDs(s.Failing) {
 					failing[s.Number-1][f]++
 				}
 			}
@@ -131,12 +132,15 @@ func Summarize(recs []class.Record, steps int) Class {
 	return c
 }
 
-// uniqueIDs are a step's failing check IDs, each once (a record is
-// bounded, not guaranteed to list a check once).
-func uniqueIDs(fs []class.FailingCheck) []string {
+// failedIDs are the IDs of a step's checks that failed, each once (a
+// record is bounded, not guaranteed to list a check once). A record
+// lists every check that did not pass; one that waits (an earlier check
+// of the step failed, the cluster is not synced) never ran, and counting
+// it would hide the check that did fail.
+func failedIDs(fs []class.FailingCheck) []string {
 	var ids []string
 	for _, f := range fs {
-		if !slices.Contains(ids, f.ID) {
+		if f.Status == checks.Failed && !slices.Contains(ids, f.ID) {
 			ids = append(ids, f.ID)
 		}
 	}
@@ -187,8 +191,8 @@ func MedianInt(sorted []int) int {
 }
 
 // Waiting is a learner the instructor should go to: on Step for For,
-// Check (the first of the step's failing checks, the lab's order) failing
-// with More others, at hint rung Hints (Solution: opened the solution).
+// Check (the first of the step's failed checks, the lab's order; "" when
+// none failed, only waits) failing with More others failed, at hint rung Hints (Solution: opened the solution).
 type Waiting struct {
 	Learner, Name, Lab string
 	Step               int
@@ -208,9 +212,9 @@ func HelpFirst(recs []class.Record, now time.Time, n int) []Waiting {
 		if r.Flag != "" || r.Current == 0 || r.CurrentSince.IsZero() {
 			continue
 		}
-		w := Waiting{Learner: r.Learner, Name: r.Name, Lab: r.Lab, Step: r.Current, For: max(0, now.Sub(r.CurrentSince))}
+		w := Waiting{Learner: r.Learner, Name: r.Shown(), Lab: r.Lab, Step: r.Current, For: max(0, now.Sub(r.CurrentSince))}
 		if s := r.Step(r.Current); s != nil {
-			if ids := uniqueIDs(s.Failing); len(ids) > 0 {
+			if ids := failedIDs(s.Failing); len(ids) > 0 {
 				w.Check, w.More = ids[0], len(ids)-1
 			}
 			w.Hints, w.Solution = s.Hints, s.Solution

@@ -156,3 +156,36 @@ func TestMainLab(t *testing.T) {
 		t.Errorf("OfLab(b) = %d records", got)
 	}
 }
+
+// Only checks that failed are counted as failing: a check that waits
+// (for an earlier check of the step, for the cluster) never ran, and a
+// record lists it beside the one that failed. Counting it would put the
+// waiting check first and hide the real one.
+func TestFailingCountsOnlyFailedChecks(t *testing.T) {
+	waitingFirst := func(id string) class.Record {
+		r := learner(id, 2, []float64{3})
+		r.Steps[1].Failing = []class.FailingCheck{
+			{ID: "a-waits", Status: checks.Waiting},
+			{ID: "b-waits-too", Status: checks.Waiting},
+			{ID: "z-fails", Status: checks.Failed},
+		}
+		return r
+	}
+	onlyWaiting := learner("c", 2, []float64{3})
+	onlyWaiting.Steps[1].Failing = []class.FailingCheck{{ID: "a-waits", Status: checks.Waiting}}
+	recs := []class.Record{waitingFirst("a"), waitingFirst("b"), onlyWaiting}
+	got := Summarize(recs, 3).Steps[1].Failing
+	if want := []CheckCount{{"z-fails", 2}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("failing checks on step 2: %+v, want %+v", got, want)
+	}
+	q := HelpFirst(recs, t0.Add(time.Hour), 0)
+	for _, w := range q {
+		want, more := "z-fails", 0
+		if w.Learner == "c" {
+			want = ""
+		}
+		if w.Check != want || w.More != more {
+			t.Errorf("%s: check %q (+%d), want %q (+%d)", w.Learner, w.Check, w.More, want, more)
+		}
+	}
+}

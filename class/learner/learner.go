@@ -7,6 +7,8 @@ package learner
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"time"
 
 	"github.com/labhub/labmate/class"
@@ -108,4 +110,33 @@ func Preview(id class.Identity, p state.Progress, rep engine.Report) class.Recor
 	u := labrun.Next(nil, rep)
 	t.Apply(Update{Report: &u})
 	return t.Record()
+}
+
+// Narrate says on w, in Korean, when publishing starts to fail (and
+// why) and when it works again: `check --watch --class` has no
+// indicator, and a learner whose progress stopped reaching the class
+// would not know. One line per change, none while nothing changes. It
+// reads the publisher's statuses until ctx ends, so it is their one
+// reader.
+func Narrate(ctx context.Context, pub *Publisher, w io.Writer) {
+	var failing State
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case st := <-pub.Statuses():
+			switch st.State {
+			case Connected:
+				if failing != "" {
+					fmt.Fprintln(w, content.Msg("class.publish.recovered"))
+					failing = ""
+				}
+			case Retrying, Refused:
+				if failing != st.State {
+					fmt.Fprintln(w, content.Msg("class.publish."+string(st.State), "err", Explain(st.Err)))
+					failing = st.State
+				}
+			}
+		}
+	}
 }

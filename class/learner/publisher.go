@@ -2,6 +2,8 @@ package learner
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"log/slog"
 	"runtime/debug"
@@ -100,6 +102,9 @@ func NewPublisher(cfg PublisherConfig) *Publisher {
 	if cfg.Clock == nil {
 		cfg.Clock = clock.RealClock{}
 	}
+	if cfg.Identity.Run == "" {
+		cfg.Identity.Run = newRun()
+	}
 	p := &Publisher{
 		cfg:      cfg,
 		tracker:  NewTracker(cfg.Identity, cfg.Clock.Now),
@@ -108,6 +113,15 @@ func NewPublisher(cfg PublisherConfig) *Publisher {
 	}
 	p.status.Store(&Status{State: Connecting})
 	return p
+}
+
+// newRun names one run of labmate's publisher: random, so that two runs
+// writing one learner's record can be told apart on the board (two
+// people on one class file), and nothing about the machine travels.
+func newRun() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // Publish folds u into the record; when something a teacher cares about

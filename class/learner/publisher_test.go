@@ -2,6 +2,7 @@ package learner
 
 import (
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -131,14 +132,7 @@ func TestPublisherSendsLatestAtMostOncePerInterval(t *testing.T) {
 func TestPublisherRetriesAndDeliversLatest(t *testing.T) {
 	f := &feed{}
 	cs := kubefake.New(recordObject("learner-01", "gpu-incident"))
-	var down atomic.Bool
-	down.Store(true)
-	cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
-		if down.Load() {
-			return true, nil, apierrors.NewServiceUnavailable("down")
-		}
-		return false, nil, nil
-	})
+	down := goDown(cs)
 	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 10 * time.Millisecond, Retry: fastRetry(),
 		Identity: class.Identity{Learner: "learner-01", Lab: "gpu-incident"}})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -214,4 +208,66 @@ func TestPublishNeverBlocks(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("Publish blocked behind a stuck send: 2000 calls not done in 30 s")
 	}
+}
+
+// check --watch --class says on stderr when publishing fails and when
+// it works again: one line each, in Korean, none while nothing changes.
+func TestNarrateSaysFailureAndRecovery(t *testing.T) {
+	f := &feed{}
+	cs := kubefake.New(recordObject("learner-01", "gpu-incident"))
+	down := goDown(cs)
+	p := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 10 * time.Millisecond, Retry: fastRetry(),
+		Identity: class.Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	said := make(lineChan, 8)
+	go Narrate(ctx, p, said)
+	go p.Run(ctx)
+	p.Publish(Update{Report: f.report(checks.Failed)})
+	if l := said.next(t); !strings.Contains(l, "올리지 못했습니다") {
+		t.Fatalf("first line %q, want the failure", l)
+	}
+	down.Store(false)
+	p.Publish(Update{Report: f.report(checks.Passed)})
+	if l := said.next(t); !strings.Contains(l, "다시 올렸습니다") {
+		t.Fatalf("second line %q, want the recovery", l)
+	}
+	select {
+	case l := <-said:
+		t.Errorf("a third line %q: one line per change", l)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// goDown makes the fake class cluster refuse every record (503) until
+// the returned flag is cleared.
+func goDown(cs *kubefake.Clientset) *atomic.Bool {
+	var down atomic.Bool
+	down.Store(true)
+	cs.PrependReactor("patch", "configmaps", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if down.Load() {
+			return true, nil, apierrors.NewServiceUnavailable("down")
+		}
+		return false, nil, nil
+	})
+	return &down
+}
+
+// lineChan is a writer whose every write a test receives.
+type lineChan chan string
+
+func (c lineChan) Write(p []byte) (int, error) {
+	c <- string(p)
+	return len(p), nil
+}
+
+func (c lineChan) next(t *testing.T) string {
+	t.Helper()
+	select {
+	case l := <-c:
+		return l
+	case <-time.After(30 * time.Second):
+		t.Fatal("nothing said in 30 s")
+	}
+	return ""
 }

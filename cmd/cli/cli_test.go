@@ -98,3 +98,43 @@ func TestExecuteSaysWhatEndedTheCommand(t *testing.T) {
 		}
 	}
 }
+
+// A suggested command line keeps every flag the learner gave (in a form
+// a shell reads back as given), but the ones the suggestion replaces.
+func TestCommandLineKeepsTheFlagsGiven(t *testing.T) {
+	root := &cobra.Command{Use: "labmate"}
+	root.PersistentFlags().String("lab", "", "")
+	up := &cobra.Command{Use: "up", Run: func(*cobra.Command, []string) {}}
+	up.Flags().String("from", "", "")
+	up.Flags().String("sha256", "", "")
+	up.Flags().Bool("verbose", false, "")
+	up.Flags().String("name", "", "")
+	sandbox := &cobra.Command{Use: "sandbox"}
+	sandbox.AddCommand(up)
+	root.AddCommand(sandbox)
+	var got string
+	up.PreRun = func(cmd *cobra.Command, _ []string) { got = CommandLine(cmd, "lab") }
+	root.SetArgs([]string{"sandbox", "up", "--from", "/media/usb 1/bundle.tar.gz", "--sha256", "ab12", "--verbose", "--lab", "x"})
+	if err := root.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	if want := "labmate sandbox up --from '/media/usb 1/bundle.tar.gz' --sha256 ab12 --verbose"; got != want {
+		t.Errorf("CommandLine = %q, want %q", got, want)
+	}
+}
+
+// Confirm: a yes-word is yes, anything else no; with nothing to read it
+// names the flag that answers yes.
+func TestConfirm(t *testing.T) {
+	for in, want := range map[string]error{"y\n": nil, "네\n": nil, "n\n": ErrNotConfirmed, "\n": ErrNotConfirmed, "maybe": ErrNotConfirmed} {
+		var out strings.Builder
+		if err := Confirm(Streams{In: strings.NewReader(in), Out: &out}, "계속할까요? [y/N] ", "--yes"); !errors.Is(err, want) {
+			t.Errorf("answer %q: %v, want %v", in, err, want)
+		}
+	}
+	var out strings.Builder
+	err := Confirm(Streams{In: strings.NewReader(""), Out: &out}, "계속할까요? [y/N] ", "--yes")
+	if err == nil || errors.Is(err, ErrNotConfirmed) || !strings.Contains(err.Error(), "--yes") {
+		t.Errorf("no answer: %v, want an exit naming --yes", err)
+	}
+}

@@ -60,11 +60,14 @@ type Factory interface {
 	// flags name.
 	WithLabDir(dir string) Factory
 	// ForClass is the factory of a --class run: when the learner named
-	// no lab (--lab, --lab-dir), the class's lab, fetched and checked,
-	// installed and opened from the store (classlab.Use). A class that
-	// carries no lab, or a class file that cannot be used (the session's
-	// Join says why), changes nothing. Its error (Korean) ends the run:
-	// the class's lab was refused and none was installed before.
+	// no lab (--lab, --lab-dir), the class's lab: fetched and checked,
+	// installed and opened from the store (classlab.Use), or the
+	// built-in lab the class names. A class that names no lab, or a
+	// class file that cannot be used (the session's Join says why),
+	// changes nothing; a class cluster that does not answer, with no
+	// copy of its lab installed before, adds a notice. Its error
+	// (Korean) ends the run: the class's lab was refused and none was
+	// installed before.
 	ForClass(ctx context.Context, file string) (Factory, error)
 	// ClassLabNotes watches the class's lab this factory opened (nil
 	// without one): each new version installed, or refused.

@@ -143,6 +143,12 @@ func WriteBundle(ctx context.Context, o BundleOptions) (BundleReport, error) {
 	if err := out.Sync(); err != nil {
 		return BundleReport{}, writeErr(o.Out, err)
 	}
+	// A bundle is for others to read: served from the instructor's
+	// laptop (a web server of another user), copied from a shared
+	// folder. CreateTemp made it 0600.
+	if err := out.Chmod(0o644); err != nil {
+		return BundleReport{}, writeErr(o.Out, err)
+	}
 	fi, err := out.Stat()
 	if err != nil {
 		return BundleReport{}, err

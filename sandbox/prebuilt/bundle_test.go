@@ -51,6 +51,9 @@ func TestBundleRoundTrip(t *testing.T) {
 	if err != nil || fi.Size() != rep.Size || !strings.Contains(progress.String(), rep.SHA256) {
 		t.Fatalf("bundle %v (%v), report %+v, progress %s", fi, err, rep, progress.String())
 	}
+	if fi.Mode().Perm() != 0o644 {
+		t.Errorf("bundle mode %v, want 0644: others serve and copy it", fi.Mode().Perm())
+	}
 	if len(rep.Manifest.Files) != len(binaries) || rep.Manifest.Versions["kubernetes"] != cluster.K8sVersion ||
 		!strings.HasPrefix(rep.Manifest.Origin, "k8s="+cluster.K8sVersion) {
 		t.Errorf("manifest %+v", rep.Manifest)

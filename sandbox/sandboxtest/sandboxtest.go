@@ -30,14 +30,19 @@ package sandboxtest
 
 import (
 	"context"
+	"encoding/base64"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/dynamic"
 
@@ -320,4 +325,78 @@ func ForLab(t testing.TB, lab *content.Lab, suffix string) sandbox.Options {
 		t.Fatalf("sandbox %s: %v", opts.Name, err)
 	}
 	return opts
+}
+
+// Stop stops the processes of a cluster of the test's own (Own) without
+// deleting it, as a reboot or a closed laptop would: sandbox.Up starts it
+// again, on the same address with the same keys, so what was made in it
+// (tokens included) stays good. For tests of what a cluster going away
+// does to its clients.
+func Stop(t testing.TB, opts sandbox.Options) {
+	t.Helper()
+	if opts.Name == Name() || opts.Name == sandbox.DefaultName {
+		t.Fatalf("Stop(%s): only a cluster of the test's own (Own) may be stopped", opts.Name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	kwokctl := filepath.Join(opts.ResolvedBinDir(), "kwokctl")
+	if out, err := exec.CommandContext(ctx, kwokctl, "--name", opts.Name, "stop", "cluster").CombinedOutput(); err != nil {
+		t.Fatalf("kwokctl stop cluster %s: %v\n%s", opts.Name, err, out)
+	}
+}
+
+// NamespaceAdmin makes namespace ns on the e2e cluster (deleted when the
+// test ends) and an instructor who has `admin` on it and nothing
+// cluster-wide, as a shared cluster's owner hands one out: a
+// ServiceAccount with the admin ClusterRole bound in ns and an hour's
+// token. It writes their kubeconfig (its context names no namespace) to
+// path.
+func NamespaceAdmin(t testing.TB, ctx context.Context, ns, path string) {
+	t.Helper()
+	cs := Client(t)
+	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{}) })
+	if _, err := cs.CoreV1().ServiceAccounts(ns).Create(ctx, &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Name: "teacher"}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	rb := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "teacher-admin", Namespace: ns},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "admin"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: "teacher", Namespace: ns}}}
+	if _, err := cs.RbacV1().RoleBindings(ns).Create(ctx, rb, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	secs := int64(3600)
+	tr, err := cs.CoreV1().ServiceAccounts(ns).CreateToken(ctx, "teacher",
+		&authenticationv1.TokenRequest{Spec: authenticationv1.TokenRequestSpec{ExpirationSeconds: &secs}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := Conn(t).Config()
+	ca := cfg.CAData
+	if len(ca) == 0 {
+		if ca, err = os.ReadFile(cfg.CAFile); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: class
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: teacher
+  user:
+    token: %s
+contexts:
+- name: teacher
+  context: {cluster: class, user: teacher}
+current-context: teacher
+`, cfg.Host, base64.StdEncoding.EncodeToString(ca), tr.Status.Token)
+	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -8,9 +8,10 @@ package board
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
@@ -18,6 +19,8 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/muesli/termenv"
+	"golang.org/x/text/collate"
+	"golang.org/x/text/language"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
@@ -62,18 +65,27 @@ type Model struct {
 	th     theme.Theme
 	keys   keys.Board
 	help   help.Model
+	names  *collate.Collator
 	class  class.Class
 	rows   []class.Record
 	sort   Sort
-	cursor int
-	top    int
-	detail bool
 	width  int
 	height int
 	titles map[string]map[int]string // lab -> step -> title
 	now    time.Time
 
-	view      View
+	view View
+	// cursor and top are the learners' table's, qcursor and qtop the
+	// help-first queue's.
+	cursor, top   int
+	qcursor, qtop int
+	// detail is the learner whose detail is open ("" for none), as
+	// learner/lab; scroll is how far it is scrolled.
+	detail string
+	scroll int
+	// keysShown: the page of every key (?) is open.
+	keysShown bool
+
 	stats     classstats.Class     // of statsLab's records
 	otherLabs int                  // records of other labs than statsLab
 	queue     []classstats.Waiting // every learner on a step, longest first
@@ -99,7 +111,8 @@ func New(o Options) Model {
 	th := theme.New(o.Theme, o.Profile)
 	h := th.Help()
 	h.Styles.ShortSeparator = lipgloss.NewStyle() // the blanks between keys are plain
-	m := Model{opts: o, th: th, keys: keys.NewBoard(), help: h, titles: map[string]map[int]string{}, width: 80, height: 24}
+	m := Model{opts: o, th: th, keys: keys.NewBoard(), help: h, titles: map[string]map[int]string{}, width: 80, height: 24,
+		names: collate.New(language.Korean, collate.Numeric, collate.IgnoreCase)}
 	m.now = o.Now()
 	m.syncKeys()
 	return m
@@ -113,42 +126,43 @@ func (m *Model) SetSize(w, h int) {
 	m.clamp()
 }
 
-// syncKeys enables the keys that work in the state on screen: the view
-// keys outside a learner's detail, moving, opening and sorting in the
-// learners' table and its detail, back in the detail.
+// syncKeys enables the keys that work in the state on screen: moving
+// and opening in the lists (the learners' table, the help-first queue),
+// sorting in the learners' table, scrolling and back in a learner's
+// detail, the view keys outside it, back on the page of every key.
 func (m *Model) syncKeys() {
 	k := &m.keys
-	table := m.view == Learners || m.detail
-	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.Top, &k.Bottom, &k.Open, &k.Sort} {
-		b.SetEnabled(table)
+	detail := m.detail != ""
+	list := !detail && (m.view == Learners || m.view == HelpFirst)
+	scroll := detail && m.detailScrollable()
+	for _, b := range []*key.Binding{&k.Move, &k.Up, &k.Down, &k.Top, &k.Bottom, &k.PageUp, &k.PageDown} {
+		b.SetEnabled(!m.keysShown && (list || scroll))
 	}
-	k.Back.SetEnabled(m.detail)
+	k.Open.SetEnabled(!m.keysShown && list)
+	k.Sort.SetEnabled(!m.keysShown && !detail && m.view == Learners)
+	k.Back.SetEnabled(m.keysShown || detail)
 	for _, b := range append([]*key.Binding{&k.Next, &k.Prev}, &k.Views[0], &k.Views[1], &k.Views[2], &k.Views[3]) {
-		b.SetEnabled(!m.detail)
+		b.SetEnabled(!m.keysShown && !detail)
 	}
+	k.Help.SetEnabled(true)
 }
 
-// ShortHelp is the footer's keys for the view shown: moving, opening and
-// sorting only in the learners' table; back and quit in a learner's
-// detail.
+// ShortHelp is the footer's keys for the state shown, most wanted first:
+// the footer leaves the last ones out when the pane is narrow (never ?
+// and q), and ? lists them all.
 func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
-	switch {
-	case m.detail:
-		return []key.Binding{k.Back, k.Quit}
-	case m.view == Learners:
-		return []key.Binding{k.Up, k.Open, k.Sort, k.Next, k.Quit}
-	}
-	return []key.Binding{k.Next, k.Quit}
+	return component.Enabled(k.Move, k.Open, k.Back, k.Sort, k.Next, k.Help, k.Quit)
 }
 
 // FullHelp is every key of the board, by what it does.
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Top, k.Bottom, k.Open, k.Back, k.Sort},
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Open, k.Back, k.Sort},
 		append([]key.Binding{k.Next, k.Prev}, k.Views[:]...),
-		{k.Quit},
+		{k.Help, k.Quit},
 	}
 }
 
@@ -200,38 +214,93 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.order()
 		return m, m.tick()
 	case tea.KeyMsg:
-		// Disabled keys match nothing (syncKeys): the view keys do
-		// nothing in a learner's detail, moving, opening and sorting
-		// nothing outside the learners' table.
-		switch {
-		case key.Matches(msg, m.keys.Quit):
-			return m, tea.Quit
-		case key.Matches(msg, m.keys.Next):
-			m.view = (m.view + 1) % viewCount
-		case key.Matches(msg, m.keys.Prev):
-			m.view = (m.view + viewCount - 1) % viewCount
-		case m.viewKey(msg) >= 0:
-			m.view = m.viewKey(msg)
-		case key.Matches(msg, m.keys.Back):
-			m.detail = false
-		case key.Matches(msg, m.keys.Open):
-			m.detail = len(m.rows) > 0
-		case key.Matches(msg, m.keys.Up):
-			m.cursor--
-		case key.Matches(msg, m.keys.Down):
-			m.cursor++
-		case key.Matches(msg, m.keys.Top):
-			m.cursor = 0
-		case key.Matches(msg, m.keys.Bottom):
-			m.cursor = len(m.rows) - 1
-		case key.Matches(msg, m.keys.Sort):
-			m.sort = (m.sort + 1) % 2
-			m.order()
-		}
+		m.key(msg)
 		m.clamp()
+		if key.Matches(msg, m.keys.Quit) {
+			return m, tea.Quit
+		}
 	}
 	return m, nil
 }
+
+// key acts on a key. Disabled keys match nothing (syncKeys).
+func (m *Model) key(msg tea.KeyMsg) {
+	k := m.keys
+	page := max(1, m.listRows()-1)
+	switch {
+	case key.Matches(msg, k.Help):
+		m.keysShown = !m.keysShown
+	case key.Matches(msg, k.Back) && m.keysShown:
+		m.keysShown = false
+	case key.Matches(msg, k.Back):
+		m.detail, m.scroll = "", 0
+	case key.Matches(msg, k.Next):
+		m.view = (m.view + 1) % viewCount
+	case key.Matches(msg, k.Prev):
+		m.view = (m.view + viewCount - 1) % viewCount
+	case m.viewKey(msg) >= 0:
+		m.view = m.viewKey(msg)
+	case key.Matches(msg, k.Open):
+		m.open()
+	case key.Matches(msg, k.Sort):
+		m.sort = (m.sort + 1) % 2
+		m.order()
+	case key.Matches(msg, k.Up):
+		m.move(-1)
+	case key.Matches(msg, k.Down):
+		m.move(1)
+	case key.Matches(msg, k.PageUp):
+		m.move(-page)
+	case key.Matches(msg, k.PageDown):
+		m.move(page)
+	case key.Matches(msg, k.Top):
+		m.move(-1 << 30)
+	case key.Matches(msg, k.Bottom):
+		m.move(1 << 30)
+	}
+}
+
+// move moves what the keys move on screen: the detail's scroll, the
+// queue's cursor or the table's (clamp keeps each in range).
+func (m *Model) move(d int) {
+	switch {
+	case m.detail != "":
+		m.scroll = clampAdd(m.scroll, d)
+	case m.view == HelpFirst:
+		m.qcursor = clampAdd(m.qcursor, d)
+	default:
+		m.cursor = clampAdd(m.cursor, d)
+	}
+}
+
+// clampAdd adds without overflowing (the bounds are clamp's).
+func clampAdd(a, d int) int {
+	switch {
+	case d > 0 && a > 1<<30:
+		return a
+	case d < 0 && a < -(1<<30):
+		return a
+	}
+	return a + d
+}
+
+// open opens the detail of the learner under the cursor of the list on
+// screen.
+func (m *Model) open() {
+	m.clamp()
+	if m.view == HelpFirst {
+		if m.qcursor < len(m.queue) {
+			w := m.queue[m.qcursor]
+			m.detail, m.scroll = w.Learner+"/"+w.Lab, 0
+		}
+		return
+	}
+	if r, ok := m.Selected(); ok {
+		m.detail, m.scroll = recordKey(r), 0
+	}
+}
+
+func recordKey(r class.Record) string { return r.Learner + "/" + r.Lab }
 
 // viewKey is the view a number key names, or -1.
 func (m Model) viewKey(msg tea.KeyMsg) View {
@@ -246,7 +315,20 @@ func (m Model) viewKey(msg tea.KeyMsg) View {
 // Shown is the view on screen.
 func (m Model) Shown() View { return m.view }
 
-// Selected is the learner under the cursor, if any.
+// Detail is the learner whose detail is open.
+func (m Model) Detail() (class.Record, bool) {
+	if m.detail == "" {
+		return class.Record{}, false
+	}
+	for _, r := range m.rows {
+		if recordKey(r) == m.detail {
+			return r, true
+		}
+	}
+	return class.Record{}, false
+}
+
+// Selected is the learner under the learners' table's cursor, if any.
 func (m Model) Selected() (class.Record, bool) {
 	if m.cursor < 0 || m.cursor >= len(m.rows) {
 		return class.Record{}, false
@@ -272,62 +354,144 @@ func (m *Model) loadTitles() {
 	}
 }
 
-// order sorts the rows and keeps the cursor on the same learner.
+// group is where a learner stands in the time-stuck order: on a step
+// (longest first), on a step since a time not known, done, flagged, and
+// last those who never joined, who need no help yet.
+func group(r class.Record) int {
+	switch {
+	case r.Flag != "":
+		return 3
+	case r.Absent():
+		return 4
+	case r.Current == 0:
+		return 2
+	case r.CurrentSince.IsZero():
+		return 1
+	}
+	return 0
+}
+
+// order sorts the rows and keeps the cursors on the same learners.
 func (m *Model) order() {
 	var keep string
 	if r, ok := m.Selected(); ok {
-		keep = r.Learner + "/" + r.Lab
+		keep = recordKey(r)
 	}
 	m.rows = slices.Clone(m.class.Records)
-	done := func(r class.Record) bool { return len(r.Steps) > 0 && r.Passed() == len(r.Steps) }
-	sort.SliceStable(m.rows, func(i, j int) bool {
-		a, b := m.rows[i], m.rows[j]
-		switch m.sort {
-		case ByStuck:
-			if done(a) != done(b) {
-				return done(b)
-			}
-			if !a.CurrentSince.Equal(b.CurrentSince) {
-				return a.CurrentSince.Before(b.CurrentSince)
-			}
-		default:
-			if a.Passed() != b.Passed() {
-				return a.Passed() > b.Passed()
-			}
-		}
-		if a.Name != b.Name {
-			return a.Name < b.Name
-		}
-		return a.Learner < b.Learner
-	})
+	slices.SortStableFunc(m.rows, m.compare)
 	for i, r := range m.rows {
-		if r.Learner+"/"+r.Lab == keep {
+		if recordKey(r) == keep {
 			m.cursor = i
 		}
 	}
-	m.clamp()
+	var qkeep string
+	if m.qcursor < len(m.queue) {
+		qkeep = m.queue[m.qcursor].Learner + "/" + m.queue[m.qcursor].Lab
+	}
 	m.summarize()
+	for i, w := range m.queue {
+		if w.Learner+"/"+w.Lab == qkeep {
+			m.qcursor = i
+		}
+	}
+	m.clamp()
+}
+
+// compare orders two rows: absent learners last in both orders; then
+// most steps passed, or longest on their step; then by name as Korean
+// readers order names, then by slot.
+func (m Model) compare(a, b class.Record) int {
+	switch m.sort {
+	case ByStuck:
+		if ga, gb := group(a), group(b); ga != gb {
+			return ga - gb
+		}
+		if !a.CurrentSince.Equal(b.CurrentSince) {
+			return a.CurrentSince.Compare(b.CurrentSince)
+		}
+	default:
+		if a.Absent() != b.Absent() {
+			if a.Absent() {
+				return 1
+			}
+			return -1
+		}
+		if a.Passed() != b.Passed() {
+			return b.Passed() - a.Passed()
+		}
+	}
+	if c := m.compareNames(a.Shown(), b.Shown()); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Learner, b.Learner)
+}
+
+// compareNames orders names as a Korean reader does: CLDR's Korean
+// collation, whose tailoring puts Hangul, then Han, before Latin
+// ([reorder Hang Hani] in CLDR's ko.xml), digits by value (learner-2
+// before learner-10), case ignored. x/text's collator has the Korean
+// table but ignores its reordering of scripts (it sorts 김지민 after
+// learner-01), so the script of a name's first letter orders first.
+func (m Model) compareNames(a, b string) int {
+	if ra, rb := scriptRank(a), scriptRank(b); ra != rb {
+		return ra - rb
+	}
+	return m.names.CompareString(a, b)
+}
+
+// scriptRank is where CLDR's Korean order puts a name by its first
+// character: digits and punctuation, then Hangul, then Han, then the
+// other scripts.
+func scriptRank(s string) int {
+	r, _ := utf8.DecodeRuneInString(s)
+	switch {
+	case unicode.Is(unicode.Hangul, r):
+		return 1
+	case unicode.Is(unicode.Han, r):
+		return 2
+	case unicode.IsLetter(r):
+		return 3
+	}
+	return 0
 }
 
 func (m *Model) clamp() {
 	m.cursor = max(0, min(m.cursor, len(m.rows)-1))
-	if m.detail && len(m.rows) == 0 {
-		m.detail = false
+	m.qcursor = max(0, min(m.qcursor, len(m.queue)-1))
+	if _, ok := m.Detail(); !ok {
+		m.detail, m.scroll = "", 0
 	}
 	n := m.listRows()
-	if m.cursor < m.top {
-		m.top = m.cursor
+	m.top = follow(m.top, m.cursor, n, len(m.rows))
+	m.qtop = follow(m.qtop, m.qcursor, n, len(m.queue))
+	if m.detail != "" {
+		body := len(m.detailLines()) - 1 // the title line stays
+		m.scroll = max(0, min(m.scroll, body-m.detailRows()))
 	}
-	if m.cursor >= m.top+n {
-		m.top = m.cursor - n + 1
-	}
-	m.top = max(0, min(m.top, len(m.rows)-n))
 	m.syncKeys() // the detail may have closed
 }
 
-// listRows is how many learner rows fit: title, column header and footer
-// take three rows.
-func (m Model) listRows() int { return max(1, m.height-3) }
+// follow is the first row shown of a list of count rows, n at a time,
+// so that the cursor is on screen.
+func follow(top, cursor, n, count int) int {
+	if cursor < top {
+		top = cursor
+	}
+	if cursor >= top+n {
+		top = cursor - n + 1
+	}
+	return max(0, min(top, count-n))
+}
+
+// bodyRows is how many rows the view has above the footer.
+func (m Model) bodyRows() int { return max(1, m.height-1) }
+
+// listRows is how many rows of a list fit: the title, the connection's
+// line while the class is not current, the column header and the footer
+// take the rest.
+func (m Model) listRows() int {
+	return max(1, m.bodyRows()-len(m.heading())-1)
+}
 
 // Stuck reports whether r has been on its current step longer than the
 // threshold.
@@ -337,10 +501,11 @@ func (m Model) Stuck(r class.Record) bool {
 
 // Behind reports whether r runs another version of the class's lab than
 // the one the class carries now (an older one, until the learner restarts
-// labmate after a push).
+// labmate after a push). A built-in lab the class only names is each
+// learner's labmate's own version: no restart changes it.
 func (m Model) Behind(r class.Record) bool {
 	l := m.class.Lab
-	return r.Flag == "" && l.ID != "" && r.Lab == l.ID && r.LabVersion != "" && r.LabVersion != l.Version
+	return r.Flag == "" && l.ID != "" && !l.Builtin && r.Lab == l.ID && r.LabVersion != "" && r.LabVersion != l.Version
 }
 
 // Regressed reports whether r went back from passed recently.
@@ -353,17 +518,24 @@ func (m Model) Regressed(r class.Record) bool {
 	return s != nil && s.Status != checks.Passed
 }
 
-// View draws the board or one learner's detail, every line clamped to the
-// width.
+// View draws the view on screen, every line within the width: what
+// cannot shrink (marks, counts, keys) is laid out to fit, and only a
+// name or a title is shortened, with an ellipsis.
 func (m Model) View() string {
-	lines := m.viewLines()
-	for len(lines) < m.height-1 {
+	var lines []string
+	switch {
+	case m.keysShown:
+		lines = m.keyLines()
+	case m.detail != "":
+		lines = m.detailView()
+	default:
+		lines = m.viewLines()
+	}
+	body := m.bodyRows()
+	for len(lines) < body {
 		lines = append(lines, "")
 	}
-	if len(lines) > m.height-1 {
-		lines = lines[:max(0, m.height-1)]
-	}
-	lines = append(lines, m.footer())
+	lines = append(lines[:body], m.footer())
 	for i, l := range lines {
 		if ansi.StringWidth(l) > m.width {
 			l = ansi.Truncate(l, m.width, "")
@@ -373,6 +545,46 @@ func (m Model) View() string {
 	return strings.Join(lines, "\n")
 }
 
+// heading is the lines above a view's column header: the title, and the
+// connection's line while the class is not current.
+func (m Model) heading() []string {
+	out := []string{m.title()}
+	if w := m.linkWords(); w != "" {
+		for _, l := range pageWrap(w, m.width) {
+			out = append(out, m.th.Alert.Render(l))
+		}
+	}
+	return out
+}
+
+// asOf is the time the class was last known current, as the board shows
+// it ("" when it never was).
+func (m Model) asOf() string {
+	if !m.class.Synced || m.class.StaleSince.IsZero() {
+		return ""
+	}
+	return m.class.StaleSince.In(m.now.Location()).Format("15:04")
+}
+
+// linkWords says why the class on screen is not current ("" while it is).
+func (m Model) linkWords() string {
+	at := m.asOf()
+	switch m.class.Link {
+	case class.Lost:
+		if at != "" {
+			return content.Msg("class.board.link.lost_as_of", "at", at)
+		}
+		return content.Msg("class.board.link.lost")
+	case class.Denied:
+		return content.Msg("class.board.link.denied")
+	}
+	return ""
+}
+
+// title is the board's first line: the connection while it is not
+// current, the counts, the view (the sort of the learners' table), the
+// namespace and the lab; when the pane is narrow, the lab, the
+// namespace and the name of the program give way, never a count.
 func (m Model) title() string {
 	stuck, regressed := 0, 0
 	for _, r := range m.rows {
@@ -383,190 +595,103 @@ func (m Model) title() string {
 			regressed++
 		}
 	}
-	key, l := "class.board.title", m.class.Lab
-	if l.ID != "" {
-		key = "class.board.title_lab"
-	}
-	t := content.Msg(key, "ns", m.opts.Namespace, "lab", l.ID, "version", l.Version, "n", len(m.rows), "stuck", stuck,
-		"regressed", regressed, "sort", content.Msg(fmt.Sprintf("class.board.sort.%d", m.sort)))
-	switch {
-	case m.class.Err != nil:
-		t += "  " + m.th.Alert.Render(content.Msg("class.board.watch_error"))
+	var link string
+	linkStyle := m.th.Alert
+	switch at := m.asOf(); {
+	case m.class.Link == class.Lost && at != "":
+		link = content.Msg("class.board.title.lost_as_of", "at", at)
+	case m.class.Link == class.Lost:
+		link = content.Msg("class.board.title.lost")
+	case m.class.Link == class.Denied:
+		link = content.Msg("class.board.title.denied")
 	case !m.class.Synced:
-		t += "  " + m.th.Muted.Render(content.Msg("class.board.syncing"))
+		link, linkStyle = content.Msg("class.board.title.syncing"), m.th.Muted
 	}
-	return m.th.Title.Render(t)
-}
-
-// Column widths.
-const (
-	markWidth = 4 // "정체" / "퇴보"
-	stepWidth = 2 // glyph + space
-)
-
-func (m Model) nameWidth(steps int) int {
-	fixed := 2 + steps*stepWidth + 1 + 6 + 1 + 9 + 1 + 4 + 1 + markWidth
-	return max(6, min(24, m.width-fixed))
-}
-
-func (m Model) steps() int {
-	n := 0
-	for _, r := range m.rows {
-		n = max(n, len(r.Steps))
+	counts := content.Msg("class.board.title.counts", "n", len(m.rows), "stuck", stuck, "regressed", regressed)
+	// What the view shows: the sort of the learners' table, else the
+	// view's name.
+	view := content.Msg("class.board.view_is", "view", m.viewName(m.view))
+	if m.view == Learners {
+		view = content.Msg("class.board.title.sort", "sort", content.Msg(fmt.Sprintf("class.board.sort.%d", m.sort)))
 	}
-	if n == 0 {
-		if t := m.titles[m.opts.Lab]; len(t) > 0 {
-			n = len(t)
-		}
+	lab := ""
+	if l := m.class.Lab; l.ID != "" {
+		lab = content.Msg("class.board.title.lab", "lab", l.ID, "version", l.Version)
 	}
-	return n
-}
-
-func (m Model) boardLines() []string {
-	n := m.steps()
-	nw := m.nameWidth(n)
-	head := "  " + pad(content.Msg("class.board.col.name"), nw) + " "
-	for i := 1; i <= n; i++ {
-		head += pad(fmt.Sprint(i%10), stepWidth)
+	// In order on the line; by how long they stay when room is short.
+	parts := []struct {
+		text  string
+		keep  int
+		style lipgloss.Style
+	}{
+		{content.Msg("class.board.title.program"), 0, m.th.Title},
+		{m.opts.Namespace, 2, m.th.Title},
+		{lab, 1, m.th.Title},
+		{link, 9, linkStyle},
+		{counts, 9, m.th.Title},
+		{view, 3, m.th.Title},
 	}
-	head += " " + pad(content.Msg("class.board.col.current"), 6) + " " + padLeft(content.Msg("class.board.col.time"), 9) +
-		" " + padLeft(content.Msg("class.board.col.hints"), 4) + " " + content.Msg("class.board.col.mark")
-	lines := []string{m.title(), m.th.Muted.Render(head)}
-	if len(m.rows) == 0 {
-		msg := content.Msg("class.board.empty")
-		if !m.class.Synced {
-			msg = content.Msg("class.board.syncing")
-		}
-		return append(lines, "  "+msg)
-	}
-	end := min(len(m.rows), m.top+m.listRows())
-	for i := m.top; i < end; i++ {
-		lines = append(lines, m.row(m.rows[i], i == m.cursor, n, nw))
-	}
-	return lines
-}
-
-func (m Model) row(r class.Record, selected bool, n, nw int) string {
-	cur := "  "
-	if selected {
-		cur = theme.GlyphCurrent + " "
-	}
-	var b strings.Builder
-	b.WriteString(cur)
-	b.WriteString(pad(r.Name, nw) + " ")
-	b.WriteString(m.progress(r, n))
-	var marks []string
-	if m.Regressed(r) {
-		marks = append(marks, m.th.Alert.Render(content.Msg("class.board.mark.regressed")))
-	}
-	if m.Stuck(r) {
-		marks = append(marks, m.th.Banner.Render(content.Msg("class.board.mark.stuck")))
-	}
-	if m.Behind(r) {
-		marks = append(marks, m.th.Muted.Render(content.Msg("class.board.mark.behind")))
-	}
-	b.WriteString(strings.Join(marks, " "))
-	line := strings.TrimRight(b.String(), " ")
-	if selected {
-		return m.th.Current.Render(ansi.Strip(line))
-	}
-	return line
-}
-
-// progress is a row's step glyphs and its current, time and hints
-// columns; a flagged record has none of them, only its flag across the
-// glyphs and the current column.
-func (m Model) progress(r class.Record, n int) string {
-	if r.Flag != "" {
-		word := content.Msg("class.board.mark." + string(r.Flag))
-		return m.th.Alert.Render(pad(word, n*stepWidth+1+6)) + " " + padLeft("", 9) + " " + padLeft("", 4) + " "
-	}
-	var b strings.Builder
-	for i := 1; i <= n; i++ {
-		st := checks.Unknown
-		if s := r.Step(i); s != nil {
-			st = s.Status
-		}
-		b.WriteString(m.th.Status(st).Render(st.Glyph()) + " ")
-	}
-	current, since, hints := content.Msg("class.board.done"), "", ""
-	if r.Current > 0 {
-		current = content.Msg("class.board.step", "n", r.Current)
-		since = Ago(m.now.Sub(r.CurrentSince))
-		if s := r.Step(r.Current); s != nil {
-			hints = fmt.Sprint(s.Hints)
-			if s.Solution {
-				hints += "+"
+	for drop := 0; ; drop++ {
+		var plain, styled []string
+		for _, p := range parts {
+			if p.text != "" && p.keep >= drop {
+				plain = append(plain, p.text)
+				styled = append(styled, p.style.Render(p.text))
 			}
 		}
+		if ansi.StringWidth(strings.Join(plain, "  ")) <= m.width || drop > 9 {
+			return strings.Join(styled, m.th.Title.Render("  "))
+		}
 	}
-	if len(r.Steps) == 0 {
-		current = content.Msg("class.board.no_record")
-	}
-	b.WriteString(" " + pad(current, 6) + " " + padLeft(since, 9) + " " + padLeft(hints, 4) + " ")
-	return b.String()
 }
 
-func (m Model) detailLines() []string {
-	r, ok := m.Selected()
-	if !ok {
-		return nil
-	}
-	lines := []string{m.th.Title.Render(content.Msg("class.board.detail.title", "name", r.Name, "learner", r.Learner, "lab", r.Lab))}
-	updated := "-"
-	if !r.Updated.IsZero() {
-		updated = content.Msg("class.board.ago", "t", Ago(m.now.Sub(r.Updated)))
-	}
-	meta := content.Msg("class.board.detail.meta", "version", r.Labmate, "updated", updated)
-	if r.LabVersion != "" {
-		meta += "  " + content.Msg("class.board.detail.lab_version", "lab", r.Lab, "version", r.LabVersion)
-	}
-	lines = append(lines, m.th.Muted.Render(meta))
-	if g := r.Regression; g != nil {
-		lines = append(lines, m.th.Alert.Render(content.Msg("class.board.detail.regression", "step", g.Step, "t", Ago(m.now.Sub(g.At)))))
-	}
-	if r.Flag != "" {
-		why := content.Msg("class.board.detail."+string(r.Flag), "object", class.ObjectName(r.Learner, r.Lab))
-		for _, l := range strings.Split(ansi.Wrap(why, m.width, " "), "\n") {
-			lines = append(lines, m.th.Alert.Render(l))
-		}
-	}
-	titles := m.titles[r.Lab]
-	for _, s := range r.Steps {
-		word := content.Msg("status." + string(s.Status))
-		line := fmt.Sprintf("%s %d %s  %s", m.th.Status(s.Status).Render(s.Status.Glyph()), s.Number, titles[s.Number], m.th.Muted.Render(word))
-		if s.Hints > 0 || s.Solution {
-			h := content.Msg("class.board.detail.hints", "n", s.Hints)
-			if s.Solution {
-				h += " " + content.Msg("class.board.detail.solution")
-			}
-			line += "  " + m.th.Hint.Render(h)
-		}
-		if s.Attempts > 0 {
-			line += "  " + m.th.Muted.Render(content.Msg("class.board.detail.attempts", "n", s.Attempts))
-		}
-		if s.Status != checks.Passed && !s.Since.IsZero() {
-			line += "  " + m.th.Muted.Render(content.Msg("class.board.ago", "t", Ago(m.now.Sub(s.Since))))
-		}
-		lines = append(lines, line)
-		for _, c := range s.Failing {
-			lines = append(lines, "    "+m.th.Status(c.Status).Render(c.Status.Glyph())+" "+c.ID)
-		}
-	}
-	if len(r.Steps) == 0 && r.Flag == "" {
-		lines = append(lines, "  "+content.Msg("class.board.no_record"))
-	}
-	return lines
-}
-
-// footer is the help line of the board's keys (ShortHelp) and, outside a
-// learner's detail, the name of the view shown.
+// footer is the help line of the keys that work now (ShortHelp): what
+// does not fit the pane whole leaves from the end, never ? and q.
 func (m Model) footer() string {
-	line := m.help.ShortHelpView(m.ShortHelp())
-	if !m.detail {
-		line += "  " + m.th.Section.Render(content.Msg("class.board.view_is", "view", m.viewName(m.view)))
+	bs := m.ShortHelp()
+	item := func(b key.Binding) string {
+		return m.help.Styles.ShortKey.Render(b.Help().Key) + " " + m.help.Styles.ShortDesc.Render(b.Help().Desc)
 	}
-	return line
+	var must, may []key.Binding
+	for _, b := range bs {
+		if h := b.Help().Key; h == m.keys.Help.Help().Key || h == m.keys.Quit.Help().Key {
+			must = append(must, b)
+		} else {
+			may = append(may, b)
+		}
+	}
+	width := func(items []key.Binding) int {
+		w := 0
+		for i, b := range items {
+			if i > 0 {
+				w += 2
+			}
+			w += ansi.StringWidth(b.Help().Key + " " + b.Help().Desc)
+		}
+		return w
+	}
+	shown := slices.Clone(must)
+	for len(may) > 0 && width(append(slices.Clone(may), must...)) > m.width {
+		may = may[:len(may)-1]
+	}
+	shown = append(may, shown...)
+	parts := make([]string, len(shown))
+	for i, b := range shown {
+		parts[i] = item(b)
+	}
+	return strings.Join(parts, "  ")
+}
+
+// keyLines is the page of every key (?): each key and what it does.
+func (m Model) keyLines() []string {
+	lines := []string{m.th.Title.Render(content.Msg("class.board.keys"))}
+	for _, col := range m.FullHelp() {
+		lines = append(lines, "")
+		for _, b := range col {
+			lines = append(lines, "  "+m.help.Styles.FullKey.Render(pad(b.Help().Key, 10))+" "+m.help.Styles.FullDesc.Render(b.Help().Desc))
+		}
+	}
+	return lines
 }
 
 // ClassMsg is the message the board gets for a new class (for tests and

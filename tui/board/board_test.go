@@ -1,10 +1,13 @@
 package board
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +28,25 @@ var update = flag.Bool("update", false, "rewrite docs/screens/board/*.txt")
 var now = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 
 // fixtureClass is a class of n learners at varied places in the lab:
-// every third done with step k, some stuck long, one who just regressed.
+// every third done with step k, some stuck long, one who just regressed;
+// with 30 or more, as a class from a roster is: the last four never
+// joined (three with the roster's Korean names, one by slot alone), one
+// chose a Latin name.
 func fixtureClass(n int) class.Class {
 	var c class.Class
 	names := []string{"김지민", "이서준", "박하은", "최도윤", "정수아", "강민준", "윤서연", "장예준", "임하린", "한지호"}
+	absent := map[int]string{}
+	if n >= 30 {
+		absent = map[int]string{n - 4: "오하늘", n - 3: "서지우", n - 2: "노은별", n - 1: ""}
+	}
 	for i := range n {
+		if name, ok := absent[i]; ok {
+			id := fmt.Sprintf("learner-%02d", i+1)
+			r := class.NewRecord(class.Identity{Learner: id, Lab: "gpu-incident"})
+			r.Listed = name
+			c.Records = append(c.Records, r)
+			continue
+		}
 		passed := (i * 3) % 9
 		if i%7 == 6 {
 			passed = 8
@@ -61,6 +78,9 @@ func fixtureClass(n int) class.Class {
 		}
 		if i == 4 {
 			r.Regression = &class.Regression{Step: passed + 1, From: checks.Passed, To: checks.Failed, At: now.Add(-time.Minute)}
+		}
+		if i == 11 {
+			r.Name = "Alice"
 		}
 		c.Records = append(c.Records, r)
 	}
@@ -114,33 +134,54 @@ func checkFits(t *testing.T, m Model) string {
 	return v
 }
 
-// TestScreens draws the board with 30 learners at 80x24 and 160x50, and a
-// learner's detail; the learners at 120x32; who needs help first, the
-// funnel and the steps at 80x24 and 120x32; and compares them with
-// docs/screens/board/*.txt:
+// TestScreens draws the board of a class of 30 (stuck, regressed,
+// absent, Korean- and Latin-named learners) and compares the screens
+// with docs/screens/board/*.txt: the learners, by progress and by time
+// stuck, and a learner's detail at 60x24 (the narrow tmux pane), 80x24
+// and 160x50; who needs help first, the funnel and the steps at 60x24,
+// 80x24 and 120x32; a room of twelve, four of them absent, whole at
+// 60x16 and 80x16 in both orders; the board while the class cluster is
+// away, at 60x24.
 //
 //	go test ./tui/board -run TestScreens -update
 func TestScreens(t *testing.T) {
 	c := fixtureClass(30)
 	shots := map[string]Model{}
-	for _, sz := range [][2]int{{80, 24}, {160, 50}} {
+	for _, sz := range [][2]int{{60, 24}, {80, 24}, {160, 50}} {
 		m := step(newBoard(sz[0], sz[1]), classMsg{c})
 		shots[fmt.Sprintf("%dx%d.txt", sz[0], sz[1])] = m
 		shots[fmt.Sprintf("%dx%d-stuck.txt", sz[0], sz[1])] = press(m, "s", "g")
 		shots[fmt.Sprintf("%dx%d-detail.txt", sz[0], sz[1])] = press(m, "s", "g", "enter")
 	}
-	// The instructor's other views at the learner TUI's two widths.
-	for _, sz := range [][2]int{{80, 24}, {120, 32}} {
+	// The instructor's other views at the learner TUI's widths.
+	for _, sz := range [][2]int{{60, 24}, {80, 24}, {120, 32}} {
 		m := step(newBoard(sz[0], sz[1]), classMsg{c})
-		if sz[0] == 120 { // 80x24.txt is the learners at 80
+		if sz[0] == 120 { // the learners at 60 and 80 are above
 			shots["120x32.txt"] = m
 		}
 		shots[fmt.Sprintf("%dx%d-help.txt", sz[0], sz[1])] = press(m, "2")
 		shots[fmt.Sprintf("%dx%d-funnel.txt", sz[0], sz[1])] = press(m, "3")
 		shots[fmt.Sprintf("%dx%d-steps.txt", sz[0], sz[1])] = press(m, "4")
 	}
+	// A room the screen holds whole, at the widths of a tmux pane and a
+	// laptop's terminal: learners done, stuck and regressed under Korean
+	// names, and the four who never joined (three by the roster's Korean
+	// names, one by slot alone) last, in both orders.
+	room := c
+	room.Records = append(slices.Clone(c.Records[:8]), c.Records[26:]...)
+	for _, w := range []int{60, 80} {
+		m := step(newBoard(w, 16), classMsg{room})
+		shots[fmt.Sprintf("%dx16-room.txt", w)] = m
+		shots[fmt.Sprintf("%dx16-room-stuck.txt", w)] = press(m, "s")
+	}
+	lost := c
+	lost.Link, lost.Err, lost.StaleSince = class.Lost, errors.New("connection refused"), now.Add(-3*time.Minute)
+	shots["60x24-lost.txt"] = step(step(newBoard(60, 24), classMsg{c}), classMsg{lost})
+	shots["60x24-keys.txt"] = press(step(newBoard(60, 24), classMsg{c}), "?")
+	drawn := map[string]string{}
 	for name, m := range shots {
 		got := checkFits(t, m) + "\n"
+		drawn[name] = got
 		path := filepath.Join("..", "..", "docs", "screens", "board", name)
 		if *update {
 			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
@@ -155,6 +196,48 @@ func TestScreens(t *testing.T) {
 		if string(want) != got {
 			t.Errorf("%s drifted; rerun with -update after a deliberate change.\nwant:\n%s\ngot:\n%s", name, want, got)
 		}
+	}
+	classDocScreens(t, drawn)
+}
+
+// classScreen marks a capture of the board in docs/CLASS.md: the comment
+// names the docs/screens/board file whose text the fenced block right
+// after it holds.
+var classScreen = regexp.MustCompile("(?s)<!-- screen: docs/screens/board/([^ ]+) -->\n```text\n(.*?)```\n")
+
+// classDocScreens keeps the captures CLASS.md shows equal to the screens
+// drawn (-update rewrites them).
+func classDocScreens(t *testing.T, drawn map[string]string) {
+	t.Helper()
+	path := filepath.Join("..", "..", "docs", "CLASS.md")
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := classScreen.FindAllSubmatchIndex(doc, -1)
+	if len(found) == 0 {
+		t.Fatal("docs/CLASS.md shows no board screen marked <!-- screen: docs/screens/board/NAME -->")
+	}
+	var want []byte
+	last := 0
+	for _, m := range found {
+		name := string(doc[m[2]:m[3]])
+		body, ok := drawn[name]
+		if !ok {
+			t.Fatalf("docs/CLASS.md shows docs/screens/board/%s, which TestScreens does not draw", name)
+		}
+		want = append(append(want, doc[last:m[4]]...), body...)
+		last = m[5]
+	}
+	want = append(want, doc[last:]...)
+	switch {
+	case string(want) == string(doc):
+	case *update:
+		if err := os.WriteFile(path, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	default:
+		t.Errorf("docs/CLASS.md's board screens differ from the screens drawn; rerun with -update")
 	}
 }
 
@@ -200,13 +283,13 @@ func TestSortAndMarks(t *testing.T) {
 	// Enter opens the detail with the failing check; esc goes back.
 	m = press(m, "enter")
 	v := m.View()
-	if !strings.Contains(v, sel.Name) || !m.detail {
+	if !strings.Contains(v, sel.Shown()) || m.detail == "" {
 		t.Fatalf("detail does not show %s:\n%s", sel.Name, v)
 	}
 	if st := sel.Step(sel.Current); st != nil && len(st.Failing) > 0 && !strings.Contains(v, st.Failing[0].ID) {
 		t.Fatalf("detail lacks the failing check %s:\n%s", st.Failing[0].ID, v)
 	}
-	if m = press(m, "esc"); m.detail {
+	if m = press(m, "esc"); m.detail != "" {
 		t.Fatal("esc did not close the detail")
 	}
 }
@@ -217,7 +300,7 @@ func TestEmptyAndTinyBoards(t *testing.T) {
 		t.Fatalf("before the first list:\n%s", v)
 	}
 	m = step(m, classMsg{class.Class{Synced: true}})
-	if v := checkFits(t, press(m, "enter", "down", "s")); !strings.Contains(v, "class init") {
+	if v := checkFits(t, press(m, "enter", "down", "s")); !strings.Contains(v, "학습자 기록이 없습니다") {
 		t.Fatalf("empty class:\n%s", v)
 	}
 	m = step(newBoard(30, 5), classMsg{fixtureClass(30)})
@@ -272,7 +355,8 @@ func TestFlaggedRecords(t *testing.T) {
 		}
 	}
 	d := checkFits(t, press(m, "enter"))
-	if !strings.Contains(d, "위조 의심") || !strings.Contains(d, "learner-01 (learner-01)") || !strings.Contains(d, "단계를 보이지 않습니다") {
+	if words := strings.Join(strings.Fields(ansi.Strip(d)), " "); !strings.Contains(words, "위조 의심") || !strings.Contains(words, "learner-01 (learner-01)") ||
+		!strings.Contains(words, "단계를 보이지 않습니다") {
 		t.Errorf("detail of the forged record:\n%s", d)
 	}
 }
@@ -311,7 +395,7 @@ func TestBoardShowsTheLabVersionEachLearnerRuns(t *testing.T) {
 		}
 	}
 	m = press(m, "down", "enter")
-	if d := ansi.Strip(m.View()); !strings.Contains(d, "실습 gpu-incident 1.0.0") {
+	if d := ansi.Strip(m.View()); !strings.Contains(d, "실습 버전 1.0.0") {
 		t.Errorf("the detail of a learner on 1.0.0 does not say so:\n%s", d)
 	}
 }

@@ -14,6 +14,9 @@ func pad(s string, w int) string {
 	return s + strings.Repeat(" ", max(0, w-runewidth.StringWidth(s)))
 }
 
+// fit is s shortened to w cells with an ellipsis, not padded.
+func fit(s string, w int) string { return runewidth.Truncate(s, max(w, 1), "…") }
+
 func padLeft(s string, w int) string {
 	s = runewidth.Truncate(s, w, "")
 	return strings.Repeat(" ", max(0, w-runewidth.StringWidth(s))) + s

@@ -54,13 +54,13 @@ func TestKeysSwitchViews(t *testing.T) {
 	}
 	m = press(m, "3")
 	before := m.sort
-	if m = press(m, "s", "enter"); m.sort != before || m.detail {
-		t.Fatalf("s or enter acted in the funnel view: sort %d detail %v", m.sort, m.detail)
+	if m = press(m, "s", "enter"); m.sort != before || m.detail != "" {
+		t.Fatalf("s or enter acted in the funnel view: sort %d detail %q", m.sort, m.detail)
 	}
 	// The detail keeps its keys: a number does not leave it.
 	m = press(m, "1", "enter", "2")
-	if !m.detail || m.Shown() != Learners {
-		t.Fatalf("a view key left the detail: detail %v view %d", m.detail, m.Shown())
+	if m.detail == "" || m.Shown() != Learners {
+		t.Fatalf("a view key left the detail: detail %q view %d", m.detail, m.Shown())
 	}
 }
 
@@ -156,7 +156,7 @@ func TestHelpFirstFollowsTheClass(t *testing.T) {
 	if len(q) < 3 {
 		t.Fatalf("fixture queue: %+v", q)
 	}
-	first := row(v, "  1 ")
+	first := row(v, "▸  1 ")
 	w := q[0]
 	for _, want := range []string{w.Name, fmt.Sprintf("%d단계", w.Step), Ago(w.For), w.Check} {
 		if !strings.Contains(first, want) {
@@ -178,14 +178,14 @@ func TestHelpFirstFollowsTheClass(t *testing.T) {
 	if strings.Contains(v, w.Name+" ") && lineOf(v, w.Name, fmt.Sprintf("%d단계", w.Step)) != "" {
 		t.Errorf("%s still queued after passing:\n%s", w.Name, v)
 	}
-	if l := row(v, "  1 "); !strings.Contains(l, q[1].Name) {
+	if l := row(v, "▸  1 "); !strings.Contains(l, q[1].Name) {
 		t.Errorf("first in the queue now %q, want %s", l, q[1].Name)
 	}
 	// A minute later every wait is a minute longer.
 	later := now.Add(5 * time.Minute)
 	m.opts.Now = func() time.Time { return later }
 	m = step(m, tickMsg{})
-	if l := row(m.View(), "  1 "); !strings.Contains(l, Ago(q[1].For+5*time.Minute)) {
+	if l := row(m.View(), "▸  1 "); !strings.Contains(l, Ago(q[1].For+5*time.Minute)) {
 		t.Errorf("after 5 minutes the first wait reads %q, want %s", l, Ago(q[1].For+5*time.Minute))
 	}
 }

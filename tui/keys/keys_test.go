@@ -206,11 +206,20 @@ func TestGiveWayFindsTheAction(t *testing.T) {
 // The picker's and the board's keys have their Korean help.
 func TestPickerAndBoardKeysHaveKoreanHelp(t *testing.T) {
 	p, b := NewPicker(3), NewBoard()
-	all := []key.Binding{p.Up, p.Down, p.Open, p.Pick, p.Quit, b.Up, b.Down, b.Top, b.Bottom, b.Open, b.Back, b.Sort, b.Next, b.Prev, b.Quit}
+	all := []key.Binding{p.Up, p.Down, p.Open, p.Pick, p.Quit, b.Move, b.Up, b.Down, b.PageUp, b.PageDown, b.Top, b.Bottom, b.Open, b.Back, b.Sort,
+		b.Next, b.Prev, b.Help, b.Quit}
 	all = append(all, b.Views[:]...)
 	for _, k := range all {
 		if d := k.Help().Desc; d == "" || strings.Contains(d, ".key.") {
 			t.Errorf("%v: help %q", k.Keys(), d)
+		}
+	}
+	// The board's help line names keys by their letters: never a key's
+	// name ("up") where the key is a letter too, never an ambiguous
+	// arrow glyph.
+	for _, k := range all[5:] {
+		if h := k.Help().Key; h == "up" || h == "down" || strings.ContainsAny(h, "↑↓←→") {
+			t.Errorf("%v: shown as %q", k.Keys(), h)
 		}
 	}
 	if got := p.Pick.Help().Key; got != "1-3" {

@@ -34,30 +34,39 @@ func NewPicker(labs int) Picker {
 	}
 }
 
-// Board is the instructor's board's keys: moving in the learners' table,
-// opening one learner and back, the sort, the views (tab, shift+tab and
-// 1-4: the learners, help first, the funnel, the steps) and leaving.
+// Board is the instructor's board's keys: moving in a list (the
+// learners' table, the help-first queue) or scrolling a learner's
+// detail, opening one learner and back, the sort, the views (tab,
+// shift+tab and 1-4: the learners, help first, the funnel, the steps),
+// every key (?) and leaving. Move only shows j/k on the help line for
+// Up and Down.
 type Board struct {
-	Up, Down, Top, Bottom, Open, Back, Sort, Next, Prev, Quit key.Binding
-	Views                                                     [4]key.Binding
+	Move, Up, Down, PageUp, PageDown, Top, Bottom, Open, Back, Sort, Next, Prev, Help, Quit key.Binding
+	Views                                                                                   [4]key.Binding
 }
 
-// NewBoard returns the board's keys.
+// NewBoard returns the board's keys. Each shows the letter of its keys
+// (j, k, g), not an arrow: the arrows are East-Asian-ambiguous, drawn two
+// cells wide by some terminals.
 func NewBoard() Board {
-	k := func(help string, keys ...string) key.Binding {
-		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(keys[0], content.Msg("class.board.key."+help)))
+	k := func(help, shown string, keys ...string) key.Binding {
+		return key.NewBinding(key.WithKeys(keys...), key.WithHelp(shown, content.Msg("class.board.key."+help)))
 	}
 	return Board{
-		Up:     k("up", "up", "k"),
-		Down:   k("down", "down", "j"),
-		Top:    k("top", "g", "home"),
-		Bottom: k("bottom", "G", "end"),
-		Open:   k("open", "enter"),
-		Back:   k("back", "esc", "backspace"),
-		Sort:   k("sort", "s"),
-		Next:   k("next", "tab"),
-		Prev:   k("prev", "shift+tab"),
-		Quit:   k("quit", "q", "ctrl+c"),
-		Views:  [4]key.Binding{k("view", "1"), k("view", "2"), k("view", "3"), k("view", "4")},
+		Move:     k("move", "j/k", "up", "down", "k", "j"),
+		Up:       k("up", "k", "up", "k"),
+		Down:     k("down", "j", "down", "j"),
+		PageUp:   k("pageup", "pgup", "pgup", "b"),
+		PageDown: k("pagedown", "pgdn", "pgdown", " ", "f"),
+		Top:      k("top", "g", "g", "home"),
+		Bottom:   k("bottom", "G", "G", "end"),
+		Open:     k("open", "enter", "enter"),
+		Back:     k("back", "esc", "esc", "backspace"),
+		Sort:     k("sort", "s", "s"),
+		Next:     k("next", "tab", "tab"),
+		Prev:     k("prev", "shift+tab", "shift+tab"),
+		Help:     k("help", "?", "?"),
+		Quit:     k("quit", "q", "q", "ctrl+c"),
+		Views:    [4]key.Binding{k("view1", "1", "1"), k("view2", "2", "2"), k("view3", "3", "3"), k("view4", "4", "4")},
 	}
 }

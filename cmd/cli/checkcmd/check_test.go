@@ -222,7 +222,9 @@ func TestRootChoosesTheLab(t *testing.T) {
 	if code != cli.ExitUsage || got != "" {
 		t.Fatalf("a fresh root: exit %d, lab %q", code, got)
 	}
-	for _, want := range []string{"설치된 실습이 여러 개입니다", "labmate check --lab gpu-incident", "labmate check --lab driver-reboot",
+	// Each suggested line keeps the flags given (check's --json, --root
+	// and the rest) and names one lab.
+	for _, want := range []string{"설치된 실습이 여러 개입니다", "labmate check --json --no-cluster --root " + root, "--lab gpu-incident  #", "--lab driver-reboot  #",
 		"--root ~/gpuop", "LABMATE_LAB="} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("the choose-a-lab message lacks %q:\n%s", want, errOut)

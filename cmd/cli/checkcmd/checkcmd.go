@@ -116,7 +116,11 @@ func (o *Options) Run(ctx context.Context) (err error) {
 		}
 	}()
 	if o.Watch {
-		s.Join(ctx, o.Class, false)
+		if pub := s.Join(ctx, o.Class, false); pub != nil {
+			// No step strip here: stderr says when publishing fails
+			// and when it works again.
+			go learner.Narrate(ctx, pub, stderr)
+		}
 		sayClassLab(o.f.ClassLabNotes(ctx, o.Class.File), stderr)
 		w := textout.Watch{JSON: o.JSON, Step: o.Step, ReadyTimeout: o.Timeout}
 		// 0 when ctx ends, 2 when stdout refuses a line.

@@ -2,10 +2,14 @@ package checkcmd
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -146,5 +150,105 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	}
 	if e := kube.ClientEnglish(strings.Join(rep.Problems, "\n") + errOut); e != "" {
 		t.Errorf("the client's English %q reaches the learner: %q %q", e, rep.Problems, errOut)
+	}
+}
+
+// What --lab names for the class to carry: a directory, a built-in lab
+// that needs no Go (packed from a copy of its files), an installed lab;
+// a built-in lab that needs Go does not travel.
+func TestPackClassLab(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	dir := testfiles.Dir(t, labkittest.VersionedFileLab("2.0.0", ""))
+	if _, err := labstore.InstallDir(dir, "test"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		ref, id, version string
+		ship             bool
+	}{
+		{dir, "nginx-conf", "2.0.0", true},
+		{"nginx-conf", "nginx-conf", "2.0.0", true},
+		{"nginx-conf@2.0.0", "nginx-conf", "2.0.0", true},
+		{"driver-reboot", "driver-reboot", "", true},
+		{"driver-reboot@embedded", "driver-reboot", "", true},
+		{"gpu-incident", "gpu-incident", "", false},
+	} {
+		a, ship, err := classlab.PackRef(tc.ref)
+		if err != nil || ship != tc.ship || a.ID != tc.id || tc.version != "" && a.Version != tc.version {
+			t.Errorf("%s: %s %s ship %v, %v; want %s ship %v", tc.ref, a.ID, a.Version, ship, err, tc.id, tc.ship)
+		}
+		if ship && (len(a.Bytes) == 0 || a.Sum != labstore.Sum(a.Bytes)) {
+			t.Errorf("%s: %d bytes, sum %s", tc.ref, len(a.Bytes), a.Sum)
+		}
+	}
+	// The same lab packs to the same bytes: a second push changes nothing.
+	a, _, _ := classlab.PackRef(dir)
+	b, _, _ := classlab.PackRef("nginx-conf")
+	if a.Sum != b.Sum {
+		t.Errorf("the directory and its installed copy pack differently: %s %s", a.Sum, b.Sum)
+	}
+	// A built-in lab packs to what its directory packs to.
+	emb, _, _ := classlab.PackRef("driver-reboot")
+	fromDir, _, err := classlab.PackRef(filepath.Join("..", "..", "..", "content", "labs", "driver-reboot"))
+	if err != nil || emb.Sum != fromDir.Sum {
+		t.Errorf("driver-reboot built in and from its directory: %s %s, %v", emb.Sum, fromDir.Sum, err)
+	}
+	if _, _, err := classlab.PackRef("no-such-lab"); err == nil {
+		t.Error("a lab that is nowhere packed")
+	}
+}
+
+// A FIFO named lab.toml is refused before the lab is read, never opened:
+// class lab push and class init --lab pack through the one rule of
+// labstore.PackLab (special files first).
+func TestPackClassLabRefusesAFIFOWithoutOpeningIt(t *testing.T) {
+	dir := testfiles.Dir(t, labkittest.VersionedFileLab("2.0.0", ""))
+	fifo := filepath.Join(dir, "lab.toml")
+	if err := os.Remove(fifo); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Should the open block after all, a writer lets it end.
+	t.Cleanup(func() {
+		if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
+			f.Close()
+		}
+	})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := classlab.PackRef(dir)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var r *labstore.Refusal
+		if !errors.As(err, &r) || r.Reason != labstore.Special {
+			t.Fatalf("classlab.PackRef(a lab whose lab.toml is a FIFO) = %v, want a Special refusal", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("packClassLab blocked opening a FIFO named lab.toml")
+	}
+}
+
+// A class that names a built-in lab it cannot carry (gpu-incident needs
+// Go to build its programs) opens that lab from `--class FILE` alone:
+// no picker, no lab named by the learner.
+func TestClassNamesABuiltinLab(t *testing.T) {
+	l := classLearner{id: "learner-01", data: t.TempDir(), state: t.TempDir(), root: t.TempDir()}
+	var served atomic.Pointer[corev1.ConfigMap]
+	served.Store(&corev1.ConfigMap{
+		TypeMeta: metav1.TypeMeta{Kind: "ConfigMap", APIVersion: "v1"},
+		ObjectMeta: metav1.ObjectMeta{Name: class.LabObject, Namespace: "workshop", Annotations: map[string]string{
+			class.AnnotationLabID: "gpu-incident", class.AnnotationLabBuiltin: "true"}},
+	})
+	l.file = clitest.ClassKubeconfig(t, labServer(t, &served).URL)
+	l.use(t)
+	t.Setenv("LABMATE_LAB", "")
+	code, stdout, errOut := clitest.NewTestFactory(t).WithKubeconfigs().Run(classcmd.NewCmd, "preview", "--class", l.file, "--root", l.root)
+	var rec class.Record
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || code != cli.ExitOK || rec.Lab != "gpu-incident" {
+		t.Fatalf("class preview --class (gpu-incident named): exit %d, %v, %+v\n%s", code, err, rec, errOut)
 	}
 }

@@ -6,11 +6,14 @@ package classcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/class/admin"
@@ -26,12 +29,12 @@ import (
 // export, report, lab push); the board's watch has none.
 const requestTimeout = 30 * time.Second
 
-// NewCmd is `labmate class`: init, board, export, report, preview and
-// lab push.
+// NewCmd is `labmate class`: init, board, export, report, end, preview
+// and lab push.
 func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
-	cmd := cli.Group("class", "init|board|export|report|preview|lab", "class.cli.which")
+	cmd := cli.Group("class", "init|board|export|report|end|preview|lab", "class.cli.which")
 	cmd.AddCommand(newInitCmd(f, streams), newBoardCmd(f, streams), newExportCmd(f, streams), newReportCmd(f, streams),
-		newLabCmd(f, streams), newPreviewCmd(f, streams))
+		newEndCmd(f, streams), newLabCmd(f, streams), newPreviewCmd(f, streams))
 	return cmd
 }
 
@@ -41,12 +44,16 @@ func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 type instructor struct {
 	Namespace string
 	admin     func(kubeconfig string) (kube.Conn, error)
+	// cluster are the root's --kubeconfig and --context as given: the
+	// lines a command prints keep them.
+	cluster func() cli.ClusterFlags
 }
 
 // bind binds -n and words, in cmd's help, the root's --kubeconfig and
 // --context as the instructor's.
 func (a *instructor) bind(cmd *cobra.Command, f cli.Factory) {
 	a.admin = f.Admin
+	a.cluster = func() cli.ClusterFlags { _, c := f.Flags(); return c }
 	cmd.Flags().StringVarP(&a.Namespace, "namespace", "n", "", content.Msg("class.flag.namespace"))
 	cli.Reads(cmd, "kubeconfig", content.Msg("cli.flag.kubeconfig"), "")
 	cli.Reads(cmd, "context", content.Msg("cli.flag.context"), "")
@@ -75,6 +82,51 @@ func (a *instructor) open(kubeconfig string) (kube.Conn, string, error) {
 		return nil, "", cli.UsageErr("class.cli.kubeconfig", "err", learner.Explain(err))
 	}
 	return conn, admin.Namespace(conn, a.Namespace), nil
+}
+
+// line is a labmate command line for the class in ns, with the
+// instructor's connection flags as given (so that it runs as printed),
+// shell-quoted.
+func (a *instructor) line(ns string, args ...string) string {
+	return a.lineWith(a.cluster(), ns, args...)
+}
+
+// lineWith is line with the connection flags c.
+func (a *instructor) lineWith(c cli.ClusterFlags, ns string, args ...string) string {
+	words := append([]string{"labmate"}, args...)
+	if c.Kubeconfig != "" {
+		words = append(words, "--kubeconfig", c.Kubeconfig)
+	}
+	if c.Context != "" {
+		words = append(words, "--context", c.Context)
+	}
+	return shellLine(append(words, "-n", ns)...)
+}
+
+// shellLine joins words into a line a shell reads back as those words.
+func shellLine(words ...string) string {
+	out := make([]string, len(words))
+	for i, w := range words {
+		q, err := syntax.Quote(w, syntax.LangPOSIX)
+		if err != nil {
+			q = w
+		}
+		out[i] = q
+	}
+	return strings.Join(out, " ")
+}
+
+// explainAdmin words an instructor's error: admin's own are Korean (the
+// namespace refused, no class there, no such lab), the rest the
+// cluster's (learner.Explain).
+func explainAdmin(err error) string {
+	var denied admin.NamespaceDenied
+	var noClass admin.NoClass
+	var noLab admin.NoLab
+	if errors.As(err, &denied) || errors.As(err, &noClass) || errors.As(err, &noLab) {
+		return err.Error()
+	}
+	return learner.Explain(err)
 }
 
 // typed is the connection's typed client, its error worded as open's.
@@ -106,9 +158,19 @@ func (a *instructor) list(ctx context.Context, lab string) (class.Class, string,
 	}
 	c, err := admin.List(ctx, cs, ns, lab)
 	if err != nil {
-		return class.Class{}, "", cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", learner.Explain(err)))
+		return class.Class{}, "", listFailed(ns, err)
 	}
 	return c, ns, nil
+}
+
+// listFailed is the exit of a class that could not be read: no class
+// in the namespace and no records of the lab are said as they are
+// (exit 1), naming what there is.
+func listFailed(ns string, err error) error {
+	if errors.As(err, new(admin.NoClass)) || errors.As(err, new(admin.NoLab)) {
+		return cli.Exit(cli.ExitFail, err.Error())
+	}
+	return cli.Exit(cli.ExitFail, content.Msg("class.cli.list_failed", "ns", ns, "err", learner.Explain(err)))
 }
 
 // The class's records, read: the live board and the export.
@@ -148,11 +210,20 @@ func (o *boardOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// A namespace without a class, or a lab without records, is said
+	// before the board opens; an unreachable or refusing class cluster
+	// the board itself shows.
+	if once, err := typed(conn.Within(requestTimeout)); err == nil {
+		if _, err := admin.List(ctx, once, ns, o.lab); errors.As(err, new(admin.NoClass)) || errors.As(err, new(admin.NoLab)) {
+			return listFailed(ns, err)
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	tc := terminal.NewContext(o.streams.In, o.streams.Out, o.Theme, slog.Default())
 	err = board.Run(ctx, tc, board.Options{
-		Classes: admin.Watch(ctx, cs, ns, o.lab), Namespace: ns, Lab: o.lab, Stuck: o.Stuck,
+		Classes: admin.Watch(ctx, admin.WatchConfig{Client: cs, Namespace: ns, Lab: o.lab}), Namespace: ns, Lab: o.lab,
+		Stuck: o.Stuck,
 	})
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))

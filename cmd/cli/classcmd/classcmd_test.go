@@ -94,3 +94,42 @@ func TestExportRefusesAnUnknownFormat(t *testing.T) {
 		t.Fatalf("export --format xml: %d %q", code, errOut)
 	}
 }
+
+// init refuses what it cannot use before it connects anywhere: a token
+// lifetime under the API server's minimum (in Korean, with examples),
+// and a roster with bad lines (every one of them named).
+func TestInitRefusesBadFlagsAndRostersBeforeConnecting(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "class")
+	roster := filepath.Join(t.TempDir(), "roster.txt")
+	if err := os.WriteFile(roster, []byte("\ufeff김지민\r\nlearner_02\r\n김지민\r\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--learners", "3", "--token-ttl", "5m"}, []string{"--token-ttl 5m", "10분 이상", "2d"}},
+		{[]string{"--learners", "3", "--token-ttl", "2days"}, []string{"예: 8h"}},
+		{[]string{"--learners", roster}, []string{"2번째 줄 learner_02", "3번째 줄 김지민", "1번째 줄과 이름이 같습니다"}},
+	} {
+		args := append([]string{"init", "--kubeconfig", adminKubeconfig(t), "-n", "w", "--out", out}, tc.args...)
+		code, stdout, errOut := run(t, args...)
+		for _, want := range tc.want {
+			if code != cli.ExitUsage || !strings.Contains(errOut, want) {
+				t.Errorf("%v: exit %d, want 2 and %q:\n%s%s", tc.args, code, want, stdout, errOut)
+			}
+		}
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("init wrote %s before refusing: %v", out, err)
+	}
+}
+
+// A class command on a class cluster that does not answer says so
+// (exit 1), in Korean; end asks nothing before it knows what there is.
+func TestEndOfAClassClusterThatDoesNotAnswer(t *testing.T) {
+	code, stdout, errOut := clitest.NewTestFactory(t).WithKubeconfigs().Run(NewCmd, "end", "--kubeconfig", adminKubeconfig(t), "-n", "w")
+	if code != cli.ExitFail || strings.Contains(stdout, "[y/N]") || !strings.Contains(errOut, "w") {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, errOut)
+	}
+}

@@ -14,10 +14,8 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/class/admin"
 	"github.com/labhub/labmate/class/classlab"
-	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -26,12 +24,16 @@ type initOptions struct {
 	instructor
 	Learners string
 	Out      string
-	TokenTTL time.Duration
+	TokenTTL string
+	Server   string
+	Reissue  bool
+	Yes      bool
 	Sandbox  bool
 	streams  cli.Streams
 
-	names []string
+	names []admin.Entry
 	out   string
+	ttl   time.Duration
 	labs  []string
 	// ship is the lab the class carries (one --lab that can travel).
 	ship *class.LabArchive
@@ -44,8 +46,12 @@ func newInitCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
 	readsLab(cmd, "class.flag.labs")
 	cmd.Flags().StringVar(&o.Out, "out", "", content.Msg("class.flag.out"))
-	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", 24*time.Hour, content.Msg("class.flag.token_ttl"))
+	cmd.Flags().StringVar(&o.TokenTTL, "token-ttl", "7d", content.Msg("class.flag.token_ttl"))
+	cmd.Flags().StringVar(&o.Server, "server", "", content.Msg("class.flag.server"))
+	cmd.Flags().BoolVar(&o.Reissue, "reissue", false, content.Msg("class.flag.reissue"))
+	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("class.flag.yes"))
 	cmd.Flags().BoolVar(&o.Sandbox, "sandbox", false, content.Msg("class.flag.sandbox"))
+	cli.Metavars(cmd.Flags(), map[string]string{"token-ttl": "DURATION", "server": "URL", "learners": "N|FILE", "out": "DIR"})
 	return cmd
 }
 
@@ -64,6 +70,9 @@ func (o *initOptions) Complete(f cli.Factory, cmd *cobra.Command, _ []string) er
 	}
 	names, err := admin.Learners(learners)
 	if err != nil {
+		return cli.Exit(cli.ExitUsage, err.Error())
+	}
+	if o.ttl, err = admin.ParseTTL(o.TokenTTL); err != nil {
 		return cli.Exit(cli.ExitUsage, err.Error())
 	}
 	labs, err := labList(cmd, f)
@@ -107,10 +116,11 @@ func (o *initOptions) Validate() error {
 	return nil
 }
 
-// Run starts the sandbox (--sandbox), connects, creates the class and
-// writes the learners' kubeconfigs.
+// Run starts the sandbox (--sandbox), connects, plans the class, asks
+// before it changes one that exists, creates it and writes the learners'
+// kubeconfigs.
 func (o *initOptions) Run(ctx context.Context) error {
-	kubeconfig := ""
+	kubeconfig, cluster := "", o.cluster()
 	if o.Sandbox {
 		opts := sandbox.Options{Progress: o.streams.ErrOut}
 		if err := sandbox.Up(ctx, opts); err != nil {
@@ -118,55 +128,57 @@ func (o *initOptions) Run(ctx context.Context) error {
 		}
 		// Its own current context: the one kwokctl wrote.
 		kubeconfig = sandbox.Kubeconfig(opts)
+		cluster = cli.ClusterFlags{Kubeconfig: kubeconfig}
 	}
 	conn, ns, err := o.open(kubeconfig)
 	if err != nil {
 		return err
 	}
 	conn = conn.Within(requestTimeout)
-	files, err := admin.Init(ctx, admin.InitConfig{
-		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, OutDir: o.out, TokenTTL: o.TokenTTL,
+	failed := func(err error) error {
+		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", explainAdmin(err)))
+	}
+	plan, err := admin.PlanInit(ctx, admin.InitConfig{
+		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, Ship: o.ship, OutDir: o.out, TokenTTL: o.ttl,
+		Server: o.Server, Reissue: o.Reissue,
 	})
 	if err != nil {
-		return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_failed", "ns", ns, "err", learner.Explain(err)))
+		return failed(err)
 	}
-	legacy := false
-	for _, f := range files {
-		legacy = legacy || f.Legacy
+	server := o.Server
+	if server == "" {
+		server = conn.Host()
 	}
-	if err := o.storeLab(ctx, conn, ns); err != nil {
-		return err
+	for _, w := range admin.CheckServer(ctx, conn.Config(), server) {
+		fmt.Fprintln(o.streams.ErrOut, w.Error())
+	}
+	if plan.NeedsConfirm() && !o.Yes {
+		for _, l := range plan.Changes() {
+			fmt.Fprintln(o.streams.Out, l)
+		}
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.export_first", "cmd", o.lineWith(cluster, ns, "class", "export", "--format", "json")))
+		switch err := cli.Confirm(o.streams, content.Msg("class.cli.init_confirm", "ns", ns), "--yes"); {
+		case errors.Is(err, cli.ErrNotConfirmed):
+			return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_would_change", "ns", ns))
+		case err != nil:
+			return err
+		}
+	}
+	res, err := admin.Apply(ctx, plan)
+	if err != nil {
+		return failed(err)
 	}
 	abs, _ := filepath.Abs(o.out)
-	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_done", "n", len(files), "ns", ns, "dir", abs))
-	if legacy {
-		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_legacy_tokens"))
+	for _, l := range res.Lines(abs, time.Now()) {
+		fmt.Fprintln(o.streams.Out, l)
 	}
-	if len(files) > 0 {
-		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next", "file", files[0].Path, "ns", ns))
+	if len(res.Files) > 0 {
+		file := res.Files[0].Path
+		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.init_next",
+			"doctor", shellLine("labmate", "doctor", "--class", file),
+			"learner", shellLine("labmate", "--class", filepath.Base(file)),
+			"board", o.lineWith(cluster, ns, "class", "board")))
 	}
-	return nil
-}
-
-// storeLab puts the lab the class carries into its namespace, or says
-// that the one lab named is built in and does not travel.
-func (o *initOptions) storeLab(ctx context.Context, conn kube.Conn, ns string) error {
-	if o.ship == nil {
-		if len(o.labs) == 1 {
-			fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_builtin", "lab", o.labs[0]))
-		}
-		return nil
-	}
-	cs, err := typed(conn)
-	if err != nil {
-		return err
-	}
-	a, err := classlab.StoreLab(ctx, cs, ns, *o.ship)
-	if err != nil {
-		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", classlab.Explain(err)))
-	}
-	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_stored", "lab", a.ID, "version", a.Version,
-		"size", class.ByteSize(len(a.Bytes)), "sum", a.Sum))
 	return nil
 }
 

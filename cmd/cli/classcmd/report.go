@@ -3,7 +3,9 @@ package classcmd
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -78,5 +80,10 @@ func (o *reportOptions) Run(ctx context.Context) error {
 	if err := lockfile.WriteAtomic(o.HTML, buf.Bytes(), 0o644); err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("class.cli.report_write", "path", o.HTML, "err", err))
 	}
+	path, err := filepath.Abs(o.HTML)
+	if err != nil {
+		path = o.HTML
+	}
+	fmt.Fprintln(o.streams.Out, content.Msg("class.cli.report_written", "path", path, "n", len(in.Class.Records)))
 	return nil
 }

@@ -15,8 +15,12 @@ import (
 func TestReportFromExport(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "report.html")
 	from := filepath.Join("..", "..", "..", "class", "classreport", "testdata", "class.json")
-	if code, _, stderr := run(t, "report", "--from", from, "--html", out, "--kubeconfig", "/nonexistent"); code != 0 {
+	code, stdout, stderr := run(t, "report", "--from", from, "--html", out, "--kubeconfig", "/nonexistent")
+	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, out) {
+		t.Errorf("report does not say where it wrote: %q", stdout)
 	}
 	raw, err := os.ReadFile(out)
 	if err != nil {

@@ -38,10 +38,18 @@ func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	return cmd
 }
 
-// Complete finds the labs doctor looks at: the chosen one, or with
-// several installed and none chosen, every one of them (no lab chosen is
-// not refused here).
-func (o *Options) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+// Complete finds the labs doctor looks at: the chosen one (with
+// --class and no lab named, the class's, as the learner's labmate
+// --class opens it), or with several installed and none chosen, every
+// one of them (no lab chosen is not refused here).
+func (o *Options) Complete(f cli.Factory, cmd *cobra.Command, _ []string) error {
+	if o.Class != "" {
+		// A class whose lab cannot be had is said by the class's own
+		// finding; the labs are then chosen as without a class.
+		if g, err := f.ForClass(cmd.Context(), o.Class); err == nil {
+			f = g
+		}
+	}
 	o.f = f
 	kit, err := f.Lab()
 	if ch, ok := catalog.IsChoose(err); ok {

@@ -52,9 +52,20 @@ func (f *Factory) ForClass(ctx context.Context, file string) (cli.Factory, error
 		return nil, err
 	}
 	if lab == nil {
-		return f, nil
+		if note == "" {
+			return f, nil
+		}
+		// The class cluster did not answer and no copy of its lab was
+		// installed before: the lab is chosen as without a class, and
+		// the run says why.
+		g := f.of("", "")
+		g.notices = append(slices.Clone(f.notices), note)
+		return g, nil
 	}
 	g := f.of("", lab.Dir)
+	if lab.Builtin {
+		g = f.of(lab.Ref(), "") // named by the class, built into labmate
+	}
 	g.classLab = lab
 	g.notices = slices.Clone(f.notices)
 	if note != "" {

@@ -105,7 +105,7 @@ func New(labs *cli.LabFlags, cluster *cli.ClusterFlags, version string, deps Dep
 // line, and opens the --log file, where slog and klog write (and so the
 // client's own words behind a Korean message).
 func (f *Factory) Begin(cmd *cobra.Command, _ []string) error {
-	f.inv.cmdPath = cmd.CommandPath()
+	f.inv.cmdPath = cli.CommandLine(cmd, "lab", "lab-dir")
 	if err := f.openLog(); err != nil {
 		return cli.Exit(cli.ExitUsage, err.Error())
 	}

@@ -16,7 +16,7 @@ import (
 // bundle needs -o; a bin dir labmate did not fill makes no bundle; a
 // filled one makes a bundle whose path alone is on stdout, and `up
 // --from` that bundle installs into an empty bin dir before anything
-// else (here it then stops: no lab).
+// else (here it then stops: a lab that is not there).
 func TestBundleCommand(t *testing.T) {
 	code, _, errOut := run(t, "bundle")
 	if code != cli.ExitUsage || !strings.Contains(errOut, "-o FILE") {
@@ -49,13 +49,13 @@ func TestBundleCommand(t *testing.T) {
 	}
 
 	// up checks the lab before it installs anything: the flag parses,
-	// and without a lab nothing is installed.
+	// and with a lab that is not there nothing is installed.
 	into := filepath.Join(t.TempDir(), "bin")
-	code, _, _ = run(t, "up", "--bin-dir", into, "--from", out, "--name", "labmate-sandboxcmd-test")
-	if code != cli.ExitUsage {
-		t.Fatalf("up --from without a lab: exit %d", code)
+	code, _, errOut = run(t, "up", "--bin-dir", into, "--from", out, "--name", "labmate-sandboxcmd-test", "--lab", "no-such-lab")
+	if code != cli.ExitUsage || !strings.Contains(errOut, "no-such-lab") {
+		t.Fatalf("up --from with a lab that is not there: exit %d, stderr %q", code, errOut)
 	}
 	if _, err := os.Stat(into); !os.IsNotExist(err) {
-		t.Errorf("up without a lab installed into %s (%v)", into, err)
+		t.Errorf("up with a lab that is not there installed into %s (%v)", into, err)
 	}
 }

@@ -7,9 +7,11 @@ package sandboxcmd
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/sandbox"
@@ -23,6 +25,7 @@ type flags struct {
 	Verbose bool
 	From    string // up --from: a bundle file, or a mirror's URL
 	SHA256  string // up --sha256: the bundle's own digest, as the learner was given it
+	Class   string // up --class: the class file whose lab the sandbox is for
 }
 
 // options are the sandbox's as the flags say, progress on out.
@@ -47,7 +50,8 @@ func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	upCmd := cli.Command("sandbox.up", "", cli.NoArgs, f, &upOptions{flags: fl, streams: streams})
 	upCmd.Flags().StringVar(&fl.From, "from", "", content.Msg("cli.flag.from", "env", prebuilt.EnvMirror))
 	upCmd.Flags().StringVar(&fl.SHA256, "sha256", "", content.Msg("cli.flag.sha256"))
-	cli.Metavars(upCmd.Flags(), map[string]string{"from": "FILE|URL", "sha256": "SHA256"})
+	upCmd.Flags().StringVar(&fl.Class, "class", "", content.Msg("cli.flag.sandbox_class"))
+	cli.Metavars(upCmd.Flags(), map[string]string{"from": "FILE|URL", "sha256": "SHA256", "class": "FILE"})
 	cmd.AddCommand(
 		upCmd,
 		newBundleCmd(f, fl, streams),
@@ -59,16 +63,36 @@ func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 }
 
 // upOptions is `labmate sandbox up`: the chosen lab's topology and start
-// objects, then where its kubeconfig is.
+// objects (the lab --lab, the class (--class) or the root names), then
+// where its kubeconfig is. With several labs and nothing choosing one,
+// the cluster alone, which any lab's `up --lab` then makes its own: the
+// programs are installed and the control plane runs (what takes time,
+// and in a room without internet what --from is for), and the learner
+// is told the one line per lab that adds its nodes.
 type upOptions struct {
 	*flags
 	streams cli.Streams
 	opts    sandbox.Options
+	// choose is set when no lab was chosen: the labs to suggest, each
+	// after the command line as given.
+	choose *catalog.Choose
+	line   string
 }
 
 // Complete reads the lab's topology and start objects.
-func (o *upOptions) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+func (o *upOptions) Complete(f cli.Factory, cmd *cobra.Command, _ []string) error {
+	if o.Class != "" {
+		g, err := f.ForClass(cmd.Context(), o.Class)
+		if err != nil {
+			return err
+		}
+		f = g
+	}
 	kit, err := f.Lab()
+	if ch, ok := catalog.IsChoose(err); ok {
+		o.opts, o.choose, o.line = o.options(o.streams), ch, cli.CommandLine(cmd, "lab", "lab-dir", "class")
+		return nil
+	}
 	if err != nil {
 		return err
 	}
@@ -93,6 +117,13 @@ func (o *upOptions) Run(ctx context.Context) error {
 		return cli.Fail(err)
 	}
 	fmt.Fprintln(o.streams.Out, o.opts.Ready())
+	if o.choose != nil {
+		var lines []string
+		for _, l := range o.choose.Labs {
+			lines = append(lines, content.Msg("cli.sandbox.no_lab_command", "cmd", o.line, "lab", l.Ref, "title", l.Text.Title))
+		}
+		fmt.Fprintln(o.streams.Out, content.Msg("cli.sandbox.no_lab", "commands", strings.Join(lines, "\n")))
+	}
 	return nil
 }
 

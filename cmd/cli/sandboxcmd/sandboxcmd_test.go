@@ -9,6 +9,7 @@ import (
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/cmd/cli/clitest"
+	"github.com/labhub/labmate/sandbox"
 )
 
 // run runs `labmate sandbox ARGS...` in a home of its own, where nothing
@@ -26,15 +27,20 @@ func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return clitest.Run(t, NewCmd, args...)
 }
 
-// up needs a lab: without one it says how to choose (exit 2) and starts
-// nothing.
-func TestUpWithoutALabStartsNothing(t *testing.T) {
-	code, out, errOut := run(t, "up", "--name", "labmate-sandboxcmd-test")
-	if code != cli.ExitUsage || out != "" || !strings.Contains(errOut, "--lab") {
+// up without a lab and with several installed is not refused: the
+// cluster is for whichever lab claims it next (a room without internet
+// runs `sandbox up --from FILE` as its instructor says, with no --lab).
+// Here the bundle is not there, so it fails getting the programs (exit
+// 1, naming the bundle), before anything is made.
+func TestUpWithoutALabIsNotRefused(t *testing.T) {
+	bundle := filepath.Join(t.TempDir(), "labmate-cluster-linux-amd64.tar.gz")
+	t.Setenv(sandbox.EnvBinDir, t.TempDir())
+	code, out, errOut := run(t, "up", "--name", "labmate-sandboxcmd-test", "--from", bundle)
+	if code != cli.ExitFail || !strings.Contains(errOut, bundle) || strings.Contains(errOut, "실습이 여러 개") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 	if _, err := os.Stat(os.Getenv("KWOK_WORKDIR")); !os.IsNotExist(err) {
-		t.Errorf("up without a lab made kwok's work directory (%v)", err)
+		t.Errorf("up made kwok's work directory before it had the programs (%v)", err)
 	}
 }
 

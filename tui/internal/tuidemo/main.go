@@ -128,7 +128,8 @@ func scriptedUpdates(lab *content.Lab) chan labrun.Update {
 }
 
 // runBoard shows the board on a class of two learners, the first of
-// whom wrote termtexttest.Hostile where a record has text.
+// whom (first in the board's order too) wrote termtexttest.Hostile
+// where a record has text.
 func runBoard(themeName string) error {
 	now := time.Now()
 	rec := func(learner, name, failing string) class.Record {
@@ -140,7 +141,7 @@ func runBoard(themeName string) error {
 	classes := make(chan class.Class, 1)
 	classes <- class.Class{Synced: true, At: now, Records: []class.Record{
 		rec("ana"+termtexttest.Hostile, termtexttest.Hostile, "check "+termtexttest.Hostile),
-		rec("bo", "보", "files.merge"),
+		rec("bo", "Bo", "files.merge"), // after the hostile name: names sort as Korean readers expect, Hangul first
 	}}
 	return board.Run(context.Background(), terminal.NewContext(os.Stdin, os.Stdout, themeName, nil),
 		board.Options{Classes: classes, Namespace: "workshop", Lab: "gpu-incident"})
