@@ -135,10 +135,8 @@ func (f *Factory) Session(lenient Lenient) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	var passed []int
-	for n := range st.File.Progress.PassedAt {
-		passed = append(passed, n)
-	}
+	// Steps passed or caught up before are no first passes now.
+	passed := st.File.Progress.Done()
 	run, err := labrun.New(labrun.Options{
 		Lab: st.Lab, Steps: st.Kit.Steps, Scope: st.Kit.Scope, Root: st.Root, Poll: f.labs.Poll,
 		Cluster: cl, Progress: st.Store, Witness: st.File.Witness, Passed: passed, Notices: st.Warnings,
