@@ -77,9 +77,10 @@ type Step struct {
 	// sandbox when the step reads the cluster or the lab has one).
 	Write, Remove []string
 	Script        bool
-	// Backup are the learner's files (of Write, Remove and the files the
-	// step reads, which its commands may write) that exist now and are
-	// copied into the backup folder before anything changes.
+	// Backup are the learner's files of Write and Remove (and, when the
+	// step runs commands, of the files it reads: they may write them)
+	// that exist now, copied into the backup folder before anything
+	// changes.
 	Backup []string
 }
 
@@ -171,7 +172,12 @@ func New(ctx context.Context, o Options) (p *Plan, err error) {
 			}
 			s.Script = strings.TrimSpace(a.Run) != ""
 			needCluster = needCluster || s.Script || o.Kit.ReadsCluster(i)
-			if s.Backup, err = existing(o.Root, append(action.Paths(a), cleanAll(o.Kit.Steps[i-1].Files)...)); err != nil {
+			keep := action.Paths(a)
+			if s.Script {
+				// Its commands may write any file the step reads.
+				keep = append(keep, cleanAll(o.Kit.Steps[i-1].Files)...)
+			}
+			if s.Backup, err = existing(o.Root, keep); err != nil {
 				return p, err
 			}
 		}
@@ -230,13 +236,18 @@ func (p *Plan) claim(ctx context.Context) error {
 	return nil
 }
 
-// keeps is how many of the learner's files the plan backs up.
+// keeps is how many of the learner's files the plan backs up (a file
+// two steps touch is kept once).
 func (p *Plan) keeps() int {
-	n := 0
+	kept := map[string]bool{}
 	for _, s := range p.Steps {
-		n += len(s.Backup)
+		if !s.Keep {
+			for _, f := range s.Backup {
+				kept[f] = true
+			}
+		}
 	}
-	return n
+	return len(kept)
 }
 
 // Empty says there is nothing to do: every step before To passes.

@@ -176,6 +176,9 @@ func TestCatchUpFileStepsKeepsTheLearnersFiles(t *testing.T) {
 		t.Errorf("plan touches the cluster %q or is empty %v", p.Sandbox, p.Empty())
 	}
 	wantBackup := filepath.Join(l.root, "labmate-backup-20261207-123005")
+	if !strings.Contains(plan.String(), content.Msg("catchup.plan.backup", "n", p.keeps(), "dir", wantBackup)) || p.keeps() != len(p.Steps[0].Backup) {
+		t.Errorf("the plan keeps %d files, want step 1's %v once each:\n%s", p.keeps(), p.Steps[0].Backup, plan.String())
+	}
 	if p.Backup != wantBackup || !strings.Contains(plan.String(), wantBackup) || !strings.Contains(plan.String(), mainConfig) {
 		t.Errorf("backup %q; the plan must name it and the files it writes:\n%s", p.Backup, plan.String())
 	}
