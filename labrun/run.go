@@ -47,6 +47,11 @@ type Options struct {
 	Progress *state.Store
 	Witness  checks.Witness
 	Passed   []int
+	// Remembered, if set, is handed a copy of the run's memory of the
+	// past each time it changed (after Progress keeps it), on the
+	// engine's goroutine: it must not block. lab verify keeps the memory
+	// a near-miss's baseline had, to start the next trial from it.
+	Remembered func(checks.Witness)
 	// Notices are Korean messages the caller found while setting up (a
 	// damaged state file, ...); Warnings returns them with the run's own.
 	Notices []string
@@ -96,10 +101,17 @@ func New(o Options) (*Run, error) {
 		r.warnings = append(r.warnings, content.Msg("cli.start_made", "root", shown, "files", strings.Join(made, ", ")))
 	}
 	cfg := engine.Config{Lab: o.Lab, Steps: o.Steps, Root: shown, Witness: o.Witness}
-	if o.Progress != nil {
-		store := o.Progress
+	if o.Progress != nil || o.Remembered != nil {
+		store, seen := o.Progress, o.Remembered
 		cfg.SaveWitness = func(w checks.Witness) error {
-			return store.Update(func(f *state.File) { f.Witness = w })
+			var err error
+			if store != nil {
+				err = store.Update(func(f *state.File) { f.Witness = w })
+			}
+			if seen != nil {
+				seen(w)
+			}
+			return err
 		}
 	}
 	r.engine = engine.New(cfg)

@@ -325,10 +325,12 @@ func waitDefaultServiceAccount(ctx context.Context, cs kube.Interface, ns string
 	})
 }
 
-// poll calls cond every 250ms until it returns true or an error, or ctx
-// ends (then onTimeout's error is returned).
+// poll calls cond at once, then every 100ms until it returns true or an
+// error, or ctx ends (then onTimeout's error is returned). A reset waits
+// on it several times (namespaces gone, nodes Ready, DaemonSets rolled
+// out), each usually a moment: a coarser tick was most of each wait.
 func poll(ctx context.Context, cond wait.ConditionWithContextFunc, onTimeout func() error) error {
-	err := wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, cond)
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, cond)
 	if err != nil && wait.Interrupted(err) && ctx.Err() != nil {
 		return onTimeout()
 	}

@@ -141,6 +141,7 @@ func kwokctl(ctx context.Context, opts Options, env []string, args ...string) er
 	} else {
 		cmd.Stdout, cmd.Stderr = logf, logf
 	}
+	keepInheritedFromCluster()
 	if err := cmd.Run(); err != nil {
 		timeout := ""
 		if ctx.Err() != nil {

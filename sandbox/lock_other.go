@@ -12,3 +12,7 @@ func lock(ctx context.Context, opts Options) (unlock func(), err error) {
 
 // processAlive cannot tell here; assume the process runs.
 func processAlive(pid int) bool { return true }
+
+// keepInheritedFromCluster has nothing to do where kwokctl's binary
+// runtime is not used.
+func keepInheritedFromCluster() {}

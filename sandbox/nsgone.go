@@ -3,8 +3,10 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -39,8 +41,19 @@ import (
 // controller still does: deleteNamespaces then waits for it, bounded by
 // ctx.
 func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interface, names []string) error {
+	// A namespace that is not there (the trial never made it) has
+	// nothing to delete or wait for.
+	names = slices.DeleteFunc(slices.Clone(names), func(ns string) bool {
+		_, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
 	if len(names) == 0 {
 		return nil
+	}
+	at := time.Now()
+	took := func(part string) {
+		slog.Debug("sandbox reset", "part", part, "ms", time.Since(at).Milliseconds())
+		at = time.Now()
 	}
 	for _, ns := range names {
 		if err := emptyNamespace(ctx, cs, ns); err != nil && !apierrors.IsNotFound(err) {
@@ -50,7 +63,9 @@ func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interf
 			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
 		}
 	}
+	took("namespaces.delete")
 	if gvrs, err := namespacedResources(cs.Discovery()); err == nil {
+		took("namespaces.discovery")
 		pctx, cancel := context.WithTimeout(ctx, purgeWait)
 		for _, ns := range names {
 			if purge(pctx, dyn, gvrs, ns) == nil {
@@ -58,7 +73,9 @@ func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interf
 			}
 		}
 		cancel()
+		took("namespaces.purge")
 	}
+	defer took("namespaces.gone")
 	var left []string
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		left = left[:0]
@@ -104,19 +121,37 @@ func namespacedResources(d discovery.DiscoveryInterface) ([]schema.GroupVersionR
 // server lists are empty in a lab's namespace.
 func purge(ctx context.Context, dyn dynamic.Interface, gvrs []schema.GroupVersionResource, ns string) error {
 	now := metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}
-	var held []schema.GroupVersionResource
+	// Asked a few at a time: one after another, the forty-odd lists were
+	// most of a reset's time.
+	var (
+		mu    sync.Mutex
+		held  []schema.GroupVersionResource
+		errs  []error
+		wg    sync.WaitGroup
+		slots = make(chan struct{}, 8)
+	)
 	for _, gvr := range gvrs {
-		empty, err := emptyIn(ctx, dyn, gvr, ns)
-		if err != nil {
-			return err
-		}
-		if empty {
-			continue
-		}
-		if err := dyn.Resource(gvr).Namespace(ns).DeleteCollection(ctx, now, metav1.ListOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			return err
-		}
-		held = append(held, gvr)
+		wg.Go(func() {
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			empty, err := emptyIn(ctx, dyn, gvr, ns)
+			if err == nil && !empty {
+				if err = dyn.Resource(gvr).Namespace(ns).DeleteCollection(ctx, now, metav1.ListOptions{}); apierrors.IsNotFound(err) {
+					err = nil
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+			} else if !empty {
+				held = append(held, gvr)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
 	}
 	return poll(ctx, func(ctx context.Context) (bool, error) {
 		for _, gvr := range held {

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"maps"
 	"net"
 	"net/url"
@@ -230,15 +231,23 @@ func Reset(ctx context.Context, conn *kube.Conn, st Start) error {
 	if m, err := conn.Mapper(); err == nil {
 		m.Reset()
 	}
+	at := time.Now()
+	took := func(part string) {
+		slog.Debug("sandbox reset", "part", part, "ms", time.Since(at).Milliseconds())
+		at = time.Now()
+	}
 	if err := deleteNamespaces(ctx, cs, dyn, st.Namespaces); err != nil {
 		return err
 	}
+	took("namespaces")
 	if err := wipe(ctx, dyn, st.Wipe); err != nil {
 		return err
 	}
+	took("wipe")
 	if err := dropChanged(ctx, conn, st); err != nil {
 		return err
 	}
+	took("changed")
 	if err := resetNodes(ctx, cs, st.Nodes); err != nil {
 		return err
 	}
@@ -252,7 +261,10 @@ func Reset(ctx context.Context, conn *kube.Conn, st Start) error {
 	if err := waitNodesReady(ctx, cs, names); err != nil {
 		return err
 	}
-	return applyManifests(ctx, conn, st.Manifests)
+	took("nodes")
+	err = applyManifests(ctx, conn, st.Manifests)
+	took("manifests")
+	return err
 }
 
 // emptyNamespace deletes what makes a namespace slow to go away: the

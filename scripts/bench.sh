@@ -93,26 +93,39 @@ bench_tui() {
 # bench_verify BIN: `labmate lab verify ID` of every installed lab, three
 # times each, with its sandbox already up (a sandbox of its own,
 # labmate-bench-ID, brought up first and removed afterwards): the wall
-# time of the whole proof, reset of the sandbox included.
+# time of the whole proof, reset of the sandbox included. With --mutants
+# (once each), also where the time went: the proof's --log phases, summed
+# by scripts/proofphases.awk (trials: reset or rewind, session, earlier
+# solutions replayed, the near-miss's actions, its grace), and the load
+# average before and after.
 bench_verify() {
-  local bin=$1 lab name kc i t0 t1 runs=3 flags=()
+  local bin=$1 lab name kc i t0 t1 runs=3 flags=() log
   if [ "${2:-}" = "--mutants" ]; then
     # The mutation proof is minutes per lab: once each.
     runs=1 flags=(--mutants)
   fi
   export LABMATE_CLUSTER_BIN="${LABMATE_CLUSTER_BIN:-$(./scripts/cluster-bins.sh | tail -n 1)}"
+  log=$(mktemp)
   for lab in $("$bin" lab list --json | sed -n 's/.*"id": "\(.*\)",/\1/p'); do
     name="labmate-bench-$lab"
+    # The cluster outlives this command: it keeps none of its descriptors
+    # (a lock a wrapper holds for the benchmark).
     "$bin" sandbox up --lab "$lab" --name "$name" >/dev/null
     kc="${KWOK_WORKDIR:-$HOME/.kwok}/clusters/$name/kubeconfig.yaml"
     for i in $(seq "$runs"); do
+      : >"$log"
+      echo "   load before: $(cut -d' ' -f1-3 /proc/loadavg)"
       t0=$(date +%s.%N)
-      "$bin" lab verify "$lab" "${flags[@]}" --kubeconfig "$kc" >/dev/null 2>&1 || echo "   verify $lab failed" >&2
+      "$bin" lab verify "$lab" "${flags[@]}" --kubeconfig "$kc" --log "$log" >/dev/null 2>&1 || echo "   verify $lab failed" >&2
       t1=$(date +%s.%N)
-      echo "   lab verify $lab ${flags[*]}: $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s"
+      echo "   lab verify $lab ${flags[*]}: $(awk "BEGIN {printf \"%.1f\", $t1 - $t0}") s (load after: $(cut -d' ' -f1-3 /proc/loadavg))"
+      if [ ${#flags[@]} -gt 0 ]; then
+        awk -f scripts/proofphases.awk "$log" | grep -v '^exec [^k]' | sed 's/^/     /'
+      fi
     done
     "$bin" sandbox down --name "$name" >/dev/null
   done
+  rm -f "$log"
 }
 
 # --- the test run itself -----------------------------------------------

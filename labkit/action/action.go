@@ -46,6 +46,9 @@ type Doer struct {
 	// clean) before the action writes or removes it; an error stops the
 	// action before that path changes (catch-up's backup).
 	Touch func(rel string) error
+	// Exec, when set, wraps how a script runs each program (lab verify
+	// notes where a trial's time goes).
+	Exec func(interp.ExecHandlerFunc) interp.ExecHandlerFunc
 }
 
 // Do does an action: its files in the order the action lists them
@@ -234,7 +237,11 @@ func (d Doer) Shell(ctx context.Context, script string) (string, error) {
 	}
 	env = append(env, "ROOT="+dir, "ANSWERS="+d.Answers, "KUBECONFIG="+d.Kubeconfig, "PATH="+path)
 	var out bytes.Buffer
-	r, err := interp.New(interp.Dir(dir), interp.Env(expand.ListEnviron(env...)), interp.StdIO(nil, &out, &out))
+	opts := []interp.RunnerOption{interp.Dir(dir), interp.Env(expand.ListEnviron(env...)), interp.StdIO(nil, &out, &out)}
+	if d.Exec != nil {
+		opts = append(opts, interp.ExecHandlers(d.Exec))
+	}
+	r, err := interp.New(opts...)
 	if err != nil {
 		return "", err
 	}

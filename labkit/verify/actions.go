@@ -22,7 +22,7 @@ func (p *prover) doer() action.Doer {
 	if binDir == "" {
 		binDir = sandbox.Options{}.ResolvedBinDir()
 	}
-	d := action.Doer{Answers: p.answers, ScriptDir: p.tmp, Kubeconfig: p.kubeconfigFile, BinDir: binDir, Timeout: 3 * p.o.Timeout}
+	d := action.Doer{Answers: p.answers, ScriptDir: p.tmp, Kubeconfig: p.kubeconfigFile, BinDir: binDir, Timeout: 3 * p.o.Timeout, Exec: timedExec}
 	if p.session != nil {
 		d.Root, d.ScriptDir = p.root, p.root
 	}

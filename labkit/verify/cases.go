@@ -3,6 +3,7 @@ package verify
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -85,6 +86,7 @@ func (p *prover) prove(ctx context.Context) ([]Row, error) {
 }
 
 func (p *prover) row(r Row) Row {
+	slog.Debug("verify phase", "phase", "case", "ms", r.Took.Milliseconds(), "step", r.Step, "case", r.Case)
 	fmt.Fprintln(p.o.Progress, msg("verify.progress.row", "mark", r.mark(), "step", r.Step, "case", r.Case, "seen", oneLine(r.Seen)))
 	return r
 }
@@ -146,9 +148,11 @@ func (p *prover) wrong(ctx context.Context, n int, w content.Wrong) Row {
 	row := Row{Step: n, Case: msg("verify.case.wrong", "case", w.Case), Expected: wrongWant(w)}
 	defer func() {
 		if w.Undo != "" {
+			at := time.Now()
 			if out, err := p.shell(ctx, w.Undo); err != nil {
 				fmt.Fprintln(p.o.Progress, msg("verify.undo_failed", "case", w.Case, "err", err, "out", tail(out)))
 			}
+			spent("case.undo", at, "step", n)
 		}
 	}()
 	if out, err := p.apply(ctx, w.Action); err != nil {

@@ -137,7 +137,9 @@ func (l *mutationLog) states(p *prover) map[int]*engine.Engine {
 // mutate makes every step's near-misses, judges each, and returns them
 // with their outcomes, step by step.
 func (p *prover) mutate(ctx context.Context) []*Mutant {
+	at := time.Now()
 	states := p.mut.states(p)
+	spent("mutate.states", at)
 	byID := map[string]content.VerifyStep{}
 	for _, vs := range p.text.Verify.Steps {
 		byID[vs.ID] = vs
@@ -149,7 +151,9 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 		if !ok || !solved || (len(p.o.MutantSteps) > 0 && !slices.Contains(p.o.MutantSteps, st.Number)) {
 			continue
 		}
+		at := time.Now()
 		ms := p.mutantsOf(ctx, st.Number, vs, state)
+		spent("mutate.make", at, "step", st.Number, "mutants", len(ms))
 		p.mut.mutated[st.Number] = true
 		for _, m := range ms {
 			if ctx.Err() != nil {

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"k8s.io/client-go/dynamic"
 
+	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
@@ -33,6 +36,12 @@ type prover struct {
 	tmp                     string
 	sessions                int // how many sessions were made, for their roots' names
 
+	// base is the baseline the last trial kept (baseline.go); misses
+	// counts, by solved steps, the trials in a row that could not
+	// resume theirs.
+	base   *baseline
+	misses map[int]int
+
 	*session
 
 	// mut keeps what the mutation proof needs of the proof (--mutants).
@@ -48,6 +57,23 @@ type session struct {
 	run     *labrun.Run
 	st      *labrun.Stream
 	recPath string
+
+	mu     sync.Mutex
+	memory checks.Witness // the run's memory of the past, as it last changed
+}
+
+// remembered keeps the run's memory as it changed (labrun's Remembered).
+func (s *session) remembered(w checks.Witness) {
+	s.mu.Lock()
+	s.memory = w
+	s.mu.Unlock()
+}
+
+// recall is the run's memory of the past as it last changed.
+func (s *session) recall() checks.Witness {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return cloneWitness(s.memory)
 }
 
 // prepare makes the lab root and the answers on disk, finds the sandbox
@@ -76,7 +102,7 @@ func (p *prover) prepare(ctx context.Context) error {
 			return &EnvError{msg("verify.tmp", "err", err)}
 		}
 	}
-	sess, err := p.newSession(ctx, p.o.Record)
+	sess, err := p.newSession(ctx, p.o.Record, nil)
 	if err != nil {
 		return err
 	}
@@ -138,27 +164,37 @@ func (p *prover) reset(ctx context.Context) error {
 	if err != nil {
 		return &EnvError{err.Error()}
 	}
+	at := time.Now()
 	if err := sandbox.Reset(ctx, p.conn, sandbox.Start{Lab: p.text.ID, Namespaces: p.text.Cluster.Namespaces, Nodes: nodes, Wipe: p.kit.Wipe(), Manifests: manifests}); err != nil {
 		return &EnvError{msg("verify.reset_failed", "err", kube.Explain(err))}
 	}
+	spent("reset.sandbox", at)
 	if p.text.Verify.Reset != "" {
+		at := time.Now()
 		if out, err := p.shell(ctx, p.text.Verify.Reset); err != nil {
 			return &EnvError{msg("verify.reset_failed", "err", fmt.Sprintf("%v\n%s", err, out))}
 		}
+		spent("reset.script", at)
 	}
 	return nil
 }
 
 // newSession starts a run of the lab over a fresh root (record: the
-// trace it writes, "" none).
-func (p *prover) newSession(ctx context.Context, record string) (*session, error) {
+// trace it writes, "" none). From a baseline (nil: the lab's start), the
+// root is a copy of the baseline's and the run remembers what the
+// baseline's run did.
+func (p *prover) newSession(ctx context.Context, record string, from *baseline) (*session, error) {
 	p.sessions++
 	s := &session{root: filepath.Join(p.tmp, fmt.Sprintf("root-%d", p.sessions))}
 	if err := os.MkdirAll(s.root, 0o755); err != nil {
 		return nil, &EnvError{msg("verify.tmp", "err", err)}
 	}
 	// The run lays the lab's start/ out in the root, as for a learner.
-	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: s.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone}}
+	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: s.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone},
+		Remembered: s.remembered}
+	if from != nil {
+		o.Witness, s.memory = cloneWitness(from.memory), cloneWitness(from.memory)
+	}
 	switch {
 	case p.clusterOK:
 		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Conn: p.conn}
@@ -174,6 +210,17 @@ func (p *prover) newSession(ctx context.Context, record string) (*session, error
 		return nil, &EnvError{msg("verify.no_sandbox", "err", err)}
 	}
 	s.run = run
+	if from != nil {
+		// What the run laid out gives way to the baseline's root as it
+		// stood, before any source reads it (a start file a solution
+		// removed stays removed).
+		if err := os.RemoveAll(s.root); err != nil {
+			return nil, &EnvError{msg("verify.tmp", "err", err)}
+		}
+		if err := copyTree(from.root, s.root); err != nil {
+			return nil, &EnvError{msg("verify.tmp", "err", err)}
+		}
+	}
 	if record != "" {
 		s.recPath = record + ".partial"
 		if err := run.Record(s.recPath, p.o.Labmate); err != nil {

@@ -64,33 +64,66 @@ var baselineBackoff = wait.Backoff{Duration: 5 * time.Second, Factor: 3, Steps: 
 
 // trial is one try of m: it sets up the baseline and, when that holds,
 // decides m's verdict and returns "". Otherwise it returns why the
-// baseline could not be set up, and m is left undecided.
+// baseline could not be set up, and m is left undecided. The baseline is
+// the one kept by an earlier trial when the sandbox rewinds to it
+// (baseline.go), else made afresh: the sandbox reset, a new session, the
+// solutions before m's step each waited for until it passes.
 func (p *prover) trial(ctx context.Context, m *Mutant) (why string) {
-	if p.clusterOK && p.readsClusterUpTo(m.Step) {
-		if err := p.reset(ctx); err != nil {
+	began := time.Now()
+	cluster := p.clusterOK && p.readsClusterUpTo(m.Step)
+	var sess *session
+	if cluster {
+		sess = p.resume(ctx, m.prefix)
+	}
+	defer func() {
+		if sess == nil {
+			return
+		}
+		at := time.Now()
+		sess.close()
+		spent("trial.close", at, "step", m.Step)
+		spent("trial", began, "step", m.Step, "outcome", m.Outcome, "mutant", m.Desc)
+	}()
+	if sess == nil {
+		if cluster {
+			if err := p.reset(ctx); err != nil {
+				return err.Error()
+			}
+			spent("trial.reset", began, "step", m.Step)
+		}
+		at := time.Now()
+		var err error
+		if sess, err = p.newSession(ctx, "", nil); err != nil {
 			return err.Error()
 		}
+		t := *p
+		t.session = sess
+		// Nothing passes at the lab's start: no need to let the reports
+		// settle first.
+		if _, ok := t.st.Until(ctx, p.o.Timeout, 0, func(r engine.Report) bool { return r.Ready }); !ok {
+			return msg("verify.not_ready", "timeout", p.o.Timeout)
+		}
+		spent("trial.session", at, "step", m.Step)
+		for k := 1; k <= m.prefix; k++ {
+			at := time.Now()
+			if _, err := t.apply(ctx, p.solveOf(k)); err != nil {
+				return msg("verify.untried.prefix", "step", k, "err", oneLine(err.Error()))
+			}
+			spent("trial.prefix.apply", at, "step", m.Step, "prefix", k)
+			at = time.Now()
+			// Step k could not have passed before its solution ran: no need
+			// to let the reports settle first.
+			if _, ok := t.st.Until(ctx, p.o.Timeout, 0, passedUpTo(k)); !ok {
+				return msg("verify.untried.prefix_failed", "step", k, "timeout", p.o.Timeout)
+			}
+			spent("trial.prefix.pass", at, "step", m.Step, "prefix", k)
+		}
+		if cluster {
+			p.keep(ctx, &t, m.prefix)
+		}
 	}
-	sess, err := p.newSession(ctx, "")
-	if err != nil {
-		return err.Error()
-	}
-	defer sess.close()
 	t := *p
 	t.session = sess
-	if _, ok := t.until(ctx, p.o.Timeout, func(r engine.Report) bool { return r.Ready }); !ok {
-		return msg("verify.not_ready", "timeout", p.o.Timeout)
-	}
-	for k := 1; k <= m.prefix; k++ {
-		if _, err := t.apply(ctx, p.solveOf(k)); err != nil {
-			return msg("verify.untried.prefix", "step", k, "err", oneLine(err.Error()))
-		}
-		// Step k could not have passed before its solution ran: no need
-		// to let the reports settle first.
-		if _, ok := t.st.Until(ctx, p.o.Timeout, 0, passedUpTo(k)); !ok {
-			return msg("verify.untried.prefix_failed", "step", k, "timeout", p.o.Timeout)
-		}
-	}
 	t.verdict(ctx, m)
 	return ""
 }
@@ -105,8 +138,10 @@ func (p *prover) verdict(ctx context.Context, m *Mutant) {
 	actx, cancel := context.WithTimeout(ctx, p.budget(m.Step))
 	defer cancel()
 	done := make(chan struct{})
+	began := time.Now()
 	go func() {
 		defer close(done)
+		defer spent("trial.acts", began, "step", m.Step)
 		for _, a := range m.acts {
 			if _, err := p.apply(actx, a); err != nil {
 				return // a near-miss whose commands fail is judged by what they left
@@ -114,6 +149,7 @@ func (p *prover) verdict(ctx context.Context, m *Mutant) {
 		}
 	}()
 	var graceC <-chan time.Time
+	var graced time.Time
 	acting := (<-chan struct{})(done) // nil once the actions ended
 	for {
 		select {
@@ -132,7 +168,9 @@ func (p *prover) verdict(ctx context.Context, m *Mutant) {
 			}
 		case <-acting:
 			acting, graceC = nil, time.After(p.grace(m.Step))
+			graced = time.Now()
 		case <-graceC:
+			spent("trial.grace", graced, "step", m.Step)
 			m.Outcome = outKilled
 			last := p.st.Last()
 			if st := last.Step(m.Step); st != nil {

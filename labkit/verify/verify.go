@@ -158,7 +158,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		return res, nil
 	}
 
-	p := &prover{o: o, text: text, kit: o.Lab}
+	p := &prover{o: o, text: text, kit: o.Lab, misses: map[int]int{}}
 	if o.Mutants && o.Record == "" {
 		p.mut = newMutationLog()
 	}
