@@ -53,6 +53,12 @@ type Input struct {
 	Witness *Witness // facts of the past; read-only here
 }
 
+// Lookup is a lab's message lookup (Input.Msg, content.Lab.Msg): the
+// lab's own wording of a key, else the shared text. Every text a
+// primitive words goes through the one its caller hands it, so a lab may
+// reword any shared text (AUTHORING.md).
+type Lookup func(key string, kv ...any) string
+
 // Msg is the lab's message for key (see content.Lab.Msg), with {{ROOT}}
 // the lab root in use: primitives word through it so a lab can put a
 // shared text in its own terms.

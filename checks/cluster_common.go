@@ -110,9 +110,9 @@ func refusalMessage(in Input, server string, refusals []observe.Refusal, err str
 		lab = in.Lab.ID
 	}
 	if len(groups) == 0 {
-		return msg("cluster.gate.refused_raw", "server", server, "err", err, "lab", lab)
+		return in.Msg("cluster.gate.refused_raw", "server", server, "err", err, "lab", lab)
 	}
-	var p ProblemList
+	p := ProblemList{Msg: in.Msg}
 	for _, g := range groups {
 		switch g.code {
 		case "401":
@@ -120,9 +120,9 @@ func refusalMessage(in Input, server string, refusals []observe.Refusal, err str
 		case "404":
 			p.Add("cluster.gate.refusal_404", "resource", g.resource)
 		default:
-			scope := msg("cluster.gate.scope_cluster")
+			scope := in.Msg("cluster.gate.scope_cluster")
 			if len(g.namespaces) > 0 {
-				scope = msg("cluster.gate.scope_namespaces", "namespaces", strings.Join(g.namespaces, ", "))
+				scope = in.Msg("cluster.gate.scope_namespaces", "namespaces", strings.Join(g.namespaces, ", "))
 			}
 			p.Add("cluster.gate.refusal_403", "scope", scope, "resource", g.resource, "verb", g.verb, "code", g.code)
 		}
@@ -179,8 +179,9 @@ func SameAmount(a, b string) bool {
 	return qa.Cmp(qb) == 0
 }
 
-// OrNone shows an empty value as the "none" word.
-func OrNone(s string) string {
+// OrNone shows an empty value as the "none" word, in the lab's words
+// (msg).
+func OrNone(msg Lookup, s string) string {
 	if s == "" {
 		return msg("cluster.none")
 	}
@@ -313,6 +314,7 @@ func FirstDiff(a, b string) int {
 // line, into one result.
 type FieldCheck struct {
 	m        *Manifest
+	msg      Lookup
 	problems []string
 	at       string
 	expected []string
@@ -320,8 +322,9 @@ type FieldCheck struct {
 }
 
 // NewFieldCheck starts a field check of values read from m (which may
-// be empty when the values came from elsewhere, like a ConfigMap's data).
-func NewFieldCheck(m *Manifest) *FieldCheck { return &FieldCheck{m: m} }
+// be empty when the values came from elsewhere, like a ConfigMap's data),
+// its problems worded in the lab's words (msg).
+func NewFieldCheck(msg Lookup, m *Manifest) *FieldCheck { return &FieldCheck{m: m, msg: msg} }
 
 // Note records an expected and an observed value without judging them
 // (the caller judges and adds a Problem).
@@ -340,9 +343,10 @@ func (fc *FieldCheck) Observe(observed string) {
 func (fc *FieldCheck) Problems() []string { return fc.problems }
 
 // ObjectFields starts the field check of a decoded manifest with the
-// object's expected name and, for a namespaced kind, namespace.
-func ObjectFields(m *Manifest, obj metav1.Object, name, namespace string) *FieldCheck {
-	fc := &FieldCheck{m: m}
+// object's expected name and, for a namespaced kind, namespace; its
+// problems are worded in the lab's words (msg).
+func ObjectFields(msg Lookup, m *Manifest, obj metav1.Object, name, namespace string) *FieldCheck {
+	fc := NewFieldCheck(msg, m)
 	fc.Expect("metadata.name", obj.GetName(), name, "")
 	if namespace != "" {
 		fc.Expect("metadata.namespace", obj.GetNamespace(), namespace, "")
@@ -354,15 +358,15 @@ func ObjectFields(m *Manifest, obj metav1.Object, name, namespace string) *Field
 // problem (with hint appended) naming the line.
 func (fc *FieldCheck) Expect(path, got, want, hint string) {
 	fc.expected = append(fc.expected, path+"="+want)
-	fc.observed = append(fc.observed, path+"="+OrNone(got))
+	fc.observed = append(fc.observed, path+"="+OrNone(fc.msg, got))
 	if got == want {
 		return
 	}
 	if got == "" {
-		fc.Problem(path, msg("cluster.field.missing", "field", path, "want", want)+hint)
+		fc.Problem(path, fc.msg("cluster.field.missing", "field", path, "want", want)+hint)
 		return
 	}
-	fc.Problem(path, msg("cluster.field.wrong", "field", path, "got", got, "want", want, "line", fc.m.Line(path))+hint)
+	fc.Problem(path, fc.msg("cluster.field.wrong", "field", path, "got", got, "want", want, "line", fc.m.Line(path))+hint)
 }
 
 // Problem adds a finished problem sentence about path.
@@ -398,7 +402,8 @@ func whyClause(why string) string {
 // and returns one result listing each difference. A key the file lacks is
 // never read as right: with nothing else wrong the check waits on the
 // format check (which says how to fix the file) and names the keys.
-func CheckReportValues(id, rel string, byKey map[string]KVLine, values []ReportValue, okText string) Result {
+// msg is the lab's lookup.
+func CheckReportValues(msg Lookup, id, rel string, byKey map[string]KVLine, values []ReportValue, okText string) Result {
 	var problems, exp, obs, missing []string
 	at := ""
 	for _, v := range values {
@@ -409,14 +414,14 @@ func CheckReportValues(id, rel string, byKey map[string]KVLine, values []ReportV
 			obs = append(obs, v.Key+"="+msg("report.no_line"))
 			continue
 		}
-		obs = append(obs, v.Key+"="+ReportShown(l.Value))
+		obs = append(obs, v.Key+"="+ReportShown(msg, l.Value))
 		if l.Value == v.Want {
 			continue
 		}
 		if at == "" {
 			at = Where(rel, l.N)
 		}
-		problems = append(problems, msg("cluster.report.value_wrong", "key", v.Key, "got", ReportShown(l.Value), "line", l.N, "want", v.Want, "why", whyClause(v.Why))+v.Hint)
+		problems = append(problems, msg("cluster.report.value_wrong", "key", v.Key, "got", ReportShown(msg, l.Value), "line", l.N, "want", v.Want, "why", whyClause(v.Why))+v.Hint)
 	}
 	expected, observed := strings.Join(exp, ", "), strings.Join(obs, ", ")
 	switch {

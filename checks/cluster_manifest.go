@@ -113,15 +113,15 @@ var (
 
 // YAMLProblem is why a YAML text did not decode into an API type.
 type YAMLProblem struct {
-	Kind  string // "syntax", "type" (a field of the wrong type), "value" (a bad value), "unknown" (unknown fields), "schema" (a custom resource's schema refuses a value: Want says which rule)
-	Field string // field path for type and value (with indices when the tree placed it); the first unknown field
-	All   []string
-	Line  int    // 1-based line in the text, 0 when unknown
-	Got   string // type, value: the shape found (map, list, string, number, bool, null)
-	Want  string // type, value: the shape wanted (map, list, string, integer, number, bool, quantity)
-	Value string // value: the scalar that did not parse; schema: the value refused
-	Limit string // schema: the bound, pattern or allowed values the schema sets
-	Err   string // the decoder's own words: shown only as what labmate observed
+	Kind  string    // "syntax", "type" (a field of the wrong type), "value" (a bad value), "unknown" (unknown fields), "schema" (a custom resource's schema refuses a value: Want says which rule)
+	Field string    // field path for type and value (with indices when the tree placed it); the first unknown field
+	All   []FieldAt // unknown: every unknown field, with its line
+	Line  int       // 1-based line in the text, 0 when unknown
+	Got   string    // type, value: the shape found (map, list, string, number, bool, null)
+	Want  string    // type, value: the shape wanted (map, list, string, integer, number, bool, quantity)
+	Value string    // value: the scalar that did not parse; schema: the value refused
+	Limit string    // schema: the bound, pattern or allowed values the schema sets
+	Err   string    // the decoder's own words: shown only as what labmate observed
 }
 
 // DecodeYAMLStrict decodes text into obj the way the API server would,
@@ -169,9 +169,25 @@ func UnknownFields(tree *yamlv3.Node, fields []string) *YAMLProblem {
 		if p.Field == "" {
 			p.Field, p.Line = field, line
 		}
-		p.All = append(p.All, msg("cluster.yaml.unknown_item", "field", field, "line", line))
+		p.All = append(p.All, FieldAt{Field: field, Line: line})
 	}
 	return p
+}
+
+// FieldAt is a field path and its line (0 when unknown).
+type FieldAt struct {
+	Field string
+	Line  int
+}
+
+// UnknownWords words each unknown field with its line, in the lab's
+// words.
+func (p *YAMLProblem) UnknownWords(in Input) string {
+	words := make([]string, len(p.All))
+	for i, f := range p.All {
+		words[i] = in.Msg("cluster.yaml.unknown_item", "field", f.Field, "line", f.Line)
+	}
+	return strings.Join(words, ", ")
 }
 
 // syntaxProblem is a YAML parser's error as a problem, with its line when
@@ -270,7 +286,7 @@ func DecodeManifestWith(in Input, id, rel, apiVersion, kind string, decode func(
 	case prob == nil:
 		return m, Pass(id, in.Msg("cluster.yaml.ok", "path", p, "kind", kind))
 	case prob.Kind == "unknown":
-		return nil, Fail(id, in.Msg("cluster.yaml.unknown", "path", p, "kind", kind, "fields", strings.Join(prob.All, ", ")),
+		return nil, Fail(id, in.Msg("cluster.yaml.unknown", "path", p, "kind", kind, "fields", prob.UnknownWords(in)),
 			want, in.Msg("cluster.yaml.seen_unknown", "field", prob.Field), Where(rel, prob.Line))
 	default:
 		where := rel

@@ -8,13 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/observe"
 )
-
-// msg is content.Msg; every key the file checks use starts with "files."
-// and is a literal, so a test can find them all in the source.
-func msg(key string, kv ...any) string { return content.Msg(key, kv...) }
 
 // Shown is the path a learner should look at: under the lab root in use.
 func Shown(in Input, rel string) string {
@@ -107,7 +102,7 @@ func ReadText(in Input, id, rel string) (string, *Result) {
 	case observe.FileIsDir:
 		r = Fail(id, in.Msg("files.state.dir", "path", p), want, in.Msg("files.seen.dir"), rel)
 	case observe.FileUnreadable:
-		why, seen := unreadableReason(f.Err)
+		why, seen := unreadableReason(in.Msg, f.Err)
 		r = Fail(id, in.Msg("files.state.unreadable", "path", p, "err", why), want, seen, rel)
 	case observe.FileTooLarge:
 		r = Fail(id, in.Msg("files.state.too_large", "path", p, "size", f.Size, "max", observe.MaxFileSize), want, in.Msg("files.seen.too_large", "size", f.Size), rel)
@@ -120,7 +115,7 @@ func ReadText(in Input, id, rel string) (string, *Result) {
 // unreadableReason words why a file could not be read: the values the
 // file source sets itself in Korean only, an operating system error in
 // Korean when it is a known one, followed by its own text.
-func unreadableReason(err string) (why, seen string) {
+func unreadableReason(msg Lookup, err string) (why, seen string) {
 	switch err {
 	case observe.FileErrNotRegular:
 		return msg("files.unreadable.not_regular"), msg("files.seen.not_regular")
@@ -192,8 +187,9 @@ func Clip(s string, n int) string {
 	return string(r[:n]) + "..."
 }
 
-// JoinOr renders a list for a message, or the "none" word when empty.
-func JoinOr(items []string, sep string) string {
+// JoinOr renders a list for a message, or the "none" word (in the lab's
+// words, msg) when empty.
+func JoinOr(msg Lookup, items []string, sep string) string {
 	if len(items) == 0 {
 		return msg("files.none")
 	}

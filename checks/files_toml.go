@@ -281,36 +281,36 @@ func (d *TOMLDoc) Check(in Input, s KeySpec) Result {
 // and a wrong value. Formats other than TOML judge through it too, with
 // their values typed as TOML's (string, bool, int64, float64).
 func (s KeySpec) Judge(in Input, key string, v any, line int, at string) Result {
-	expected := key + " = " + TOMLValue(s.Want)
-	got := TOMLValue(v)
+	expected := key + " = " + TOMLValue(in.Msg, s.Want)
+	got := TOMLValue(in.Msg, v)
 	if v == s.Want {
 		return Pass(s.ID, in.Msg("files.key.ok", "key", key, "value", got, "line", line))
 	}
 	switch vs := v.(type) {
 	case string:
-		if _, isBool := s.Want.(bool); isBool && strings.EqualFold(strings.TrimSpace(vs), TOMLValue(s.Want)) {
-			return Fail(s.ID, in.Msg("files.key.bool_as_string", "key", key, "got", got, "want", TOMLValue(s.Want), "line", line), expected, got, at)
+		if _, isBool := s.Want.(bool); isBool && strings.EqualFold(strings.TrimSpace(vs), TOMLValue(in.Msg, s.Want)) {
+			return Fail(s.ID, in.Msg("files.key.bool_as_string", "key", key, "got", got, "want", TOMLValue(in.Msg, s.Want), "line", line), expected, got, at)
 		}
-		if _, isInt := s.Want.(int64); isInt && strings.TrimSpace(vs) == TOMLValue(s.Want) {
-			return Fail(s.ID, in.Msg("files.key.int_as_string", "key", key, "got", got, "want", TOMLValue(s.Want), "line", line), expected, got, at)
+		if _, isInt := s.Want.(int64); isInt && strings.TrimSpace(vs) == TOMLValue(in.Msg, s.Want) {
+			return Fail(s.ID, in.Msg("files.key.int_as_string", "key", key, "got", got, "want", TOMLValue(in.Msg, s.Want), "line", line), expected, got, at)
 		}
 	}
-	if TypeName(v) != TypeName(s.Want) {
-		return Fail(s.ID, in.Msg("files.key.wrong_type", "key", key, "got", got, "got_type", TypeName(v),
-			"want", TOMLValue(s.Want), "want_type", TypeName(s.Want), "line", line), expected, got, at)
+	if TypeName(in.Msg, v) != TypeName(in.Msg, s.Want) {
+		return Fail(s.ID, in.Msg("files.key.wrong_type", "key", key, "got", got, "got_type", TypeName(in.Msg, v),
+			"want", TOMLValue(in.Msg, s.Want), "want_type", TypeName(in.Msg, s.Want), "line", line), expected, got, at)
 	}
 	var hint string
 	if s.Hint != nil {
 		hint = s.Hint(v)
 	}
-	return Fail(s.ID, in.Msg("files.key.wrong_value", "key", key, "got", got, "want", TOMLValue(s.Want), "line", line)+hint, expected, got, at)
+	return Fail(s.ID, in.Msg("files.key.wrong_value", "key", key, "got", got, "want", TOMLValue(in.Msg, s.Want), "line", line)+hint, expected, got, at)
 }
 
 // Missing explains a key that is not at its path: where the learner put
 // it instead, or how much of the path exists.
 func (d *TOMLDoc) Missing(in Input, s KeySpec) Result {
 	key := KeyPath(s.Path)
-	expected := key + " = " + TOMLValue(s.Want)
+	expected := key + " = " + TOMLValue(in.Msg, s.Want)
 	if found, tableOnly := d.misplaced(s.Path, s.Anchor); found != nil {
 		fp, line := KeyPath(found), d.Line(found)
 		hint := ""
@@ -346,8 +346,8 @@ func (d *TOMLDoc) Missing(in Input, s KeySpec) Result {
 	case n < len(s.Path):
 		if _, isTable := cur.(map[string]any); !isTable {
 			have := s.Path[:n]
-			return Fail(s.ID, in.Msg("files.key.not_table", "key", key, "have", KeyPath(have), "got", TOMLValue(cur), "got_type", TypeName(cur)),
-				expected, TOMLValue(cur), d.At(have))
+			return Fail(s.ID, in.Msg("files.key.not_table", "key", key, "have", KeyPath(have), "got", TOMLValue(in.Msg, cur), "got_type", TypeName(in.Msg, cur)),
+				expected, TOMLValue(in.Msg, cur), d.At(have))
 		}
 		have := s.Path[:n]
 		return Fail(s.ID, in.Msg("files.key.missing_under", "key", key, "have", KeyPath(have), "line", d.Line(have), "rest", KeyPath(s.Path[n:])),
@@ -409,8 +409,9 @@ func IndexRun(p []string, run ...string) int {
 	return -1
 }
 
-// TOMLValue writes a parsed value back the way it would look in TOML.
-func TOMLValue(v any) string {
+// TOMLValue writes a parsed value back the way it would look in TOML (a
+// table and an absent value in the lab's words, msg).
+func TOMLValue(msg Lookup, v any) string {
 	switch t := v.(type) {
 	case string:
 		return strconv.Quote(t)
@@ -427,7 +428,7 @@ func TOMLValue(v any) string {
 	case []any:
 		parts := make([]string, len(t))
 		for i, x := range t {
-			parts[i] = TOMLValue(x)
+			parts[i] = TOMLValue(msg, x)
 		}
 		return Clip("["+strings.Join(parts, ", ")+"]", 120)
 	case map[string]any:
@@ -438,8 +439,9 @@ func TOMLValue(v any) string {
 	return Clip(fmt.Sprint(v), 80)
 }
 
-// TypeName is the Korean name of a TOML value's type.
-func TypeName(v any) string {
+// TypeName is the Korean name of a TOML value's type, in the lab's words
+// (msg).
+func TypeName(msg Lookup, v any) string {
 	switch v.(type) {
 	case string:
 		return msg("files.type.string")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/keyscan"
+	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -43,7 +44,7 @@ func TestKeyLinesDeepKeyIsLinear(t *testing.T) {
 // The cap: six problems worded, the rest counted; the line count always
 // comes first.
 func TestParseKeyValuesCapsProblems(t *testing.T) {
-	_, problems := ParseKeyValues(strings.Repeat("noise\n", 50), []string{"A", "B"}, false)
+	_, problems := ParseKeyValues(content.Msg, strings.Repeat("noise\n", 50), []string{"A", "B"}, false)
 	got := problems.String()
 	parts := strings.Split(got, "; ")
 	// count + 6 worded + "more"
@@ -111,9 +112,32 @@ func TestEventMessages(t *testing.T) {
 func TestReportWhyEndsTheSentenceOnce(t *testing.T) {
 	byKey := map[string]KVLine{"SLOTS": {Key: "SLOTS", Value: "4", N: 1}}
 	for _, why := range []string{"노드가 광고하는 값입니다.", "노드가 광고하는 값입니다"} {
-		r := CheckReportValues("r", "out/report.txt", byKey, []ReportValue{{Key: "SLOTS", Want: "8", Why: why}}, "ok")
+		r := CheckReportValues(content.Msg, "r", "out/report.txt", byKey, []ReportValue{{Key: "SLOTS", Want: "8", Why: why}}, "ok")
 		if strings.Contains(r.Message, "..") || !strings.Contains(r.Message, "노드가 광고하는 값입니다.") {
 			t.Errorf("why %q: %q", why, r.Message)
 		}
+	}
+}
+
+// A lab may reword a shared text: the words a primitive adds of its own
+// (the "none" word, a missing field) come through the lab's lookup it is
+// handed, never the shared catalogue behind its back.
+func TestPrimitivesWordThroughTheLab(t *testing.T) {
+	lab, err := content.LoadDir(testfiles.Dir(t, map[string]string{
+		"lab.toml":      "id = \"reworded\"\ntitle = \"t\"\n",
+		"messages.toml": "[cluster]\nnone = \"아무것도 없음\"\n[cluster.field]\nmissing = \"{field} 가 비었습니다 (실습의 말)\"\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := Input{Lab: lab}
+	fc := NewFieldCheck(in.Msg, &Manifest{})
+	fc.Expect("spec.x", "", "1", "")
+	r := fc.Result("c", "ok")
+	if !strings.Contains(r.Observed, "spec.x=아무것도 없음") || !strings.Contains(r.Message, "spec.x 가 비었습니다 (실습의 말)") {
+		t.Errorf("observed %q, message %q: the lab's words did not reach the primitive", r.Observed, r.Message)
+	}
+	if got := JoinOr(in.Msg, nil, ", "); got != content.Msg("files.none") {
+		t.Errorf("JoinOr of nothing = %q", got)
 	}
 }

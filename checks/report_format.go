@@ -33,9 +33,9 @@ const maxProblems = 6
 // ProblemList collects the problems of one file, worded up to maxProblems
 // and counted beyond.
 type ProblemList struct {
-	// Msg words a problem's key; nil means the shared messages. A lab's
-	// code sets its own (ProblemList{Msg: msg}) for its keys.
-	Msg   func(key string, kv ...any) string
+	// Msg words a problem's key: the lab's lookup (Input.Msg; a lab's
+	// code, its own: ProblemList{Msg: msg}).
+	Msg   Lookup
 	lead  string // said first and never capped (the line count)
 	words []string
 	extra int
@@ -45,11 +45,7 @@ type ProblemList struct {
 // are counted).
 func (p *ProblemList) Add(key string, kv ...any) {
 	if len(p.words) < maxProblems {
-		word := msg
-		if p.Msg != nil {
-			word = p.Msg
-		}
-		p.words = append(p.words, word(key, kv...))
+		p.words = append(p.words, p.Msg(key, kv...))
 	} else {
 		p.extra++
 	}
@@ -65,7 +61,7 @@ func (p *ProblemList) String() string {
 		all = append([]string{p.lead}, all...)
 	}
 	if p.extra > 0 {
-		all = append(all, msg("report.more", "n", p.extra))
+		all = append(all, p.Msg("report.more", "n", p.extra))
 	}
 	return strings.Join(all, "; ")
 }
@@ -74,13 +70,11 @@ func (p *ProblemList) String() string {
 // line, in order; a final newline and CRLF endings are fine. It returns
 // the lines it could read, by key (the first of duplicates), and what is
 // wrong with the shape.
-func ParseKeyValues(text string, keys []string, noSpaces bool) (map[string]KVLine, ProblemList) {
+func ParseKeyValues(msg Lookup, text string, keys []string, noSpaces bool) (map[string]KVLine, ProblemList) {
 	lines := TextLines(text)
 	byKey := map[string]KVLine{}
-	var (
-		problems ProblemList
-		order    []string // known keys in the order written
-	)
+	problems := ProblemList{Msg: msg}
+	var order []string // known keys in the order written
 	for i, l := range lines {
 		n := i + 1
 		if strings.TrimSpace(l) == "" {
@@ -99,7 +93,7 @@ func ParseKeyValues(text string, keys []string, noSpaces bool) (map[string]KVLin
 			problems.Add("report.spaces", "line", n)
 		}
 		if !slices.Contains(keys, key) {
-			problems.Add("report.unknown_key", "line", n, "key", Clip(key, 40), "case", caseHint(keys, key))
+			problems.Add("report.unknown_key", "line", n, "key", Clip(key, 40), "case", caseHint(msg, keys, key))
 			continue
 		}
 		if first, dup := byKey[key]; dup {
@@ -125,7 +119,7 @@ func ParseKeyValues(text string, keys []string, noSpaces bool) (map[string]KVLin
 
 // ReportShown is a report value as a message shows it: an empty value
 // ("KEY=") would otherwise read as a gap in the sentence.
-func ReportShown(v string) string {
+func ReportShown(msg Lookup, v string) string {
 	if v == "" {
 		return msg("report.empty_value")
 	}
@@ -133,7 +127,7 @@ func ReportShown(v string) string {
 }
 
 // caseHint names the key an unknown one differs from only in case.
-func caseHint(keys []string, key string) string {
+func caseHint(msg Lookup, keys []string, key string) string {
 	for _, k := range keys {
 		if strings.EqualFold(k, key) {
 			return msg("report.key_case", "want", k)
@@ -145,7 +139,7 @@ func caseHint(keys []string, key string) string {
 // CheckReportFormat checks a report's shape and returns its lines by key
 // with the format result.
 func CheckReportFormat(in Input, id string, f ReportFile, text string) (map[string]KVLine, Result) {
-	byKey, problems := ParseKeyValues(text, f.Keys, f.NoSpaces)
+	byKey, problems := ParseKeyValues(in.Msg, text, f.Keys, f.NoSpaces)
 	path := Shown(in, f.Rel)
 	if problems.Empty() {
 		return byKey, Pass(id, in.Msg("report.ok", "path", path, "n", len(f.Keys)))

@@ -30,6 +30,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/dirs"
 )
 
 // Config is what the file sets; empty fields mean "the default".
@@ -53,13 +54,11 @@ var (
 // DefaultPath is $XDG_CONFIG_HOME/labmate/config.toml, or
 // ~/.config/labmate/config.toml; "" when neither can be known.
 func DefaultPath() string {
-	if d := os.Getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "labmate", "config.toml")
+	d, err := dirs.Config()
+	if err != nil {
+		return ""
 	}
-	if h, err := os.UserHomeDir(); err == nil && h != "" {
-		return filepath.Join(h, ".config", "labmate", "config.toml")
-	}
-	return ""
+	return filepath.Join(d, "config.toml")
 }
 
 // Path is the settings file: the one named (--config), else DefaultPath.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labkit/verify"
 )
@@ -98,7 +99,7 @@ func TestAuthoringAnswersAreTheFAQLab(t *testing.T) {
 	if testing.Short() {
 		return
 	}
-	res, err := verify.Run(context.Background(), verify.Options{Lab: lab, NoCluster: true})
+	res, err := verify.Run(context.Background(), verify.Options{Lab: lab, Cluster: kube.Target{Off: true}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,9 +84,9 @@ func calls(t *testing.T, dir string) map[string][]call {
 
 // TestCmdOnlyWires keeps ARCHITECTURE.md's "cmd only wires" true where a
 // test can: cmd/labmate is main.go and root.go; no command calls
-// anything of the engine; a run is wired in one place, the factory
-// (cli's Session and Replay), besides lab verify's prover, whose sessions
-// are proofs, not commands.
+// anything of the engine; a run is wired in one place, the factory's
+// default construction (cli/factory's Session and Replay), besides lab
+// verify's prover, whose sessions are proofs, not commands.
 func TestCmdOnlyWires(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "cmd", "labmate", "*.go"))
 	if err != nil {
@@ -101,7 +101,7 @@ func TestCmdOnlyWires(t *testing.T) {
 	if !slices.Equal(files, []string{"main.go", "root.go"}) {
 		t.Errorf("cmd/labmate holds %v: it keeps main.go and the root (root.go); commands live in cli's command packages", files)
 	}
-	wiring := []string{"cmd/cli/session.go", "cmd/cli/factory.go", "labkit/verify/prover.go"}
+	wiring := []string{"cmd/cli/factory/session.go", "cmd/cli/factory/factory.go", "labkit/verify/prover.go"}
 	for file, cs := range calls(t, ".") {
 		file = filepath.ToSlash(file)
 		for _, c := range cs {
@@ -173,7 +173,8 @@ func TestOneWayToTheLabRoot(t *testing.T) {
 		if strings.Contains(src, `"LABMATE_ROOT"`) && dir != "labroot" {
 			t.Errorf("%s names LABMATE_ROOT: the environment is read by catalog through labroot.EnvRoot", rel)
 		}
-		if strings.Contains(src, "labroot.EnvRoot") && dir != "catalog" {
+		// clitest.Main unsets it so that no test's root is the machine's.
+		if strings.Contains(src, "labroot.EnvRoot") && dir != "catalog" && dir != "cmd/cli/clitest" {
 			t.Errorf("%s reads labroot.EnvRoot: the root is chosen in catalog", rel)
 		}
 		return nil
@@ -238,7 +239,7 @@ func parsePackage(t *testing.T, fset *token.FileSet, pkg string) []*ast.File {
 }
 
 // TestEveryCommandPackageBuildsFromTheFactory: every command package
-// exposes NewCmd(f *cli.Factory, streams cli.Streams), and the root adds
+// exposes NewCmd(f cli.Factory, streams cli.Streams), and the root adds
 // each one's, so every command gets what it works on from the one
 // factory the flag groups build.
 func TestEveryCommandPackageBuildsFromTheFactory(t *testing.T) {
@@ -264,8 +265,8 @@ func TestEveryCommandPackageBuildsFromTheFactory(t *testing.T) {
 						types = append(types, typesString(p.Type))
 					}
 				}
-				if !slices.Equal(types, []string{"*cli.Factory", "cli.Streams"}) {
-					t.Errorf("%s: %s.NewCmd takes %v, want (f *cli.Factory, streams cli.Streams)", fset.Position(fn.Pos()), name, types)
+				if !slices.Equal(types, []string{"cli.Factory", "cli.Streams"}) {
+					t.Errorf("%s: %s.NewCmd takes %v, want (f cli.Factory, streams cli.Streams)", fset.Position(fn.Pos()), name, types)
 				}
 			}
 		}
@@ -327,26 +328,275 @@ func commandOptions(t *testing.T, fset *token.FileSet) []options {
 }
 
 // TestEveryOptionsCompletesValidatesAndRuns: a command's options have
-// kubectl's three steps, Complete(f, cmd, args) error, Validate() error
-// and Run() int, the exit code decided in one place.
+// kubectl's steps, Complete(f, cmd, args) error and Run(ctx) error (what
+// Run returns is turned into text and an exit code in one place,
+// cli.Execute), and a Validate() error when, and only when, there is
+// something to refuse: a Validate that only returns nil is not written.
 func TestEveryOptionsCompletesValidatesAndRuns(t *testing.T) {
 	fset := token.NewFileSet()
 	want := map[string]string{
-		"Complete": "func(*cli.Factory, *cobra.Command, []string) error",
+		"Complete": "func(cli.Factory, *cobra.Command, []string) error",
 		"Validate": "func() error",
-		"Run":      "func() int",
+		"Run":      "func(context.Context) error",
 	}
 	for _, o := range commandOptions(t, fset) {
 		for m, sig := range want {
 			fn := o.methods[m]
 			if fn == nil {
-				t.Errorf("%s.%s has no %s: every command's options complete, validate and run", o.pkg, o.name, m)
+				if m != "Validate" {
+					t.Errorf("%s.%s has no %s: every command's options complete and run", o.pkg, o.name, m)
+				}
 				continue
 			}
 			if got := signature(fn.Type); got != sig {
 				t.Errorf("%s: %s.%s is %s, want %s", fset.Position(fn.Pos()), o.name, m, got, sig)
 			}
 		}
+		if v := o.methods["Validate"]; v != nil && v.Body != nil && len(v.Body.List) == 1 {
+			if r, ok := v.Body.List[0].(*ast.ReturnStmt); ok && len(r.Results) == 1 && types.ExprString(r.Results[0]) == "nil" {
+				t.Errorf("%s: %s.Validate has nothing to refuse: leave it out", fset.Position(v.Pos()), o.name)
+			}
+		}
+	}
+}
+
+// interactive are what starts something, asks the learner or reaches a
+// cluster: Complete calls none of them (directly or through its
+// options' own methods); Run does.
+var interactive = map[string][]string{
+	"cli":     {"PickLab"},
+	"sandbox": {"Up", "Down", "Build", "Status", "Reset"},
+	"labrun":  {"New", "Replay", "Exact"},
+	"report":  {"FromTrace", "Build"},
+	"verify":  {"Run", "Watch"},
+	"doctor":  {"Run"},
+}
+
+// interactiveMethods are the methods of the factory, a prompter, a
+// session or a run that start or ask something.
+var interactiveMethods = []string{"PickLab", "Session", "State", "Start", "Once", "Join", "Admin", "Cluster", "Replay", "RememberLab"}
+
+// TestCompleteStartsNothing: Complete finds what the command works on
+// and starts nothing: no picker or other program on the terminal (no
+// call into tui/), no run, no session or state opened, no cluster
+// reached, no sandbox started. The lab picker is the factory's Prompter,
+// called in Run.
+func TestCompleteStartsNothing(t *testing.T) {
+	fset := token.NewFileSet()
+	for _, o := range commandOptions(t, fset) {
+		fn := o.methods["Complete"]
+		if fn == nil {
+			continue
+		}
+		imports := packageImports(t, fset, o.pkg)
+		seen := map[string]bool{}
+		var check func(fn *ast.FuncDecl)
+		check = func(fn *ast.FuncDecl) {
+			if seen[fn.Name.Name] || fn.Body == nil {
+				return
+			}
+			seen[fn.Name.Name] = true
+			var recv string
+			if len(fn.Recv.List[0].Names) > 0 {
+				recv = fn.Recv.List[0].Names[0].Name
+			}
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				c, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := c.Fun.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				x, _ := sel.X.(*ast.Ident)
+				name := sel.Sel.Name
+				switch pkg := ""; {
+				case x != nil && x.Name == recv && o.methods[name] != nil:
+					check(o.methods[name])
+				case x != nil && imports[x.Name] != "":
+					pkg = imports[x.Name]
+					if pkg == "tui" || strings.HasPrefix(pkg, "tui/") || slices.Contains(interactive[pkg[strings.LastIndexByte(pkg, '/')+1:]], name) {
+						t.Errorf("%s: %s.Complete calls %s.%s: Complete starts nothing; do it in Run", fset.Position(c.Pos()), o.name, pkg, name)
+					}
+				case slices.Contains(interactiveMethods, name):
+					t.Errorf("%s: %s.Complete calls %s: Complete starts nothing; do it in Run", fset.Position(c.Pos()), o.name, types.ExprString(c.Fun))
+				}
+				return true
+			})
+		}
+		check(fn)
+	}
+}
+
+// packageImports are a package's imports of the module by local name.
+func packageImports(t *testing.T, fset *token.FileSet, pkg string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range parsePackage(t, fset, pkg) {
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			rel, ok := strings.CutPrefix(path, module+"/")
+			if !ok {
+				continue
+			}
+			name := rel[strings.LastIndexByte(rel, '/')+1:]
+			if imp.Name != nil {
+				name = imp.Name.Name
+			}
+			out[name] = rel
+		}
+	}
+	return out
+}
+
+// flagNames are the flag names bound in a package's non-test files, as
+// the literal name argument of a pflag binding, split into the ones bound
+// on a PersistentFlags() set and the rest; each with where. A set is
+// known by its expression, or by a variable of the same function given
+// one.
+func flagNames(t *testing.T, fset *token.FileSet, pkg string) (persistent, local map[string]token.Position) {
+	t.Helper()
+	persistent, local = map[string]token.Position{}, map[string]token.Position{}
+	binds := regexp.MustCompile(`^(Var|VarP|(String|Bool|Int|Duration|StringSlice|IntSlice|StringArray)(Var)?P?)$`)
+	for _, f := range parsePackage(t, fset, pkg) {
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			persistentSets := map[string]bool{} // this function's variables holding PersistentFlags()
+			ast.Inspect(fn.Body, func(n ast.Node) bool {
+				if as, ok := n.(*ast.AssignStmt); ok && len(as.Lhs) == 1 && len(as.Rhs) == 1 {
+					if id, ok := as.Lhs[0].(*ast.Ident); ok && strings.Contains(types.ExprString(as.Rhs[0]), "PersistentFlags()") {
+						persistentSets[id.Name] = true
+					}
+				}
+				c, ok := n.(*ast.CallExpr)
+				if !ok {
+					return true
+				}
+				sel, ok := c.Fun.(*ast.SelectorExpr)
+				if !ok || !binds.MatchString(sel.Sel.Name) {
+					return true
+				}
+				for _, a := range c.Args {
+					lit, ok := a.(*ast.BasicLit)
+					if !ok || lit.Kind != token.STRING {
+						continue
+					}
+					name, _ := strconv.Unquote(lit.Value)
+					set := types.ExprString(sel.X)
+					if strings.Contains(set, "PersistentFlags()") || persistentSets[set] {
+						persistent[name] = fset.Position(lit.Pos())
+					} else {
+						local[name] = fset.Position(lit.Pos())
+					}
+					break
+				}
+				return true
+			})
+		}
+	}
+	return persistent, local
+}
+
+// TestNoLocalFlagShadowsAPersistentOne: a flag is bound once. No command
+// binds a flag of the name of one the root binds for every command
+// (cli's flag groups) or its own group binds for its subcommands: a
+// command that gives such a flag a meaning of its own reads it from the
+// factory and words it in its help (cli.Reads), as the class's
+// instructor commands read --kubeconfig, --context and --lab.
+func TestNoLocalFlagShadowsAPersistentOne(t *testing.T) {
+	fset := token.NewFileSet()
+	root, _ := flagNames(t, fset, "cmd/cli")
+	if len(root) < 8 {
+		t.Fatalf("the root binds %d flags for every command: the test reads nothing", len(root))
+	}
+	for _, pkg := range commandPackages(t) {
+		group, local := flagNames(t, fset, pkg)
+		for name, at := range local {
+			if _, ok := root[name]; ok {
+				t.Errorf("%s: %s binds --%s, which the root binds for every command: read the root's (cli.Reads)", at, pkg, name)
+			}
+			if _, ok := group[name]; ok {
+				t.Errorf("%s: %s binds --%s, which its group binds for every subcommand", at, pkg, name)
+			}
+		}
+		for name, at := range group {
+			if _, ok := root[name]; ok {
+				t.Errorf("%s: %s binds --%s for its subcommands, which the root binds for every command", at, pkg, name)
+			}
+		}
+	}
+}
+
+// opened are the functions that open a connection to a cluster from a
+// kubeconfig.
+var opened = map[string][]string{"kube": {"Open", "ForConfig"}}
+
+// TestOnlyTheFactoryOpensConnections: the connections a command line
+// uses (the lab cluster, the instructor's, a learner's class file) are
+// opened by the factory's default construction alone (cli/factory,
+// named as a function or called), from the root's flags; a command, and
+// every package below, is handed one. The one other door is the
+// sandbox's to the cluster it made itself (sandbox.Connect); a test
+// helper (a package named …test) may open what a test needs.
+func TestOnlyTheFactoryOpensConnections(t *testing.T) {
+	allowed := []string{"cmd/cli/factory/factory.go", "sandbox/cluster.go"}
+	helper := func(rel string) bool { return strings.HasSuffix(filepath.Dir(rel), "test") } // a test helper package
+	found := 0
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != ".." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") || p == filepath.Join("..", "kube")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		names := map[string]string{}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			if rel, ok := strings.CutPrefix(path, module+"/"); ok {
+				name := rel[strings.LastIndexByte(rel, '/')+1:]
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+				names[name] = rel
+			}
+		}
+		rel, _ := filepath.Rel("..", p)
+		rel = filepath.ToSlash(rel)
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if !ok || !slices.Contains(opened[names[id.Name]], sel.Sel.Name) {
+				return true
+			}
+			found++
+			if !slices.Contains(allowed, rel) && !helper(rel) {
+				t.Errorf("%s: %s opens a connection (%s.%s): take one from the factory (cli.Factory's Cluster, Admin, Learner)",
+					fset.Position(sel.Pos()), rel, names[id.Name], sel.Sel.Name)
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found < 2 {
+		t.Fatalf("%d references to kube.Open found: the test reads nothing", found)
 	}
 }
 
@@ -557,7 +807,7 @@ func TestClientsComeFromTheConnection(t *testing.T) {
 			}
 			if sel, ok := c.Fun.(*ast.SelectorExpr); ok {
 				if id, ok := sel.X.(*ast.Ident); ok && k8s[id.Name] && makers.MatchString(sel.Sel.Name) {
-					t.Errorf("%s: %s.%s makes a client outside kube: take a *kube.Conn", fset.Position(c.Pos()), id.Name, sel.Sel.Name)
+					t.Errorf("%s: %s.%s makes a client outside kube: take a kube.Conn", fset.Position(c.Pos()), id.Name, sel.Sel.Name)
 				}
 			}
 			return true
@@ -589,4 +839,114 @@ func TestNoWholeClientset(t *testing.T) {
 			t.Errorf("%s is compiled into labmate or its tests: use kube.Interface (and kube/kubefake in tests)", p)
 		}
 	}
+}
+
+// goFiles parses the non-test Go files under dir (relative to the module
+// root) and calls fn with each file's path relative to the root.
+func goFiles(t *testing.T, dir string, fn func(rel string, f *ast.File, fset *token.FileSet)) {
+	t.Helper()
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(filepath.Join("..", dir), func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) && p != filepath.Join("..", dir) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("..", p)
+		fn(filepath.ToSlash(rel), f, fset)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestOneXDGResolver: the XDG base directories are read in one place,
+// internal/dirs (Base: the variable when it is an absolute path, else
+// the home directory's default); nothing else reads an XDG_ variable
+// (a test helper, a package named …test, may set one).
+func TestOneXDGResolver(t *testing.T) {
+	found := 0
+	goFiles(t, ".", func(rel string, f *ast.File, fset *token.FileSet) {
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING || !strings.HasPrefix(lit.Value, `"XDG_`) {
+				return true
+			}
+			found++
+			if !strings.HasPrefix(rel, "internal/dirs/") && !strings.HasSuffix(filepath.Dir(rel), "test") {
+				t.Errorf("%s: %s names %s: find labmate's directories with internal/dirs", fset.Position(lit.Pos()), rel, lit.Value)
+			}
+			return true
+		})
+	})
+	if found < 4 {
+		t.Fatalf("%d XDG variables named: the test reads nothing", found)
+	}
+}
+
+// TestChecksWordThroughTheLab: what a check says goes through the lab's
+// message lookup (checks.Lookup, Input.Msg), so a lab may reword any
+// shared text; package checks never reads the shared catalogue itself,
+// neither calling content.Msg nor handing it on.
+func TestChecksWordThroughTheLab(t *testing.T) {
+	files := 0
+	goFiles(t, "checks", func(rel string, f *ast.File, fset *token.FileSet) {
+		files++
+		name := ""
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); path == module+"/content" {
+				name = "content"
+				if imp.Name != nil {
+					name = imp.Name.Name
+				}
+			}
+		}
+		if name == "" {
+			return
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == name && (sel.Sel.Name == "Msg" || sel.Sel.Name == "HasMsg") {
+				t.Errorf("%s: %s uses content.%s: word through the lab's lookup (Input.Msg, a checks.Lookup)", fset.Position(sel.Pos()), rel, sel.Sel.Name)
+			}
+			return true
+		})
+	})
+	if files < 5 {
+		t.Fatalf("%d files read under checks: the test reads nothing", files)
+	}
+}
+
+// TestTheTUITakesTheCommandsStreams: every labmate program draws on and
+// reads from the streams of the command that runs it (terminal.Context,
+// made by the command); no package of tui/ reaches for the process's own
+// stdin, stdout or stderr (a program's main, a demo, may hand them in).
+func TestTheTUITakesTheCommandsStreams(t *testing.T) {
+	goFiles(t, "tui", func(rel string, f *ast.File, fset *token.FileSet) {
+		if f.Name.Name == "main" {
+			return
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "os" && slices.Contains([]string{"Stdin", "Stdout", "Stderr"}, sel.Sel.Name) {
+				t.Errorf("%s: %s uses os.%s: take the command's streams (terminal.Context)", fset.Position(sel.Pos()), rel, sel.Sel.Name)
+			}
+			return true
+		})
+	})
 }

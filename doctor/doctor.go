@@ -47,12 +47,10 @@ type Finding struct {
 
 // Options say what to look at.
 type Options struct {
-	// Cluster is the connection to the lab cluster that --kubeconfig and
-	// --context name (kubectl's loading rules, then the sandbox's:
-	// kube.Open), or ClusterErr why there is none.
-	Cluster    *kube.Conn
-	ClusterErr error
-	NoCluster  bool // skip the cluster probes
+	// Cluster is the lab cluster as the command line chose it
+	// (--kubeconfig, --context: kubectl's loading rules, then the
+	// sandbox's); Off (--no-cluster) skips the cluster probes.
+	Cluster kube.Target
 	// Labs are the labs to check the environment for: the chosen one,
 	// or every installed lab when none is chosen.
 	Labs []Lab

@@ -57,7 +57,7 @@ func opts(t *testing.T) Options {
 // connect hands o the connection the kubeconfig at path ("": kubectl's
 // rules) and context name, or why there is none, as labmate's commands do.
 func connect(o *Options, path, context string) {
-	o.Cluster, o.ClusterErr = kube.Open(kube.Options{Path: path, Context: context})
+	o.Cluster.Conn, o.Cluster.Err = kube.Open(kube.Options{Path: path, Context: context})
 }
 
 func byID(t *testing.T, r Result, id string) Finding {
@@ -142,7 +142,7 @@ func TestNoKubeconfig(t *testing.T) {
 func TestNoClusterFlagSkipsCluster(t *testing.T) {
 	t.Setenv("KUBECONFIG", filepath.Join(t.TempDir(), "nothing-here"))
 	o := opts(t)
-	o.NoCluster = true
+	o.Cluster.Off = true
 	r := within(t, o)
 	expect(t, r, map[string]Verdict{"kubeconfig": Skip, "apiserver": Skip, "nodes": Skip})
 	if !r.OK() {
@@ -416,7 +416,7 @@ func TestTmux(t *testing.T) {
 func TestHungTmux(t *testing.T) {
 	fake := hangingTmux(t)
 	o := opts(t)
-	o.NoCluster = true
+	o.Cluster.Off = true
 	o.Getenv = env("TERM", "xterm-256color", "LANG", "C.UTF-8", "TMUX", "/nowhere,1,0")
 	o.Tmux = fake
 	r := within(t, o)
@@ -441,7 +441,7 @@ func hangingTmux(t *testing.T) string {
 func TestDeadlineReportsUnfinishedProbes(t *testing.T) {
 	fake := hangingTmux(t)
 	o := opts(t)
-	o.NoCluster = true
+	o.Cluster.Off = true
 	o.Getenv = env("TERM", "xterm-256color", "LANG", "C.UTF-8", "TMUX", "/nowhere,1,0")
 	o.Tmux = fake
 	o.Deadline = 300 * time.Millisecond
@@ -493,7 +493,7 @@ func TestWriteShowsFixesAndSummary(t *testing.T) {
 // environment's findings appear once.
 func TestSeveralLabs(t *testing.T) {
 	o := opts(t)
-	o.NoCluster = true
+	o.Cluster.Off = true
 	o.Labs = append(o.Labs, Lab{ID: "driver-reboot", Root: labroot.Root{Path: filepath.Join(t.TempDir(), "missing")}, Nodes: []string{"gpu-node-1"}})
 	r := within(t, o)
 	count := map[string]int{}

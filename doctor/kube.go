@@ -35,7 +35,7 @@ func kubeProbe(ctx context.Context, o Options) []Finding {
 		}
 		return out
 	}
-	if o.NoCluster {
+	if o.Cluster.Off {
 		skip := content.Msg("ops.doctor.kube.no_cluster")
 		return append([]Finding{finding("kubeconfig", Skip, skip), finding("apiserver", Skip, skip)}, nodes(Skip, skip)...)
 	}
@@ -108,13 +108,13 @@ func clusterSteps(labs []Lab) string {
 // connection is the connection doctor was handed, with its finding: each
 // way opening it failed (kube.Open: kubectl's rules, never prompting) is
 // worded.
-func connection(o Options) (*kube.Conn, Finding) {
-	err := o.ClusterErr
-	if err == nil && o.Cluster == nil {
-		err = &kube.LoadError{Kind: kube.Missing}
+func connection(o Options) (kube.Conn, Finding) {
+	if c := o.Cluster.Conn; c != nil {
+		return c, finding("kubeconfig", OK, content.Msg("ops.doctor.kube.ok", "path", strings.Join(c.Origin().Paths, ", "), "context", c.Origin().Context, "server", c.Host()))
 	}
+	err := o.Cluster.Cause()
 	var ke *kube.LoadError
-	if err != nil && errors.As(err, &ke) {
+	if errors.As(err, &ke) {
 		where := strings.Join(ke.Paths, ", ")
 		switch ke.Kind {
 		case kube.Unreadable:
@@ -128,16 +128,12 @@ func connection(o Options) (*kube.Conn, Finding) {
 			return nil, finding("kubeconfig", Fail, kube.Explain(err), fix("kubeconfig_invalid"))
 		}
 	}
-	if err != nil {
-		return nil, finding("kubeconfig", Fail, kube.Explain(err), fix("kubeconfig"))
-	}
-	c := o.Cluster
-	return c, finding("kubeconfig", OK, content.Msg("ops.doctor.kube.ok", "path", strings.Join(c.Paths, ", "), "context", c.Context, "server", c.Host()))
+	return nil, finding("kubeconfig", Fail, kube.Explain(err), fix("kubeconfig"))
 }
 
 // versionProbe asks /version, the cheapest request every API server
 // answers, with a short timeout.
-func versionProbe(ctx context.Context, conn *kube.Conn) (Finding, bool) {
+func versionProbe(ctx context.Context, conn kube.Conn) (Finding, bool) {
 	ctx, cancel := context.WithTimeout(ctx, versionTimeout)
 	defer cancel()
 	host := conn.Host()

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labroot"
 )
 
@@ -73,7 +74,7 @@ func TestWSLRootOnAWindowsDrive(t *testing.T) {
 
 // Run shows the finding when /proc says WSL.
 func TestRunSaysWSL(t *testing.T) {
-	res := Run(t.Context(), Options{NoCluster: true, Labs: []Lab{{ID: "gpu-incident", Root: labroot.Root{Path: "/mnt/c/gpuop"}}}, Proc: fakeProc(wsl2Version),
+	res := Run(t.Context(), Options{Cluster: kube.Target{Off: true}, Labs: []Lab{{ID: "gpu-incident", Root: labroot.Root{Path: "/mnt/c/gpuop"}}}, Proc: fakeProc(wsl2Version),
 		Getenv: func(string) string { return "" }})
 	for _, f := range res.Findings {
 		if f.ID == "wsl" && f.Verdict == Warn {

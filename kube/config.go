@@ -1,4 +1,4 @@
-// Package kubeconfig is labmate's one kubeconfig loader. It decides which
+// labmate's one kubeconfig loader. It decides which
 // file and context to use exactly as kubectl does (--kubeconfig, then the
 // $KUBECONFIG list, then ~/.kube/config), with one addition: when those
 // give no configuration at all (no file, or only empty ones) and no
@@ -6,6 +6,7 @@
 // used if it exists. Every command that reaches the lab cluster loads it
 // here, so every one of them finds the sandbox the same way. It never
 // lets an exec credential plugin read the terminal.
+
 package kube
 
 import (

@@ -1,3 +1,12 @@
+// Package kube is labmate's one way to a Kubernetes cluster: the
+// connection (Conn: one rest.Config, one HTTP transport and one rate
+// limiter, the typed, dynamic and discovery clients and the REST mapper
+// made from them on demand), the one kubeconfig loader (Load and Open:
+// kubectl's rules, then the sandbox's kubeconfig; never interactive), the
+// lab cluster as a command line chose it (Target: is there one, which,
+// and how its absence is worded), the typed client of the API groups
+// labmate calls (Interface), the one informer of ConfigMaps, and what a
+// learner is told in Korean when any of it fails (Explain, CauseOf).
 package kube
 
 import (
@@ -15,124 +24,128 @@ import (
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+	"k8s.io/client-go/util/flowcontrol"
 )
 
 // Conn is one connection to a cluster, as k9s's APIClient and
-// controller-runtime's cluster.Cluster are: one rest.Config and one HTTP
-// client (one set of TCP connections, one rate limiter), and the typed,
-// dynamic and discovery clients and the REST mapper made from them the
-// first time they are asked for. Every part of labmate that talks to a
-// cluster (the cluster source, the sandbox, doctor, the class, lab
-// verify) takes a Conn; none loads a kubeconfig or builds a client of
-// its own.
+// controller-runtime's cluster.Cluster are. Every part of labmate that
+// talks to a cluster (the cluster source, the sandbox, doctor, the
+// class, lab verify) takes a Conn; none loads a kubeconfig or builds a
+// client of its own. Open (and ForConfig) make the real one;
+// kube/kubefake makes one of fake clients for tests.
 //
 // Requests through a Conn have no client timeout (watches must not have
 // one); Within gives a copy whose every request ends in time, for probes
 // and one-off calls.
-type Conn struct {
-	// Context, Namespace and User are the kubeconfig context in use and
-	// its namespace and user ("" when none); Paths the files it was read
-	// from. All empty for a connection made from a config alone.
+type Conn interface {
+	// Host is the API server's URL.
+	Host() string
+	// Origin is the kubeconfig context the connection was made from.
+	Origin() Origin
+	// Config is a copy of the connection's client config, for what must
+	// build on it (a learner's kubeconfig written by class init).
+	Config() *rest.Config
+	// Typed is the typed client of the groups labmate calls.
+	Typed() (Interface, error)
+	// Dynamic is the dynamic client: objects of any kind, unstructured.
+	Dynamic() (dynamic.Interface, error)
+	// Discovery is the discovery client, its answers cached for the
+	// connection's life (Mapper's Reset forgets them).
+	Discovery() (discovery.CachedDiscoveryInterface, error)
+	// Mapper resolves kinds and resources through discovery, lazily.
+	// After creating a CustomResourceDefinition, Reset it to learn the
+	// new kind.
+	Mapper() (meta.ResettableRESTMapper, error)
+	// Within is a copy whose every request ends within d: probes and
+	// one-off requests, never watches.
+	Within(d time.Duration) Conn
+	// Get is a GET of an absolute path of the API server (/version,
+	// /readyz), its body.
+	Get(ctx context.Context, path string) ([]byte, error)
+	// Version asks the API server for its version: the reachability
+	// probe (on a Within copy, so that it ends in time).
+	Version(ctx context.Context) (string, error)
+	// WriteKubeconfig writes the connection's context alone and
+	// self-contained to path, for a child process such as kubectl;
+	// labmate itself never reads it back.
+	WriteKubeconfig(path string) error
+}
+
+// Origin is where a connection's kubeconfig led: the context in use and
+// its namespace and user ("" when none), and the files read. All empty
+// for a connection made from a config alone.
+type Origin struct {
 	Context, Namespace, User string
 	Paths                    []string
+}
 
-	cfg  *rest.Config
-	http *http.Client
+// conn is the real connection: one rest.Config whose one rate limiter
+// every client made from it shares, and one HTTP transport (one set of
+// TCP connections) under every client of the connection and of its
+// Within copies, which differ only in their requests' timeout.
+type conn struct {
+	origin Origin
+	cfg    *rest.Config
+	http   *http.Client
 	// opts loaded the kubeconfig (WriteKubeconfig writes its context);
 	// nil for a connection made from a config alone.
 	opts *Options
 
-	mu       sync.Mutex
-	typed    Interface
-	dyn      dynamic.Interface
-	disc     discovery.CachedDiscoveryInterface
-	mapper   meta.ResettableRESTMapper
-	within   map[time.Duration]*Conn
-	fake     bool
-	versionF func(context.Context) (string, error)
+	mu     sync.Mutex
+	typed  Interface
+	dyn    dynamic.Interface
+	disc   discovery.CachedDiscoveryInterface
+	mapper meta.ResettableRESTMapper
+	within map[time.Duration]*conn
 }
 
 // Open loads the kubeconfig o names (Load) and connects to its cluster.
 // Failures to load are *LoadError.
-func Open(o Options) (*Conn, error) {
+func Open(o Options) (Conn, error) {
 	l, err := Load(o)
 	if err != nil {
 		return nil, err
 	}
-	c, err := ForConfig(l.Config)
+	c, err := forConfig(l.Config)
 	if err != nil {
 		return nil, &LoadError{Kind: Invalid, Paths: l.Paths, Context: l.Context, Err: err}
 	}
-	c.Context, c.Namespace, c.User, c.Paths = l.Context, l.Namespace, l.User, l.Paths
+	c.origin = Origin{Context: l.Context, Namespace: l.Namespace, User: l.User, Paths: l.Paths}
 	c.opts = &o
 	return c, nil
 }
 
-// ForConfig connects with cfg as it is (a copy of it): one HTTP client
-// for every client the connection makes.
-func ForConfig(cfg *rest.Config) (*Conn, error) {
+// ForConfig connects with cfg as it is (a copy of it).
+func ForConfig(cfg *rest.Config) (Conn, error) { return forConfig(cfg) }
+
+func forConfig(cfg *rest.Config) (*conn, error) {
 	cfg = rest.CopyConfig(cfg)
 	if cfg.UserAgent == "" {
 		cfg.UserAgent = rest.DefaultKubernetesUserAgent()
+	}
+	if cfg.RateLimiter == nil && cfg.QPS > 0 {
+		if cfg.Burst <= 0 {
+			return nil, errBurst
+		}
+		// One limiter for the typed, dynamic and discovery clients and
+		// every Within copy: each would otherwise build its own from QPS.
+		cfg.RateLimiter = flowcontrol.NewTokenBucketRateLimiter(cfg.QPS, cfg.Burst)
 	}
 	hc, err := rest.HTTPClientFor(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{cfg: cfg, http: hc}, nil
+	return &conn{cfg: cfg, http: hc}, nil
 }
 
-// Parts are the clients of a connection made by hand (kubefake): each
-// getter of the Conn returns its part; a nil part is an error when asked
-// for.
-type Parts struct {
-	Host      string
-	Typed     Interface
-	Dynamic   dynamic.Interface
-	Discovery discovery.CachedDiscoveryInterface
-	Mapper    meta.RESTMapper
-	// Version answers the reachability probe.
-	Version func(context.Context) (string, error)
-}
+func (c *conn) Host() string         { return c.cfg.Host }
+func (c *conn) Origin() Origin       { return c.origin }
+func (c *conn) Config() *rest.Config { return rest.CopyConfig(c.cfg) }
 
-// Assemble is a connection of the given parts, for tests: kubefake.Conn
-// builds the usual one.
-func Assemble(p Parts) *Conn {
-	c := &Conn{cfg: &rest.Config{Host: p.Host}, fake: true, typed: p.Typed, dyn: p.Dynamic,
-		disc: p.Discovery, versionF: p.Version}
-	switch m := p.Mapper.(type) {
-	case nil:
-	case meta.ResettableRESTMapper:
-		c.mapper = m
-	default:
-		c.mapper = fixedMapper{m}
-	}
-	return c
-}
-
-// fixedMapper is a mapper that has nothing to forget (a table's).
-type fixedMapper struct{ meta.RESTMapper }
-
-func (fixedMapper) Reset() {}
-
-// Host is the API server's URL.
-func (c *Conn) Host() string { return c.cfg.Host }
-
-// Config is a copy of the connection's client config, for what must
-// build on it (a child process's kubeconfig is WriteKubeconfig's).
-func (c *Conn) Config() *rest.Config { return rest.CopyConfig(c.cfg) }
-
-// errNoPart is asking a hand-made connection for a client it lacks.
-func errNoPart(what string) error { return fmt.Errorf("kube: this connection has no %s client", what) }
-
-// Typed is the typed client of the groups labmate calls (Interface).
-func (c *Conn) Typed() (Interface, error) {
+func (c *conn) Typed() (Interface, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.typed == nil {
-		if c.fake {
-			return nil, errNoPart("typed")
-		}
 		cs, err := newForConfigAndClient(c.cfg, c.http)
 		if err != nil {
 			return nil, err
@@ -142,14 +155,10 @@ func (c *Conn) Typed() (Interface, error) {
 	return c.typed, nil
 }
 
-// Dynamic is the dynamic client: objects of any kind, unstructured.
-func (c *Conn) Dynamic() (dynamic.Interface, error) {
+func (c *conn) Dynamic() (dynamic.Interface, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.dyn == nil {
-		if c.fake {
-			return nil, errNoPart("dynamic")
-		}
 		d, err := dynamic.NewForConfigAndClient(c.cfg, c.http)
 		if err != nil {
 			return nil, err
@@ -159,19 +168,14 @@ func (c *Conn) Dynamic() (dynamic.Interface, error) {
 	return c.dyn, nil
 }
 
-// Discovery is the discovery client, its answers cached in memory for
-// the connection's life (Mapper's Reset forgets them).
-func (c *Conn) Discovery() (discovery.CachedDiscoveryInterface, error) {
+func (c *conn) Discovery() (discovery.CachedDiscoveryInterface, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.discovery()
 }
 
-func (c *Conn) discovery() (discovery.CachedDiscoveryInterface, error) {
+func (c *conn) discovery() (discovery.CachedDiscoveryInterface, error) {
 	if c.disc == nil {
-		if c.fake {
-			return nil, errNoPart("discovery")
-		}
 		d, err := discovery.NewDiscoveryClientForConfigAndClient(c.cfg, c.http)
 		if err != nil {
 			return nil, err
@@ -181,11 +185,7 @@ func (c *Conn) discovery() (discovery.CachedDiscoveryInterface, error) {
 	return c.disc, nil
 }
 
-// Mapper resolves kinds and resources through discovery, lazily: a
-// deferred discovery REST mapper on the connection's cached discovery.
-// After creating a CustomResourceDefinition, Reset it to learn the new
-// kind.
-func (c *Conn) Mapper() (meta.ResettableRESTMapper, error) {
+func (c *conn) Mapper() (meta.ResettableRESTMapper, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mapper == nil {
@@ -198,37 +198,27 @@ func (c *Conn) Mapper() (meta.ResettableRESTMapper, error) {
 	return c.mapper, nil
 }
 
-// Within is a copy of the connection whose every request ends within d
-// (its own HTTP client with that timeout, its own clients): probes and
-// one-off requests, never watches. Copies are kept, one per d.
-func (c *Conn) Within(d time.Duration) *Conn {
-	if c.fake {
-		return c
-	}
+// Within is a copy of the connection whose requests end within d: its
+// config and HTTP client carry that timeout, over the connection's own
+// transport and rate limiter. Copies are kept, one per d.
+func (c *conn) Within(d time.Duration) Conn {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if w, ok := c.within[d]; ok {
 		return w
 	}
-	cfg := rest.CopyConfig(c.cfg)
+	cfg := rest.CopyConfig(c.cfg) // the same RateLimiter
 	cfg.Timeout = d
-	w := &Conn{Context: c.Context, Namespace: c.Namespace, User: c.User, Paths: c.Paths, cfg: cfg, opts: c.opts}
-	hc, err := rest.HTTPClientFor(cfg)
-	if err != nil {
-		// The same config made c's client: keep c's, bounded by ctx.
-		hc = c.http
-	}
-	w.http = hc
+	w := &conn{origin: c.origin, cfg: cfg, opts: c.opts,
+		http: &http.Client{Transport: c.http.Transport, Timeout: d}}
 	if c.within == nil {
-		c.within = map[time.Duration]*Conn{}
+		c.within = map[time.Duration]*conn{}
 	}
 	c.within[d] = w
 	return w
 }
 
-// Get is a GET of an absolute path of the API server (/version,
-// /readyz), its body.
-func (c *Conn) Get(ctx context.Context, path string) ([]byte, error) {
+func (c *conn) Get(ctx context.Context, path string) ([]byte, error) {
 	d, err := c.Discovery()
 	if err != nil {
 		return nil, err
@@ -236,12 +226,7 @@ func (c *Conn) Get(ctx context.Context, path string) ([]byte, error) {
 	return d.RESTClient().Get().AbsPath(path).DoRaw(ctx)
 }
 
-// Version asks the API server for its version (GET /version): the
-// reachability probe, on a Within copy so that it ends in time.
-func (c *Conn) Version(ctx context.Context) (string, error) {
-	if c.versionF != nil {
-		return c.versionF(ctx)
-	}
+func (c *conn) Version(ctx context.Context) (string, error) {
 	raw, err := c.Get(ctx, "/version")
 	if err != nil {
 		return "", err
@@ -253,15 +238,12 @@ func (c *Conn) Version(ctx context.Context) (string, error) {
 	return info.GitVersion, nil
 }
 
-// WriteKubeconfig writes the connection's context alone and
-// self-contained to path (WriteContext): a kubeconfig that lets a child
-// process such as kubectl reach this cluster and no other. labmate
-// itself never reads it back.
-func (c *Conn) WriteKubeconfig(path string) error {
+// WriteKubeconfig writes the connection's context alone (WriteContext).
+func (c *conn) WriteKubeconfig(path string) error {
 	if c.opts == nil {
 		return fmt.Errorf("kube: a connection made from a config has no kubeconfig to write")
 	}
 	o := *c.opts
-	o.Context = c.Context
+	o.Context = c.origin.Context
 	return WriteContext(o, path)
 }

@@ -1,4 +1,4 @@
-// Package kubeerr words a Kubernetes client error for a learner, in
+// A Kubernetes client error worded for a learner, in
 // Korean, with what to do about it: the one kubeconfig loader's
 // *LoadError, and the common reasons a request fails
 // (CauseOf: refused, timeout, unresolved name, untrusted
@@ -6,6 +6,7 @@
 // words. client-go's and apimachinery's English goes to the --log file
 // (slog), not to the screen; only an error of no known kind is shown as
 // it is, since its text is all there is to say.
+
 package kube
 
 import (

@@ -1,5 +1,5 @@
-// Package kubeclient is the typed Kubernetes client labmate uses: the API
-// groups it calls, not client-go's whole Clientset.
+// The typed Kubernetes client labmate uses: the API groups it calls, not
+// client-go's whole Clientset.
 //
 // kubernetes.NewForConfig brings a typed client, an informer, a lister and
 // an apply configuration for every API group the server might serve: some
@@ -9,6 +9,7 @@
 // labmate uses, so a *kubernetes.Clientset is one too; NewForConfig builds
 // them the way kubernetes.NewForConfig does: one HTTP client and one rate
 // limiter shared by every group.
+
 package kube
 
 import (

@@ -75,7 +75,7 @@ func applyRules(in checks.Input, rules []rule, fc *checks.FieldCheck, v vars, ob
 		if r.spec.Expect != "" {
 			expect = in.Msg(r.spec.Expect, "field", r.spec.Field)
 		}
-		fc.Note(expect, checks.OrNone(got))
+		fc.Note(expect, checks.OrNone(in.Msg, got))
 		if ok {
 			continue
 		}
@@ -84,7 +84,7 @@ func applyRules(in checks.Input, rules []rule, fc *checks.FieldCheck, v vars, ob
 			fc.Problem(r.spec.Field, in.Msg("labkit.rule_error", "expr", r.spec.Expr, "err", err))
 			continue
 		}
-		fc.Problem(r.spec.Field, in.Msg(r.spec.Fail, "got", checks.OrNone(got), "field", r.spec.Field, "line", line,
+		fc.Problem(r.spec.Field, in.Msg(r.spec.Fail, "got", checks.OrNone(in.Msg, got), "field", r.spec.Field, "line", line,
 			"path", where, "object", object))
 	}
 }

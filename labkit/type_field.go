@@ -48,7 +48,7 @@ func (fieldType) Compile(c *compiler) check {
 	switch d.Equals.(type) {
 	case nil, string, bool, int64, int, float64, float32:
 	default: // an array, a table or a date: nothing a field check compares
-		c.problemNear("equals", "labkit.bad_equals", "type", checks.TypeName(d.Equals), "value", checks.TOMLValue(d.Equals))
+		c.problemNear("equals", "labkit.bad_equals", "type", checks.TypeName(c.text.Msg, d.Equals), "value", checks.TOMLValue(c.text.Msg, d.Equals))
 	}
 	if d.Matches != "" {
 		re, err := regexp.Compile(d.Matches)
@@ -136,7 +136,7 @@ func (d *fieldCheck) Eval(in checks.Input, cv *view) (checks.Result, *checks.Fac
 	}
 	doc := tf.Doc
 	var r checks.Result
-	want := checks.TOMLValue(tomlWant(d.Equals))
+	want := checks.TOMLValue(in.Msg, tomlWant(d.Equals))
 	if d.pattern == nil {
 		r = doc.Check(in, checks.KeySpec{ID: d.id, Path: d.keyPath, Anchor: -1, Want: tomlWant(d.Equals)})
 	} else {
@@ -144,11 +144,11 @@ func (d *fieldCheck) Eval(in checks.Input, cv *view) (checks.Result, *checks.Fac
 	}
 	if r.Observed == "" {
 		if v, ok := doc.Get(d.keyPath); ok {
-			r.Observed = checks.TOMLValue(v)
+			r.Observed = checks.TOMLValue(in.Msg, v)
 		}
 	}
 	d.labWords(in, &r, want)
-	return r, &checks.Fact{Label: label, Value: checks.OrNone(r.Observed)}
+	return r, &checks.Fact{Label: label, Value: checks.OrNone(in.Msg, r.Observed)}
 }
 
 // labWords puts the lab's own texts on a verdict on the field's value:
@@ -164,7 +164,7 @@ func (d *fieldCheck) labWords(in checks.Input, r *checks.Result, want string) {
 		return
 	}
 	if d.spec.Fail != "" {
-		r.Message = in.Msg(d.spec.Fail, "path", p, "key", d.Key, "got", checks.OrNone(r.Observed), "want", want, "where", r.Where)
+		r.Message = in.Msg(d.spec.Fail, "path", p, "key", d.Key, "got", checks.OrNone(in.Msg, r.Observed), "want", want, "where", r.Where)
 	}
 	if d.spec.Expect != "" {
 		r.Expected = in.Msg(d.spec.Expect, "path", p, "key", d.Key, "want", want)
@@ -189,11 +189,11 @@ func (d *fieldCheck) matchTOML(in checks.Input, doc *checks.TOMLDoc) checks.Resu
 		return doc.Missing(in, checks.KeySpec{ID: d.id, Path: d.keyPath, Anchor: -1, Want: d.Matches})
 	}
 	line := doc.Line(d.keyPath)
-	got := checks.TOMLValue(v)
+	got := checks.TOMLValue(in.Msg, v)
 	at := doc.At(d.keyPath)
 	s, isString := v.(string)
 	if !isString {
-		return checks.Fail(d.id, in.Msg("labkit.field.not_string", "key", key, "got", got, "got_type", checks.TypeName(v), "line", line),
+		return checks.Fail(d.id, in.Msg("labkit.field.not_string", "key", key, "got", got, "got_type", checks.TypeName(in.Msg, v), "line", line),
 			d.Matches, got, at)
 	}
 	if d.pattern.MatchString(s) {
@@ -210,7 +210,7 @@ func (d *fieldCheck) evalYAMLField(in checks.Input, cv *view) (checks.Result, *c
 	if bad != nil {
 		return *bad, &checks.Fact{Label: label, Value: bad.Observed}
 	}
-	want := checks.TOMLValue(tomlWant(d.Equals))
+	want := checks.TOMLValue(in.Msg, tomlWant(d.Equals))
 	if d.pattern != nil {
 		want = d.Matches
 	}
@@ -230,7 +230,7 @@ func (d *fieldCheck) evalYAMLField(in checks.Input, cv *view) (checks.Result, *c
 	got := in.Msg("labkit.field.yaml_not_scalar")
 	if n.Kind == yamlv3.ScalarNode {
 		v = yamlValue(n)
-		got = checks.TOMLValue(v)
+		got = checks.TOMLValue(in.Msg, v)
 		if v == nil {
 			got = in.Msg("labkit.field.yaml_null")
 		}

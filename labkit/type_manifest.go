@@ -66,9 +66,9 @@ func (d *manifestCheck) Eval(in checks.Input, cv *view) (checks.Result, *checks.
 	}
 	var fc *checks.FieldCheck
 	if mo, ok := obj.(metav1.Object); ok && d.Name != "" {
-		fc = checks.ObjectFields(m, mo, d.Name, d.Namespace)
+		fc = checks.ObjectFields(in.Msg, m, mo, d.Name, d.Namespace)
 	} else {
-		fc = checks.NewFieldCheck(m)
+		fc = checks.NewFieldCheck(in.Msg, m)
 	}
 	v := vars{object: cv.toCEL(d.Kind, obj), cluster: cv}
 	applyRules(in, d.rules, fc, v, d.ref(), func(field string) (string, int) { return p, m.Line(field) })

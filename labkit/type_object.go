@@ -107,7 +107,7 @@ func (d *objectCheck) Eval(in checks.Input, cv *view) (checks.Result, *checks.Fa
 		}
 		v.file = fobj
 	}
-	fc := checks.NewFieldCheck(&checks.Manifest{Rel: ref})
+	fc := checks.NewFieldCheck(in.Msg, &checks.Manifest{Rel: ref})
 	applyRules(in, d.rules, fc, v, ref, func(string) (string, int) { return ref, 0 })
 	res := fc.Result(d.id, text(in, d.spec.Pass, "labkit.object.ok", "object", ref))
 	if res.Status != checks.Passed {

@@ -93,7 +93,7 @@ func (d *reportCheck) evalLive(in checks.Input, cv *view) (checks.Result, *check
 		}
 		vals = append(vals, rv)
 	}
-	r := checks.CheckReportValues(d.id, rel, byKey, vals, text(in, d.spec.Pass, "labkit.report.ok", "path", checks.Shown(in, rel)))
+	r := checks.CheckReportValues(in.Msg, d.id, rel, byKey, vals, text(in, d.spec.Pass, "labkit.report.ok", "path", checks.Shown(in, rel)))
 	return r, &checks.Fact{Label: label, Value: reportSummary(byKey, d.Keys)}
 }
 

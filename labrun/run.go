@@ -18,6 +18,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/observe"
 	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/observe/files"
@@ -37,10 +38,14 @@ type Options struct {
 	Shown string
 	// Poll reads the lab's files on a timer instead of file events.
 	Poll bool
-	// Cluster says how the run reaches the lab cluster; Scope is what it
-	// watches there (labkit.Lab.Scope).
-	Cluster Cluster
+	// Cluster is the lab cluster as the command line chose it; Scope is
+	// what the run watches there (labkit.Lab.Scope; empty: no cluster
+	// source). Lenient takes a kubeconfig that cannot be used as a
+	// warning, the file steps working on (the TUI), not as an error
+	// (scripts).
+	Cluster kube.Target
 	Scope   cluster.Scope
+	Lenient bool
 	// Progress, if set, keeps what the run witnessed and the first time
 	// each step passed; Witness is the memory to start from, Passed the
 	// steps that passed in earlier runs (not first passes now).
@@ -82,9 +87,8 @@ type Run struct {
 
 // New wires a live run: the file source on the steps' files, the script
 // prober when a step runs a script, and the cluster source the lab's
-// scope asks for. An error is a kubeconfig that cannot be used when the
-// cluster is required (Cluster.Lenient unset), or a trace that cannot be
-// created; both are worded in Korean.
+// scope asks for. An error is a kubeconfig that cannot be used (unless
+// Lenient), worded in Korean.
 func New(o Options) (*Run, error) {
 	shown := o.Shown
 	if shown == "" {

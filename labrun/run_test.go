@@ -12,6 +12,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/trace"
@@ -32,7 +33,7 @@ func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
 	tapped := 0
 	var tappedFirst []int // the taps' first passes, in order
 	// Step 3 passed in an earlier run: its pass is no first pass now.
-	r, err := New(Options{Lab: lab, Steps: steps, Root: root, Cluster: Cluster{Mode: ClusterNone}, Progress: store, Passed: []int{3}})
+	r, err := New(Options{Lab: lab, Steps: steps, Root: root, Progress: store, Passed: []int{3}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestLiveRunNamesChangesAndKeepsProgress(t *testing.T) {
 // Once is `labmate check`: the first report after every source synced.
 func TestOnceAnswersWhenReady(t *testing.T) {
 	lab, steps := echoLab(t)
-	r, err := New(Options{Lab: lab, Steps: steps, Root: t.TempDir(), Cluster: Cluster{Mode: ClusterOff}})
+	r, err := New(Options{Lab: lab, Steps: steps, Root: t.TempDir(), Cluster: kube.Target{Off: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestPlayedEndsWithTheTrace(t *testing.T) {
 // problems of its first answer, for every command that asks for one.
 func TestFirstAnswerSaysTheRunsNotices(t *testing.T) {
 	lab, steps := echoLab(t)
-	r, err := New(Options{Lab: lab, Steps: steps, Root: t.TempDir(), Cluster: Cluster{Mode: ClusterOff}, Notices: []string{"상태 파일 경고"}})
+	r, err := New(Options{Lab: lab, Steps: steps, Root: t.TempDir(), Cluster: kube.Target{Off: true}, Notices: []string{"상태 파일 경고"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,29 +11,6 @@ import (
 	"github.com/labhub/labmate/observe/scriptprobe"
 )
 
-// ClusterMode is how a run reaches the lab cluster.
-type ClusterMode int
-
-const (
-	// ClusterAuto watches what the lab declares through the run's
-	// connection (Cluster.Conn); a lab that declares nothing gets no
-	// cluster source.
-	ClusterAuto ClusterMode = iota
-	// ClusterOff is the learner turning the cluster off (--no-cluster):
-	// the cluster steps say so instead of guessing why there is none.
-	ClusterOff
-	// ClusterNone is no cluster source at all (a proof of file steps).
-	ClusterNone
-)
-
-// Cluster says how a run reaches the lab cluster.
-type Cluster struct {
-	Mode ClusterMode
-	// Conn reaches the lab cluster (ClusterAuto); nil is no kubeconfig
-	// at all, which the cluster source reports as a cluster that is off.
-	Conn *kube.Conn
-}
-
 // addSources wires the file source, the script prober and the cluster
 // source for a live run.
 func (r *Run) addSources(o Options) error {
@@ -45,9 +22,12 @@ func (r *Run) addSources(o Options) error {
 	if probes := r.engine.Probes(); len(probes) > 0 {
 		r.sources = append(r.sources, scriptprobe.New(o.Root, probes, scriptprobe.Options{}))
 	}
-	src, err := clusterSource(o.Scope, o.Cluster)
+	src, warning, err := clusterSource(o.Scope, o.Cluster, o.Lenient)
 	if err != nil {
 		return err
+	}
+	if warning != "" {
+		r.warnings = append(r.warnings, warning)
 	}
 	if src != nil {
 		r.sources = append(r.sources, src)
@@ -55,22 +35,33 @@ func (r *Run) addSources(o Options) error {
 	return nil
 }
 
-// clusterSource is the cluster source for the lab's scope, or nil.
-func clusterSource(scope cluster.Scope, c Cluster) (observe.Source, error) {
-	switch c.Mode {
-	case ClusterNone:
-		return nil, nil
-	case ClusterOff:
+// clusterSource is the cluster source for the lab's scope on the
+// target (nil: none): a static one saying the cluster is off with
+// --no-cluster; none for a lab that watches nothing there; the
+// connection's, or, with no kubeconfig anywhere, one that reports the
+// cluster off. A kubeconfig that cannot be used is an error, or with
+// lenient a warning and no cluster source.
+func clusterSource(scope cluster.Scope, t kube.Target, lenient bool) (src observe.Source, warning string, err error) {
+	switch t.Reach() {
+	case kube.Off:
 		return observe.Static{SourceName: cluster.SourceName, Obs: []observe.Observation{
 			{Cluster: &observe.ClusterObs{State: observe.ClusterOff, Err: observe.ClusterDisabled}},
-		}}, nil
+		}}, "", nil
+	case kube.Unusable:
+		if scope.Empty() {
+			return nil, "", nil
+		}
+		if lenient {
+			return nil, t.Problem(), nil
+		}
+		return nil, "", errors.New(t.Problem())
 	}
 	if scope.Empty() {
-		return nil, nil
+		return nil, "", nil
 	}
-	src, err := cluster.New(c.Conn, cluster.Options{Scope: scope})
+	c, err := cluster.New(t.Conn, cluster.Options{Scope: scope})
 	if err != nil {
-		return nil, errors.New(content.Msg("cli.kubeconfig_bad", "err", kube.Explain(err)))
+		return nil, "", errors.New(kube.CannotCheck(err))
 	}
-	return src, nil
+	return c, "", nil
 }

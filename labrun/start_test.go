@@ -66,7 +66,7 @@ func TestRunLaysOutTheStartOnlyWhereNothingIs(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, err := New(Options{Lab: lab, Root: root, Cluster: Cluster{Mode: ClusterNone}})
+	r, err := New(Options{Lab: lab, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestRunLaysOutTheStartOnlyWhereNothingIs(t *testing.T) {
 
 	// In an empty root, everything is laid out, modes kept, once.
 	root = t.TempDir()
-	r, err = New(Options{Lab: lab, Root: root, Cluster: Cluster{Mode: ClusterNone}})
+	r, err = New(Options{Lab: lab, Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}

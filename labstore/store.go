@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/dirs"
 	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/internal/safefile"
 	"github.com/labhub/labmate/labkit"
@@ -46,14 +47,11 @@ func (in Installed) Open() (*labkit.Lab, error) { return labkit.OpenDir(in.Dir) 
 // Root is the directory of the installed labs:
 // $XDG_DATA_HOME/labmate/labs, by default ~/.local/share/labmate/labs.
 func Root() (string, error) {
-	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "labmate", "labs"), nil
-	}
-	home, err := os.UserHomeDir()
+	d, err := dirs.Data()
 	if err != nil {
 		return "", err
 	}
-	return filepath.Join(home, ".local", "share", "labmate", "labs"), nil
+	return filepath.Join(d, "labs"), nil
 }
 
 // recordName is the file beside a version's directory holding its

@@ -118,7 +118,7 @@ func startControlPlane(ctx context.Context, opts Options) error {
 // prepare makes a running cluster the lab's: claimed for it, its fake
 // nodes there and Ready, kube-controller-manager working, and on a cluster
 // the lab just claimed, the lab's manifests applied.
-func prepare(ctx context.Context, opts Options, conn *kube.Conn) error {
+func prepare(ctx context.Context, opts Options, conn kube.Conn) error {
 	cs, err := conn.Typed()
 	if err != nil {
 		return err
@@ -178,7 +178,7 @@ func Down(ctx context.Context, opts Options) error {
 
 // Connect connects to the sandbox through its kubeconfig (Kubeconfig)
 // and nothing else.
-func Connect(opts Options) (*kube.Conn, error) {
+func Connect(opts Options) (kube.Conn, error) {
 	path := Kubeconfig(opts)
 	conn, err := kube.Open(kube.Options{Path: path, Only: true})
 	if err != nil {
@@ -193,7 +193,7 @@ func Connect(opts Options) (*kube.Conn, error) {
 // change.
 type readyProbe struct {
 	opts Options
-	conn *kube.Conn
+	conn kube.Conn
 }
 
 // ready reports whether the API server answers /readyz within a couple of

@@ -46,7 +46,7 @@ func TestIdentifyRefusesWhatIsNotASandbox(t *testing.T) {
 }
 
 // connTo is a connection to the API server at host.
-func connTo(t *testing.T, host string) *kube.Conn {
+func connTo(t *testing.T, host string) kube.Conn {
 	t.Helper()
 	conn, err := kube.ForConfig(&rest.Config{Host: host})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -100,7 +101,7 @@ func manifestErr(lab *content.Lab, file string, err error) error {
 // owning the fields it sets, forced), then waits for the file's
 // CustomResourceDefinitions to be established (and learns what they
 // serve) and its DaemonSets to be ready before the next file.
-func applyManifests(ctx context.Context, conn *kube.Conn, ms []Manifest) error {
+func applyManifests(ctx context.Context, conn kube.Conn, ms []Manifest) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -165,6 +166,30 @@ func waitEstablished(ctx context.Context, cs kube.Interface, file string, names 
 	})
 }
 
+// mappingOf maps gvk, learning discovery again while the kind is not
+// served yet: a CRD's Established condition can come before the API
+// server's discovery lists what it serves (seen under load in CI, "no
+// matches for kind"). Bounded by kindWait; other errors at once.
+func mappingOf(ctx context.Context, mapper meta.ResettableRESTMapper, gvk schema.GroupVersionKind) (*meta.RESTMapping, error) {
+	ctx, cancel := context.WithTimeout(ctx, kindWait)
+	defer cancel()
+	for {
+		mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		if err == nil || !meta.IsNoMatchError(err) {
+			return mapping, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(100 * time.Millisecond):
+		}
+		mapper.Reset()
+	}
+}
+
+// kindWait bounds how long a kind may take to be served after its CRD.
+const kindWait = 15 * time.Second
+
 // applyOne server-side applies one object through the API path its kind
 // maps to, carrying the last-applied annotation `kubectl apply` keeps:
 // so the learner's own `kubectl apply -f` of the object merges with what
@@ -173,9 +198,9 @@ func waitEstablished(ctx context.Context, cs kube.Interface, file string, names 
 // as long as nobody changed them since, without conflicts (the API
 // server allows kubectl's conflicts with fields the annotation holds,
 // which is the client- to server-side upgrade path).
-func applyOne(ctx context.Context, cs kube.Interface, mapper meta.RESTMapper, u *unstructured.Unstructured) error {
+func applyOne(ctx context.Context, cs kube.Interface, mapper meta.ResettableRESTMapper, u *unstructured.Unstructured) error {
 	gvk := u.GroupVersionKind()
-	mapping, err := mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	mapping, err := mappingOf(ctx, mapper, gvk)
 	if err != nil {
 		return err
 	}
@@ -209,7 +234,7 @@ func applyOne(ctx context.Context, cs kube.Interface, mapper meta.RESTMapper, u 
 // server-side apply alone would keep every field another manager set.
 // An object is changed when a manager other than labmate's owns a field
 // of it (its status aside: controllers write that).
-func dropChanged(ctx context.Context, conn *kube.Conn, st Start) error {
+func dropChanged(ctx context.Context, conn kube.Conn, st Start) error {
 	dyn, err := conn.Dynamic()
 	if err != nil {
 		return err

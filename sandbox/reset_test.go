@@ -40,7 +40,7 @@ func TestResetRestoresALabsStart(t *testing.T) {
 	dyn := dynamicfake.NewSimpleDynamicClient(scheme.Scheme, &nodev1.RuntimeClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Handler: "gpu"})
 	rcs := schema.GroupVersionResource{Group: "node.k8s.io", Version: "v1", Resource: "runtimeclasses"}
 	ctx := context.Background()
-	if err := Reset(ctx, kubefake.Conn(cs, dyn), Start{Lab: "demo", Namespaces: []string{"lab"}, Nodes: []NodeSpec{gpu}, Wipe: []schema.GroupVersionResource{rcs}}); err != nil {
+	if err := Reset(ctx, kubefake.NewConn(cs, dyn), Start{Lab: "demo", Namespaces: []string{"lab"}, Nodes: []NodeSpec{gpu}, Wipe: []schema.GroupVersionResource{rcs}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(ctx, "lab", metav1.GetOptions{}); !apierrors.IsNotFound(err) {

@@ -69,7 +69,7 @@ var unrecorded = []schema.GroupResource{{Group: "coordination.k8s.io", Resource:
 // TakeInventory lists every object of every resource the sandbox serves
 // (metadata only, a few lists at a time). Call it only on a cluster
 // Identify accepted.
-func TakeInventory(ctx context.Context, conn *kube.Conn) (Inventory, error) {
+func TakeInventory(ctx context.Context, conn kube.Conn) (Inventory, error) {
 	d, err := conn.Discovery()
 	if err != nil {
 		return Inventory{}, err
@@ -150,7 +150,7 @@ func listMetadata(ctx context.Context, d discovery.DiscoveryInterface, gvr schem
 // inv's version. An object of inv changed or gone makes it false at once,
 // having deleted nothing: only Reset and the solutions can make that
 // again. Call it only on a cluster Identify accepted.
-func Rewind(ctx context.Context, conn *kube.Conn, inv Inventory) (bool, error) {
+func Rewind(ctx context.Context, conn kube.Conn, inv Inventory) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
 	defer cancel()
 	now, err := TakeInventory(ctx, conn)
@@ -164,14 +164,30 @@ func Rewind(ctx context.Context, conn *kube.Conn, inv Inventory) (bool, error) {
 	}
 	// What the added objects' controllers and event recorders still had
 	// in flight when they went (an event about a pod just deleted) is
-	// added too: a few passes take it all.
-	for pass := 0; len(added) > 0; pass++ {
-		if pass == rewindPasses {
-			slog.Debug("sandbox rewind", "left", now.diff(inv))
-			return false, nil
-		}
-		if err := removeAdded(ctx, conn, added); err != nil {
-			return false, err
+	// added too: a few passes take it all. A pass that finds nothing
+	// added looks once more a moment later, since an event recorder's
+	// batch can land after a look (seen under load in CI).
+	settled := false
+	for pass := 0; ; pass++ {
+		if len(added) == 0 {
+			if settled {
+				return true, nil
+			}
+			settled = true
+			select {
+			case <-ctx.Done():
+				return false, ctx.Err()
+			case <-time.After(rewindSettle):
+			}
+		} else {
+			if pass >= rewindPasses {
+				slog.Debug("sandbox rewind", "left", now.diff(inv))
+				return false, nil
+			}
+			settled = false
+			if err := removeAdded(ctx, conn, added); err != nil {
+				return false, err
+			}
 		}
 		if now, err = TakeInventory(ctx, conn); err != nil {
 			return false, err
@@ -181,8 +197,11 @@ func Rewind(ctx context.Context, conn *kube.Conn, inv Inventory) (bool, error) {
 			return false, nil
 		}
 	}
-	return true, nil
 }
+
+// rewindSettle is how long Rewind waits before its second look at a
+// sandbox that holds inv's objects again.
+const rewindSettle = 250 * time.Millisecond
 
 // rewindPasses bounds how many times Rewind deletes what was added.
 const rewindPasses = 3
@@ -240,7 +259,7 @@ func (inv Inventory) diff(other Inventory) string {
 // deleteNamespaces, which waits until it is gone), what makes pods before
 // the pods (so nothing makes them again meanwhile), pods at once; then
 // waits until every one is gone.
-func removeAdded(ctx context.Context, conn *kube.Conn, added []ObjectRef) error {
+func removeAdded(ctx context.Context, conn kube.Conn, added []ObjectRef) error {
 	cs, err := conn.Typed()
 	if err != nil {
 		return err

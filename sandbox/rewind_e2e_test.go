@@ -34,6 +34,15 @@ func TestRewindE2E(t *testing.T) {
 			_ = cs.CoreV1().Namespaces().Delete(context.Background(), ns, metav1.DeleteOptions{})
 		}
 		_ = cs.SchedulingV1().PriorityClasses().Delete(context.Background(), class, metav1.DeleteOptions{})
+		// Gone before the next run (-count) makes them again.
+		_ = wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			for _, ns := range []string{kept, added} {
+				if _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
 	})
 	namespace := func(name string) {
 		t.Helper()
@@ -81,6 +90,23 @@ func TestRewindE2E(t *testing.T) {
 		return inv
 	}
 
+	// A namespace an earlier test deleted may still be going: it would
+	// change the baseline by itself.
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+		nss, err := cs.CoreV1().Namespaces().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return false, nil
+		}
+		for _, ns := range nss.Items {
+			if ns.Status.Phase == corev1.NamespaceTerminating || ns.DeletionTimestamp != nil {
+				return false, nil
+			}
+		}
+		return true, nil
+	})
+	if err != nil {
+		t.Fatalf("a namespace still going before the baseline: %v", err)
+	}
 	namespace(kept)
 	configMap(kept, "base")
 	base := inventory()
@@ -102,8 +128,8 @@ func TestRewindE2E(t *testing.T) {
 	if err != nil || !ok {
 		t.Fatalf("Rewind after additions only = %v, %v; want true", ok, err)
 	}
-	if !inventory().Equal(base) {
-		t.Error("Rewind said true, but the sandbox's inventory is not the baseline's")
+	if after := inventory(); !after.Equal(base) {
+		t.Errorf("Rewind said true, but the sandbox's inventory is not the baseline's: %s", after.Diff(base))
 	}
 	if _, err := cs.CoreV1().Namespaces().Get(ctx, added, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("namespace %s after Rewind: %v, want it gone", added, err)

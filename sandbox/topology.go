@@ -161,7 +161,7 @@ var ErrNotSandbox error = msgError("sandbox.not_sandbox")
 // on a loopback address and its marker present. It returns the lab the
 // sandbox was made for. Anything else is ErrNotSandbox (wrapped): labmate
 // never writes to a cluster that is not its own sandbox.
-func Identify(ctx context.Context, conn *kube.Conn) (lab string, err error) {
+func Identify(ctx context.Context, conn kube.Conn) (lab string, err error) {
 	u, err := url.Parse(conn.Host())
 	if err != nil {
 		return "", ErrNotSandbox
@@ -215,7 +215,7 @@ type Start struct {
 // every object of the Wipe resources deleted, the nodes exactly the
 // topology, the marker naming the lab, the start objects applied. Call it
 // only on a cluster Identify accepted. It gives up after ResetTimeout.
-func Reset(ctx context.Context, conn *kube.Conn, st Start) error {
+func Reset(ctx context.Context, conn kube.Conn, st Start) error {
 	ctx, cancel := context.WithTimeout(ctx, ResetTimeout)
 	defer cancel()
 	cs, err := conn.Typed()

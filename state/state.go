@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/internal/dirs"
 	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/internal/safefile"
 )
@@ -69,17 +70,8 @@ type Store struct {
 	steps   map[int]string
 }
 
-// Dir returns the XDG state directory for labmate.
-func Dir() (string, error) {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "labmate"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(home, ".local", "state", "labmate"), nil
-}
+// Dir returns the XDG state directory for labmate (dirs.State).
+func Dir() (string, error) { return dirs.State() }
 
 // Open returns the store labmate kept before versions for a lab at a
 // root, under dir (Dir() when empty): OpenLab of the lab without a

@@ -24,16 +24,17 @@ type Options struct {
 	Place   labroot.Place
 	Updates <-chan labrun.Update // a new report after every change; nil: none will come
 	Rescan  func()               // "check again now"; nil disables the key
-	// Theme is "dark" or "light". Run also accepts "auto" (or empty) and
-	// asks the terminal before the program starts; New treats anything
-	// else as dark.
+	// Theme is "dark" or "light" (New treats anything else as dark). Run
+	// draws in its context's theme, which the command settled from this
+	// preference ("auto" or empty: the terminal's background) before the
+	// program started (terminal.NewContext).
 	Theme string
 	// Banner is a short Korean marker for the header (replay mode, ...).
 	Banner string
 
-	// Colors is the colour depth. The zero value lets Run read it from the
-	// terminal (NO_COLOR honoured); New, which has no terminal, then uses
-	// no colour at all.
+	// Colors is the colour depth. The zero value lets Run take its
+	// context's colour profile (the terminal's, NO_COLOR honoured); New,
+	// which has no terminal, then uses no colour at all.
 	Colors ColorMode
 	// Keys rebinds actions by name (from the config file's [keys] table).
 	// Refused entries become notices.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/help"
@@ -31,15 +30,14 @@ type LabChoice struct {
 // ErrNoChoice is PickLab's error when the learner left without choosing.
 var ErrNoChoice = fmt.Errorf("no lab chosen")
 
-// PickLab shows the installed labs and returns the ID of the one the
-// learner opens (enter), or ErrNoChoice (q, esc, ctrl+c). It runs as the
-// TUI does (terminal.Run): drawn by labmate's frame writer, the terminal
-// restored on every way out.
-func PickLab(ctx context.Context, labs []LabChoice, themeName string) (string, error) {
+// PickLab shows the installed labs on the context's terminal and
+// returns the ID of the one the learner opens (enter), or ErrNoChoice
+// (q, esc, ctrl+c). It runs as the TUI does (terminal.Run): drawn by
+// labmate's frame writer, the terminal restored on every way out.
+func PickLab(ctx context.Context, tc terminal.Context, labs []LabChoice) (string, error) {
 	page.NarrowAmbiguous()
-	out := os.Stdout
-	th := theme.New(theme.Resolve(themeName, out), theme.DetectProfile(out))
-	final, err := terminal.Run(ctx, out, func(io.Writer) tea.Model { return newPicker(labs, th) })
+	th := theme.New(tc.Theme, tc.Profile)
+	final, err := terminal.Run(ctx, tc, func(io.Writer) tea.Model { return newPicker(labs, th) })
 	if err != nil {
 		return "", err
 	}

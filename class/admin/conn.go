@@ -15,24 +15,26 @@ const DefaultNamespace = "labmate-class"
 // dialTimeout bounds connecting to the class's API server.
 const dialTimeout = 5 * time.Second
 
-// Open connects with the instructor's kubeconfig the kubectl way
-// (explicit path, else $KUBECONFIG, else ~/.kube/config) and returns the
-// connection and the class namespace: ns when set, else the context's
-// namespace, else DefaultNamespace. Requests through it have no client
-// timeout (the board's watch); bound one-off requests with Within.
-func Open(path, context, ns string) (*kube.Conn, string, error) {
+// Kubeconfig is how the instructor's kubeconfig is opened (the command
+// line's factory opens it) the kubectl way: the explicit path, else
+// $KUBECONFIG, else ~/.kube/config (then the sandbox's). Requests through
+// it have no client timeout (the board's watch); bound one-off requests
+// with Within.
+func Kubeconfig(path, context string) kube.Options {
 	// init creates a few objects per learner; the default 5 QPS would
 	// make a class of 200 wait minutes on the client's own limiter.
-	conn, err := kube.Open(kube.Options{Path: path, Context: context, DialTimeout: dialTimeout,
-		UserAgent: "labmate-class", QPS: 100, Burst: 200})
-	if err != nil {
-		return nil, "", err
-	}
+	return kube.Options{Path: path, Context: context, DialTimeout: dialTimeout,
+		UserAgent: "labmate-class", QPS: 100, Burst: 200}
+}
+
+// Namespace is the class namespace: ns when set, else the namespace of
+// conn's context, else DefaultNamespace.
+func Namespace(conn kube.Conn, ns string) string {
 	if ns == "" {
-		ns = conn.Namespace
+		ns = conn.Origin().Namespace
 	}
 	if ns == "" {
 		ns = DefaultNamespace
 	}
-	return conn, ns, nil
+	return ns
 }

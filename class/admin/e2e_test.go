@@ -30,7 +30,7 @@ import (
 // deleted when the test ends.
 func initClass(t testing.TB, learners []string, labs ...string) (kube.Interface, string, []admin.LearnerFile) {
 	t.Helper()
-	conn, _, err := admin.Open(sandboxtest.Start(t), "", "")
+	conn, err := kube.Open(admin.Kubeconfig(sandboxtest.Start(t), ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 	if fi, err := os.Stat(files[0].Path); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("kubeconfig %s: %v %v", files[0].Path, fi, err)
 	}
-	ana, err := learner.Open(files[0].Path)
+	ana, err := openLearner(files[0].Path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 	}
 
 	// Init again: idempotent, the records stay as they are.
-	conn, _, _ := admin.Open(sandboxtest.Start(t), "", "")
+	conn, _ := kube.Open(admin.Kubeconfig(sandboxtest.Start(t), ""))
 	if _, err := admin.Init(ctx, admin.InitConfig{Conn: conn.Within(30 * time.Second), Namespace: ns, Learners: []string{"ana", "bo"},
 		Labs: []string{"gpu-incident"}, OutDir: filepath.Join(t.TempDir(), "again")}); err != nil {
 		t.Fatalf("second init: %v", err)
@@ -146,7 +146,7 @@ func TestLearnerCredentialsReachOnlyTheirOwnRecordE2E(t *testing.T) {
 func TestForgedRecordIsFlaggedE2E(t *testing.T) {
 	learners, labs := []string{"learner-01", "learner-02"}, []string{"gpu-incident", "driver-reboot"}
 	cs, ns, files := initClass(t, learners, labs...)
-	l01, err := learner.Open(files[0].Path)
+	l01, err := openLearner(files[0].Path)
 	if err != nil || l01.ID != "learner-01" {
 		t.Fatalf("learner-01's kubeconfig: %+v, %v", l01, err)
 	}
@@ -213,4 +213,14 @@ func TestForgedRecordIsFlaggedE2E(t *testing.T) {
 	if len(exp.Learners) != len(learners)*len(labs) {
 		t.Errorf("%d entries, want %d:\n%s", len(exp.Learners), len(learners)*len(labs), out.String())
 	}
+}
+
+// openLearner opens a learner's class kubeconfig as the command line's
+// factory does.
+func openLearner(path string) (*learner.Learner, error) {
+	conn, err := kube.Open(learner.Kubeconfig(path))
+	if err != nil {
+		return nil, err
+	}
+	return learner.New(conn, path)
 }

@@ -31,7 +31,7 @@ import (
 type InitConfig struct {
 	// Conn is the instructor's connection: the learners' kubeconfigs
 	// point at the same server with the same CA.
-	Conn      *kube.Conn
+	Conn      kube.Conn
 	Namespace string
 	Learners  []string
 	Labs      []string

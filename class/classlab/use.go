@@ -48,7 +48,7 @@ type LabNote struct {
 
 // Source is the Source labstore records for a class's lab: the class
 // is its namespace on its server.
-func Source(conn *kube.Conn, ns string) string {
+func Source(conn kube.Conn, ns string) string {
 	return "class " + ns + " " + conn.Host()
 }
 
@@ -57,7 +57,7 @@ func Source(conn *kube.Conn, ns string) string {
 // (nil, "", nil): the class carries no lab, or the class file reaches
 // no server. The error (Korean) ends the run: the class's lab is refused
 // and none was installed before.
-func Use(ctx context.Context, conn *kube.Conn, ns string) (lab *InstalledLab, notice string, err error) {
+func Use(ctx context.Context, conn kube.Conn, ns string) (lab *InstalledLab, notice string, err error) {
 	src := Source(conn, ns)
 	cs, err := conn.Typed()
 	if err != nil {
@@ -133,7 +133,7 @@ func InstalledFrom(src, sum string) (*InstalledLab, bool) {
 // offline) and noted; a refused one is noted too, and the learner keeps
 // the copy they run. The channel closes when ctx ends (nil when the
 // class file reaches no server).
-func WatchInstalled(ctx context.Context, conn *kube.Conn, ns string, lab *InstalledLab) <-chan LabNote {
+func WatchInstalled(ctx context.Context, conn kube.Conn, ns string, lab *InstalledLab) <-chan LabNote {
 	cs, err := conn.Typed()
 	if err != nil || lab == nil {
 		return nil

@@ -29,7 +29,7 @@ const (
 type Learner struct {
 	// Conn reaches the class cluster, with no client timeout (watches);
 	// Requests is the copy whose requests end in time.
-	Conn      *kube.Conn
+	Conn      kube.Conn
 	Namespace string
 	// ID is the learner's slot: the current context's user name, which
 	// init sets to the slot (and the ServiceAccount's name).
@@ -40,24 +40,28 @@ type Learner struct {
 // has (a current context with a namespace and a user).
 var ErrNotClassKubeconfig = errors.New("not a class kubeconfig")
 
-// Open reads a class kubeconfig written by init and connects to the
-// class. Only that file is read: never $KUBECONFIG or ~/.kube/config,
-// which point at the lab's own cluster.
-func Open(path string) (*Learner, error) {
-	conn, err := kube.Open(kube.Options{Path: path, Only: true, DialTimeout: dialTimeout, UserAgent: "labmate-class"})
-	if err != nil {
-		return nil, err
-	}
-	if conn.Namespace == "" || !class.ValidLearner(conn.User) {
+// Kubeconfig is how a class kubeconfig written by init is opened (the
+// command line's factory opens it): only that file is read, never
+// $KUBECONFIG or ~/.kube/config, which point at the lab's own cluster.
+func Kubeconfig(path string) kube.Options {
+	return kube.Options{Path: path, Only: true, DialTimeout: dialTimeout, UserAgent: "labmate-class"}
+}
+
+// New is the learner a class kubeconfig at path names, connected by
+// conn (opened with Kubeconfig(path)); its error says the file is no
+// class kubeconfig.
+func New(conn kube.Conn, path string) (*Learner, error) {
+	o := conn.Origin()
+	if o.Namespace == "" || !class.ValidLearner(o.User) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotClassKubeconfig)
 	}
-	return &Learner{Conn: conn, Namespace: conn.Namespace, ID: conn.User}, nil
+	return &Learner{Conn: conn, Namespace: o.Namespace, ID: o.User}, nil
 }
 
 // Requests is the learner's connection for one-off requests: each ends
 // within a few seconds, so a class cluster that is away costs a retry
 // later, never a wait.
-func (l *Learner) Requests() *kube.Conn { return l.Conn.Within(requestTimeout) }
+func (l *Learner) Requests() kube.Conn { return l.Conn.Within(requestTimeout) }
 
 // Explain words an error of the class cluster or a class kubeconfig in
 // Korean (kube.Explain: the loader's errors, refused, x509, 401, 403,

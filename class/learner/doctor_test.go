@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/labhub/labmate/doctor"
+	"github.com/labhub/labmate/kube"
 
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -19,7 +20,11 @@ func TestDoctorClassFinding(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "x")
 	os.WriteFile(bad, []byte("apiVersion: v1\nkind: Config\n"), 0o600)
 	finding := func(path string, labs ...string) doctor.Finding {
-		l, err := Open(path)
+		var l *Learner
+		conn, err := kube.Open(Kubeconfig(path))
+		if err == nil {
+			l, err = New(conn, path)
+		}
 		return DoctorFinding(context.Background(), path, l, err, labs)
 	}
 	if f := finding(bad, "gpu-incident"); f.Verdict != "fail" || f.Fix == "" {

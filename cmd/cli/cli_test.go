@@ -16,8 +16,8 @@ import (
 func tree(code int) (*cobra.Command, *strings.Builder) {
 	var out strings.Builder
 	streams := Streams{In: strings.NewReader(""), Out: &out, ErrOut: &out}
-	root := NewCommand("check", "", NoArgs, func(*cobra.Command, []string) int { return ExitOK })
-	sub := NewCommand("report", FlagsUse(), MaxArgs(1), func(*cobra.Command, []string) int { return code })
+	root := NewCommand("check", "", NoArgs, func(*cobra.Command, []string) error { return nil })
+	sub := NewCommand("report", FlagsUse(), MaxArgs(1), func(*cobra.Command, []string) error { return Quiet(code) })
 	sub.Flags().Duration("timeout", 20*time.Second, "t")
 	Metavars(sub.Flags(), map[string]string{"timeout": "DUR"})
 	root.AddCommand(sub)
@@ -70,18 +70,31 @@ func TestHelpIsKorean(t *testing.T) {
 	}
 }
 
-// ExitWith says an Exit's message and returns its code; any other error
-// is exit 1.
-func TestExitWith(t *testing.T) {
-	var out strings.Builder
-	if got := ExitWith(Exit(ExitUsage, "안 됨"), &out); got != ExitUsage || out.String() != "안 됨\n" {
-		t.Errorf("Exit: %d %q", got, out.String())
-	}
-	out.Reset()
-	if got := ExitWith(errors.New("x"), &out); got != ExitFail || out.String() != "x\n" {
-		t.Errorf("other: %d %q", got, out.String())
-	}
-	if got := ExitWith(nil, &out); got != ExitOK {
-		t.Errorf("nil: %d", got)
+// Execute is the one place an error becomes text and an exit code: an
+// ExitError says its error with its code (none when Quiet), several
+// joined errors each with the first code that is not 0, a Warn its error
+// with code 0.
+func TestExecuteSaysWhatEndedTheCommand(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		code int
+		says string
+	}{
+		{nil, ExitOK, ""},
+		{Exit(ExitUsage, "안 됨"), ExitUsage, "안 됨\n"},
+		{Fail(errors.New("실패")), ExitFail, "실패\n"},
+		{Env(errors.New("환경")), ExitUsage, "환경\n"},
+		{Quiet(ExitFail), ExitFail, ""},
+		{Quiet(ExitOK), ExitOK, ""},
+		{Warn(errors.New("경고")), ExitOK, "경고\n"},
+		{errors.Join(Quiet(ExitFail), Warn(errors.New("기록 실패"))), ExitFail, "기록 실패\n"},
+		{errors.Join(Exit(ExitUsage, "먼저"), errors.New("다음")), ExitUsage, "먼저\n다음\n"},
+	} {
+		var out strings.Builder
+		root := NewCommand("check", "", NoArgs, func(*cobra.Command, []string) error { return tc.err })
+		Root(root, Streams{ErrOut: &out})
+		if got := Execute(root, nil, Streams{ErrOut: &out}); got != tc.code || out.String() != tc.says {
+			t.Errorf("%v: exit %d, said %q; want %d, %q", tc.err, got, out.String(), tc.code, tc.says)
+		}
 	}
 }

@@ -50,9 +50,9 @@ func NewCompletionCmd(streams Streams) *cobra.Command {
 // NewVersionCmd is `labmate version`: injected (the release's -ldflags
 // -X value, "dev" without one) or what Go recorded of a source build.
 func NewVersionCmd(streams Streams, injected string) *cobra.Command {
-	return NewCommand("version", "", NoArgs, func(*cobra.Command, []string) int {
+	return NewCommand("version", "", NoArgs, func(*cobra.Command, []string) error {
 		fmt.Fprintln(streams.Out, "labmate", versionString(injected, readBuildInfo))
-		return ExitOK
+		return nil
 	})
 }
 

@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"os"
-	"slices"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -11,7 +12,6 @@ import (
 	"github.com/labhub/labmate/class/classlab"
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/internal/applog"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labroot"
@@ -21,117 +21,99 @@ import (
 
 // Factory is what every command gets what it works on from (kubectl's
 // cmdutil.Factory): the lab the flags name, the learner's state for it,
-// a run of it, the connection to the lab cluster and a learner's class,
-// each made the first time it is asked for and kept. It is built once
-// from the flag groups, which it only reads. A command that works on
-// another lab than the flags name (the picker's choice, an argument,
-// the class's lab) asks for a Factory of that lab (WithLab), which
-// shares the connections and the log. Not safe for concurrent use:
-// commands ask for what they need before they start anything.
-type Factory struct {
-	labs    *LabFlags
-	cluster *ClusterFlags
-	version string
-	// lab and labDir name the lab when set by WithLab or WithLabDir,
-	// in place of the flags' --lab and --lab-dir.
-	lab, labDir string
-	override    bool
-	inv         *invocation
+// a run of it, the lab cluster, the instructor's and a learner's class
+// connections, the prompter. It is built once from the flag groups the
+// root binds, which it only reads; each thing is made the first time it
+// is asked for and kept. A command that works on another lab than the
+// flags name (the picker's choice, an argument, the class's lab) asks
+// for a Factory of that lab (WithLab), which shares the connections and
+// the log. Its default construction is package cli/factory; tests get
+// one from clitest.NewTestFactory (fake connections, a lab from a
+// directory, a state in a temporary directory, captured streams). Not
+// safe for concurrent use: commands ask for what they need before they
+// start anything.
+type Factory interface {
+	// Lab is the lab the command works on (catalog.Resolve: --lab-dir,
+	// --lab, $LABMATE_LAB, the lab chosen for the root, the root),
+	// compiled once. Its error is Korean, or a *catalog.Choose when
+	// nothing says which of several labs.
+	Lab() (*labkit.Lab, error)
+	// LabDir is the directory the lab is read from ("" for an installed
+	// or built-in lab).
+	LabDir() string
+	// Notices are what choosing the lab had to say (Korean): the class's
+	// lab fetched, the store unreadable.
+	Notices() []string
+	// RememberLab keeps the lab for this root, as it was named, so the
+	// next `labmate` opens it without asking.
+	RememberLab()
+	// RootFor is the lab root a command works in and where it was
+	// chosen (catalog.Query.RootOf).
+	RootFor(lab *content.Lab) (labroot.Root, error)
+	// Flags are the shared flags as the command line set them.
+	Flags() (LabFlags, ClusterFlags)
 
-	resolved bool
-	kit      *labkit.Lab
-	ref      string
-	kitErr   error
-	// notices are Korean lines the choice of lab had to say (the class's
-	// lab fetched, the store unreadable); every run of it says them.
-	notices []string
-	// classLab is the class's lab this factory opens (ForClass).
-	classLab *classlab.InstalledLab
+	// WithLab is a factory of the lab ref names (an installed lab's ID
+	// or reference, catalog's grammar) in place of what the flags name.
+	WithLab(ref string) Factory
+	// WithLabDir is a factory of the lab in dir in place of what the
+	// flags name.
+	WithLabDir(dir string) Factory
+	// ForClass is the factory of a --class run: when the learner named
+	// no lab (--lab, --lab-dir), the class's lab, fetched and checked,
+	// installed and opened from the store (classlab.Use). A class that
+	// carries no lab, or a class file that cannot be used (the session's
+	// Join says why), changes nothing. Its error (Korean) ends the run:
+	// the class's lab was refused and none was installed before.
+	ForClass(ctx context.Context, file string) (Factory, error)
+	// ClassLabNotes watches the class's lab this factory opened (nil
+	// without one): each new version installed, or refused.
+	ClassLabNotes(ctx context.Context, file string) <-chan classlab.LabNote
+	// Trace reads a trace and the lab it was recorded on: "reference" is
+	// the reference run of the factory's lab; a file names its lab in
+	// its header. Its errors are Korean.
+	Trace(name string) (*trace.Trace, *labkit.Lab, error)
 
-	session *Session
+	// State opens the learner's state for the factory's lab: for
+	// commands that read or change progress and nothing else (reset):
+	// no run, so no cluster is reached and no start file is laid out.
+	State() (*State, error)
+	// Session wires the live run of the factory's lab, once: the
+	// learner's state, the lab's start files laid out where nothing is
+	// yet, the file source, the script prober and the cluster source on
+	// the lab cluster (Cluster). Its errors are Korean.
+	Session(lenient Lenient) (*Session, error)
+	// Replay wires a run of kit over a recorded trace: nothing of it
+	// touches the learner's files, state or cluster.
+	Replay(kit *labkit.Lab, tr *trace.Trace, o trace.ReplayOptions) *labrun.Run
+
+	// Cluster is the lab cluster the cluster flags name (kube.Target):
+	// off with --no-cluster, else the connection, made once per command
+	// line, or why there is none.
+	Cluster() kube.Target
+	// Admin is the instructor's connection to the class cluster, from
+	// the same flags (--kubeconfig, --context: kubectl's rules, then the
+	// sandbox's kubeconfig), or, with kubeconfig set, from that file
+	// alone (class init --sandbox). Its error is the loader's.
+	Admin(kubeconfig string) (kube.Conn, error)
+	// Learner is the learner's class kubeconfig at file, opened once.
+	Learner(file string) (*learner.Learner, error)
+
+	// Prompter asks the learner on the terminal (the lab picker).
+	Prompter() Prompter
+	// StateDir is where labmate keeps the learner's state: --state-dir,
+	// or the XDG state directory. Every file labmate keeps there
+	// (progress, the lab chosen per root, stderr.log) is under it.
+	StateDir() (string, error)
+	// LogFile is the open --log file (nil without one).
+	LogFile() *os.File
+	// Version is labmate's version.
+	Version() string
 }
 
-// invocation is what one command line shares across the factories of
-// its labs: which command runs, the --log file, the connections.
-type invocation struct {
-	cmdPath   string
-	log       *os.File
-	logOpened bool
-
-	conn     *kube.Conn
-	connErr  error
-	connDone bool
-
-	learners map[string]learnerConn
-}
-
-type learnerConn struct {
-	l   *learner.Learner
-	err error
-}
-
-// NewFactory is the factory of the flag groups labs and cluster, which
-// the root binds (AddFlags); version is labmate's, for what records it.
-func NewFactory(labs *LabFlags, cluster *ClusterFlags, version string) *Factory {
-	return &Factory{labs: labs, cluster: cluster, version: version, inv: &invocation{learners: map[string]learnerConn{}}}
-}
-
-// Begin runs before every command (the root's PersistentPreRunE): it
-// notes the command being run, for messages that suggest a command
-// line, and opens the --log file, where slog and klog write (and so the
-// client's own words behind a Korean message).
-func (f *Factory) Begin(cmd *cobra.Command, _ []string) error {
-	f.inv.cmdPath = cmd.CommandPath()
-	if err := f.openLog(); err != nil {
-		return Exit(ExitUsage, err.Error())
-	}
-	return nil
-}
-
-// Close closes the --log file; the process's end calls it.
-func (f *Factory) Close() {
-	if f.inv.log != nil {
-		_ = f.inv.log.Close()
-	}
-}
-
-func (f *Factory) openLog() error {
-	if f.inv.logOpened {
-		return nil
-	}
-	lf, err := applog.Open(f.labs.Log)
-	if err != nil {
-		return errors.New(content.Msg("cli.log_open", "path", f.labs.Log, "err", err))
-	}
-	f.inv.log, f.inv.logOpened = lf, true
-	return nil
-}
-
-// LogFile is the open --log file (nil without one).
-func (f *Factory) LogFile() *os.File { return f.inv.log }
-
-// Version is labmate's version.
-func (f *Factory) Version() string { return f.version }
-
-// Flags are the lab flags and cluster flags, as the command line set
-// them.
-func (f *Factory) Flags() (LabFlags, ClusterFlags) { return *f.labs, *f.cluster }
-
-// WithLab is a factory of the lab ref names (an installed lab's ID or
-// reference, catalog's grammar) in place of what the flags name.
-func (f *Factory) WithLab(ref string) *Factory {
-	return &Factory{labs: f.labs, cluster: f.cluster, version: f.version, inv: f.inv, lab: ref, override: true}
-}
-
-// WithLabDir is a factory of the lab in dir in place of what the flags
-// name.
-func (f *Factory) WithLabDir(dir string) *Factory {
-	return &Factory{labs: f.labs, cluster: f.cluster, version: f.version, inv: f.inv, labDir: dir, override: true}
-}
-
-// WithLabArg is a factory of the lab a command's [ID|DIR] argument
-// names, or f itself when there is none.
-func (f *Factory) WithLabArg(args []string) *Factory {
+// LabArg is the factory of the lab a command's [ID|DIR] argument names,
+// or f itself when there is none.
+func LabArg(f Factory, args []string) Factory {
 	if len(args) != 1 {
 		return f
 	}
@@ -142,125 +124,76 @@ func (f *Factory) WithLabArg(args []string) *Factory {
 	return f.WithLab(ref)
 }
 
-// names is the lab the factory names: --lab and --lab-dir, or the
-// override.
-func (f *Factory) names() (ref, dir string) {
-	if f.override {
-		return f.lab, f.labDir
+// Prompter asks the learner something on the terminal (gh's
+// prompter.Prompter): a command is handed one by its factory and asks
+// in Run, never in Complete, so a test drives a command that asks with
+// a fake.
+type Prompter interface {
+	// PickLab shows the labs and returns the reference of the one the
+	// learner opens; ErrNoChoice when they left without choosing,
+	// ErrNoTerminal when labmate runs on no terminal to ask on. theme
+	// is the learner's --theme.
+	PickLab(ctx context.Context, labs []catalog.Lab, theme string) (string, error)
+}
+
+var (
+	// ErrNoChoice is a Prompter's answer when the learner left without
+	// choosing.
+	ErrNoChoice = errors.New("no lab chosen")
+	// ErrNoTerminal is a Prompter's answer when there is no terminal to
+	// ask on.
+	ErrNoTerminal = errors.New("not a terminal")
+)
+
+// PickLab is f, or, when nothing says which of several labs the command
+// works on and the learner can be asked, the factory of the lab they
+// pick (p). An error ends the command: the learner left the picker
+// (ExitOK, said nothing), or it could not run (ExitFail).
+func PickLab(ctx context.Context, f Factory, p Prompter, theme string) (Factory, error) {
+	_, err := f.Lab()
+	ch, choose := catalog.IsChoose(err)
+	if !choose {
+		return f, nil
 	}
-	return f.labs.Lab, f.labs.LabDir
-}
-
-// LabDir is the directory the lab is read from ("" for an installed or
-// built-in lab).
-func (f *Factory) LabDir() string {
-	_, dir := f.names()
-	return dir
-}
-
-// query is what the flags say of the lab to open, for the catalog.
-func (f *Factory) query() catalog.Query {
-	ref, dir := f.names()
-	return catalog.Query{Lab: ref, Dir: dir, Root: f.labs.Root, Config: f.labs.Config, StateDir: f.labs.StateDir, Command: f.inv.cmdPath}
-}
-
-// Lab is the lab the command works on (catalog.Resolve), compiled once.
-// Its error is Korean, or a *catalog.Choose when nothing says which of
-// several labs.
-func (f *Factory) Lab() (*labkit.Lab, error) {
-	if f.resolved {
-		return f.kit, f.kitErr
+	ref, err := p.PickLab(ctx, ch.Labs, theme)
+	switch {
+	case errors.Is(err, ErrNoTerminal):
+		return f, nil // the command says how to choose
+	case errors.Is(err, ErrNoChoice):
+		return nil, Quiet(ExitOK)
+	case err != nil:
+		return nil, Exit(ExitFail, content.Msg("cli.tui_failed", "err", err))
 	}
-	f.resolved = true
-	r, err := catalog.Resolve(f.query())
+	return f.WithLab(ref), nil
+}
+
+// StatePath is where the learner's state for lab and root is kept under
+// dir ("" when it cannot be opened).
+func StatePath(f Factory, lab *content.Lab, root string) string {
+	dir, err := f.StateDir()
 	if err != nil {
-		f.kitErr = err
-		return nil, err
+		return ""
 	}
-	if r.Notice != "" && !slices.Contains(f.notices, r.Notice) {
-		f.notices = append(f.notices, r.Notice)
-	}
-	f.kit, f.ref = r.Kit, r.Ref
-	return f.kit, nil
+	return statePath(dir, lab, root)
 }
 
-// Notices are what choosing the lab had to say (Korean).
-func (f *Factory) Notices() []string { return slices.Clone(f.notices) }
-
-// RememberLab keeps the lab for this root, as it was named, so the next
-// `labmate` opens it without asking (the TUI).
-func (f *Factory) RememberLab() { catalog.Remember(f.query(), f.ref) }
-
-// RootFor is the lab root a command works in and where it was chosen
-// (catalog.Query.RootOf).
-func (f *Factory) RootFor(lab *content.Lab) (labroot.Root, error) {
-	return f.query().RootOf(lab)
-}
-
-// Cluster is the connection to the lab cluster the cluster flags name
-// (kube.Open: kubectl's rules, then the sandbox's kubeconfig), made
-// once for the command line. Its error is a *kube.LoadError;
-// kube.IsMissing says there is no kubeconfig at all.
-func (f *Factory) Cluster() (*kube.Conn, error) {
-	inv := f.inv
-	if !inv.connDone {
-		inv.connDone = true
-		inv.conn, inv.connErr = kube.Open(f.cluster.Options())
-	}
-	return inv.conn, inv.connErr
-}
-
-// Learner is the learner's class kubeconfig at file, opened once
-// (learner.Open).
-func (f *Factory) Learner(file string) (*learner.Learner, error) {
-	if c, ok := f.inv.learners[file]; ok {
-		return c.l, c.err
-	}
-	l, err := learner.Open(file)
-	f.inv.learners[file] = learnerConn{l, err}
-	return l, err
-}
-
-// Replay wires a run of kit over a recorded trace: nothing of it
-// touches the learner's files, state or cluster (labrun.Replay).
-func (f *Factory) Replay(kit *labkit.Lab, tr *trace.Trace, o trace.ReplayOptions) *labrun.Run {
-	return labrun.Replay(kit.Text, kit.Steps, tr, o)
-}
-
-// Trace reads a trace and the lab it was recorded on: "reference" is
-// the reference run of the lab the command works on; a file names its
-// lab in its header (the lab of --lab-dir when the IDs match, else an
-// installed one). Its errors are Korean.
-func (f *Factory) Trace(name string) (*trace.Trace, *labkit.Lab, error) {
-	if name == trace.ReferenceName {
+// CompleteSteps lists the steps of the lab the command would open.
+func CompleteSteps(f Factory) cobra.CompletionFunc {
+	return func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		kit, err := f.Lab()
 		if err != nil {
-			return nil, nil, err
+			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		tr, err := trace.ReferenceOf(kit.Text)
-		if err != nil {
-			return nil, nil, err
+		var out []cobra.Completion
+		for _, s := range kit.Text.Steps {
+			out = append(out, cobra.CompletionWithDesc(strconv.Itoa(s.Number), s.Title))
 		}
-		return tr, kit, nil
+		return out, cobra.ShellCompDirectiveNoFileComp
 	}
-	tr, err := trace.Open(name)
-	if err != nil {
-		return nil, nil, err
-	}
-	if f.LabDir() != "" {
-		kit, err := f.Lab()
-		if err != nil {
-			return nil, nil, err
-		}
-		if kit.ID() == tr.Header.Lab {
-			return tr, kit, nil
-		}
-	}
-	// A store that cannot be read fails Open's own look-up, which says so.
-	labs, _ := catalog.List()
-	kit, err := catalog.Open(tr.Header.Lab, labs)
-	if err != nil {
-		return nil, nil, errors.New(content.Msg("cli.lab_missing", "lab", tr.Header.Lab, "err", err))
-	}
-	return tr, kit, nil
+}
+
+// CompleteTraces offers the built-in reference run; files complete as
+// files.
+func CompleteTraces(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return []cobra.Completion{cobra.CompletionWithDesc(trace.ReferenceName, content.Msg("cli.complete.reference"))}, cobra.ShellCompDirectiveDefault
 }

@@ -17,8 +17,11 @@ import (
 // choice, an argument, the class's lab) asks the Factory for one
 // (WithLab), never changes these.
 type LabFlags struct {
-	Root     string // --root
-	Lab      string // --lab
+	Root string // --root
+	Lab  string // --lab: the lab the command works on (the last one given)
+	// Labs are every --lab given, in order: the labs a class carries
+	// (class init reads the flag as a list).
+	Labs     []string
 	LabDir   string // --lab-dir: a lab read from a directory (declarative checks only)
 	StateDir string // --state-dir
 	Log      string // --log
@@ -35,7 +38,7 @@ func (l *LabFlags) AddFlags(root *cobra.Command) {
 	fs.BoolVar(&l.Poll, "poll", false, content.Msg("cli.flag.poll"))
 	fs.StringVar(&l.Log, "log", "", content.Msg("cli.flag.log"))
 	fs.StringVar(&l.StateDir, "state-dir", "", content.Msg("cli.flag.state_dir"))
-	fs.StringVar(&l.Lab, "lab", "", content.Msg("cli.flag.lab"))
+	fs.Var(labValue{&l.Lab, &l.Labs}, "lab", content.Msg("cli.flag.lab"))
 	fs.StringVar(&l.LabDir, "lab-dir", "", content.Msg("cli.flag.lab_dir"))
 	fs.StringVar(&l.Config, "config", "", content.Msg("cli.flag.config"))
 	Metavars(fs, map[string]string{"root": "DIR", "log": "FILE", "state-dir": "DIR", "lab": "ID", "lab-dir": "DIR", "config": "FILE"})
@@ -46,6 +49,28 @@ func (l *LabFlags) AddFlags(root *cobra.Command) {
 	_ = root.MarkPersistentFlagFilename("config", "toml")
 	_ = root.RegisterFlagCompletionFunc("lab", CompleteLabs)
 }
+
+// labValue is --lab: a string flag (the last value names the lab) that
+// keeps every value given as well.
+type labValue struct {
+	last *string
+	all  *[]string
+}
+
+func (v labValue) String() string {
+	if v.last == nil {
+		return ""
+	}
+	return *v.last
+}
+
+func (v labValue) Set(s string) error {
+	*v.last = s
+	*v.all = append(*v.all, s)
+	return nil
+}
+
+func (v labValue) Type() string { return "string" }
 
 // ClusterFlags choose the lab cluster as kubectl's flags do
 // (genericclioptions.ConfigFlags), bound once on the root. Only the flag
@@ -72,9 +97,9 @@ func (c ClusterFlags) Options() kube.Options {
 	return kube.Options{Path: c.Kubeconfig, Context: c.Context}
 }
 
-// named reports whether the flags name a kubeconfig or a context: then
+// Named reports whether the flags name a kubeconfig or a context: then
 // one that cannot be used is an error, never a cluster that is off.
-func (c ClusterFlags) named() bool { return c.Kubeconfig != "" || c.Context != "" }
+func (c ClusterFlags) Named() bool { return c.Kubeconfig != "" || c.Context != "" }
 
 // completeContexts lists the contexts of the kubeconfig labmate would
 // use.
@@ -103,6 +128,52 @@ type ClassFlags struct {
 func (c *ClassFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&c.File, "class", "", content.Msg("class.flag.class"))
 	fs.StringVar(&c.Name, "class-name", "", content.Msg("class.flag.class_name"))
+}
+
+// Reads marks the root's persistent flag name as one cmd reads with a
+// meaning of its own (the instructor's --kubeconfig, the labs of a
+// class's --lab): the flag is bound once, on the root, and no command
+// binds another of its name (docs/wiring_test.go); cmd's help lists it
+// among cmd's own flags, worded usage, its value named metavar (""
+// names it by its type).
+func Reads(cmd *cobra.Command, name, usage, metavar string) {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[readsKey+name] = usage + "\x00" + metavar
+}
+
+const readsKey = "labmate_reads:"
+
+// FlagUsage is f's usage as cmd's help and completion word it: cmd's own
+// wording of a root flag it reads (Reads), else the flag's.
+func FlagUsage(cmd *cobra.Command, f *pflag.Flag) string {
+	if usage, _, ok := readsOf(cmd, f); ok {
+		return usage
+	}
+	return f.Usage
+}
+
+// wordReadFlags gives the root's flags cmd reads (Reads) cmd's wording,
+// for the completion of flag names (cobra describes a flag by its Usage):
+// a command line runs one command, whose words they then are.
+func wordReadFlags(cmd *cobra.Command) {
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if usage, _, ok := readsOf(cmd, f); ok {
+			f.Usage = usage
+		}
+	})
+}
+
+// readsOf is how cmd words the root's flag f it reads (Reads), ok false
+// when it gives f no meaning of its own.
+func readsOf(cmd *cobra.Command, f *pflag.Flag) (usage, metavar string, ok bool) {
+	v, ok := cmd.Annotations[readsKey+f.Name]
+	if !ok {
+		return "", "", false
+	}
+	usage, metavar, _ = strings.Cut(v, "\x00")
+	return usage, metavar, true
 }
 
 // CompleteLabs lists what --lab and a lab argument complete to.

@@ -5,6 +5,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -44,6 +45,11 @@ func metavar(f *pflag.Flag) string {
 	if v := f.Annotations[metavarKey]; len(v) > 0 {
 		return v[0]
 	}
+	return typeMetavar(f)
+}
+
+// typeMetavar names a flag's value by its type.
+func typeMetavar(f *pflag.Flag) string {
 	switch f.Value.Type() {
 	case "bool":
 		return ""
@@ -55,34 +61,73 @@ func metavar(f *pflag.Flag) string {
 	return content.Msg("cli.help.value")
 }
 
-// flagUsages renders a flag set in Korean, one flag a line, replacing
-// pflag's English "(default ...)".
-func flagUsages(fs *pflag.FlagSet) string {
-	type row struct{ left, right string }
-	var rows []row
-	width := 0
-	fs.VisitAll(func(f *pflag.Flag) {
-		if f.Hidden {
-			return
+// flagRow is one flag as help lists it: the flag, its words and the
+// name of its value.
+type flagRow struct {
+	f              *pflag.Flag
+	usage, metavar string
+}
+
+// localFlags are cmd's own flags and the root's flags it reads with a
+// meaning of its own (Reads), by name.
+func localFlags(cmd *cobra.Command) []flagRow {
+	var rows []flagRow
+	cmd.LocalFlags().VisitAll(func(f *pflag.Flag) { rows = append(rows, flagRow{f, f.Usage, metavar(f)}) })
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if usage, mv, ok := readsOf(cmd, f); ok {
+			if mv == "" {
+				mv = typeMetavar(f)
+			}
+			rows = append(rows, flagRow{f, usage, mv})
 		}
+	})
+	slices.SortStableFunc(rows, func(a, b flagRow) int { return strings.Compare(a.f.Name, b.f.Name) })
+	return rows
+}
+
+// inheritedFlags are the flags cmd inherits and gives no meaning of its
+// own.
+func inheritedFlags(cmd *cobra.Command) []flagRow {
+	var rows []flagRow
+	cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if _, _, ok := readsOf(cmd, f); !ok {
+			rows = append(rows, flagRow{f, f.Usage, metavar(f)})
+		}
+	})
+	return rows
+}
+
+// visible are the rows help shows (hidden flags are not).
+func visible(rows []flagRow) []flagRow {
+	return slices.DeleteFunc(rows, func(r flagRow) bool { return r.f.Hidden })
+}
+
+// flagUsages renders flags in Korean, one a line, replacing pflag's
+// English "(default ...)".
+func flagUsages(rows []flagRow) string {
+	type line struct{ left, right string }
+	var lines []line
+	width := 0
+	for _, r := range visible(rows) {
+		f := r.f
 		left := "      --" + f.Name
 		if f.Shorthand != "" {
 			left = "  -" + f.Shorthand + ", --" + f.Name
 		}
-		if mv := metavar(f); mv != "" {
-			left += " " + mv
+		if r.metavar != "" {
+			left += " " + r.metavar
 		}
-		right := f.Usage
+		right := r.usage
 		if def := flagDefault(f); def != "" {
 			right += " " + content.Msg("cli.help.default", "value", def)
 		}
-		rows = append(rows, row{left, right})
+		lines = append(lines, line{left, right})
 		width = max(width, runewidth.StringWidth(left))
-	})
+	}
 	var b strings.Builder
-	for _, r := range rows {
-		pad := strings.Repeat(" ", width-runewidth.StringWidth(r.left))
-		fmt.Fprintf(&b, "%s%s   %s\n", r.left, pad, r.right)
+	for _, l := range lines {
+		pad := strings.Repeat(" ", width-runewidth.StringWidth(l.left))
+		fmt.Fprintf(&b, "%s%s   %s\n", l.left, pad, l.right)
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -116,7 +161,10 @@ func useLine(cmd *cobra.Command) string {
 
 func init() {
 	cobra.AddTemplateFunc("msg", func(key string, kv ...any) string { return content.Msg(key, kv...) })
-	cobra.AddTemplateFunc("koFlags", flagUsages)
+	cobra.AddTemplateFunc("koLocalFlags", func(cmd *cobra.Command) string { return flagUsages(localFlags(cmd)) })
+	cobra.AddTemplateFunc("koInheritedFlags", func(cmd *cobra.Command) string { return flagUsages(inheritedFlags(cmd)) })
+	cobra.AddTemplateFunc("hasLocalFlags", func(cmd *cobra.Command) bool { return len(visible(localFlags(cmd))) > 0 })
+	cobra.AddTemplateFunc("hasInheritedFlags", func(cmd *cobra.Command) bool { return len(visible(inheritedFlags(cmd))) > 0 })
 	cobra.AddTemplateFunc("useLine", useLine)
 	// A double-click on labmate.exe in Explorer would otherwise print
 	// cobra's English explanation.
@@ -135,13 +183,13 @@ const usageTemplate = `{{msg "cli.help.usage"}}{{if .Runnable}}
 {{.Example}}{{end}}{{if .HasAvailableSubCommands}}
 
 {{msg "cli.help.commands"}}{{range .Commands}}{{if (or .IsAvailableCommand (eq .Name "help"))}}
-  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if .HasAvailableLocalFlags}}
+  {{rpad .Name .NamePadding }} {{.Short}}{{end}}{{end}}{{end}}{{if hasLocalFlags .}}
 
 {{msg "cli.help.flags"}}
-{{koFlags .LocalFlags}}{{end}}{{if .HasAvailableInheritedFlags}}
+{{koLocalFlags .}}{{end}}{{if hasInheritedFlags .}}
 
 {{msg "cli.help.global_flags"}}
-{{koFlags .InheritedFlags}}{{end}}{{if .HasAvailableSubCommands}}
+{{koInheritedFlags .}}{{end}}{{if .HasAvailableSubCommands}}
 
 {{msg "cli.help.more_cmd" "cmd" .CommandPath}}{{end}}
 `

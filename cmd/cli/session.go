@@ -1,18 +1,22 @@
 package cli
 
 import (
+	"context"
 	"errors"
-	"os"
+	"fmt"
+	"io"
+	"strings"
 
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
-	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
 )
 
-// State is the learner's state for the factory's lab: the lab, its root
+// State is the learner's state for a factory's lab: the lab, its root
 // and what labmate keeps of the learner's progress there.
 type State struct {
 	Kit  *labkit.Lab
@@ -31,60 +35,6 @@ type State struct {
 	Warnings []string
 }
 
-// State opens the learner's state for the lab the factory names: for
-// commands that read or change progress and nothing else (reset), no
-// run, so no cluster is reached and no start file is laid out.
-func (f *Factory) State() (*State, error) {
-	kit, err := f.Lab()
-	if err != nil {
-		return nil, err
-	}
-	lab := kit.Text
-	where, err := f.RootFor(lab)
-	if err != nil {
-		named := f.labs.Root
-		if named == "" {
-			named = lab.DefaultRoot
-		}
-		return nil, errors.New(content.Msg("cli.root_bad", "root", named, "err", err))
-	}
-	root := where.Path
-	if fi, err := os.Stat(root); err == nil && !fi.IsDir() {
-		return nil, errors.New(content.Msg("cli.root_not_dir", "root", root))
-	}
-	s := &State{Kit: kit, Lab: lab, Root: root, Place: labroot.Look(where)}
-	if s.Store, err = state.OpenLab(f.labs.StateDir, StateLab(lab), root); err == nil {
-		s.File, err = s.Store.Load()
-		switch {
-		case errors.Is(err, state.ErrCorrupt):
-			s.Warnings = append(s.Warnings, content.Msg("cli.state_damaged", "err", err))
-		case err != nil:
-			// Cannot even read or create it: remember progress for
-			// this run only, instead of failing every write.
-			s.Store = nil
-			s.Warnings = append(s.Warnings, content.Msg("cli.state_unavailable", "err", err))
-		}
-	} else {
-		s.Warnings = append(s.Warnings, content.Msg("cli.state_unavailable", "err", err))
-	}
-	if st := s.File; st.CarriedFrom != "" && s.Store != nil && !exists(s.Store.Path) {
-		// The first run of a new version: say what came along.
-		s.Warnings = append(s.Warnings, content.Msg("cli.state_carried", "lab", lab.ID, "from", st.CarriedFrom,
-			"to", lab.Version, "passed", len(st.Progress.PassedAt)))
-	}
-	return s, nil
-}
-
-// StatePath is where the learner's state for lab and root is kept ("" when
-// it cannot be opened).
-func (f *Factory) StatePath(lab *content.Lab, root string) string {
-	st, err := state.OpenLab(f.labs.StateDir, StateLab(lab), root)
-	if err != nil {
-		return ""
-	}
-	return st.Path
-}
-
 // StateLab is the lab as the learner's state keys it: its ID, version
 // and step IDs, so progress of two versions never mixes.
 func StateLab(l *content.Lab) state.Lab {
@@ -95,12 +45,21 @@ func StateLab(l *content.Lab) state.Lab {
 	return state.Lab{ID: l.ID, Version: l.Version, Steps: steps}
 }
 
-func exists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+// statePath is where the state for lab and root is kept under dir.
+func statePath(dir string, lab *content.Lab, root string) string {
+	st, err := state.OpenLab(dir, StateLab(lab), root)
+	if err != nil {
+		return ""
+	}
+	return st.Path
 }
 
-// Session is the live run of the factory's lab on the learner's root,
+// Lenient says how a session takes a kubeconfig that cannot be used:
+// as a warning, the file steps working on (the TUI), or as the end of
+// the command (scripts).
+type Lenient bool
+
+// Session is the live run of a factory's lab on the learner's root,
 // with the learner's state: what the TUI, check, report and class
 // preview consume.
 type Session struct {
@@ -111,80 +70,15 @@ type Session struct {
 	// lab's notices: Korean, shown, never failed on.
 	Warnings []string
 
-	f *Factory
+	version string
+	learner func(file string) (*learner.Learner, error)
 }
 
-// Lenient says how a session takes a kubeconfig that cannot be used:
-// as a warning, the file steps working on (the TUI), or as the end of
-// the command (scripts).
-type Lenient bool
-
-// Session wires the live run of the factory's lab, once: the learner's
-// state, the lab's start files laid out where nothing is yet, the file
-// source, the script prober and the cluster source on the factory's
-// connection. Its errors are Korean.
-func (f *Factory) Session(lenient Lenient) (*Session, error) {
-	if f.session != nil {
-		return f.session, nil
-	}
-	st, err := f.State()
-	if err != nil {
-		return nil, err
-	}
-	cl, warning, err := f.runCluster(st.Kit, lenient)
-	if err != nil {
-		return nil, err
-	}
-	// Steps passed or caught up before are no first passes now.
-	passed := st.File.Progress.Done()
-	run, err := labrun.New(labrun.Options{
-		Lab: st.Lab, Steps: st.Kit.Steps, Scope: st.Kit.Scope, Root: st.Root, Poll: f.labs.Poll,
-		Cluster: cl, Progress: st.Store, Witness: st.File.Witness, Passed: passed, Notices: st.Warnings,
-	})
-	if err != nil {
-		return nil, err
-	}
-	if warning != "" {
-		run.Notice(warning)
-	}
-	s := &Session{State: st, Run: run, Warnings: run.Warnings(), f: f}
-	for _, n := range f.notices {
-		s.Notice(n)
-	}
-	// Where the files go, when the learner cannot work there yet: the
-	// first answer's (check, report); the TUI says it in its own note
-	// (State.Place), so it is not among the warnings it lists.
-	if say := st.Place.Say(); say != "" {
-		run.Notice(say)
-	}
-	f.session = s
-	return s, nil
-}
-
-// runCluster is how the run reaches the lab cluster: not at all with
-// --no-cluster or a lab that watches nothing there; with no kubeconfig
-// anywhere (none named) as a cluster that is off; a kubeconfig that
-// cannot be used is an error, or with lenient a warning and no cluster
-// source.
-func (f *Factory) runCluster(kit *labkit.Lab, lenient Lenient) (cl labrun.Cluster, warning string, err error) {
-	switch {
-	case f.cluster.NoCluster:
-		return labrun.Cluster{Mode: labrun.ClusterOff}, "", nil
-	case kit.Scope.Empty():
-		return labrun.Cluster{Mode: labrun.ClusterNone}, "", nil
-	}
-	conn, err := f.Cluster()
-	switch {
-	case err == nil:
-		return labrun.Cluster{Mode: labrun.ClusterAuto, Conn: conn}, "", nil
-	case kube.IsMissing(err) && !f.cluster.named():
-		return labrun.Cluster{Mode: labrun.ClusterAuto}, "", nil
-	}
-	msg := content.Msg("cli.kubeconfig_bad", "err", kube.Explain(err))
-	if lenient {
-		return labrun.Cluster{Mode: labrun.ClusterNone}, msg, nil
-	}
-	return labrun.Cluster{}, "", errors.New(msg)
+// NewSession is the session of st's lab running as run: the factory's
+// Session makes it, with labmate's version (what records it) and the
+// factory's Learner (the class a session joins).
+func NewSession(st *State, run *labrun.Run, version string, learner func(string) (*learner.Learner, error)) *Session {
+	return &Session{State: st, Run: run, Warnings: run.Warnings(), version: version, learner: learner}
 }
 
 // Notice is a Korean notice for the learner: shown by the TUI, and said
@@ -201,7 +95,7 @@ func (s *Session) Record(path string) error {
 	if path == "" {
 		return nil
 	}
-	return s.Run.Record(path, s.f.version)
+	return s.Run.Record(path, s.version)
 }
 
 // Stop ends the run; its error says that the trace it recorded to path
@@ -211,4 +105,55 @@ func (s *Session) Stop(path string) error {
 		return errors.New(content.Msg("cli.record_failed", "path", path, "err", err))
 	}
 	return nil
+}
+
+// Identity is who the session publishes as: learner (the class file's
+// slot; Join fills it in), the name the learner chose, the lab.
+func (s *Session) Identity(learnerID, name string) class.Identity {
+	return class.Identity{Learner: learnerID, Name: name, Lab: s.Lab.ID, LabVersion: s.Lab.Version, Labmate: s.version}
+}
+
+// Join starts publishing the session to the class of a --class
+// kubeconfig (learner.Join). A file that cannot be used is a notice,
+// never the end of the lab: the lab goes on without a class.
+func (s *Session) Join(ctx context.Context, c ClassFlags, page bool) *learner.Publisher {
+	if c.File == "" {
+		return nil
+	}
+	bad := func(err error) *learner.Publisher {
+		s.Notice(content.Msg("class.cli.class_file", "path", c.File, "err", learner.Explain(err)))
+		return nil
+	}
+	l, err := s.learner(c.File)
+	if err != nil {
+		return bad(err)
+	}
+	pub, err := learner.Join(ctx, learner.JoinConfig{Learner: l, Identity: s.Identity("", c.Name),
+		Progress: s.File.Progress, Page: page, Tap: s.Run.Tap})
+	if err != nil {
+		return bad(err)
+	}
+	return pub
+}
+
+// PublishOnce sends one evaluation to the class (`check --class` without
+// --watch), waiting at most learner.PublishWait for it to land; what
+// kept it from landing is said on stderr as a notice and never changes
+// check's exit code. once publishes; it is handed the publisher and its
+// context.
+func (s *Session) PublishOnce(ctx context.Context, c ClassFlags, stderr io.Writer, once func(context.Context, *learner.Publisher) error) {
+	ctx, cancel := context.WithTimeout(ctx, learner.PublishWait)
+	defer cancel()
+	pub := s.Join(ctx, c, false)
+	if pub == nil {
+		for _, w := range s.Warnings {
+			if strings.Contains(w, c.File) {
+				fmt.Fprintln(stderr, w)
+			}
+		}
+		return
+	}
+	if err := once(ctx, pub); err != nil {
+		fmt.Fprintln(stderr, err)
+	}
 }

@@ -25,26 +25,13 @@ import (
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labstore"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
 )
-
-// versionedLab is the file-only third lab at a version, its first step
-// retitled by title when not "".
-func versionedLab(version, title string) map[string]string {
-	files := map[string]string{}
-	for k, v := range thirdLab {
-		files[k] = v
-	}
-	toml := strings.Replace(files["lab.toml"], "id = \"nginx-conf\"\n", "id = \"nginx-conf\"\nversion = \""+version+"\"\n", 1)
-	if title != "" {
-		toml = strings.Replace(toml, `title = "재시작 스크립트"`, `title = "`+title+`"`, 1)
-	}
-	files["lab.toml"] = toml
-	return files
-}
 
 // classLearner is one learner's machine: their class kubeconfig, their
 // own data (installed labs) and state directories, their lab root.
@@ -115,7 +102,7 @@ func newClassLabE2E(t *testing.T) *classLabE2E {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	e.ctx = ctx
-	v1Dir := writeLab(t, versionedLab("1.0.0", ""))
+	v1Dir := testfiles.Dir(t, labkittest.VersionedFileLab("1.0.0", ""))
 	var err error
 	if e.v1, err = labstore.Pack(v1Dir); err != nil {
 		t.Fatal(err)
@@ -173,7 +160,7 @@ func (e *classLabE2E) pushReachesBoth(t *testing.T) {
 	ls := e.learners
 	pane := ls[1].tuiInTmux(t)
 	ls[0].use(t)
-	l1, err := learner.Open(ls[0].file)
+	l1, err := openLearner(ls[0].file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +171,7 @@ func (e *classLabE2E) pushReachesBoth(t *testing.T) {
 	wctx, stopWatch := context.WithCancel(e.ctx)
 	defer stopWatch()
 	notes := classlab.WatchInstalled(wctx, l1.Conn, l1.Namespace, have)
-	v2Dir := writeLab(t, versionedLab("1.1.0", "재시작 스크립트 (고친 판)"))
+	v2Dir := testfiles.Dir(t, labkittest.VersionedFileLab("1.1.0", "재시작 스크립트 (고친 판)"))
 	if code, stdout, errOut := runStreams("class", "lab", "push", v2Dir, "--kubeconfig", e.kubeconfig, "-n", e.ns); code != cli.ExitOK {
 		t.Fatalf("class lab push: exit %d\n%s%s", code, stdout, errOut)
 	}
@@ -217,7 +204,7 @@ func (e *classLabE2E) pushReachesBoth(t *testing.T) {
 func (e *classLabE2E) tamperedIsRefused(t *testing.T) {
 	l := e.learners[1]
 	l.use(t)
-	l2, err := learner.Open(l.file)
+	l2, err := openLearner(l.file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +243,7 @@ func (e *classLabE2E) tamperedIsRefused(t *testing.T) {
 // and nothing more of the namespace.
 func learnerMayReadOnlyTheLabObject(ctx context.Context, t *testing.T, file string) {
 	t.Helper()
-	l, err := learner.Open(file)
+	l, err := openLearner(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +295,7 @@ func exportShows(t *testing.T, kubeconfig, ns, version string, n int) {
 // marks n learners 구판.
 func boardMarksBehind(ctx context.Context, t *testing.T, kubeconfig, ns string, n int) {
 	t.Helper()
-	conn, _, err := admin.Open(kubeconfig, "", ns)
+	conn, err := kube.Open(admin.Kubeconfig(kubeconfig, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -414,4 +401,14 @@ func (p tmuxPane) quit(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// openLearner opens a learner's class kubeconfig as the command line's
+// factory does.
+func openLearner(path string) (*learner.Learner, error) {
+	conn, err := kube.Open(learner.Kubeconfig(path))
+	if err != nil {
+		return nil, err
+	}
+	return learner.New(conn, path)
 }

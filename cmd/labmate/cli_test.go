@@ -13,6 +13,7 @@ import (
 
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/content"
 )
 
 // With LABMATE_TEST_AS_LABMATE=1 the test binary is labmate itself, so a
@@ -83,19 +84,52 @@ func TestEveryHelpIsKoreanAndComplete(t *testing.T) {
 					t.Errorf("help contains %q:\n%s", e, out)
 				}
 			}
-			cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) { checkFlag(t, out, f) })
-			cmd.LocalFlags().VisitAll(func(f *pflag.Flag) { checkFlag(t, out, f) })
+			cmd.InheritedFlags().VisitAll(func(f *pflag.Flag) { checkFlag(t, out, cmd, f) })
+			cmd.LocalFlags().VisitAll(func(f *pflag.Flag) { checkFlag(t, out, cmd, f) })
 		})
 	}
 }
 
-func checkFlag(t *testing.T, help string, f *pflag.Flag) {
+// checkFlag: cmd's help lists f with its words (a root flag cmd reads
+// with a meaning of its own, worded as cmd's: cli.Reads), in Korean.
+func checkFlag(t *testing.T, help string, cmd *cobra.Command, f *pflag.Flag) {
 	t.Helper()
-	if !strings.Contains(help, "--"+f.Name) || !strings.Contains(help, f.Usage) {
+	usage := cli.FlagUsage(cmd, f)
+	if !strings.Contains(help, "--"+f.Name) || !strings.Contains(help, usage) {
 		t.Errorf("help lacks --%s with its text", f.Name)
 	}
-	if f.Usage == "" || !strings.ContainsFunc(f.Usage, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 }) {
-		t.Errorf("--%s has no Korean usage text: %q", f.Name, f.Usage)
+	if usage == "" || !strings.ContainsFunc(usage, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 }) {
+		t.Errorf("--%s has no Korean usage text: %q", f.Name, usage)
+	}
+}
+
+// No command binds a flag the root binds for every command: a command
+// that gives one a meaning of its own reads the root's and words it in
+// its help and completions (the class's --kubeconfig, --context, --lab).
+func TestNoCommandBindsARootFlag(t *testing.T) {
+	root, _ := newRootCmd(cli.Streams{})
+	persistent := map[string]bool{}
+	root.PersistentFlags().VisitAll(func(f *pflag.Flag) { persistent[f.Name] = true })
+	if len(persistent) < 8 {
+		t.Fatalf("the root binds %d flags for every command", len(persistent))
+	}
+	for _, cmd := range allCommands(root)[1:] {
+		cmd.LocalNonPersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if persistent[f.Name] && f.Name != "help" {
+				t.Errorf("%s binds --%s, which the root binds for every command", cmd.CommandPath(), f.Name)
+			}
+		})
+		cmd.PersistentFlags().VisitAll(func(f *pflag.Flag) {
+			if persistent[f.Name] {
+				t.Errorf("%s binds --%s for its subcommands, which the root binds for every command", cmd.CommandPath(), f.Name)
+			}
+		})
+	}
+	// The instructor's commands read the root's --kubeconfig, worded as
+	// theirs in a completion too.
+	code, out, _ := runStreams("__complete", "class", "board", "--l")
+	if code != cli.ExitOK || !strings.Contains(out, "--lab\t"+content.Msg("class.flag.board_lab")) {
+		t.Errorf("class board's --lab is not described as the board's:\n%s", out)
 	}
 }
 
@@ -215,10 +249,4 @@ func TestCompletionScriptsLoad(t *testing.T) {
 			}
 		})
 	}
-}
-
-// newFactory is the factory of a command line with these flags, as the
-// root builds it.
-func newFactory(l cli.LabFlags, c cli.ClusterFlags) *cli.Factory {
-	return cli.NewFactory(&l, &c, version)
 }

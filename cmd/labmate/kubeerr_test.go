@@ -14,8 +14,20 @@ import (
 	"unicode"
 
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/cmd/cli/factory"
 	"github.com/labhub/labmate/kube"
 )
+
+// goodTerminal gives doctor a terminal with nothing to complain about,
+// whatever the machine running the tests has.
+func goodTerminal(t *testing.T) {
+	t.Setenv("TERM", "xterm-256color")
+	t.Setenv("LANG", "C.UTF-8")
+	t.Setenv("LC_ALL", "")
+	t.Setenv("LC_CTYPE", "")
+	t.Setenv("NO_COLOR", "")
+	t.Setenv("TMUX", "")
+}
 
 // faultKubeconfig is a kubeconfig whose server is server, context lab.
 func faultKubeconfig(t *testing.T, server string) string {
@@ -88,7 +100,8 @@ func TestNoClientEnglishReachesTheLearner(t *testing.T) {
 		}
 		// The TUI's wiring: what it shows as notices.
 		t.Run(name+"/tui", func(t *testing.T) {
-			fac := newFactory(cli.LabFlags{Lab: "gpu-incident", Root: root, StateDir: t.TempDir()}, cli.ClusterFlags{Kubeconfig: f.kubeconfig, Context: f.context})
+			fac := factory.New(&cli.LabFlags{Lab: "gpu-incident", Root: root, StateDir: t.TempDir()},
+				&cli.ClusterFlags{Kubeconfig: f.kubeconfig, Context: f.context}, version, factory.Default(cli.Streams{}))
 			s, err := fac.Session(true)
 			if err != nil {
 				t.Fatal(err)

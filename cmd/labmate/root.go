@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/labmate/cmd/cli/checkcmd"
 	"github.com/labhub/labmate/cmd/cli/classcmd"
 	"github.com/labhub/labmate/cmd/cli/doctorcmd"
+	"github.com/labhub/labmate/cmd/cli/factory"
 	"github.com/labhub/labmate/cmd/cli/labcmd"
 	"github.com/labhub/labmate/cmd/cli/replaycmd"
 	"github.com/labhub/labmate/cmd/cli/reportcmd"
@@ -22,9 +23,9 @@ import (
 // newRootCmd builds the whole command tree around one factory made from
 // the flag groups every command shares. Adding a command is one line
 // here: root.AddCommand(xcmd.NewCmd(f, streams)).
-func newRootCmd(streams cli.Streams) (*cobra.Command, *cli.Factory) {
+func newRootCmd(streams cli.Streams) (*cobra.Command, *factory.Factory) {
 	labs, cluster := &cli.LabFlags{}, &cli.ClusterFlags{}
-	f := cli.NewFactory(labs, cluster, version)
+	f := factory.New(labs, cluster, version, factory.Default(streams))
 	root := tuicmd.NewCmd(f, streams)
 	labs.AddFlags(root)
 	cluster.AddFlags(root)

@@ -17,12 +17,24 @@ func redirect(f *os.File) (restore func(), err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Dup2(int(f.Fd()), 2); err != nil {
+	if err := dup2(int(f.Fd()), 2); err != nil {
 		unix.Close(saved)
 		return nil, err
 	}
 	return func() {
-		_ = unix.Dup2(saved, 2)
+		_ = dup2(saved, 2)
 		unix.Close(saved)
 	}, nil
+}
+
+// dup2 is unix.Dup2 again while the kernel says EINTR or EBUSY (a
+// signal, the runtime's own preemption included, or an open racing on
+// the target descriptor): both leave the descriptors as they were.
+func dup2(oldfd, newfd int) error {
+	for {
+		err := unix.Dup2(oldfd, newfd)
+		if err != unix.EINTR && err != unix.EBUSY {
+			return err
+		}
+	}
 }

@@ -1,11 +1,15 @@
-// Package kubefake is kube.Interface over client-go's object
-// tracker, for tests: what k8s.io/client-go/kubernetes/fake is for the
-// whole Clientset, without compiling every API group's fake.
+// Package kubefake is kube's fake for tests: Clientset, kube.Interface
+// over client-go's object tracker (what k8s.io/client-go/kubernetes/fake
+// is for the whole Clientset, without compiling every API group's fake),
+// and Conn, a kube.Conn of fake clients.
 package kubefake
 
 import (
 	"context"
+	"fmt"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/meta/testrestmapper"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -29,6 +33,7 @@ import (
 	fakerbacv1 "k8s.io/client-go/kubernetes/typed/rbac/v1/fake"
 	schedulingv1 "k8s.io/client-go/kubernetes/typed/scheduling/v1"
 	fakeschedulingv1 "k8s.io/client-go/kubernetes/typed/scheduling/v1/fake"
+	"k8s.io/client-go/rest"
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/labhub/labmate/kube"
@@ -92,11 +97,111 @@ func (c *Clientset) SchedulingV1() schedulingv1.SchedulingV1Interface {
 	return &fakeschedulingv1.FakeSchedulingV1{Fake: &c.Fake}
 }
 
-// Conn is a connection for tests: cs as its typed client, dyn (nil: none)
-// as its dynamic client, and a REST mapper that knows every kind of
-// client-go's scheme.
-func Conn(cs *Clientset, dyn dynamic.Interface) *kube.Conn {
-	return kube.Assemble(kube.Parts{Host: "https://fake.invalid", Typed: cs, Dynamic: dyn,
-		Mapper:  testrestmapper.TestOnlyStaticRESTMapper(scheme.Scheme),
-		Version: func(context.Context) (string, error) { return "v1.34.12", nil }})
+// Conn is a kube.Conn of fake clients, the real connection's
+// counterpart in tests: each getter returns its part, and a part that is
+// nil is an error when asked for. Within is the connection itself (a
+// fake has no timeout to set); it writes no kubeconfig.
+type Conn struct {
+	host    string
+	origin  kube.Origin
+	typed   kube.Interface
+	dyn     dynamic.Interface
+	disc    discovery.CachedDiscoveryInterface
+	mapper  meta.ResettableRESTMapper
+	version func(context.Context) (string, error)
+}
+
+var _ kube.Conn = (*Conn)(nil)
+
+// NewConn is a connection with cs as its typed client and dyn as its
+// dynamic client (nil: none), a REST mapper that knows every kind of
+// client-go's scheme, and an API server that answers v1.34.12.
+func NewConn(cs *Clientset, dyn dynamic.Interface) *Conn {
+	c := &Conn{host: "https://fake.invalid", dyn: dyn,
+		version: func(context.Context) (string, error) { return "v1.34.12", nil }}
+	if cs != nil {
+		c.typed = cs
+	}
+	return c.WithMapper(testrestmapper.TestOnlyStaticRESTMapper(scheme.Scheme))
+}
+
+// WithMapper makes m the connection's REST mapper.
+func (c *Conn) WithMapper(m meta.RESTMapper) *Conn {
+	switch m := m.(type) {
+	case nil:
+		c.mapper = nil
+	case meta.ResettableRESTMapper:
+		c.mapper = m
+	default:
+		c.mapper = fixedMapper{m}
+	}
+	return c
+}
+
+// WithVersion makes probe the answer of the reachability probe.
+func (c *Conn) WithVersion(probe func(context.Context) (string, error)) *Conn {
+	c.version = probe
+	return c
+}
+
+// WithOrigin is the kubeconfig context the connection says it came from.
+func (c *Conn) WithOrigin(o kube.Origin) *Conn {
+	c.origin = o
+	return c
+}
+
+// fixedMapper is a mapper that has nothing to forget (a table's).
+type fixedMapper struct{ meta.RESTMapper }
+
+func (fixedMapper) Reset() {}
+
+// errNoPart is asking the connection for a client it was not given.
+func errNoPart(what string) error {
+	return fmt.Errorf("kubefake: this connection has no %s client", what)
+}
+
+func (c *Conn) Host() string                   { return c.host }
+func (c *Conn) Origin() kube.Origin            { return c.origin }
+func (c *Conn) Config() *rest.Config           { return &rest.Config{Host: c.host} }
+func (c *Conn) Within(time.Duration) kube.Conn { return c }
+
+func (c *Conn) Typed() (kube.Interface, error) {
+	if c.typed == nil {
+		return nil, errNoPart("typed")
+	}
+	return c.typed, nil
+}
+
+func (c *Conn) Dynamic() (dynamic.Interface, error) {
+	if c.dyn == nil {
+		return nil, errNoPart("dynamic")
+	}
+	return c.dyn, nil
+}
+
+func (c *Conn) Discovery() (discovery.CachedDiscoveryInterface, error) {
+	if c.disc == nil {
+		return nil, errNoPart("discovery")
+	}
+	return c.disc, nil
+}
+
+func (c *Conn) Mapper() (meta.ResettableRESTMapper, error) {
+	if c.mapper == nil {
+		return nil, errNoPart("REST mapper")
+	}
+	return c.mapper, nil
+}
+
+func (c *Conn) Get(context.Context, string) ([]byte, error) { return nil, errNoPart("REST") }
+
+func (c *Conn) Version(ctx context.Context) (string, error) {
+	if c.version == nil {
+		return "", errNoPart("version")
+	}
+	return c.version(ctx)
+}
+
+func (c *Conn) WriteKubeconfig(string) error {
+	return fmt.Errorf("kubefake: a fake connection has no kubeconfig to write")
 }

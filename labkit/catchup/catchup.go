@@ -45,10 +45,9 @@ type Options struct {
 	// Run is the learner's live run over Root, not started: catch-up
 	// starts it, judges by its reports and stops it on Close.
 	Run *labrun.Run
-	// Cluster is the lab cluster (nil when there is none; ClusterErr
-	// says why).
-	Cluster    *kube.Conn
-	ClusterErr error
+	// Cluster is the lab cluster as the command line chose it: its
+	// connection, or why there is none.
+	Cluster kube.Target
 	// Progress records the steps caught up (nil records nothing).
 	Progress *state.Store
 	// To is the step to catch up to: steps 1..To-1 are brought to the
@@ -212,27 +211,23 @@ func New(ctx context.Context, o Options) (p *Plan, err error) {
 // for this lab (or for none), and writes the kubeconfig of its one
 // context the reference's kubectl uses.
 func (p *Plan) claim(ctx context.Context) error {
-	conn := p.o.Cluster
+	conn := p.o.Cluster.Conn
 	if conn == nil {
-		err := p.o.ClusterErr
-		if err == nil {
-			err = &kube.LoadError{Kind: kube.Missing}
-		}
-		return refuse("catchup.no_sandbox", "err", kube.Explain(err), "lab", p.text.ID)
+		return refuse("catchup.no_sandbox", "err", p.o.Cluster.Why(), "lab", p.text.ID)
 	}
 	have, err := sandbox.Identify(ctx, conn)
 	switch {
 	case errors.Is(err, sandbox.ErrNotSandbox):
-		return refuse("catchup.not_sandbox", "server", conn.Host(), "context", conn.Context, "lab", p.text.ID)
+		return refuse("catchup.not_sandbox", "server", conn.Host(), "context", conn.Origin().Context, "lab", p.text.ID)
 	case err != nil:
-		return refuse("catchup.unreachable", "server", conn.Host(), "context", conn.Context, "err", kube.Explain(err))
+		return refuse("catchup.unreachable", "server", conn.Host(), "context", conn.Origin().Context, "err", kube.Explain(err))
 	case have != "" && have != p.text.ID:
-		return refuse("catchup.other_lab", "context", conn.Context, "have", have, "lab", p.text.ID)
+		return refuse("catchup.other_lab", "context", conn.Origin().Context, "have", have, "lab", p.text.ID)
 	}
 	if err := conn.WriteKubeconfig(p.doer.Kubeconfig); err != nil {
 		return refuse("catchup.no_sandbox", "err", kube.Explain(err), "lab", p.text.ID)
 	}
-	p.Sandbox = conn.Context
+	p.Sandbox = conn.Origin().Context
 	return nil
 }
 

@@ -63,22 +63,22 @@ func newLearner(t *testing.T, id string) *learner {
 	return &learner{kit: kit, root: root, store: store}
 }
 
-func (l *learner) options(t *testing.T, to int, conn *kube.Conn) Options {
+func (l *learner) options(t *testing.T, to int, conn kube.Conn) Options {
 	t.Helper()
 	f, err := l.store.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := labrun.Cluster{Mode: labrun.ClusterOff}
+	cl := kube.Target{Off: true}
 	if conn != nil {
-		cl = labrun.Cluster{Mode: labrun.ClusterAuto, Conn: conn}
+		cl = kube.Target{Conn: conn}
 	}
 	run, err := labrun.New(labrun.Options{Lab: l.kit.Text, Steps: l.kit.Steps, Scope: l.kit.Scope, Root: l.root, Cluster: cl,
 		Progress: l.store, Witness: f.Witness, Passed: f.Progress.Done()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return Options{Kit: l.kit, Root: l.root, Run: run, Cluster: conn, Progress: l.store, To: to, Timeout: 30 * time.Second,
+	return Options{Kit: l.kit, Root: l.root, Run: run, Cluster: cl, Progress: l.store, To: to, Timeout: 30 * time.Second,
 		Now: func() time.Time { return t0 }}
 }
 
@@ -288,16 +288,16 @@ func TestCatchUpRefusesWithoutTheSandboxAndChangesNothing(t *testing.T) {
 	before := tree(t, l.root)
 	cases := []struct {
 		name string
-		conn *kube.Conn
+		conn kube.Conn
 		says string
 	}{
 		{"no cluster", nil, "샌드박스가 있어야 합니다"},
-		{"not a sandbox", kubefake.Conn(kubefake.New(), nil), "샌드박스가 아니라서"},
+		{"not a sandbox", kubefake.NewConn(kubefake.New(), nil), "샌드박스가 아니라서"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := l.options(t, 6, nil)
-			o.Cluster = c.conn
+			o.Cluster = kube.Target{Conn: c.conn}
 			p, err := New(context.Background(), o)
 			var r *Refusal
 			if !errors.As(err, &r) {

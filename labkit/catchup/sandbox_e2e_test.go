@@ -39,8 +39,8 @@ func TestCatchUpEveryLabOnItsSandbox(t *testing.T) {
 			defer p.Close()
 			var out bytes.Buffer
 			p.Write(&out)
-			if p.Sandbox != conn.Context {
-				t.Errorf("plan runs on %q, want the sandbox's context %q", p.Sandbox, conn.Context)
+			if p.Sandbox != conn.Origin().Context {
+				t.Errorf("plan runs on %q, want the sandbox's context %q", p.Sandbox, conn.Origin().Context)
 			}
 			for _, s := range p.Steps {
 				if s.Keep {

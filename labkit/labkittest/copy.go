@@ -43,3 +43,49 @@ func SetLabTOML(tb testing.TB, dir, old, new string) {
 		tb.Fatal(err)
 	}
 }
+
+// Reference is the directory of a built-in lab's reference answers in
+// the module (content/labs/<id>/reference), laid out as a lab root.
+func Reference(tb testing.TB, id string) string {
+	tb.Helper()
+	root, err := testbin.ModuleRoot()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return filepath.Join(root, "content", "labs", id, "reference")
+}
+
+// ReferenceRoot is a new lab root holding a copy of the lab's reference
+// answers, their modes kept (a script stays executable); rels, when
+// given, are the only files copied.
+func ReferenceRoot(tb testing.TB, id string, rels ...string) string {
+	tb.Helper()
+	src, root := Reference(tb, id), filepath.Join(tb.TempDir(), "root")
+	if len(rels) == 0 {
+		if err := os.CopyFS(root, os.DirFS(src)); err != nil {
+			tb.Fatal(err)
+		}
+		return root
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	for _, rel := range rels {
+		fi, err := os.Stat(filepath.Join(src, rel))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		raw, err := os.ReadFile(filepath.Join(src, rel))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		dst := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(dst, raw, fi.Mode().Perm()); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return root
+}

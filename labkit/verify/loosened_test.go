@@ -8,6 +8,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labkit/verify"
 	"github.com/labhub/labmate/labs/gpuincident"
@@ -53,7 +54,7 @@ func TestMutantsCatchALoosenedRule(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := verify.Run(context.Background(), verify.Options{Lab: lab, NoCluster: true, Mutants: true})
+	res, err := verify.Run(context.Background(), verify.Options{Lab: lab, Cluster: kube.Target{Off: true}, Mutants: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/labhub/labmate/labkit/action"
 	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/observe/cluster"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -29,7 +30,7 @@ type prover struct {
 	kit  *labkit.Lab
 
 	answers, kubeconfigFile string
-	conn                    *kube.Conn // the sandbox, once the proof may touch it
+	conn                    kube.Conn // the sandbox, once the proof may touch it
 	cs                      kube.Interface
 	dyn                     dynamic.Interface
 	clusterOK               bool // the proof may touch the sandbox
@@ -89,7 +90,7 @@ func (p *prover) prepare(ctx context.Context) error {
 		return &EnvError{msg("verify.answers", "dir", p.text.Answers, "err", err)}
 	}
 	needCluster := len(p.kit.ClusterSteps()) > 0
-	if needCluster && !p.o.NoCluster {
+	if needCluster && !p.o.Cluster.Off {
 		if err := p.connect(ctx); err != nil {
 			return err
 		}
@@ -115,24 +116,20 @@ func (p *prover) prepare(ctx context.Context) error {
 // sandbox for the lab: its namespaces gone, its nodes as its topology
 // says.
 func (p *prover) connect(ctx context.Context) error {
-	conn := p.o.Cluster
+	conn := p.o.Cluster.Conn
 	if conn == nil {
-		err := p.o.ClusterErr
-		if err == nil {
-			err = &kube.LoadError{Kind: kube.Missing}
-		}
-		return &EnvError{msg("verify.no_sandbox", "err", kube.Explain(err))}
+		return &EnvError{msg("verify.no_sandbox", "err", p.o.Cluster.Why())}
 	}
 	have, err := sandbox.Identify(ctx, conn)
 	if errors.Is(err, sandbox.ErrNotSandbox) {
-		return &EnvError{msg("verify.not_sandbox", "server", conn.Host(), "context", conn.Context, "err", err)}
+		return &EnvError{msg("verify.not_sandbox", "server", conn.Host(), "context", conn.Origin().Context, "err", err)}
 	}
 	if err != nil {
-		return &EnvError{msg("verify.unreachable", "server", conn.Host(), "context", conn.Context, "err", kube.Explain(err))}
+		return &EnvError{msg("verify.unreachable", "server", conn.Host(), "context", conn.Origin().Context, "err", kube.Explain(err))}
 	}
 	if have != "" && have != p.text.ID {
 		// Its objects are a learner's progress on that lab.
-		return &EnvError{msg("verify.other_lab", "context", conn.Context, "have", have, "lab", p.text.ID)}
+		return &EnvError{msg("verify.other_lab", "context", conn.Origin().Context, "have", have, "lab", p.text.ID)}
 	}
 	// The answers' kubectl is a child process: it gets the sandbox's
 	// context alone, in a file of the proof's.
@@ -190,16 +187,17 @@ func (p *prover) newSession(ctx context.Context, record string, from *baseline) 
 		return nil, &EnvError{msg("verify.tmp", "err", err)}
 	}
 	// The run lays the lab's start/ out in the root, as for a learner.
-	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: s.root, Cluster: labrun.Cluster{Mode: labrun.ClusterNone},
-		Remembered: s.remembered}
+	o := labrun.Options{Lab: p.text, Steps: p.kit.Steps, Scope: p.kit.Scope, Root: s.root, Remembered: s.remembered}
 	if from != nil {
 		o.Witness, s.memory = cloneWitness(from.memory), cloneWitness(from.memory)
 	}
 	switch {
 	case p.clusterOK:
-		o.Cluster = labrun.Cluster{Mode: labrun.ClusterAuto, Conn: p.conn}
+		o.Cluster = kube.Target{Conn: p.conn}
 	case len(p.kit.ClusterSteps()) > 0:
-		o.Cluster.Mode = labrun.ClusterOff
+		o.Cluster = kube.Target{Off: true} // the cluster steps say they were not verified
+	default:
+		o.Scope = cluster.Scope{} // file steps alone: no cluster source
 	}
 	// Messages and the trace name the lab's default root as the LabHub
 	// pages have it, whoever proves the lab; the files really are under

@@ -26,14 +26,11 @@ import (
 // Options configure a proof.
 type Options struct {
 	Lab *labkit.Lab
-	// Cluster is the connection to the sandbox that --kubeconfig and
-	// --context name (kubectl's rules, then the sandbox's own
-	// kubeconfig), or ClusterErr why there is none.
-	Cluster    *kube.Conn
-	ClusterErr error
-	// NoCluster verifies the file steps only; the cluster steps are
+	// Cluster is the sandbox as the command line chose it (--kubeconfig,
+	// --context: kubectl's rules, then the sandbox's own kubeconfig); Off
+	// (--no-cluster) verifies the file steps only, the cluster steps
 	// reported as not verified.
-	NoCluster bool
+	Cluster kube.Target
 	// BinDir holds the sandbox's kubectl, first on the scripts' PATH.
 	BinDir string
 	// Record writes the reference run (solutions only, no wrong

@@ -35,7 +35,7 @@ func evalAdvertiseGPU(in checks.Input) checks.StepEval {
 	ev.Observed = append(ev.Observed, nodeGPUFacts(in)...)
 	if pod != nil {
 		ev.Observed = append(ev.Observed, checks.Fact{Label: msg("cluster.fact.pod"), Value: msg("cluster.fact.pod_short",
-			"phase", pod.Status.Phase, "node", checks.OrNone(pod.Spec.NodeName))})
+			"phase", pod.Status.Phase, "node", checks.OrNone(msg, pod.Spec.NodeName))})
 	} else {
 		ev.Observed = append(ev.Observed, checks.Fact{Label: msg("cluster.fact.pod"), Value: msg("cluster.absent")})
 	}
@@ -51,13 +51,13 @@ func nodeAdvertises(in checks.Input, id, name, want, why string) checks.Result {
 		return checks.Fail(id, msg("cluster.node.missing", "node", name), expected, msg("cluster.absent"), "")
 	}
 	capa, alloc := gpuAmount(n.Status.Capacity), gpuAmount(n.Status.Allocatable)
-	observed := "capacity=" + checks.OrNone(capa) + ", allocatable=" + checks.OrNone(alloc)
+	observed := "capacity=" + checks.OrNone(msg, capa) + ", allocatable=" + checks.OrNone(msg, alloc)
 	var wrong []string
 	if !checks.SameAmount(capa, want) {
-		wrong = append(wrong, "capacity="+checks.OrNone(capa))
+		wrong = append(wrong, "capacity="+checks.OrNone(msg, capa))
 	}
 	if !checks.SameAmount(alloc, want) {
-		wrong = append(wrong, "allocatable="+checks.OrNone(alloc))
+		wrong = append(wrong, "allocatable="+checks.OrNone(msg, alloc))
 	}
 	if len(wrong) == 0 {
 		return checks.Result{ID: id, Status: checks.Passed, Message: msg("cluster.node.ok", "node", name, "want", want), Expected: expected, Observed: observed}
@@ -72,16 +72,16 @@ func probePodRunning(p *corev1.Pod, node *corev1.Node) checks.Result {
 	if p == nil {
 		return checks.Fail(id, msg("cluster.run.no_pod"), want, msg("cluster.absent"), "")
 	}
-	got := string(p.Status.Phase) + " @ " + checks.OrNone(p.Spec.NodeName)
+	got := string(p.Status.Phase) + " @ " + checks.OrNone(msg, p.Spec.NodeName)
 	switch {
 	case p.Spec.NodeName != "" && p.Spec.NodeName != advertisingNode:
 		return checks.Fail(id, msg("cluster.run.other_node", "node", p.Spec.NodeName), want, got, "")
 	case p.Spec.NodeName == "":
 		m, _ := checks.UnschedulableNow(p)
 		if node != nil && gpuAmount(node.Status.Allocatable) != "" && !checks.SameAmount(gpuAmount(node.Status.Allocatable), "0") {
-			return checks.Result{ID: id, Status: checks.Waiting, Message: msg("cluster.run.retrying", "message", checks.OrNone(m)), Expected: want, Observed: got}
+			return checks.Result{ID: id, Status: checks.Waiting, Message: msg("cluster.run.retrying", "message", checks.OrNone(msg, m)), Expected: want, Observed: got}
 		}
-		return checks.Fail(id, msg("cluster.run.pending", "message", checks.OrNone(m)), want, got, "")
+		return checks.Fail(id, msg("cluster.run.pending", "message", checks.OrNone(msg, m)), want, got, "")
 	case p.Status.Phase != corev1.PodRunning:
 		return checks.Result{ID: id, Status: checks.Waiting, Message: msg("cluster.run.starting", "phase", p.Status.Phase), Expected: want, Observed: got}
 	}
@@ -148,12 +148,12 @@ func nodeTableFormat(in checks.Input) (map[string]gpuRow, checks.Result) {
 		}
 	}
 	if r, ok := rows[advertisingNode]; ok && r.n > 0 && !checks.SameAmount(r.value, advertisedGPUs) {
-		problems.Add("cluster.table.node0", "line", r.n, "got", checks.OrNone(r.value), "want", advertisedGPUs)
+		problems.Add("cluster.table.node0", "line", r.n, "got", checks.OrNone(msg, r.value), "want", advertisedGPUs)
 	}
 	want := msg("cluster.table.expect")
 	if !problems.Empty() {
 		return rows, checks.Fail(id, msg("cluster.table.bad", "path", checks.Shown(in, nodeGPUPath), "problems", problems.String()),
-			want, checks.OrNone(tableSummary(rows)), nodeGPUPath)
+			want, checks.OrNone(msg, tableSummary(rows)), nodeGPUPath)
 	}
 	return rows, checks.Result{ID: id, Status: checks.Passed, Message: msg("cluster.table.ok", "path", checks.Shown(in, nodeGPUPath)), Expected: want, Observed: tableSummary(rows)}
 }
@@ -169,7 +169,7 @@ func tableSummary(rows map[string]gpuRow) string {
 	var parts []string
 	for _, node := range labNodes {
 		if r, ok := rows[node]; ok {
-			parts = append(parts, node+"="+checks.OrNone(r.value))
+			parts = append(parts, node+"="+checks.OrNone(msg, r.value))
 		}
 	}
 	return strings.Join(parts, ", ")
@@ -200,15 +200,15 @@ func nodeTableLive(in checks.Input, rows map[string]gpuRow) checks.Result {
 		}
 		accepted := checks.SameAmount(r.value, liveVal) || (node != advertisingNode && r.value == "")
 		if node == advertisingNode {
-			exp = append(exp, node+"="+checks.OrNone(liveVal))
+			exp = append(exp, node+"="+checks.OrNone(msg, liveVal))
 		} else {
-			exp = append(exp, node+"="+msg("cluster.table.none_or", "live", checks.OrNone(liveVal)))
+			exp = append(exp, node+"="+msg("cluster.table.none_or", "live", checks.OrNone(msg, liveVal)))
 		}
 		if !accepted {
 			if at == "" {
 				at = checks.Where(nodeGPUPath, r.n)
 			}
-			problems = append(problems, msg("cluster.table.live_wrong", "node", node, "line", r.n, "file", checks.OrNone(r.value), "live", checks.OrNone(liveVal)))
+			problems = append(problems, msg("cluster.table.live_wrong", "node", node, "line", r.n, "file", checks.OrNone(msg, r.value), "live", checks.OrNone(msg, liveVal)))
 		}
 	}
 	if len(problems) > 0 {
@@ -224,7 +224,7 @@ func nodeGPUFacts(in checks.Input) []checks.Fact {
 		n := checks.Live[*corev1.Node](in, "Node", "", name)
 		v := msg("cluster.absent")
 		if n != nil {
-			v = "capacity=" + checks.OrNone(gpuAmount(n.Status.Capacity)) + ", allocatable=" + checks.OrNone(gpuAmount(n.Status.Allocatable))
+			v = "capacity=" + checks.OrNone(msg, gpuAmount(n.Status.Capacity)) + ", allocatable=" + checks.OrNone(msg, gpuAmount(n.Status.Allocatable))
 		}
 		facts = append(facts, checks.Fact{Label: name + " nvidia.com/gpu", Value: v})
 	}

@@ -69,7 +69,7 @@ func runtimeClassFields(m *checks.Manifest, rc *nodev1.RuntimeClass) checks.Resu
 	if m == nil {
 		return checks.Wait(id, msg("cluster.wait.manifest", "path", runtimeClassPath))
 	}
-	fc := checks.ObjectFields(m, rc, gpuRuntimeClass, "")
+	fc := checks.ObjectFields(msg, m, rc, gpuRuntimeClass, "")
 	fc.Expect("handler", rc.Handler, gpuRuntimeClass, msg("cluster.rc.handler_hint"))
 	return fc.Result(id, msg("cluster.rc.fields_ok"))
 }
@@ -99,10 +99,10 @@ func gpuPodFields(m *checks.Manifest, p *corev1.Pod) checks.Result {
 	if m == nil {
 		return checks.Wait(id, msg("cluster.wait.manifest", "path", gpuPodPath))
 	}
-	fc := checks.ObjectFields(m, p, probePodName, labNamespace)
+	fc := checks.ObjectFields(msg, m, p, probePodName, labNamespace)
 	fc.Expect("spec.runtimeClassName", derefString(p.Spec.RuntimeClassName), gpuRuntimeClass, msg("cluster.pod.rcn_hint"))
 	amount, path := podGPULimit(p)
-	fc.Note("limits[nvidia.com/gpu]=1", "limits[nvidia.com/gpu]="+checks.OrNone(amount))
+	fc.Note("limits[nvidia.com/gpu]=1", "limits[nvidia.com/gpu]="+checks.OrNone(msg, amount))
 	switch {
 	case amount == "" && podGPURequested(p):
 		fc.Problem("spec.containers", msg("cluster.pod.gpu_requests_only"))
@@ -178,16 +178,16 @@ func runtimeClassLive(in checks.Input, file *nodev1.RuntimeClass) checks.Result 
 	if rc == nil {
 		return checks.Fail(id, msg("cluster.rc.live_missing", "path", checks.Shown(in, runtimeClassPath)), want, msg("cluster.absent"), "")
 	}
-	got := "handler=" + checks.OrNone(rc.Handler)
+	got := "handler=" + checks.OrNone(msg, rc.Handler)
 	if rc.Handler != gpuRuntimeClass {
-		m := msg("cluster.rc.live_handler", "got", checks.OrNone(rc.Handler))
+		m := msg("cluster.rc.live_handler", "got", checks.OrNone(msg, rc.Handler))
 		if file != nil && file.Handler != rc.Handler {
-			m += msg("cluster.rc.live_vs_file", "file", checks.OrNone(file.Handler), "live", checks.OrNone(rc.Handler))
+			m += msg("cluster.rc.live_vs_file", "file", checks.OrNone(msg, file.Handler), "live", checks.OrNone(msg, rc.Handler))
 		}
 		return checks.Fail(id, m+msg("cluster.rc.recreate", "path", checks.Shown(in, runtimeClassPath)), want, got, "")
 	}
 	if file != nil && file.Name == gpuRuntimeClass && file.Handler != rc.Handler {
-		return checks.Fail(id, msg("cluster.rc.file_behind", "file", checks.OrNone(file.Handler), "live", rc.Handler), want, got, runtimeClassPath)
+		return checks.Fail(id, msg("cluster.rc.file_behind", "file", checks.OrNone(msg, file.Handler), "live", rc.Handler), want, got, runtimeClassPath)
 	}
 	return checks.Result{ID: id, Status: checks.Passed, Message: msg("cluster.rc.live_ok"), Expected: want, Observed: got}
 }
@@ -200,15 +200,15 @@ func gpuPodLive(in checks.Input, file, p *corev1.Pod) checks.Result {
 	}
 	liveRCN := derefString(p.Spec.RuntimeClassName)
 	liveGPU, _ := podGPULimit(p)
-	got := "runtimeClassName=" + checks.OrNone(liveRCN) + ", limits[nvidia.com/gpu]=" + checks.OrNone(liveGPU)
+	got := "runtimeClassName=" + checks.OrNone(msg, liveRCN) + ", limits[nvidia.com/gpu]=" + checks.OrNone(msg, liveGPU)
 	var problems []string
 	compare := func(field, fileVal, liveVal, wantVal string) {
 		if liveVal == wantVal {
 			return
 		}
-		m := msg("cluster.pod.live_field", "field", field, "got", checks.OrNone(liveVal), "want", wantVal)
+		m := msg("cluster.pod.live_field", "field", field, "got", checks.OrNone(msg, liveVal), "want", wantVal)
 		if file != nil && fileVal != liveVal {
-			m += msg("cluster.side", "file", checks.OrNone(fileVal), "live", checks.OrNone(liveVal))
+			m += msg("cluster.side", "file", checks.OrNone(msg, fileVal), "live", checks.OrNone(msg, liveVal))
 		}
 		problems = append(problems, m)
 	}
@@ -276,7 +276,7 @@ func unschedulableLive(in checks.Input, p *corev1.Pod, lines []string) checks.Re
 			return checks.Result{ID: id, Status: checks.Waiting, Message: msg("cluster.pending.inferred_wait", "gap", gs, "path", checks.Shown(in, unscheduledPath)),
 				Expected: want, Observed: msg("cluster.pending.observed_late", "gap", gs)}
 		}
-		return checks.Result{ID: id, Status: checks.Passed, Message: msg("cluster.pending.inferred", "gap", gs, "node", checks.OrNone(p.Spec.NodeName)),
+		return checks.Result{ID: id, Status: checks.Passed, Message: msg("cluster.pending.inferred", "gap", gs, "node", checks.OrNone(msg, p.Spec.NodeName)),
 			Expected: want, Observed: msg("cluster.pending.observed_late", "gap", gs)}
 	}
 	c := checks.PodCondition(p, corev1.PodScheduled)
@@ -286,8 +286,8 @@ func unschedulableLive(in checks.Input, p *corev1.Pod, lines []string) checks.Re
 	case c != nil && c.Status == corev1.ConditionFalse:
 		return checks.Fail(id, msg("cluster.pending.other_reason", "reason", c.Reason, "message", c.Message), want, "reason="+c.Reason, "")
 	default:
-		return checks.Fail(id, msg("cluster.pending.scheduled", "phase", p.Status.Phase, "node", checks.OrNone(p.Spec.NodeName)), want,
-			msg("cluster.pending.seen_scheduled", "node", checks.OrNone(p.Spec.NodeName)), "")
+		return checks.Fail(id, msg("cluster.pending.scheduled", "phase", p.Status.Phase, "node", checks.OrNone(msg, p.Spec.NodeName)), want,
+			msg("cluster.pending.seen_scheduled", "node", checks.OrNone(msg, p.Spec.NodeName)), "")
 	}
 }
 
@@ -349,7 +349,7 @@ func unscheduledWrong(id, got string, n checks.SchedNote, at string) checks.Resu
 func pendingFacts(in checks.Input, p *corev1.Pod, lines []string) []checks.Fact {
 	var facts []checks.Fact
 	if rc := checks.Live[*nodev1.RuntimeClass](in, "RuntimeClass", "", gpuRuntimeClass); rc != nil {
-		facts = append(facts, checks.Fact{Label: msg("cluster.fact.runtimeclass"), Value: "handler=" + checks.OrNone(rc.Handler)})
+		facts = append(facts, checks.Fact{Label: msg("cluster.fact.runtimeclass"), Value: "handler=" + checks.OrNone(msg, rc.Handler)})
 	} else {
 		facts = append(facts, checks.Fact{Label: msg("cluster.fact.runtimeclass"), Value: msg("cluster.absent")})
 	}
@@ -358,9 +358,9 @@ func pendingFacts(in checks.Input, p *corev1.Pod, lines []string) []checks.Fact 
 	}
 	gpu, _ := podGPULimit(p)
 	facts = append(facts, checks.Fact{Label: msg("cluster.fact.pod"), Value: msg("cluster.fact.pod_value",
-		"phase", p.Status.Phase, "node", checks.OrNone(p.Spec.NodeName), "rcn", checks.OrNone(derefString(p.Spec.RuntimeClassName)), "gpu", checks.OrNone(gpu))})
+		"phase", p.Status.Phase, "node", checks.OrNone(msg, p.Spec.NodeName), "rcn", checks.OrNone(msg, derefString(p.Spec.RuntimeClassName)), "gpu", checks.OrNone(msg, gpu))})
 	if c := checks.PodCondition(p, corev1.PodScheduled); c != nil {
-		facts = append(facts, checks.Fact{Label: "PodScheduled", Value: fmt.Sprintf("%s / %s / %s", c.Status, checks.OrNone(c.Reason), checks.OrNone(c.Message))})
+		facts = append(facts, checks.Fact{Label: "PodScheduled", Value: fmt.Sprintf("%s / %s / %s", c.Status, checks.OrNone(msg, c.Reason), checks.OrNone(msg, c.Message))})
 	} else {
 		facts = append(facts, checks.Fact{Label: "PodScheduled", Value: msg("cluster.none")})
 	}

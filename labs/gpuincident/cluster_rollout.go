@@ -66,7 +66,7 @@ func (t toolkitTemplate) isNew() bool {
 	return t.image == newImage && checks.SameAmount(t.memory, newMemory)
 }
 func (t toolkitTemplate) String() string {
-	return checks.OrNone(t.image) + ", memory " + checks.OrNone(t.memory)
+	return checks.OrNone(msg, t.image) + ", memory " + checks.OrNone(msg, t.memory)
 }
 
 func maxUnavailable(ds *appsv1.DaemonSet) string {
@@ -180,24 +180,24 @@ func toolkitFields(m *checks.Manifest, ds *appsv1.DaemonSet) checks.Result {
 	if m == nil {
 		return checks.Wait(id, msg("cluster.wait.manifest", "path", toolkitDSPath))
 	}
-	fc := checks.ObjectFields(m, ds, toolkitName, operatorNamespace)
+	fc := checks.ObjectFields(msg, m, ds, toolkitName, operatorNamespace)
 	if t := ds.Spec.UpdateStrategy.Type; t != "" && t != appsv1.RollingUpdateDaemonSetStrategyType {
 		fc.Problem("spec.updateStrategy.type", msg("cluster.ds.strategy", "got", t, "line", m.Line("spec.updateStrategy.type")))
 	}
 	fc.Expect("spec.updateStrategy.rollingUpdate.maxUnavailable", maxUnavailable(ds), "1", "")
 	t := templateOf(&ds.Spec.Template.Spec)
-	fc.Note("image+memory="+oldImage+"+"+oldMemory, "image+memory="+checks.OrNone(t.image)+"+"+checks.OrNone(t.memory))
+	fc.Note("image+memory="+oldImage+"+"+oldMemory, "image+memory="+checks.OrNone(msg, t.image)+"+"+checks.OrNone(msg, t.memory))
 	base := fmt.Sprintf("spec.template.spec.containers[%d]", max(t.index, 0))
 	switch {
 	case t.index < 0:
 		fc.Problem("spec.template.spec", msg("cluster.ds.no_container"))
 	case t.isOld() || t.isNew():
 	case t.image == oldImage:
-		fc.Problem(base+".resources", msg("cluster.ds.old_memory", "got", checks.OrNone(t.memory), "want", oldMemory, "line", m.Line(base+".resources")))
+		fc.Problem(base+".resources", msg("cluster.ds.old_memory", "got", checks.OrNone(msg, t.memory), "want", oldMemory, "line", m.Line(base+".resources")))
 	case t.image == newImage:
-		fc.Problem(base+".resources", msg("cluster.ds.new_memory", "got", checks.OrNone(t.memory), "want", newMemory, "line", m.Line(base+".resources")))
+		fc.Problem(base+".resources", msg("cluster.ds.new_memory", "got", checks.OrNone(msg, t.memory), "want", newMemory, "line", m.Line(base+".resources")))
 	default:
-		fc.Problem(base+".image", msg("cluster.ds.image", "got", checks.OrNone(t.image), "line", m.Line(base+".image"), "old", oldImage, "new", newImage))
+		fc.Problem(base+".image", msg("cluster.ds.image", "got", checks.OrNone(msg, t.image), "line", m.Line(base+".image"), "old", oldImage, "new", newImage))
 	}
 	return fc.Result(id, msg("cluster.ds.fields_ok"))
 }
@@ -208,16 +208,16 @@ func toolkitFields(m *checks.Manifest, ds *appsv1.DaemonSet) checks.Result {
 func toolkitLive(file, ds *appsv1.DaemonSet) checks.Result {
 	const id = "rollout-stall.ds-live"
 	lt := templateOf(&ds.Spec.Template.Spec)
-	got := "maxUnavailable=" + checks.OrNone(maxUnavailable(ds)) + ", " + lt.String()
+	got := "maxUnavailable=" + checks.OrNone(msg, maxUnavailable(ds)) + ", " + lt.String()
 	if file == nil {
 		return checks.Result{ID: id, Status: checks.Waiting, Message: msg("cluster.wait.manifest", "path", toolkitDSPath), Observed: got}
 	}
 	ft := templateOf(&file.Spec.Template.Spec)
-	want := "maxUnavailable=" + checks.OrNone(maxUnavailable(file)) + ", " + ft.String()
+	want := "maxUnavailable=" + checks.OrNone(msg, maxUnavailable(file)) + ", " + ft.String()
 	var problems []string
 	if maxUnavailable(file) != maxUnavailable(ds) {
 		problems = append(problems, msg("cluster.ds.live_field", "field", "maxUnavailable")+
-			msg("cluster.side", "file", checks.OrNone(maxUnavailable(file)), "live", checks.OrNone(maxUnavailable(ds))))
+			msg("cluster.side", "file", checks.OrNone(msg, maxUnavailable(file)), "live", checks.OrNone(msg, maxUnavailable(ds))))
 	}
 	sameTemplate := ft.image == lt.image && checks.SameAmount(ft.memory, lt.memory)
 	switch {
@@ -295,9 +295,9 @@ func rolloutStalled(ds *appsv1.DaemonSet, pods []*corev1.Pod, blocked *corev1.Po
 	case lt.image == oldImage:
 		return checks.Fail(id, msg("cluster.stall.not_updated", "image", lt.image), want, got, "")
 	case lt.image != newImage:
-		return checks.Fail(id, msg("cluster.stall.other_image", "image", checks.OrNone(lt.image), "want", newImage), want, got, "")
+		return checks.Fail(id, msg("cluster.stall.other_image", "image", checks.OrNone(msg, lt.image), "want", newImage), want, got, "")
 	case !checks.SameAmount(lt.memory, newMemory):
-		m := msg("cluster.stall.memory", "got", checks.OrNone(lt.memory), "want", newMemory)
+		m := msg("cluster.stall.memory", "got", checks.OrNone(msg, lt.memory), "want", newMemory)
 		if st.DesiredNumberScheduled > 0 && st.UpdatedNumberScheduled == st.DesiredNumberScheduled {
 			m = msg("cluster.stall.completed", "updated", st.UpdatedNumberScheduled, "desired", st.DesiredNumberScheduled, "ready", st.NumberReady) + " " + m
 		}
@@ -325,12 +325,12 @@ func rolloutReportLive(byKey map[string]checks.KVLine, ds *appsv1.DaemonSet, pod
 		{Key: "UPDATED", Want: itoa(st.UpdatedNumberScheduled), Why: "status.updatedNumberScheduled", Hint: msg("cluster.report.updated_hint")},
 		{Key: "READY", Want: itoa(st.NumberReady), Why: "status.numberReady", Hint: msg("cluster.report.ready_hint")},
 		{Key: "OLD_IMAGE_PODS", Want: strconv.Itoa(old), Why: msg("cluster.report.why_old", "image", oldImage)},
-		{Key: "MAX_UNAVAILABLE", Want: checks.OrNone(maxUnavailable(ds)), Why: "spec.updateStrategy.rollingUpdate.maxUnavailable"},
+		{Key: "MAX_UNAVAILABLE", Want: checks.OrNone(msg, maxUnavailable(ds)), Why: "spec.updateStrategy.rollingUpdate.maxUnavailable"},
 	}
 	if tok := blockerToken(blockMsg); tok != "" {
 		vals = append(vals, checks.ReportValue{Key: "BLOCKER", Want: tok, Why: msg("cluster.report.why_blocker", "message", checks.Clip(blockMsg, 120))})
 	}
-	r := checks.CheckReportValues(id, rolloutPath, byKey, vals, msg("cluster.report.live_ok"))
+	r := checks.CheckReportValues(msg, id, rolloutPath, byKey, vals, msg("cluster.report.live_ok"))
 	if r.Status == checks.Passed && blockMsg == "" {
 		return checks.Result{ID: id, Status: checks.Waiting, Message: msg("cluster.report.no_blocker"), Expected: r.Expected, Observed: r.Observed}
 	}
@@ -343,7 +343,7 @@ func rolloutFacts(in checks.Input, ds *appsv1.DaemonSet, pods []*corev1.Pod) []c
 		{Label: msg("cluster.fact.ds_status"), Value: fmt.Sprintf("desired=%d current=%d updated=%d ready=%d available=%d unavailable=%d (generation %d, observed %d)",
 			st.DesiredNumberScheduled, st.CurrentNumberScheduled, st.UpdatedNumberScheduled, st.NumberReady,
 			st.NumberAvailable, st.NumberUnavailable, ds.Generation, st.ObservedGeneration)},
-		{Label: msg("cluster.fact.ds_template"), Value: templateOf(&ds.Spec.Template.Spec).String() + ", maxUnavailable=" + checks.OrNone(maxUnavailable(ds))},
+		{Label: msg("cluster.fact.ds_template"), Value: templateOf(&ds.Spec.Template.Spec).String() + ", maxUnavailable=" + checks.OrNone(msg, maxUnavailable(ds))},
 	}
 	byImage := map[string][]string{}
 	var images []string
@@ -375,5 +375,5 @@ func imageTag(img string) string {
 	if i := strings.LastIndexByte(img, ':'); i >= 0 && !strings.Contains(img[i:], "/") {
 		return img[i+1:]
 	}
-	return checks.OrNone(img)
+	return checks.OrNone(msg, img)
 }

@@ -89,7 +89,7 @@ func (c *sharingConfig) summary() string {
 	}
 	var rs []string
 	for _, r := range ts.Resources {
-		rs = append(rs, fmt.Sprintf("%s×%d", checks.OrNone(r.Name), r.Replicas))
+		rs = append(rs, fmt.Sprintf("%s×%d", checks.OrNone(msg, r.Name), r.Replicas))
 	}
 	return "failRequestsGreaterThanOne=" + fail + ", resources=[" + strings.Join(rs, " ") + "]"
 }
@@ -136,7 +136,7 @@ func evalTimeSlicing(in checks.Input) checks.StepEval {
 	}
 	if n := checks.Live[*corev1.Node](in, "Node", "", timeSlicedNode); n != nil {
 		ev.Observed = append(ev.Observed, checks.Fact{Label: timeSlicedNode + " nvidia.com/gpu",
-			Value: "capacity=" + checks.OrNone(gpuAmount(n.Status.Capacity)) + ", allocatable=" + checks.OrNone(gpuAmount(n.Status.Allocatable))})
+			Value: "capacity=" + checks.OrNone(msg, gpuAmount(n.Status.Capacity)) + ", allocatable=" + checks.OrNone(msg, gpuAmount(n.Status.Allocatable))})
 	}
 	return ev
 }
@@ -148,14 +148,14 @@ func timeSlicingFields(in checks.Input, m *checks.Manifest, cm *corev1.ConfigMap
 	if m == nil {
 		return nil, checks.Wait(id, msg("cluster.wait.manifest", "path", timeSlicingPath))
 	}
-	fc := checks.ObjectFields(m, cm, timeSlicingName, operatorNamespace)
+	fc := checks.ObjectFields(msg, m, cm, timeSlicingName, operatorNamespace)
 	raw, ok := cm.Data["any"]
 	if !ok {
 		var keys []string
 		for k := range cm.Data {
 			keys = append(keys, k)
 		}
-		fc.Problem("data", msg("cluster.ts.no_any", "keys", checks.JoinOr(keys, ", ")))
+		fc.Problem("data", msg("cluster.ts.no_any", "keys", checks.JoinOr(msg, keys, ", ")))
 		return nil, fc.Result(id, "")
 	}
 	cfg, prob := parseSharing(raw)
@@ -178,7 +178,7 @@ func sharingProblem(in checks.Input, p *checks.YAMLProblem, text string) string 
 	case p.Kind == "syntax":
 		return msg("cluster.ts.any_syntax", "line", p.Line, "why", why)
 	case p.Kind == "unknown":
-		return msg("cluster.ts.any_unknown", "fields", strings.Join(p.All, ", "))
+		return msg("cluster.ts.any_unknown", "fields", p.UnknownWords(in))
 	}
 	return msg("cluster.ts.any_value", "why", why)
 }
@@ -193,18 +193,18 @@ func sharingFields(fc *checks.FieldCheck, cfg *sharingConfig) {
 	if ts.FailRequestsGreaterThanOne != nil {
 		fail = strconv.FormatBool(*ts.FailRequestsGreaterThanOne)
 	}
-	fc.Note("failRequestsGreaterThanOne=true", "failRequestsGreaterThanOne="+checks.OrNone(fail))
+	fc.Note("failRequestsGreaterThanOne=true", "failRequestsGreaterThanOne="+checks.OrNone(msg, fail))
 	if fail != "true" {
-		fc.Problem("data.any", msg("cluster.ts.fail_requests", "got", checks.OrNone(fail)))
+		fc.Problem("data.any", msg("cluster.ts.fail_requests", "got", checks.OrNone(msg, fail)))
 	}
 	if len(ts.Resources) == 0 {
 		fc.Problem("data.any", msg("cluster.ts.no_resources"))
 		return
 	}
 	r0 := ts.Resources[0]
-	fc.Note("resources[0]=nvidia.com/gpu×5", fmt.Sprintf("resources[0]=%s×%d", checks.OrNone(r0.Name), r0.Replicas))
+	fc.Note("resources[0]=nvidia.com/gpu×5", fmt.Sprintf("resources[0]=%s×%d", checks.OrNone(msg, r0.Name), r0.Replicas))
 	if r0.Name != string(gpuResource) {
-		fc.Problem("data.any", msg("cluster.ts.resource_name", "got", checks.OrNone(r0.Name)))
+		fc.Problem("data.any", msg("cluster.ts.resource_name", "got", checks.OrNone(msg, r0.Name)))
 	}
 	if r0.Replicas != wantReplicas {
 		fc.Problem("data.any", msg("cluster.ts.replicas", "got", r0.Replicas, "want", wantReplicas))
@@ -239,7 +239,7 @@ func timeSlicingLive(in checks.Input, file *sharingConfig) (*sharingConfig, chec
 		}
 		return cfg, checks.Fail(id, msg("cluster.ts.live_differs", "file", fs, "live", ls), fs, ls, timeSlicingPath)
 	}
-	fc := checks.NewFieldCheck(&checks.Manifest{})
+	fc := checks.NewFieldCheck(msg, &checks.Manifest{})
 	sharingFields(fc, cfg)
 	if len(fc.Problems()) > 0 {
 		return cfg, checks.Fail(id, msg("cluster.ts.live_wrong", "problems", strings.Join(fc.Problems(), " ")), want, cfg.summary(), "")
@@ -265,7 +265,7 @@ func slotsValues(byKey map[string]checks.KVLine, replicas int, replicasKnown boo
 		checks.ReportValue{Key: "VRAM_SHARED_PER_GPU_GIB", Want: strconv.Itoa(vramPerGPU), Why: msg("cluster.slots.why_shared")},
 		checks.ReportValue{Key: "ISOLATION", Want: "none", Why: msg("cluster.slots.why_isolation")},
 	)
-	return checks.CheckReportValues(id, slotsPath, byKey, vals, msg("cluster.slots.values_ok"))
+	return checks.CheckReportValues(msg, id, slotsPath, byKey, vals, msg("cluster.slots.values_ok"))
 }
 
 // guaranteedHint explains the most common wrong answer: dividing the
@@ -298,5 +298,5 @@ func slotsLive(in checks.Input, byKey map[string]checks.KVLine, fileRead bool, r
 	if len(vals) == 0 {
 		return checks.Wait(id, msg("cluster.slots.live_wait", "node", timeSlicedNode))
 	}
-	return checks.CheckReportValues(id, slotsPath, byKey, vals, msg("cluster.slots.live_ok", "node", timeSlicedNode))
+	return checks.CheckReportValues(msg, id, slotsPath, byKey, vals, msg("cluster.slots.live_ok", "node", timeSlicedNode))
 }

@@ -39,7 +39,7 @@ func evalDropIn(in checks.Input) checks.StepEval {
 		runtimes, _ := runtimeNames(d)
 		ev.Observed = append(ev.Observed,
 			valueFact(d, "version", []string{"version"}),
-			checks.Fact{Label: msg("files.fact.runtimes"), Value: checks.JoinOr(runtimes, ", ")},
+			checks.Fact{Label: msg("files.fact.runtimes"), Value: checks.JoinOr(msg, runtimes, ", ")},
 			valueFact(d, "runtimes.nvidia.runtime_type", nvidiaTypePath),
 			valueFact(d, "runtimes.nvidia.options.BinaryName", nvidiaBinaryPath),
 			valueFact(d, "runtimes.nvidia.options.SystemdCgroup", nvidiaSystemdPath),

@@ -55,7 +55,7 @@ func evalMainConfig(in checks.Input) checks.StepEval {
 		valueFact(d, "imports", []string{"imports"}),
 		checks.Fact{Label: msg("files.fact.imports_dropin"), Value: importsVerdict(in, d)},
 		valueFact(d, "default_runtime_name", defaultRuntimePath),
-		checks.Fact{Label: msg("files.fact.runtimes"), Value: checks.JoinOr(runtimes, ", ")},
+		checks.Fact{Label: msg("files.fact.runtimes"), Value: checks.JoinOr(msg, runtimes, ", ")},
 		valueFact(d, "runtimes.runc.runtime_type", runcTypePath),
 		valueFact(d, "runtimes.runc.options.SystemdCgroup", runcSystemdPath),
 	)
@@ -73,26 +73,26 @@ func checkImports(in checks.Input, d *checks.TOMLDoc) checks.Result {
 	line := d.Line(key)
 	at := checks.Where(d.Rel, line)
 	expected := msg("files.main.imports_expected")
-	got := checks.TOMLValue(v)
+	got := checks.TOMLValue(msg, v)
 	arr, isArray := v.([]any)
 	if !isArray {
 		if s, isString := v.(string); isString {
-			return checks.Fail(id, msg("files.main.imports_string", "got", got, "line", line, "fix", checks.TOMLValue([]any{s})), expected, got, at)
+			return checks.Fail(id, msg("files.main.imports_string", "got", got, "line", line, "fix", checks.TOMLValue(msg, []any{s})), expected, got, at)
 		}
-		return checks.Fail(id, msg("files.key.wrong_type", "key", "imports", "got", got, "got_type", checks.TypeName(v),
-			"want", checks.TOMLValue(importsWant), "want_type", checks.TypeName(importsWant), "line", line), expected, got, at)
+		return checks.Fail(id, msg("files.key.wrong_type", "key", "imports", "got", got, "got_type", checks.TypeName(msg, v),
+			"want", checks.TOMLValue(msg, importsWant), "want_type", checks.TypeName(msg, importsWant), "line", line), expected, got, at)
 	}
 	var items []string
 	for i, x := range arr {
 		s, isString := x.(string)
 		if !isString {
-			return checks.Fail(id, msg("files.main.imports_item_type", "index", i+1, "got", checks.TOMLValue(x), "got_type", checks.TypeName(x), "line", line), expected, got, at)
+			return checks.Fail(id, msg("files.main.imports_item_type", "index", i+1, "got", checks.TOMLValue(msg, x), "got_type", checks.TypeName(msg, x), "line", line), expected, got, at)
 		}
 		items = append(items, s)
 	}
 	for _, s := range items {
 		if strings.HasSuffix(s, "conf.d/*.toml") {
-			return checks.Pass(id, msg("files.main.imports_ok", "item", checks.TOMLValue(s), "line", line))
+			return checks.Pass(id, msg("files.main.imports_ok", "item", checks.TOMLValue(msg, s), "line", line))
 		}
 	}
 	var hint string
@@ -133,11 +133,11 @@ func importsVerdict(in checks.Input, d *checks.TOMLDoc) string {
 		}
 		pattern := resolveImport(s)
 		if m, err := path.Match(pattern, dropInPath); err == nil && m {
-			return msg("files.fact.imports_yes", "item", checks.TOMLValue(s), "resolved", checks.Shown(in, pattern))
+			return msg("files.fact.imports_yes", "item", checks.TOMLValue(msg, s), "resolved", checks.Shown(in, pattern))
 		}
-		tried = append(tried, checks.TOMLValue(s)+" -> "+checks.Shown(in, pattern))
+		tried = append(tried, checks.TOMLValue(msg, s)+" -> "+checks.Shown(in, pattern))
 	}
-	return msg("files.fact.imports_no", "tried", checks.JoinOr(tried, "; "), "dropin", checks.Shown(in, dropInPath))
+	return msg("files.fact.imports_no", "tried", checks.JoinOr(msg, tried, "; "), "dropin", checks.Shown(in, dropInPath))
 }
 
 func versionHint(got any) string {
@@ -203,5 +203,5 @@ func valueFact(d *checks.TOMLDoc, label string, p []string) checks.Fact {
 	if !ok {
 		return checks.Fact{Label: label, Value: msg("files.seen.absent")}
 	}
-	return checks.Fact{Label: label, Value: msg("files.fact.value", "value", checks.TOMLValue(v), "type", checks.TypeName(v), "line", d.Line(p))}
+	return checks.Fact{Label: label, Value: msg("files.fact.value", "value", checks.TOMLValue(msg, v), "type", checks.TypeName(msg, v), "line", d.Line(p))}
 }

@@ -41,7 +41,7 @@ func deriveMerge(in checks.Input, main, drop *checks.TOMLDoc) mergeTruth {
 		names, has := runtimeNames(d)
 		t.values[key] = strings.Join(names, ",")
 		if has {
-			t.why[key] = msg("files.merge.why.runtimes", "file", checks.Shown(in, d.Rel), "table", table, "list", checks.JoinOr(names, ", "))
+			t.why[key] = msg("files.merge.why.runtimes", "file", checks.Shown(in, d.Rel), "table", table, "list", checks.JoinOr(msg, names, ", "))
 		} else {
 			t.why[key] = msg("files.merge.why.no_runtimes", "file", checks.Shown(in, d.Rel), "table", table)
 		}
@@ -129,9 +129,9 @@ func checkMergeValue(in checks.Input, id, key string, truth mergeTruth, byKey ma
 	}
 	observed := key + "=" + l.Value
 	if key == "LOADED_RUNTIMES" {
-		return checks.Fail(id, msg("files.merge.loaded_wrong", "got", checks.ReportShown(l.Value), "line", l.N, "want", want)+quoteHint(l.Value), expected, observed, at)
+		return checks.Fail(id, msg("files.merge.loaded_wrong", "got", checks.ReportShown(msg, l.Value), "line", l.N, "want", want)+quoteHint(l.Value), expected, observed, at)
 	}
-	m := msg("files.merge.value_wrong", "key", key, "got", checks.ReportShown(l.Value), "line", l.N, "want", checks.ReportShown(want), "why", truth.why[key])
+	m := msg("files.merge.value_wrong", "key", key, "got", checks.ReportShown(msg, l.Value), "line", l.N, "want", checks.ReportShown(msg, want), "why", truth.why[key])
 	return checks.Fail(id, m+mergeHint(key, l.Value, want), expected, observed, at)
 }
 
@@ -235,13 +235,13 @@ func mergeFacts(truth mergeTruth, byKey map[string]checks.KVLine) []checks.Fact 
 	for _, k := range mergeKeys {
 		got := msg("files.seen.absent")
 		if l, ok := byKey[k]; ok {
-			got = checks.ReportShown(l.Value)
+			got = checks.ReportShown(msg, l.Value)
 		}
 		key := "files.fact.merge_derived"
 		if k == "LOADED_RUNTIMES" {
 			key = "files.fact.merge_observed"
 		}
-		facts = append(facts, checks.Fact{Label: k, Value: msg(key, "want", checks.ReportShown(truth.values[k]), "got", got)})
+		facts = append(facts, checks.Fact{Label: k, Value: msg(key, "want", checks.ReportShown(msg, truth.values[k]), "got", got)})
 	}
 	return facts
 }

@@ -37,7 +37,7 @@ func TestParseKeyValues(t *testing.T) {
 			problems: []string{"2번째 줄이 비어 있습니다", "3번째 줄에 = 가 없습니다: `B: 2`", "B 줄이 없습니다", "C 줄이 없습니다"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			byKey, problems := checks.ParseKeyValues(tc.text, keys, tc.noSpaces)
+			byKey, problems := checks.ParseKeyValues(msg, tc.text, keys, tc.noSpaces)
 			if len(byKey) != len(tc.values) {
 				t.Errorf("read %v, want %v", byKey, tc.values)
 			}

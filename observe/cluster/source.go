@@ -55,7 +55,7 @@ type Source struct {
 // REST mapper, with a probe of its own that ends within ProbeTimeout. A
 // nil conn is no cluster at all (no kubeconfig anywhere): the Source
 // reports the cluster as off.
-func New(conn *kube.Conn, opts Options) (*Source, error) {
+func New(conn kube.Conn, opts Options) (*Source, error) {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = DefaultProbeTimeout
 	}
@@ -76,7 +76,7 @@ func New(conn *kube.Conn, opts Options) (*Source, error) {
 		defer cancel()
 		return pc.Version(ctx)
 	}
-	return &Source{opts: opts, client: client, mapper: mapper, probe: probe, server: conn.Host(), context: conn.Context}, nil
+	return &Source{opts: opts, client: client, mapper: mapper, probe: probe, server: conn.Host(), context: conn.Origin().Context}, nil
 }
 
 // Name implements observe.Source.

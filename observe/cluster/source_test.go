@@ -30,6 +30,7 @@ import (
 	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/kube/kubefake"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -59,7 +60,7 @@ var nodeScope = Options{Scope: Scope{Watches: []Watch{{Resource: res("nodes"), N
 // newSource is a Source on a fake dynamic client and a mapper, with probe
 // as its reachability probe.
 func newSource(client dynamic.Interface, mapper meta.RESTMapper, probe ProbeFunc, opts Options) *Source {
-	s, err := New(kube.Assemble(kube.Parts{Dynamic: client, Mapper: mapper, Version: probe}), opts)
+	s, err := New(kubefake.NewConn(nil, client).WithMapper(mapper).WithVersion(probe), opts)
 	if err != nil {
 		panic(err)
 	}

@@ -193,7 +193,7 @@ func acquire(tb testing.TB, path string, exclusive bool, what string) (unlock fu
 }
 
 // Conn is Start plus a connection to the e2e cluster.
-func Conn(t testing.TB) *kube.Conn {
+func Conn(t testing.TB) kube.Conn {
 	t.Helper()
 	Start(t)
 	conn, err := sandbox.Connect(Options())

@@ -23,6 +23,7 @@ import (
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/testbin"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 	"github.com/labhub/labmate/tui/board"
@@ -62,7 +63,7 @@ func classScale(t testing.TB, measure bool) {
 		n, _ = strconv.Atoi(v)
 	}
 	kubeconfig := sandboxtest.Start(t)
-	conn, _, err := admin.Open(kubeconfig, "", "")
+	conn, err := kube.Open(admin.Kubeconfig(kubeconfig, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func classScale(t testing.TB, measure bool) {
 	var pubs []*learner.Publisher
 	var wg sync.WaitGroup
 	for i, f := range files {
-		l, err := learner.Open(f.Path)
+		l, err := openLearner(f.Path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -361,4 +362,14 @@ func rssKiB(t testing.TB, pid int) int {
 		}
 	}
 	return 0
+}
+
+// openLearner opens a learner's class kubeconfig as the command line's
+// factory does.
+func openLearner(path string) (*learner.Learner, error) {
+	conn, err := kube.Open(learner.Kubeconfig(path))
+	if err != nil {
+		return nil, err
+	}
+	return learner.New(conn, path)
 }

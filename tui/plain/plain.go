@@ -556,9 +556,14 @@ func (c *companion) edit() {
 	argv := ed.Command(at)
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = c.opts.Root
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, c.cfg.Out, c.cfg.Out
+	cmd.Stdout, cmd.Stderr = c.cfg.Out, c.cfg.Out
+	// The editor reads the keys from the command's stdin when it is a
+	// file (the terminal), else from /dev/tty, as terminal.Run does.
 	if f, ok := c.cfg.In.(*os.File); ok {
 		cmd.Stdin = f
+	} else if tty, err := os.Open("/dev/tty"); err == nil {
+		defer tty.Close()
+		cmd.Stdin = tty
 	}
 	if err := cmd.Run(); err != nil {
 		c.say("tui.toast.edit_failed", "editor", ed.Name)

@@ -356,14 +356,14 @@ func guard(cmd tea.Cmd) tea.Cmd {
 }
 
 // rawInput puts the input terminal in raw mode, which bubbletea does only
-// when its own renderer runs: stdin when it is a terminal, else /dev/tty
-// (returned, to be passed with tea.WithInput). restore gives the terminal
-// its mode back and closes /dev/tty if it was opened; it is safe to call
-// more than once.
-func rawInput() (in *os.File, cooked *term.State, restore func(), err error) {
-	in = os.Stdin
+// when its own renderer runs: the command's stdin when it is a terminal,
+// else /dev/tty (returned, to be passed with tea.WithInput), with the mode
+// it had. restore gives the terminal its mode back and closes /dev/tty if
+// it was opened; it is safe to call more than once.
+func rawInput(stdin io.Reader) (in *os.File, cooked *term.State, restore func(), err error) {
+	in, _ = stdin.(*os.File)
 	opened := false
-	if !term.IsTerminal(int(in.Fd())) {
+	if in == nil || !term.IsTerminal(int(in.Fd())) {
 		if in, err = os.Open("/dev/tty"); err != nil {
 			return nil, nil, nil, err
 		}
@@ -424,11 +424,15 @@ const FrameRate = 20
 // the writer that reaches the terminal between frames (the clipboard's
 // escape sequence). It returns the model as the program ended (nil if it
 // never started). The instructor's board and the lab picker run through
-// it too.
-func Run(ctx context.Context, out *os.File, build func(w io.Writer) tea.Model) (final tea.Model, err error) {
+// it too, each on the terminal of the Context its command made.
+func Run(ctx context.Context, tc Context, build func(w io.Writer) tea.Model) (final tea.Model, err error) {
 	page.NarrowAmbiguous()
+	out, ok := tc.Out.(*os.File)
+	if !ok {
+		return nil, ErrNoTerminal
+	}
 	scr := newScreen(out)
-	in, cooked, restore, err := rawInput()
+	in, cooked, restore, err := rawInput(tc.In)
 	if err != nil {
 		return nil, err
 	}
@@ -449,6 +453,7 @@ func Run(ctx context.Context, out *os.File, build func(w io.Writer) tea.Model) (
 			// those), outside bubbletea's own handlers too.
 			p.Kill()
 			err = &panicked{r, debug.Stack()}
+			tc.Log.Error("program panicked", "panic", r)
 		}
 	}()
 	m, err := p.Run()

@@ -23,29 +23,25 @@ type Options struct {
 	Yes bool
 
 	streams cli.Streams
-	f       *cli.Factory
+	f       cli.Factory
 	kit     *labkit.Lab
-	ctx     context.Context
 }
 
 // NewCmd is `labmate catch-up`. Exit 0 when done (or nothing to do), 1
 // when the learner said no or the catch-up stopped, 2 on a usage error
 // or a refusal (nothing changed).
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &Options{streams: streams}
 	cmd := cli.Command("catch-up", cli.FlagsUse(), cli.NoArgs, f, o)
 	cmd.Flags().IntVar(&o.To, "to", 0, content.Msg("ops.flag.catch_up_to"))
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("ops.flag.catch_up_yes"))
-	_ = cmd.RegisterFlagCompletionFunc("to", f.CompleteSteps)
+	_ = cmd.RegisterFlagCompletionFunc("to", cli.CompleteSteps(f))
 	return cmd
 }
 
 // Complete finds the lab to catch up.
-func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.f, o.ctx = f, cmd.Context()
-	if o.ctx == nil {
-		o.ctx = context.Background()
-	}
+func (o *Options) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	o.f = f
 	var err error
 	o.kit, err = f.Lab()
 	return err
@@ -60,54 +56,48 @@ func (o *Options) Validate() error {
 }
 
 // Run plans, asks and catches up.
-func (o *Options) Run() int {
-	in, stdout, stderr := o.streams.In, o.streams.Out, o.streams.ErrOut
+func (o *Options) Run(ctx context.Context) error {
+	in, stdout := o.streams.In, o.streams.Out
 	s, err := o.f.Session(false)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
-	conn, connErr := o.f.Cluster()
-	if _, cf := o.f.Flags(); cf.NoCluster {
-		conn, connErr = nil, nil // the learner turned the cluster off
-	}
-	p, err := catchup.New(o.ctx, catchup.Options{Kit: s.Kit, Root: s.Root, Run: s.Run, Cluster: conn, ClusterErr: connErr,
+	p, err := catchup.New(ctx, catchup.Options{Kit: s.Kit, Root: s.Root, Run: s.Run, Cluster: o.f.Cluster(),
 		Progress: s.Store, To: o.To})
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
 	defer p.Close()
 	if p.Empty() {
 		fmt.Fprintln(stdout, content.Msg("catchup.nothing", "to", o.To))
-		return cli.ExitOK
+		return nil
 	}
 	p.Write(stdout)
 	if !o.Yes {
 		fmt.Fprint(stdout, content.Msg("catchup.prompt"))
 		answer, err := bufio.NewReader(in).ReadString('\n')
 		if !cli.IsTerminal(in) {
+			// The answer was not echoed: end the prompt's line ourselves.
 			fmt.Fprintln(stdout)
 		}
 		if err != nil && strings.TrimSpace(answer) == "" {
-			fmt.Fprintln(stderr, content.Msg("catchup.needs_yes"))
-			return cli.ExitFail
+			return cli.Exit(cli.ExitFail, content.Msg("catchup.needs_yes"))
 		}
 		if !affirmative(answer) {
+			// The learner's own answer: said where the question was.
 			fmt.Fprintln(stdout, content.Msg("catchup.cancelled"))
-			return cli.ExitFail
+			return cli.Quiet(cli.ExitFail)
 		}
 	}
-	if err := p.Do(o.ctx, stdout); err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitFail
+	if err := p.Do(ctx, stdout); err != nil {
+		return cli.Fail(err)
 	}
 	if p.Backup != "" {
 		fmt.Fprintln(stdout, content.Msg("catchup.done", "to", o.To, "dir", p.Backup))
 	} else {
 		fmt.Fprintln(stdout, content.Msg("catchup.done_no_backup", "to", o.To))
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // affirmative accepts reset's yes-words (y, yes and their Korean

@@ -5,6 +5,7 @@ package checkcmd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,15 +34,16 @@ type Options struct {
 	Class   cli.ClassFlags
 
 	streams cli.Streams
-	ctx     context.Context
 	cmd     *cobra.Command
-	f       *cli.Factory
-	lab     *labkit.Lab
-	trace   *trace.Trace // --replay
+	// f is the factory of the lab checked (a --class run's may be the
+	// class's); lab is its lab, or with --replay the trace's.
+	f     cli.Factory
+	lab   *labkit.Lab
+	trace *trace.Trace // --replay
 }
 
 // NewCmd is `labmate check`.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &Options{streams: streams}
 	cmd := cli.Command("check", cli.FlagsUse(), cli.NoArgs, f, o)
 	fs := cmd.Flags()
@@ -53,7 +55,7 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 	fs.StringVar(&o.Record, "record", "", content.Msg("cli.flag.record"))
 	o.Class.AddFlags(fs)
 	cli.Metavars(fs, map[string]string{"replay": "FILE|reference", "record": "FILE"})
-	_ = cmd.RegisterFlagCompletionFunc("step", f.CompleteSteps)
+	_ = cmd.RegisterFlagCompletionFunc("step", cli.CompleteSteps(f))
 	_ = cmd.RegisterFlagCompletionFunc("replay", cli.CompleteTraces)
 	_ = cmd.MarkFlagFilename("record")
 	return cmd
@@ -61,8 +63,8 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 
 // Complete finds the lab checked: the trace's with --replay, else the
 // one the flags name (a --class run's may be the class's, fetched).
-func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx, o.cmd = cmd.Context(), cmd
+func (o *Options) Complete(f cli.Factory, cmd *cobra.Command, _ []string) error {
+	o.cmd = cmd
 	if o.Replay != "" {
 		if o.replayExclusive() {
 			return nil // Validate refuses it
@@ -71,7 +73,7 @@ func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error
 		o.trace, o.lab, err = f.Trace(o.Replay)
 		return err
 	}
-	g, err := f.ForClass(o.ctx, o.Class.File)
+	g, err := f.ForClass(cmd.Context(), o.Class.File)
 	if err != nil {
 		return err
 	}
@@ -94,72 +96,60 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// Run evaluates (or watches, or replays) and returns the exit code.
-func (o *Options) Run() int {
+// Run evaluates (or watches, or replays): nil when every step printed
+// passed, an exit code 1 when one did not, 2 when it could not run.
+func (o *Options) Run(ctx context.Context) (err error) {
 	stdout, stderr := o.streams.Out, o.streams.ErrOut
 	if o.trace != nil {
-		return o.checkReplay()
+		return o.checkReplay(ctx)
 	}
 	s, err := o.f.Session(false)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
 	if err := s.Record(o.Record); err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
 	defer func() {
-		if err := s.Stop(o.Record); err != nil {
-			fmt.Fprintln(stderr, err)
+		if stop := s.Stop(o.Record); stop != nil {
+			err = errors.Join(err, cli.Warn(stop))
 		}
 	}()
 	if o.Watch {
-		s.Join(o.ctx, o.Class, false)
-		sayClassLab(o.f.ClassLabNotes(o.ctx, o.Class.File), stderr)
-		return watch(o.ctx, textout.Watch{JSON: o.JSON, Step: o.Step, ReadyTimeout: o.Timeout}, s.Run, stdout, stderr)
+		s.Join(ctx, o.Class, false)
+		sayClassLab(o.f.ClassLabNotes(ctx, o.Class.File), stderr)
+		w := textout.Watch{JSON: o.JSON, Step: o.Step, ReadyTimeout: o.Timeout}
+		// 0 when ctx ends, 2 when stdout refuses a line.
+		return cli.Env(w.Run(ctx, s.Run, stdout))
 	}
-	rep := s.Run.Once(o.ctx, o.Timeout) // the run's notices first among its problems
+	rep := s.Run.Once(ctx, o.Timeout) // the run's notices first among its problems
 	if o.Class.File != "" {
-		s.PublishOnce(o.ctx, o.Class, stderr, func(ctx context.Context, pub *learner.Publisher) error { return learner.PublishOnce(ctx, pub, rep) })
+		s.PublishOnce(ctx, o.Class, stderr, func(ctx context.Context, pub *learner.Publisher) error { return learner.PublishOnce(ctx, pub, rep) })
 	}
-	return reportCode(textout.Report(stdout, rep, o.Step, o.JSON))(stderr)
+	return reportCode(textout.Report(stdout, rep, o.Step, o.JSON))
 }
 
 // checkReplay is `labmate check --replay FILE|reference`: the final
 // results of a trace, evaluated exactly after every record.
-func (o *Options) checkReplay() int {
-	rep, _, err := labrun.Exact(o.ctx, o.lab.Text, o.lab.Steps, o.trace)
+func (o *Options) checkReplay(ctx context.Context) error {
+	rep, _, err := labrun.Exact(ctx, o.lab.Text, o.lab.Steps, o.trace)
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
-	return reportCode(textout.Report(o.streams.Out, rep, o.Step, o.JSON))(o.streams.ErrOut)
+	return reportCode(textout.Report(o.streams.Out, rep, o.Step, o.JSON))
 }
 
-// reportCode is the exit code of a report printed (textout.Report): 0
-// when every step printed passed, 1 when one did not, 2 when it could
-// not be written (said on stderr).
-func reportCode(passed bool, err error) func(stderr io.Writer) int {
-	return func(stderr io.Writer) int {
-		switch {
-		case err != nil:
-			fmt.Fprintln(stderr, err)
-			return cli.ExitUsage
-		case passed:
-			return cli.ExitOK
-		}
-		return cli.ExitFail
+// reportCode is what a report printed (textout.Report) ends check with:
+// nil when every step printed passed, exit code 1 when one did not, 2
+// when it could not be written.
+func reportCode(passed bool, err error) error {
+	switch {
+	case err != nil:
+		return cli.Env(err)
+	case passed:
+		return nil
 	}
-}
-
-// watch is check --watch: 0 when ctx ends, 2 when stdout refuses a line.
-func watch(ctx context.Context, o textout.Watch, run *labrun.Run, stdout, stderr io.Writer) int {
-	if err := o.Run(ctx, run, stdout); err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
-	}
-	return cli.ExitOK
+	return cli.Quiet(cli.ExitFail)
 }
 
 // sayClassLab words the class lab's notes on stderr, for `check --watch

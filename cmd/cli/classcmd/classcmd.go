@@ -7,6 +7,7 @@ package classcmd
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,6 +19,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/tui/board"
+	"github.com/labhub/labmate/tui/terminal"
 )
 
 // requestTimeout bounds each of the instructor's one-off requests (init,
@@ -26,46 +28,57 @@ const requestTimeout = 30 * time.Second
 
 // NewCmd is `labmate class`: init, board, export, report, preview and
 // lab push.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	cmd := cli.Group("class", "init|board|export|report|preview|lab", "class.cli.which")
 	cmd.AddCommand(newInitCmd(f, streams), newBoardCmd(f, streams), newExportCmd(f, streams), newReportCmd(f, streams),
 		newLabCmd(f, streams), newPreviewCmd(f, streams))
 	return cmd
 }
 
-// adminFlags are the instructor-side connection flags.
-type adminFlags struct {
-	Kubeconfig string
-	Context    string
-	Namespace  string
+// instructor is how a class command connects as the instructor: the
+// factory's connection from the root's --kubeconfig and --context (a
+// command binds no flag the root has), and its own -n.
+type instructor struct {
+	Namespace string
+	admin     func(kubeconfig string) (kube.Conn, error)
 }
 
-func (a *adminFlags) bind(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&a.Kubeconfig, "kubeconfig", "", content.Msg("cli.flag.kubeconfig"))
-	cmd.Flags().StringVar(&a.Context, "context", "", content.Msg("cli.flag.context"))
+// bind binds -n and words, in cmd's help, the root's --kubeconfig and
+// --context as the instructor's.
+func (a *instructor) bind(cmd *cobra.Command, f cli.Factory) {
+	a.admin = f.Admin
 	cmd.Flags().StringVarP(&a.Namespace, "namespace", "n", "", content.Msg("class.flag.namespace"))
+	cli.Reads(cmd, "kubeconfig", content.Msg("cli.flag.kubeconfig"), "")
+	cli.Reads(cmd, "context", content.Msg("cli.flag.context"), "")
 }
 
 // command is a class command that connects as the instructor: its help
-// from content (cli.cmd.class.<name>), the admin's flags, o its options.
-func (a *adminFlags) command(name string, f *cli.Factory, o cli.Options) *cobra.Command {
+// from content (cli.cmd.class.<name>), the instructor's flags, o its
+// options.
+func (a *instructor) command(name string, f cli.Factory, o cli.Options) *cobra.Command {
 	cmd := cli.Command("class."+name, cli.FlagsUse(), cli.NoArgs, f, o)
-	a.bind(cmd)
+	a.bind(cmd, f)
 	return cmd
 }
 
-// open connects as the instructor; the namespace is the flag's, the
-// context's, or admin.DefaultNamespace.
-func (a *adminFlags) open() (*kube.Conn, string, error) {
-	conn, ns, err := admin.Open(a.Kubeconfig, a.Context, a.Namespace)
+// readsLab words the root's --lab in cmd's help as the class's lab
+// (usage, a content key).
+func readsLab(cmd *cobra.Command, usage string) {
+	cli.Reads(cmd, "lab", content.Msg(usage), "")
+}
+
+// open connects as the instructor (kubeconfig "": the flags'); the
+// namespace is the flag's, the context's, or admin.DefaultNamespace.
+func (a *instructor) open(kubeconfig string) (kube.Conn, string, error) {
+	conn, err := a.admin(kubeconfig)
 	if err != nil {
 		return nil, "", cli.UsageErr("class.cli.kubeconfig", "err", learner.Explain(err))
 	}
-	return conn, ns, nil
+	return conn, admin.Namespace(conn, a.Namespace), nil
 }
 
 // typed is the connection's typed client, its error worded as open's.
-func typed(conn *kube.Conn) (kube.Interface, error) {
+func typed(conn kube.Conn) (kube.Interface, error) {
 	cs, err := conn.Typed()
 	if err != nil {
 		return nil, cli.UsageErr("class.cli.kubeconfig", "err", learner.Explain(err))
@@ -75,8 +88,8 @@ func typed(conn *kube.Conn) (kube.Interface, error) {
 
 // client is the instructor's typed client for one-off requests (each
 // ends within requestTimeout) and the class namespace.
-func (a *adminFlags) client() (kube.Interface, string, error) {
-	conn, ns, err := a.open()
+func (a *instructor) client() (kube.Interface, string, error) {
+	conn, ns, err := a.open("")
 	if err != nil {
 		return nil, "", err
 	}
@@ -86,7 +99,7 @@ func (a *adminFlags) client() (kube.Interface, string, error) {
 
 // list reads the class's records of lab ("" for every lab) once: the
 // export and the report.
-func (a *adminFlags) list(ctx context.Context, lab string) (class.Class, string, error) {
+func (a *instructor) list(ctx context.Context, lab string) (class.Class, string, error) {
 	cs, ns, err := a.client()
 	if err != nil {
 		return class.Class{}, "", err
@@ -102,39 +115,32 @@ func (a *adminFlags) list(ctx context.Context, lab string) (class.Class, string,
 
 // boardOptions is `labmate class board`.
 type boardOptions struct {
-	adminFlags
-	Lab     string
+	instructor
 	Stuck   time.Duration
 	Theme   string
 	streams cli.Streams
-	ctx     context.Context
+	lab     string // the root's --lab: only this lab's records
 }
 
-func newBoardCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newBoardCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &boardOptions{streams: streams}
 	cmd := o.command("board", f, o)
-	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
+	readsLab(cmd, "class.flag.board_lab")
 	cmd.Flags().DurationVar(&o.Stuck, "stuck", 10*time.Minute, content.Msg("class.flag.stuck"))
 	cmd.Flags().StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
 	return cmd
 }
 
-// Complete notes the context.
-func (o *boardOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
+// Complete takes the lab whose records the board shows.
+func (o *boardOptions) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	labs, _ := f.Flags()
+	o.lab = labs.Lab
 	return nil
 }
 
-// Validate has nothing to refuse.
-func (o *boardOptions) Validate() error { return nil }
-
 // Run shows the live board until the instructor quits.
-func (o *boardOptions) Run() int {
-	return cli.ExitWith(o.run(), o.streams.ErrOut)
-}
-
-func (o *boardOptions) run() error {
-	conn, ns, err := o.open()
+func (o *boardOptions) Run(ctx context.Context) error {
+	conn, ns, err := o.open("")
 	if err != nil {
 		return err
 	}
@@ -142,11 +148,11 @@ func (o *boardOptions) run() error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(o.ctx)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	err = board.Run(ctx, board.Options{
-		Classes: admin.Watch(ctx, cs, ns, o.Lab), Namespace: ns, Lab: o.Lab,
-		Stuck: o.Stuck, Theme: o.Theme,
+	tc := terminal.NewContext(o.streams.In, o.streams.Out, o.Theme, slog.Default())
+	err = board.Run(ctx, tc, board.Options{
+		Classes: admin.Watch(ctx, cs, ns, o.lab), Namespace: ns, Lab: o.lab, Stuck: o.Stuck,
 	})
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
@@ -156,24 +162,24 @@ func (o *boardOptions) run() error {
 
 // exportOptions is `labmate class export`.
 type exportOptions struct {
-	adminFlags
+	instructor
 	Format  string
-	Lab     string
 	streams cli.Streams
-	ctx     context.Context
+	lab     string // the root's --lab: only this lab's records
 }
 
-func newExportCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newExportCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &exportOptions{streams: streams}
 	cmd := o.command("export", f, o)
 	cmd.Flags().StringVar(&o.Format, "format", "json", content.Msg("class.flag.format"))
-	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.board_lab"))
+	readsLab(cmd, "class.flag.board_lab")
 	return cmd
 }
 
-// Complete notes the context.
-func (o *exportOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
+// Complete takes the lab whose records are exported.
+func (o *exportOptions) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	labs, _ := f.Flags()
+	o.lab = labs.Lab
 	return nil
 }
 
@@ -185,13 +191,10 @@ func (o *exportOptions) Validate() error {
 	return nil
 }
 
-// Run writes the class's records as JSON or CSV.
-func (o *exportOptions) Run() int {
-	return cli.ExitWith(o.run(), o.streams.ErrOut)
-}
-
-func (o *exportOptions) run() error {
-	c, _, err := o.list(o.ctx, o.Lab)
+// Run writes the class's records as JSON or CSV; a record whose object
+// says otherwise than its contents is named on stderr.
+func (o *exportOptions) Run(ctx context.Context) error {
+	c, _, err := o.list(ctx, o.lab)
 	if err != nil {
 		return err
 	}

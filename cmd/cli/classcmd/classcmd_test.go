@@ -13,6 +13,9 @@ import (
 	"github.com/labhub/labmate/sandbox"
 )
 
+// The class's commands' tests name no lab unless they say so.
+func TestMain(m *testing.M) { clitest.Main(m, "") }
+
 // run runs `labmate class ARGS...`.
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()

@@ -2,9 +2,11 @@ package classcmd
 
 import (
 	"context"
+	"encoding/csv"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,14 +23,12 @@ import (
 
 // initOptions is `labmate class init`.
 type initOptions struct {
-	adminFlags
+	instructor
 	Learners string
-	Labs     []string
 	Out      string
 	TokenTTL time.Duration
 	Sandbox  bool
 	streams  cli.Streams
-	ctx      context.Context
 
 	names []string
 	out   string
@@ -38,11 +38,11 @@ type initOptions struct {
 	err  error
 }
 
-func newInitCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newInitCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &initOptions{streams: streams}
 	cmd := o.command("init", f, o)
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
-	cmd.Flags().StringSliceVar(&o.Labs, "lab", nil, content.Msg("class.flag.labs"))
+	readsLab(cmd, "class.flag.labs")
 	cmd.Flags().StringVar(&o.Out, "out", "", content.Msg("class.flag.out"))
 	cmd.Flags().DurationVar(&o.TokenTTL, "token-ttl", 24*time.Hour, content.Msg("class.flag.token_ttl"))
 	cmd.Flags().BoolVar(&o.Sandbox, "sandbox", false, content.Msg("class.flag.sandbox"))
@@ -52,8 +52,7 @@ func newInitCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 // Complete fills the defaults, reads the learners and packs the lab the
 // class carries; it starts nothing and connects nowhere, so a bad flag
 // is refused before a cluster starts.
-func (o *initOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
+func (o *initOptions) Complete(f cli.Factory, cmd *cobra.Command, _ []string) error {
 	learners, out := o.Learners, o.Out
 	if o.Sandbox {
 		if learners == "" {
@@ -67,9 +66,32 @@ func (o *initOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) e
 	if err != nil {
 		return cli.Exit(cli.ExitUsage, err.Error())
 	}
+	labs, err := labList(cmd, f)
+	if err != nil {
+		return err
+	}
 	o.names, o.out = names, out
-	o.labs, o.ship, o.err = classlab.Labs(o.Labs)
+	o.labs, o.ship, o.err = classlab.Labs(labs)
 	return nil
+}
+
+// labList is the labs the class uses: every --lab given, each a
+// comma-separated list (as a string slice flag reads it).
+func labList(cmd *cobra.Command, f cli.Factory) ([]string, error) {
+	flags, _ := f.Flags()
+	var labs []string
+	for _, v := range flags.Labs {
+		if v == "" {
+			continue
+		}
+		refs, err := csv.NewReader(strings.NewReader(v)).Read()
+		if err != nil {
+			return nil, &cli.UsageError{Cmd: cmd, Msg: content.Msg("cli.flag_error.bad_value", "flag", "--lab", "value", v,
+				"kind", content.Msg("cli.help.value"))}
+		}
+		labs = append(labs, refs...)
+	}
+	return labs, nil
 }
 
 // Validate checks what Complete cannot fix.
@@ -87,26 +109,22 @@ func (o *initOptions) Validate() error {
 
 // Run starts the sandbox (--sandbox), connects, creates the class and
 // writes the learners' kubeconfigs.
-func (o *initOptions) Run() int {
-	return cli.ExitWith(o.create(), o.streams.ErrOut)
-}
-
-func (o *initOptions) create() error {
-	flags := o.adminFlags
+func (o *initOptions) Run(ctx context.Context) error {
+	kubeconfig := ""
 	if o.Sandbox {
 		opts := sandbox.Options{Progress: o.streams.ErrOut}
-		if err := sandbox.Up(o.ctx, opts); err != nil {
-			return cli.Exit(cli.ExitFail, err.Error())
+		if err := sandbox.Up(ctx, opts); err != nil {
+			return cli.Fail(err)
 		}
 		// Its own current context: the one kwokctl wrote.
-		flags.Kubeconfig, flags.Context = sandbox.Kubeconfig(opts), ""
+		kubeconfig = sandbox.Kubeconfig(opts)
 	}
-	conn, ns, err := flags.open()
+	conn, ns, err := o.open(kubeconfig)
 	if err != nil {
 		return err
 	}
 	conn = conn.Within(requestTimeout)
-	files, err := admin.Init(o.ctx, admin.InitConfig{
+	files, err := admin.Init(ctx, admin.InitConfig{
 		Conn: conn, Namespace: ns, Learners: o.names, Labs: o.labs, OutDir: o.out, TokenTTL: o.TokenTTL,
 	})
 	if err != nil {
@@ -116,7 +134,7 @@ func (o *initOptions) create() error {
 	for _, f := range files {
 		legacy = legacy || f.Legacy
 	}
-	if err := o.storeLab(conn, ns); err != nil {
+	if err := o.storeLab(ctx, conn, ns); err != nil {
 		return err
 	}
 	abs, _ := filepath.Abs(o.out)
@@ -132,7 +150,7 @@ func (o *initOptions) create() error {
 
 // storeLab puts the lab the class carries into its namespace, or says
 // that the one lab named is built in and does not travel.
-func (o *initOptions) storeLab(conn *kube.Conn, ns string) error {
+func (o *initOptions) storeLab(ctx context.Context, conn kube.Conn, ns string) error {
 	if o.ship == nil {
 		if len(o.labs) == 1 {
 			fmt.Fprintln(o.streams.Out, content.Msg("class.cli.lab_builtin", "lab", o.labs[0]))
@@ -143,7 +161,7 @@ func (o *initOptions) storeLab(conn *kube.Conn, ns string) error {
 	if err != nil {
 		return err
 	}
-	a, err := classlab.StoreLab(o.ctx, cs, ns, *o.ship)
+	a, err := classlab.StoreLab(ctx, cs, ns, *o.ship)
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", classlab.Explain(err)))
 	}
@@ -155,30 +173,29 @@ func (o *initOptions) storeLab(conn *kube.Conn, ns string) error {
 // labPushOptions is `labmate class lab push DIR|ID`: a new copy of the
 // class's lab, mid-workshop.
 type labPushOptions struct {
-	adminFlags
+	instructor
 	streams cli.Streams
-	ctx     context.Context
 	ref     string
 	archive class.LabArchive
 	ship    bool
 	err     error
 }
 
-func newLabCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newLabCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	cmd := cli.Group("class.lab", "push", "class.cli.lab_which")
 	o := &labPushOptions{streams: streams}
 	push := cli.Command("class.lab.push", "DIR|ID", cobra.ExactArgs(1), f, o)
 	push.ValidArgsFunction = func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return nil, cobra.ShellCompDirectiveFilterDirs // a lab directory
 	}
-	o.bind(push)
+	o.bind(push, f)
 	cmd.AddCommand(push)
 	return cmd
 }
 
 // Complete packs the lab the argument names.
-func (o *labPushOptions) Complete(_ *cli.Factory, cmd *cobra.Command, args []string) error {
-	o.ctx, o.ref = cmd.Context(), args[0]
+func (o *labPushOptions) Complete(_ cli.Factory, _ *cobra.Command, args []string) error {
+	o.ref = args[0]
 	o.archive, o.ship, o.err = classlab.PackRef(o.ref)
 	return nil
 }
@@ -197,19 +214,15 @@ func (o *labPushOptions) Validate() error {
 }
 
 // Run replaces the class's copy of the lab.
-func (o *labPushOptions) Run() int {
-	return cli.ExitWith(o.push(), o.streams.ErrOut)
-}
-
-func (o *labPushOptions) push() error {
+func (o *labPushOptions) Run(ctx context.Context) error {
 	cs, ns, err := o.client()
 	if err != nil {
 		return err
 	}
-	stored, same, err := classlab.PushLab(o.ctx, cs, ns, o.archive)
+	stored, same, err := classlab.PushLab(ctx, cs, ns, o.archive)
 	switch {
 	case errors.Is(err, class.ErrNoLab):
-		return cli.Exit(cli.ExitUsage, content.Msg("class.cli.push_no_lab", "ns", ns))
+		return cli.UsageErr("class.cli.push_no_lab", "ns", ns)
 	case err != nil:
 		return cli.Exit(cli.ExitFail, content.Msg("class.cli.lab_store_failed", "ns", ns, "err", classlab.Explain(err)))
 	case same:

@@ -18,12 +18,12 @@ type previewOptions struct {
 	Class   cli.ClassFlags
 	Timeout time.Duration
 	streams cli.Streams
-	ctx     context.Context
-	f       *cli.Factory
+	// session is the run of the lab (a --class run's may be the class's).
+	session func(cli.Lenient) (*cli.Session, error)
 	learner string
 }
 
-func newPreviewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newPreviewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &previewOptions{streams: streams}
 	cmd := cli.Command("class.preview", cli.FlagsUse(), cli.NoArgs, f, o)
 	o.Class.AddFlags(cmd.Flags())
@@ -33,38 +33,39 @@ func newPreviewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 
 // Complete finds the lab (a --class run's may be the class's) and the
 // learner the class file names.
-func (o *previewOptions) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
-	g, err := f.ForClass(o.ctx, o.Class.File)
+func (o *previewOptions) Complete(f cli.Factory, cmd *cobra.Command, _ []string) error {
+	g, err := f.ForClass(cmd.Context(), o.Class.File)
 	if err != nil {
 		return err
 	}
-	o.f = g
+	o.session = g.Session
 	if _, err := g.Lab(); err != nil {
 		return err
 	}
-	o.learner, err = g.ClassLearnerID(o.Class.File)
-	return err
+	if o.Class.File == "" {
+		return nil
+	}
+	l, err := g.Learner(o.Class.File)
+	if err != nil {
+		return cli.UsageErr("class.cli.class_file", "path", o.Class.File, "err", learner.Explain(err))
+	}
+	o.learner = l.ID
+	return nil
 }
 
-// Validate has nothing to refuse that Complete did not.
-func (o *previewOptions) Validate() error { return nil }
-
-// Run prints the record --class would send now and returns the exit
-// code.
-func (o *previewOptions) Run() int {
-	stderr := o.streams.ErrOut
-	s, err := o.f.Session(false)
+// Run prints the record --class would send now.
+func (o *previewOptions) Run(ctx context.Context) error {
+	s, err := o.session(false)
 	if err != nil {
-		return cli.ExitWith(cli.Exit(cli.ExitUsage, err.Error()), stderr)
+		return cli.Env(err)
 	}
-	rep := s.Run.Once(o.ctx, o.Timeout)
+	rep := s.Run.Once(ctx, o.Timeout)
 	raw, err := class.Marshal(learner.Preview(s.Identity(o.learner, o.Class.Name), s.File.Progress, rep))
 	if err != nil {
-		return cli.ExitWith(cli.Exit(cli.ExitFail, err.Error()), stderr)
+		return cli.Fail(err)
 	}
 	if _, err := o.streams.Out.Write(append(raw, '\n')); err != nil {
-		return cli.ExitWith(cli.Exit(cli.ExitUsage, err.Error()), stderr)
+		return cli.Env(err)
 	}
-	return cli.ExitOK
+	return nil
 }

@@ -18,26 +18,26 @@ import (
 // once from the class cluster or from a saved export (--from), written
 // as one HTML file (classreport).
 type reportOptions struct {
-	adminFlags
+	instructor
 	HTML    string
 	From    string
-	Lab     string
 	streams cli.Streams
-	ctx     context.Context
+	lab     string // the root's --lab: the lab the report is of
 }
 
-func newReportCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newReportCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &reportOptions{streams: streams}
 	cmd := o.command("report", f, o)
 	cmd.Flags().StringVar(&o.HTML, "html", "", content.Msg("class.flag.html"))
 	cmd.Flags().StringVar(&o.From, "from", "", content.Msg("class.flag.from"))
-	cmd.Flags().StringVar(&o.Lab, "lab", "", content.Msg("class.flag.report_lab"))
+	readsLab(cmd, "class.flag.report_lab")
 	return cmd
 }
 
-// Complete notes the context.
-func (o *reportOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
+// Complete takes the lab the report is of.
+func (o *reportOptions) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	labs, _ := f.Flags()
+	o.lab = labs.Lab
 	return nil
 }
 
@@ -49,14 +49,9 @@ func (o *reportOptions) Validate() error {
 	return nil
 }
 
-// Run writes the class report: its error said on stderr, as the exit
-// code.
-func (o *reportOptions) Run() int {
-	return cli.ExitWith(o.run(), o.streams.ErrOut)
-}
-
-func (o *reportOptions) run() error {
-	in := classreport.Input{Lab: o.Lab}
+// Run writes the class report.
+func (o *reportOptions) Run(ctx context.Context) error {
+	in := classreport.Input{Lab: o.lab}
 	if o.From != "" {
 		f, err := os.Open(o.From)
 		if err != nil {
@@ -69,7 +64,7 @@ func (o *reportOptions) run() error {
 		}
 		in.Class = class.FromExport(e)
 	} else {
-		c, ns, err := o.list(o.ctx, o.Lab)
+		c, ns, err := o.list(ctx, o.lab)
 		if err != nil {
 			return err
 		}
@@ -78,7 +73,7 @@ func (o *reportOptions) run() error {
 	}
 	var buf bytes.Buffer
 	if err := classreport.Write(&buf, in); err != nil {
-		return cli.Exit(cli.ExitFail, err.Error())
+		return cli.Fail(err)
 	}
 	if err := lockfile.WriteAtomic(o.HTML, buf.Bytes(), 0o644); err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("class.cli.report_write", "path", o.HTML, "err", err))

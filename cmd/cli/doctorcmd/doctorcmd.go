@@ -5,7 +5,6 @@ package doctorcmd
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -24,14 +23,13 @@ type Options struct {
 	Class string
 
 	streams cli.Streams
-	ctx     context.Context
-	f       *cli.Factory
+	f       cli.Factory
 	labs    []*labkit.Lab
 }
 
 // NewCmd is `labmate doctor`. Exit 0 when nothing failed, 1 otherwise,
 // 2 on a usage error. It never waits more than about 5 seconds.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &Options{streams: streams}
 	cmd := cli.Command("doctor", cli.FlagsUse(), cli.NoArgs, f, o)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, content.Msg("ops.flag.doctor_json"))
@@ -43,8 +41,8 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 // Complete finds the labs doctor looks at: the chosen one, or with
 // several installed and none chosen, every one of them (no lab chosen is
 // not refused here).
-func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx, o.f = cmd.Context(), f
+func (o *Options) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	o.f = f
 	kit, err := f.Lab()
 	if ch, ok := catalog.IsChoose(err); ok {
 		o.labs = ch.OpenAll()
@@ -57,43 +55,34 @@ func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error
 	return nil
 }
 
-// Validate has nothing to refuse: every flag stands alone.
-func (o *Options) Validate() error { return nil }
-
-// Run probes the environment and returns the exit code.
-func (o *Options) Run() int {
-	stdout, stderr := o.streams.Out, o.streams.ErrOut
-	_, cluster := o.f.Flags()
-	opts := doctor.Options{NoCluster: cluster.NoCluster, TTY: cli.IsTerminal(stdout), BinDir: sandbox.Options{}.ResolvedBinDir()}
-	if !cluster.NoCluster {
-		opts.Cluster, opts.ClusterErr = o.f.Cluster()
-	}
+// Run probes the environment: nil when nothing failed, exit code 1 when
+// something did.
+func (o *Options) Run(ctx context.Context) error {
+	stdout := o.streams.Out
+	opts := doctor.Options{Cluster: o.f.Cluster(), TTY: cli.IsTerminal(stdout), BinDir: sandbox.Options{}.ResolvedBinDir()}
 	for _, kit := range o.labs {
 		opts.Labs = append(opts.Labs, o.doctorLab(kit))
 	}
-	res := doctor.Run(o.ctx, opts)
+	res := doctor.Run(ctx, opts)
 	if o.Class != "" && len(o.labs) > 0 {
 		ids := make([]string, len(o.labs))
 		for i, l := range o.labs {
 			ids[i] = l.ID()
 		}
 		l, err := o.f.Learner(o.Class)
-		res.Findings = append(res.Findings, learner.DoctorFinding(o.ctx, o.Class, l, err, ids))
+		res.Findings = append(res.Findings, learner.DoctorFinding(ctx, o.Class, l, err, ids))
 	}
-	var err error
+	write := doctor.Write
 	if o.JSON {
-		err = doctor.WriteJSON(stdout, res)
-	} else {
-		err = doctor.Write(stdout, res)
+		write = doctor.WriteJSON
 	}
-	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+	if err := write(stdout, res); err != nil {
+		return cli.Env(err)
 	}
 	if !res.OK() {
-		return cli.ExitFail
+		return cli.Quiet(cli.ExitFail)
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // doctorLab is what doctor looks at for one lab: its root, nodes, the
@@ -104,7 +93,7 @@ func (o *Options) doctorLab(kit *labkit.Lab) doctor.Lab {
 	lab := kit.Text
 	root, _ := o.f.RootFor(lab)
 	l := doctor.Lab{ID: lab.ID, Root: root, Nodes: lab.WatchedNodes(), ClusterSteps: content.StepRange(kit.ClusterSteps()),
-		StatePath: o.f.StatePath(lab, root.Path)}
+		StatePath: cli.StatePath(o.f, lab, root.Path)}
 	for _, a := range kit.Scope.Accesses() {
 		l.Access = append(l.Access, doctor.Access{Verb: a.Verb, Group: a.Group, Resource: a.Resource, Namespace: a.Namespace, Name: a.Name, Text: a.String()})
 	}

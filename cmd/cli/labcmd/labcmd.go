@@ -4,6 +4,7 @@
 package labcmd
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -21,10 +22,9 @@ import (
 )
 
 // NewCmd is `labmate lab`: list, install, pack, remove, rbac and verify.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
-	cmd := cli.NewCommand("lab", content.Msg("cli.help.command_arg"), cli.NoArgs, func(cmd *cobra.Command, _ []string) int {
-		_ = cmd.Help()
-		return cli.ExitOK
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
+	cmd := cli.NewCommand("lab", content.Msg("cli.help.command_arg"), cli.NoArgs, func(cmd *cobra.Command, _ []string) error {
+		return cmd.Help()
 	})
 	cmd.AddCommand(newListCmd(f, streams), newInstallCmd(f, streams), newPackCmd(f, streams), newRemoveCmd(f, streams),
 		newVerifyCmd(f, streams), newRBACCmd(f, streams))
@@ -37,21 +37,19 @@ type listOptions struct {
 	streams cli.Streams
 }
 
-func newListCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newListCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &listOptions{streams: streams}
 	cmd := cli.Command("lab.list", cli.FlagsUse(), cli.NoArgs, f, o)
 	cmd.Flags().BoolVar(&o.JSON, "json", false, content.Msg("cli.flag.json"))
 	return cmd
 }
 
-// Complete has nothing to find.
-func (o *listOptions) Complete(*cli.Factory, *cobra.Command, []string) error { return nil }
+// Complete has nothing to find: every lab is listed.
+func (o *listOptions) Complete(cli.Factory, *cobra.Command, []string) error { return nil }
 
-// Validate has nothing to refuse.
-func (o *listOptions) Validate() error { return nil }
-
-// Run lists the labs.
-func (o *listOptions) Run() int {
+// Run lists the labs; a store that cannot be read is said and the rest
+// listed.
+func (o *listOptions) Run(context.Context) error {
 	entries, err := catalog.Entries()
 	if err != nil {
 		fmt.Fprintln(o.streams.ErrOut, content.Msg("cli.store.unreadable", "err", err))
@@ -60,9 +58,9 @@ func (o *listOptions) Run() int {
 		enc := json.NewEncoder(o.streams.Out)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(entries); err != nil {
-			return cli.ExitUsage
+			return cli.Quiet(cli.ExitUsage) // stdout is gone: nowhere to say more
 		}
-		return cli.ExitOK
+		return nil
 	}
 	for _, e := range termtext.Deep(entries) { // an installed lab's title
 		fmt.Fprintln(o.streams.Out, content.Msg("cli.lab_line", "lab", e.Lab, "version", e.Version,
@@ -71,7 +69,7 @@ func (o *listOptions) Run() int {
 			fmt.Fprintln(o.streams.Out, content.Msg("cli.store.shadowed_line", "id", e.ID, "lab", e.Lab))
 		}
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // installOptions is `labmate lab install DIR|FILE.tar.gz`.
@@ -80,25 +78,21 @@ type installOptions struct {
 	arg     string
 }
 
-func newInstallCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newInstallCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	return cli.Command("lab.install", "DIR|FILE.tar.gz", cli.ExactArgs(1), f, &installOptions{streams: streams})
 }
 
-// Complete takes the lab argument.
-func (o *installOptions) Complete(_ *cli.Factory, _ *cobra.Command, args []string) error {
+// Complete takes the lab argument; the store checks what it installs.
+func (o *installOptions) Complete(_ cli.Factory, _ *cobra.Command, args []string) error {
 	o.arg = args[0]
 	return nil
 }
 
-// Validate has nothing to refuse: the store checks what it installs.
-func (o *installOptions) Validate() error { return nil }
-
 // Run installs a lab directory, or an archive file.
-func (o *installOptions) Run() int {
+func (o *installOptions) Run(context.Context) error {
 	in, err := install(o.arg)
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, storeError(o.arg, err))
-		return cli.ExitFail
+		return storeError(o.arg, err)
 	}
 	out := o.streams.Out
 	fmt.Fprintln(out, content.Msg("cli.store.installed", "id", in.ID, "version", in.Version, "dir", in.Dir, "sum", in.Sum))
@@ -110,7 +104,7 @@ func (o *installOptions) Run() int {
 	} else {
 		fmt.Fprintln(out, content.Msg("cli.store.open_with", "lab", catalog.InstalledRef(*in)))
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // install installs a lab directory, or an archive file.
@@ -132,7 +126,7 @@ type packOptions struct {
 	dir     string
 }
 
-func newPackCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newPackCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &packOptions{streams: streams}
 	cmd := cli.Command("lab.pack", "DIR "+cli.FlagsUse(), cli.ExactArgs(1), f, o)
 	cmd.Flags().StringVarP(&o.Out, "output", "o", "", content.Msg("cli.store.flag_output"))
@@ -141,32 +135,27 @@ func newPackCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 	return cmd
 }
 
-// Complete takes the lab directory.
-func (o *packOptions) Complete(_ *cli.Factory, _ *cobra.Command, args []string) error {
+// Complete takes the lab directory; packing checks the lab.
+func (o *packOptions) Complete(_ cli.Factory, _ *cobra.Command, args []string) error {
 	o.dir = args[0]
 	return nil
 }
 
-// Validate has nothing to refuse: packing checks the lab.
-func (o *packOptions) Validate() error { return nil }
-
 // Run packs the lab and writes the archive.
-func (o *packOptions) Run() int {
+func (o *packOptions) Run(context.Context) error {
 	archive, kit, err := labstore.PackLab(o.dir)
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, storeError(o.dir, err))
-		return cli.ExitFail
+		return storeError(o.dir, err)
 	}
 	out := o.Out
 	if out == "" {
 		out = kit.ID() + "-" + kit.Text.Version + ".tar.gz"
 	}
 	if err := lockfile.WriteAtomic(out, archive, 0o644); err != nil {
-		fmt.Fprintln(o.streams.ErrOut, content.Msg("cli.store.write_failed", "file", out, "err", err))
-		return cli.ExitFail
+		return cli.Exit(cli.ExitFail, content.Msg("cli.store.write_failed", "file", out, "err", err))
 	}
 	fmt.Fprintln(o.streams.Out, content.Msg("cli.store.packed", "file", out, "size", len(archive), "sum", labstore.Sum(archive)))
-	return cli.ExitOK
+	return nil
 }
 
 // removeOptions is `labmate lab remove ID[@VERSION]`.
@@ -175,43 +164,40 @@ type removeOptions struct {
 	ref     string
 }
 
-func newRemoveCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newRemoveCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	cmd := cli.Command("lab.remove", "ID[@VERSION]", cli.ExactArgs(1), f, &removeOptions{streams: streams})
 	cmd.ValidArgsFunction = completeInstalled
 	return cmd
 }
 
-// Complete takes the lab reference.
-func (o *removeOptions) Complete(_ *cli.Factory, _ *cobra.Command, args []string) error {
+// Complete takes the lab reference; the store says what it does not
+// have.
+func (o *removeOptions) Complete(_ cli.Factory, _ *cobra.Command, args []string) error {
 	o.ref = args[0]
 	return nil
 }
 
-// Validate has nothing to refuse: the store says what it does not have.
-func (o *removeOptions) Validate() error { return nil }
-
 // Run removes the installed lab.
-func (o *removeOptions) Run() int {
+func (o *removeOptions) Run(context.Context) error {
 	gone, err := labstore.Uninstall(catalog.StoreRef(o.ref))
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, storeError(o.ref, err))
-		return cli.ExitFail
+		return storeError(o.ref, err)
 	}
 	for _, in := range gone {
 		fmt.Fprintln(o.streams.Out, content.Msg("cli.store.removed", "id", in.ID, "version", in.Version))
 	}
-	return cli.ExitOK
+	return nil
 }
 
-// storeError words a failed install, pack or remove: a labstore refusal
-// says itself in Korean; any other error (a file that cannot be read)
-// is wrapped in a Korean line naming what was asked for.
-func storeError(arg string, err error) string {
+// storeError is a failed install, pack or remove (exit code 1): a
+// labstore refusal says itself in Korean; any other error (a file that
+// cannot be read) is wrapped in a Korean line naming what was asked for.
+func storeError(arg string, err error) error {
 	var r *labstore.Refusal
 	if errors.As(err, &r) {
-		return r.Error()
+		return cli.Fail(r)
 	}
-	return content.Msg("cli.store.failed", "arg", arg, "err", err)
+	return cli.Exit(cli.ExitFail, content.Msg("cli.store.failed", "arg", arg, "err", err))
 }
 
 // completeInstalled lists the installed labs (lab remove).

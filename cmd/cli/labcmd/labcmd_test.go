@@ -14,13 +14,14 @@ import (
 	"github.com/labhub/labmate/labkit/labkittest"
 )
 
-// run runs `labmate lab ARGS...` on a store of its own, with
-// gpu-incident the lab the flags name.
+// The command tests work on the GPU incident lab unless they say
+// otherwise, on a store of installed labs of their own.
+func TestMain(m *testing.M) { clitest.Main(m, "gpu-incident") }
+
+// run runs `labmate lab ARGS...` on a test factory.
 func run(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	return clitest.Run(t, NewCmd, append([]string{"--lab", "gpu-incident"}, args...)...)
+	return clitest.Run(t, NewCmd, args...)
 }
 
 func TestLabPackIsDeterministic(t *testing.T) {

@@ -1,6 +1,7 @@
 package labcmd
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -25,7 +26,7 @@ type rbacOptions struct {
 // newRBACCmd is `labmate lab rbac [ID|DIR]`: the least a lab's reader
 // needs on a cluster, as YAML to apply, derived from what the lab
 // watches.
-func newRBACCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newRBACCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &rbacOptions{streams: streams}
 	cmd := cli.Command("lab.rbac", "[ID|DIR] "+cli.FlagsUse(), cli.MaxArgs(1), f, o)
 	fs := cmd.Flags()
@@ -39,9 +40,9 @@ func newRBACCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 }
 
 // Complete finds the lab the argument (or the flags) name.
-func (o *rbacOptions) Complete(f *cli.Factory, _ *cobra.Command, args []string) error {
+func (o *rbacOptions) Complete(f cli.Factory, _ *cobra.Command, args []string) error {
 	var err error
-	o.kit, err = f.WithLabArg(args).Lab()
+	o.kit, err = cli.LabArg(f, args).Lab()
 	return err
 }
 
@@ -52,20 +53,21 @@ func (o *rbacOptions) Validate() error {
 	return err
 }
 
-// Run prints the roles (and bindings) and returns the exit code.
-func (o *rbacOptions) Run() int {
+// Run prints the roles (and bindings); a lab that reads nothing of a
+// cluster needs none, which is said.
+func (o *rbacOptions) Run(context.Context) error {
 	kit := o.kit
 	objs := cluster.RBAC(kit.Scope, kit.ID(), o.subject)
 	if len(objs) == 0 {
-		fmt.Fprintln(o.streams.ErrOut, content.Msg("cli.rbac.nothing", "lab", kit.ID()))
-		return cli.ExitOK
+		fmt.Fprintln(o.streams.ErrOut, content.Msg("cli.rbac.nothing", "lab", kit.ID())) // a note, not a failure
+		return nil
 	}
 	out, err := cluster.YAML(objs)
 	if err != nil {
-		return cli.ExitWith(err, o.streams.ErrOut)
+		return err
 	}
 	fmt.Fprint(o.streams.Out, content.Msg("cli.rbac.header", "lab", kit.ID())+"\n"+out)
-	return cli.ExitOK
+	return nil
 }
 
 // subjectOf is the one the flags name (none: the roles alone).

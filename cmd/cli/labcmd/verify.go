@@ -32,8 +32,7 @@ type verifyOptions struct {
 	Progress bool
 
 	streams        cli.Streams
-	ctx            context.Context
-	f              *cli.Factory
+	f              cli.Factory
 	dir            string // the lab's directory, "" for an installed or built-in lab
 	shardK, shardN int
 	shardOK        bool
@@ -44,7 +43,7 @@ type verifyOptions struct {
 // near-miss, a declared case that does not hold), 2 when the proof cannot
 // run (no sandbox, a cluster that is not one) or could not decide a case
 // (a near-miss whose baseline the environment kept from being set up).
-func newVerifyCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func newVerifyCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &verifyOptions{streams: streams}
 	cmd := cli.Command("lab.verify", "[ID|DIR] "+cli.FlagsUse(), cli.MaxArgs(1), f, o)
 	fs := cmd.Flags()
@@ -66,8 +65,8 @@ func newVerifyCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 // Complete takes the lab the argument names (none: the flags') and the
 // shard. The lab is opened when the proof runs: with --watch, again
 // after each save.
-func (o *verifyOptions) Complete(f *cli.Factory, cmd *cobra.Command, args []string) error {
-	o.ctx, o.f = cmd.Context(), f.WithLabArg(args)
+func (o *verifyOptions) Complete(f cli.Factory, _ *cobra.Command, args []string) error {
+	o.f = cli.LabArg(f, args)
 	o.dir = o.f.LabDir()
 	o.shardK, o.shardN, o.shardOK = verify.ParseShard(o.Shard)
 	return nil
@@ -90,24 +89,26 @@ func (o *verifyOptions) Validate() error {
 	return nil
 }
 
-// Run proves the lab (again on every save with --watch).
-func (o *verifyOptions) Run() int {
+// Run proves the lab (again on every save with --watch, each proof's end
+// said as it comes): nil when every case holds, exit code 1 when one
+// does not, 2 when the proof could not run or decide a case.
+func (o *verifyOptions) Run(ctx context.Context) error {
 	if !o.Watch {
-		return o.once()
+		return o.once(ctx)
 	}
 	dir := o.dir
-	err := verify.Watch(o.ctx, dir, func() {
+	err := verify.Watch(ctx, dir, func() {
 		fmt.Fprintln(o.streams.Out, content.Msg("verify.rerun", "at", time.Now().Format("15:04:05")))
-		o.once()
+		// Each proof's end is a line of the watch, not the command's end.
+		cli.Say(o.streams.ErrOut, o.once(ctx))
 	})
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, content.Msg("verify.watch_failed", "dir", dir, "err", err))
-		return cli.ExitUsage
+		return cli.UsageErr("verify.watch_failed", "dir", dir, "err", err)
 	}
-	return cli.ExitOK
+	return nil
 }
 
-func (o *verifyOptions) once() int {
+func (o *verifyOptions) once(ctx context.Context) error {
 	var kit *labkit.Lab
 	var err error
 	if dir := o.dir; dir != "" {
@@ -116,8 +117,7 @@ func (o *verifyOptions) once() int {
 		kit, err = o.f.Lab()
 	}
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
 	// Progress is for a person watching a long proof; a script reads the
 	// table, which has every case, and would get each one twice.
@@ -125,32 +125,29 @@ func (o *verifyOptions) once() int {
 	if o.Progress || cli.IsTerminal(o.streams.ErrOut) {
 		progress = o.streams.ErrOut
 	}
-	_, cluster := o.f.Flags()
 	opts := verify.Options{
-		Lab: kit, NoCluster: cluster.NoCluster,
+		Lab:    kit,
 		BinDir: sandbox.Options{BinDir: o.BinDir}.ResolvedBinDir(), Record: o.Record, Mutants: o.Mutants || len(o.MutantSteps) > 0 || o.shardN > 0,
 		MutantSteps: o.MutantSteps, Shard: o.shardK, Shards: o.shardN, Pace: o.Pace, Labmate: o.f.Version(),
 		Timeout: o.Timeout, Progress: progress,
 	}
-	if !cluster.NoCluster && len(kit.ClusterSteps()) > 0 {
-		opts.Cluster, opts.ClusterErr = o.f.Cluster()
+	if len(kit.ClusterSteps()) > 0 {
+		opts.Cluster = o.f.Cluster() // a lab of file steps alone needs none
 	}
-	res, err := verify.Run(o.ctx, opts)
+	res, err := verify.Run(ctx, opts)
 	var ee *verify.EnvError
 	if errors.As(err, &ee) {
-		fmt.Fprintln(o.streams.ErrOut, ee.Msg)
-		return cli.ExitUsage
+		return cli.Exit(cli.ExitUsage, ee.Msg)
 	}
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
 	res.WriteTable(o.streams.Out)
 	switch {
 	case !res.OK():
-		return cli.ExitFail
+		return cli.Quiet(cli.ExitFail)
 	case len(res.Unproven()) > 0:
-		return cli.ExitUsage // could not prove: the environment, not the lab
+		return cli.Quiet(cli.ExitUsage) // could not prove: the environment, not the lab
 	}
-	return cli.ExitOK
+	return nil
 }

@@ -6,10 +6,12 @@ package replaycmd
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
@@ -18,6 +20,7 @@ import (
 	"github.com/labhub/labmate/labrun/textout"
 	"github.com/labhub/labmate/trace"
 	"github.com/labhub/labmate/tui"
+	"github.com/labhub/labmate/tui/terminal"
 )
 
 // Options are `labmate replay`'s flags and argument.
@@ -27,19 +30,21 @@ type Options struct {
 	MaxGap time.Duration
 	Theme  string
 
-	streams cli.Streams
-	ctx     context.Context
-	f       *cli.Factory
-	name    string
-	speed   float64
-	quit    *int
-	trace   *trace.Trace
-	kit     *labkit.Lab
+	streams  cli.Streams
+	prompter cli.Prompter
+	f        cli.Factory
+	name     string
+	speed    float64
+	// trace and kit are the trace played and its lab; for the reference
+	// run in the TUI they are read in Run, once the learner picked the
+	// lab when nothing says which.
+	trace *trace.Trace
+	kit   *labkit.Lab
 }
 
 // NewCmd is `labmate replay [FILE] [--speed N|instant] [--no-tui]`.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
-	o := &Options{streams: streams}
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
+	o := &Options{streams: streams, prompter: f.Prompter()}
 	cmd := cli.Command("replay", "[FILE] "+cli.FlagsUse(), cli.MaxArgs(1), f, o)
 	cmd.ValidArgsFunction = func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		if len(args) > 0 {
@@ -58,11 +63,11 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 	return cmd
 }
 
-// Complete reads the speed and the trace with its lab (for the
-// reference run in the TUI, the lab the learner picks when nothing says
-// which).
-func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, args []string) error {
-	o.ctx, o.name = cmd.Context(), trace.ReferenceName
+// Complete reads the speed and the trace with its lab; the reference run
+// in the TUI is read in Run, after the learner picked its lab when
+// nothing says which.
+func (o *Options) Complete(f cli.Factory, _ *cobra.Command, args []string) error {
+	o.f, o.name = f, trace.ReferenceName
 	if len(args) == 1 {
 		o.name = args[0]
 	}
@@ -71,26 +76,37 @@ func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, args []string) er
 		return err
 	}
 	o.speed = speed
-	if o.name == trace.ReferenceName && !o.NoTUI {
-		g, code, ok := f.PickLab(o.ctx, o.Theme, o.streams)
-		if !ok {
-			o.quit = &code
-			return nil
+	if o.picks() {
+		if _, err := f.Lab(); err == nil || !isChoose(err) {
+			o.trace, o.kit, err = f.Trace(o.name)
+			return err
 		}
-		f = g
+		return nil
 	}
-	o.f = f
 	o.trace, o.kit, err = f.Trace(o.name)
 	return err
 }
 
-// Validate has nothing to refuse that Complete did not.
-func (o *Options) Validate() error { return nil }
+// picks says the learner may pick the lab of the reference run (in the
+// TUI).
+func (o *Options) picks() bool { return o.name == trace.ReferenceName && !o.NoTUI }
 
-// Run plays the trace and returns the exit code.
-func (o *Options) Run() int {
-	if o.quit != nil {
-		return *o.quit
+func isChoose(err error) bool {
+	_, ok := catalog.IsChoose(err)
+	return ok
+}
+
+// Run plays the trace: nil, or exit code 1 when a played trace ends with
+// a step not passed (--no-tui).
+func (o *Options) Run(ctx context.Context) error {
+	if o.trace == nil {
+		f, err := cli.PickLab(ctx, o.f, o.prompter, o.Theme)
+		if err != nil {
+			return err
+		}
+		if o.trace, o.kit, err = f.Trace(o.name); err != nil {
+			return cli.Env(err)
+		}
 	}
 	stdout, stderr := o.streams.Out, o.streams.ErrOut
 	for _, w := range o.trace.Warnings {
@@ -100,25 +116,23 @@ func (o *Options) Run() int {
 	// cluster; its memory of the past is kept in memory only.
 	run := o.f.Replay(o.kit, o.trace, trace.ReplayOptions{Speed: o.speed, MaxGap: o.MaxGap})
 	if o.NoTUI {
-		passed, played := textout.Replay(o.ctx, run, o.trace, o.kit.Text, stdout)
+		passed, played := textout.Replay(ctx, run, o.trace, o.kit.Text, stdout)
 		if passed || !played {
-			return cli.ExitOK
+			return nil
 		}
-		return cli.ExitFail
+		return cli.Quiet(cli.ExitFail)
 	}
-	return o.runTUI(run)
+	return o.runTUI(ctx, run)
 }
 
 // runTUI shows the replay in the TUI, marked as a replay, with the
 // status changes precomputed so "jump to the next change" stops at each.
 // The learner's TUI config (theme, keys) applies; their progress does not
 // move.
-func (o *Options) runTUI(run *labrun.Run) int {
-	stderr := o.streams.ErrOut
-	_, changes, err := labrun.Exact(o.ctx, o.kit.Text, o.kit.Steps, o.trace)
+func (o *Options) runTUI(ctx context.Context, run *labrun.Run) error {
+	_, changes, err := labrun.Exact(ctx, o.kit.Text, o.kit.Steps, o.trace)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
 	run.Trace().SetMarks(labrun.Marks(changes))
 	labs, _ := o.f.Flags()
@@ -132,13 +146,13 @@ func (o *Options) runTUI(run *labrun.Run) int {
 		Banner: content.Msg("trace.banner_static", "name", trace.DisplayName(o.trace.Name)),
 		Replay: run.Trace(),
 	}, cfg, warnings)
-	opts.Updates = run.Start(o.ctx).Updates()
+	opts.Updates = run.Start(ctx).Updates()
 	defer run.Stop()
-	if err := tui.Run(o.ctx, opts); err != nil {
-		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
-		return cli.ExitFail
+	tc := terminal.NewContext(o.streams.In, o.streams.Out, opts.Theme, slog.Default())
+	if err := tui.Run(ctx, tc, opts); err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // The TUI binds its replay keys to the replay source itself.

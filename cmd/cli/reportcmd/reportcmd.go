@@ -6,7 +6,6 @@ package reportcmd
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,8 +28,8 @@ type Options struct {
 	Trace   string
 
 	streams cli.Streams
-	ctx     context.Context
-	f       *cli.Factory
+	// session is the factory's run of the lab (without --trace).
+	session func(cli.Lenient) (*cli.Session, error)
 	trace   *trace.Trace
 	kit     *labkit.Lab
 }
@@ -38,7 +37,7 @@ type Options struct {
 // NewCmd is `labmate report`. Exit 0 when the report was written, 2
 // otherwise; how far the learner got is in the report, not in the exit
 // code.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &Options{streams: streams}
 	cmd := cli.Command("report", cli.FlagsUse(), cli.NoArgs, f, o)
 	fs := cmd.Flags()
@@ -53,8 +52,8 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 }
 
 // Complete finds the lab: the trace's with --trace, else the flags'.
-func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx, o.f = cmd.Context(), f
+func (o *Options) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	o.session = f.Session
 	var err error
 	if o.Trace != "" {
 		o.trace, o.kit, err = f.Trace(o.Trace)
@@ -64,26 +63,20 @@ func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error
 	return err
 }
 
-// Validate has nothing to refuse: every flag stands alone.
-func (o *Options) Validate() error { return nil }
-
-// Run writes the report and returns the exit code.
-func (o *Options) Run() int {
-	stderr := o.streams.ErrOut
+// Run writes the report.
+func (o *Options) Run(ctx context.Context) error {
 	if o.trace != nil {
-		r, err := report.FromTrace(o.ctx, o.kit.Text, o.kit.Steps, o.trace)
+		r, err := report.FromTrace(ctx, o.kit.Text, o.kit.Steps, o.trace)
 		if err != nil {
-			fmt.Fprintln(stderr, err)
-			return cli.ExitUsage
+			return cli.Env(err)
 		}
 		return o.write(r)
 	}
-	s, err := o.f.Session(false)
+	s, err := o.session(false)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
-	rep := s.Run.Once(o.ctx, o.Timeout) // the run's notices first among its problems
+	rep := s.Run.Once(ctx, o.Timeout) // the run's notices first among its problems
 	now := Now()
 	progress := s.File.Progress
 	if s.Store != nil {
@@ -95,10 +88,6 @@ func (o *Options) Run() int {
 }
 
 // write prints the report to stdout or, with -o, to a file.
-func (o *Options) write(r report.Report) int {
-	if err := r.Save(o.JSON, o.Out, o.streams.Out, o.streams.ErrOut); err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitUsage
-	}
-	return cli.ExitOK
+func (o *Options) write(r report.Report) error {
+	return cli.Env(r.Save(o.JSON, o.Out, o.streams.Out, o.streams.ErrOut))
 }

@@ -6,6 +6,7 @@ package resetcmd
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"strings"
 
@@ -22,24 +23,27 @@ type Options struct {
 	Yes  bool
 
 	streams cli.Streams
-	f       *cli.Factory
+	// state opens the learner's state of the factory's lab; notices are
+	// what choosing the lab had to say.
+	state   func() (*cli.State, error)
+	notices func() []string
 	kit     *labkit.Lab
 }
 
 // NewCmd is `labmate reset`. Exit 0 when done (or nothing to do), 1 when
 // the learner said no, 2 on a usage or state error.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	o := &Options{streams: streams}
 	cmd := cli.Command("reset", cli.FlagsUse(), cli.NoArgs, f, o)
 	cmd.Flags().IntVar(&o.Step, "step", 0, content.Msg("ops.flag.reset_step"))
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("ops.flag.yes"))
-	_ = cmd.RegisterFlagCompletionFunc("step", f.CompleteSteps)
+	_ = cmd.RegisterFlagCompletionFunc("step", cli.CompleteSteps(f))
 	return cmd
 }
 
 // Complete finds the lab whose progress is forgotten.
-func (o *Options) Complete(f *cli.Factory, _ *cobra.Command, _ []string) error {
-	o.f = f
+func (o *Options) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	o.state, o.notices = f.State, f.Notices
 	var err error
 	o.kit, err = f.Lab()
 	return err
@@ -53,21 +57,19 @@ func (o *Options) Validate() error {
 	return nil
 }
 
-// Run resets and returns the exit code. Forgetting progress needs the
-// state only: no run, no cluster, no start files laid out.
-func (o *Options) Run() int {
+// Run resets. Forgetting progress needs the state only: no run, no
+// cluster, no start files laid out.
+func (o *Options) Run(context.Context) error {
 	in, stdout, stderr := o.streams.In, o.streams.Out, o.streams.ErrOut
-	s, err := o.f.State()
+	s, err := o.state()
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
-	for _, w := range append(s.Warnings, o.f.Notices()...) {
+	for _, w := range append(s.Warnings, o.notices()...) {
 		fmt.Fprintln(stderr, w)
 	}
 	if s.Store == nil {
-		fmt.Fprintln(stderr, content.Msg("ops.reset.no_store", "err", "-"))
-		return cli.ExitUsage
+		return cli.UsageErr("ops.reset.no_store", "err", "-")
 	}
 	what := content.Msg("ops.reset.scope_all", "root", s.Root)
 	stepID := ""
@@ -79,7 +81,7 @@ func (o *Options) Run() int {
 	plan := s.File.Preview(o.Step, stepID)
 	if plan.Empty() && (o.Step > 0 || s.File.Progress.CurrentStep == 0) {
 		fmt.Fprintln(stdout, content.Msg("ops.reset.nothing", "what", what, "path", s.Store.Path))
-		return cli.ExitOK
+		return nil
 	}
 	fmt.Fprintln(stdout, content.Msg("ops.reset.plan", "what", what, "passed", plan.Passed, "hints", plan.Hints,
 		"solutions", plan.Solutions, "facts", len(plan.Facts), "root", s.Root, "path", s.Store.Path))
@@ -92,12 +94,12 @@ func (o *Options) Run() int {
 			fmt.Fprintln(stdout)
 		}
 		if err != nil && strings.TrimSpace(answer) == "" {
-			fmt.Fprintln(stderr, content.Msg("ops.reset.needs_yes"))
-			return cli.ExitFail
+			return cli.Exit(cli.ExitFail, content.Msg("ops.reset.needs_yes"))
 		}
 		if !affirmative(answer) {
+			// The learner's own answer: said where the question was.
 			fmt.Fprintln(stdout, content.Msg("ops.reset.cancelled"))
-			return cli.ExitFail
+			return cli.Quiet(cli.ExitFail)
 		}
 	}
 	if o.Step > 0 {
@@ -106,11 +108,10 @@ func (o *Options) Run() int {
 		_, err = s.Store.ResetAll()
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, content.Msg("ops.reset.failed", "err", err))
-		return cli.ExitUsage
+		return cli.UsageErr("ops.reset.failed", "err", err)
 	}
 	fmt.Fprintln(stdout, content.Msg("ops.reset.done", "what", what))
-	return cli.ExitOK
+	return nil
 }
 
 // affirmative accepts the yes-words listed in content (y, yes and their

@@ -20,10 +20,9 @@ type bundleOptions struct {
 	*flags
 	Out     string
 	streams cli.Streams
-	ctx     context.Context
 }
 
-func newBundleCmd(f *cli.Factory, fl *flags, streams cli.Streams) *cobra.Command {
+func newBundleCmd(f cli.Factory, fl *flags, streams cli.Streams) *cobra.Command {
 	o := &bundleOptions{flags: fl, streams: streams}
 	cmd := cli.Command("sandbox.bundle", "", cli.NoArgs, f, o)
 	cmd.Flags().StringVarP(&o.Out, "output", "o", "", content.Msg("cli.flag.bundle_out"))
@@ -32,11 +31,8 @@ func newBundleCmd(f *cli.Factory, fl *flags, streams cli.Streams) *cobra.Command
 	return cmd
 }
 
-// Complete notes the context.
-func (o *bundleOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
-	return nil
-}
+// Complete has nothing to find: the flags name the bin dir.
+func (o *bundleOptions) Complete(cli.Factory, *cobra.Command, []string) error { return nil }
 
 // Validate refuses a bundle with nowhere to go.
 func (o *bundleOptions) Validate() error {
@@ -47,14 +43,13 @@ func (o *bundleOptions) Validate() error {
 }
 
 // Run packs the bin dir.
-func (o *bundleOptions) Run() int {
+func (o *bundleOptions) Run(ctx context.Context) error {
 	opts := o.options(o.streams)
-	_, err := prebuilt.WriteBundle(o.ctx, prebuilt.BundleOptions{
+	_, err := prebuilt.WriteBundle(ctx, prebuilt.BundleOptions{
 		BinDir: opts.ResolvedBinDir(), Binaries: sandbox.Binaries, Out: o.Out, Progress: o.streams.ErrOut})
 	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitFail
+		return cli.Fail(err)
 	}
 	fmt.Fprintln(o.streams.Out, o.Out)
-	return cli.ExitOK
+	return nil
 }

@@ -31,7 +31,7 @@ func (fl *flags) options(out cli.Streams) sandbox.Options {
 }
 
 // NewCmd is `labmate sandbox up|down|status|build`.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	fl := &flags{}
 	cmd := cli.Group("sandbox", "up|down|status|build|bundle", "cli.sandbox.which")
 	fs := cmd.PersistentFlags()
@@ -63,13 +63,11 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 type upOptions struct {
 	*flags
 	streams cli.Streams
-	ctx     context.Context
 	opts    sandbox.Options
 }
 
 // Complete reads the lab's topology and start objects.
-func (o *upOptions) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
+func (o *upOptions) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
 	kit, err := f.Lab()
 	if err != nil {
 		return err
@@ -90,38 +88,26 @@ func (o *upOptions) Validate() error {
 }
 
 // Run brings the sandbox up.
-func (o *upOptions) Run() int {
-	if err := sandbox.Up(o.ctx, o.opts); err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitFail
+func (o *upOptions) Run(ctx context.Context) error {
+	if err := sandbox.Up(ctx, o.opts); err != nil {
+		return cli.Fail(err)
 	}
 	fmt.Fprintln(o.streams.Out, o.opts.Ready())
-	return cli.ExitOK
+	return nil
 }
 
 // downOptions is `labmate sandbox down`.
 type downOptions struct {
 	*flags
 	streams cli.Streams
-	ctx     context.Context
 }
 
-// Complete notes the context.
-func (o *downOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
-	return nil
-}
-
-// Validate has nothing to refuse.
-func (o *downOptions) Validate() error { return nil }
+// Complete has nothing to find: the flags name the sandbox.
+func (o *downOptions) Complete(cli.Factory, *cobra.Command, []string) error { return nil }
 
 // Run takes the sandbox down.
-func (o *downOptions) Run() int {
-	if err := sandbox.Down(o.ctx, o.options(o.streams)); err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitFail
-	}
-	return cli.ExitOK
+func (o *downOptions) Run(ctx context.Context) error {
+	return cli.Fail(sandbox.Down(ctx, o.options(o.streams)))
 }
 
 // buildOptions is `labmate sandbox build`: the cluster's binaries from
@@ -130,29 +116,21 @@ type buildOptions struct {
 	*flags
 	Force   bool
 	streams cli.Streams
-	ctx     context.Context
 }
 
-// Complete notes the context.
-func (o *buildOptions) Complete(_ *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
-	return nil
-}
-
-// Validate has nothing to refuse.
-func (o *buildOptions) Validate() error { return nil }
+// Complete has nothing to find: the flags name the bin dir.
+func (o *buildOptions) Complete(cli.Factory, *cobra.Command, []string) error { return nil }
 
 // Run builds; progress on stderr, the bin dir alone on stdout for
 // scripts (bin=$(labmate sandbox build)).
-func (o *buildOptions) Run() int {
+func (o *buildOptions) Run(ctx context.Context) error {
 	opts := o.options(o.streams)
 	opts.Progress = o.streams.ErrOut
-	if err := sandbox.Build(o.ctx, opts, o.Force); err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitFail
+	if err := sandbox.Build(ctx, opts, o.Force); err != nil {
+		return cli.Fail(err)
 	}
 	fmt.Fprintln(o.streams.Out, opts.ResolvedBinDir())
-	return cli.ExitOK
+	return nil
 }
 
 // statusOptions is `labmate sandbox status`: exit 0 only when it is
@@ -160,32 +138,27 @@ func (o *buildOptions) Run() int {
 type statusOptions struct {
 	*flags
 	streams cli.Streams
-	ctx     context.Context
 	opts    sandbox.Options
 }
 
 // Complete reads the topology that Ready means, when a lab is known.
-func (o *statusOptions) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx, o.opts = cmd.Context(), o.options(o.streams)
+func (o *statusOptions) Complete(f cli.Factory, _ *cobra.Command, _ []string) error {
+	o.opts = o.options(o.streams)
 	if kit, err := f.Lab(); err == nil {
 		o.opts.Nodes, _ = sandbox.NodesOf(kit.Text)
 	}
 	return nil
 }
 
-// Validate has nothing to refuse.
-func (o *statusOptions) Validate() error { return nil }
-
-// Run prints the sandbox's status.
-func (o *statusOptions) Run() int {
-	st, err := sandbox.Status(o.ctx, o.opts)
+// Run prints the sandbox's status: nil only when it is ready.
+func (o *statusOptions) Run(ctx context.Context) error {
+	st, err := sandbox.Status(ctx, o.opts)
 	fmt.Fprintln(o.streams.Out, st.String())
-	if err != nil {
-		fmt.Fprintln(o.streams.ErrOut, err)
-		return cli.ExitFail
+	switch {
+	case err != nil:
+		return cli.Fail(err)
+	case !st.Ready():
+		return cli.Quiet(cli.ExitFail)
 	}
-	if !st.Ready() {
-		return cli.ExitFail
-	}
-	return cli.ExitOK
+	return nil
 }

@@ -5,7 +5,8 @@ package tuicmd
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"log/slog"
 	"os"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
@@ -20,6 +22,7 @@ import (
 	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/plain"
+	"github.com/labhub/labmate/tui/terminal"
 )
 
 // Options are the root command's own flags.
@@ -31,17 +34,16 @@ type Options struct {
 	Plain bool
 	Class cli.ClassFlags
 
-	streams cli.Streams
-	ctx     context.Context
-	f       *cli.Factory
-	// quit is the exit code when the learner left the picker (or it
-	// could not run): nothing else runs.
-	quit *int
+	streams  cli.Streams
+	prompter cli.Prompter
+	// f is the factory of the lab the TUI opens (the class's, else the
+	// flags'); the picker may choose another in Run.
+	f cli.Factory
 }
 
 // NewCmd is the root command, `labmate`: it opens the TUI.
-func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
-	o := &Options{streams: streams}
+func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
+	o := &Options{streams: streams, prompter: f.Prompter()}
 	cmd := cli.Command("labmate", cli.FlagsUse(), cli.NoArgs, f, o)
 	fs := cmd.Flags()
 	fs.StringVar(&o.Theme, "theme", "", content.Msg("cli.flag.theme"))
@@ -55,50 +57,48 @@ func NewCmd(f *cli.Factory, streams cli.Streams) *cobra.Command {
 }
 
 // Complete finds the lab: the class's (--class, no lab named), else the
-// flags', else the one the learner picks on a terminal.
-func (o *Options) Complete(f *cli.Factory, cmd *cobra.Command, _ []string) error {
-	o.ctx = cmd.Context()
-	g, err := f.ForClass(o.ctx, o.Class.File)
+// flags'. When nothing says which of several labs, the learner picks one
+// in Run.
+func (o *Options) Complete(f cli.Factory, cmd *cobra.Command, _ []string) error {
+	g, err := f.ForClass(cmd.Context(), o.Class.File)
 	if err != nil {
 		return err
 	}
-	g, code, ok := g.PickLab(o.ctx, o.Theme, o.streams)
-	if !ok {
-		o.quit = &code
-		return nil
-	}
 	o.f = g
-	_, err = g.Lab()
-	return err
+	if _, err := g.Lab(); err != nil {
+		if _, choose := catalog.IsChoose(err); !choose {
+			return err
+		}
+	}
+	return nil
 }
 
-// Validate has nothing to refuse: every flag stands alone.
-func (o *Options) Validate() error { return nil }
-
-// Run opens the TUI and returns the exit code.
-func (o *Options) Run() int {
-	if o.quit != nil {
-		return *o.quit
-	}
-	stderr := o.streams.ErrOut
-	s, err := o.f.Session(true)
+// Run lets the learner pick the lab when nothing chose one, then opens
+// the TUI on it.
+func (o *Options) Run(ctx context.Context) (err error) {
+	f, err := cli.PickLab(ctx, o.f, o.prompter, o.Theme)
 	if err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return err
 	}
-	o.f.RememberLab()
+	if _, err := f.Lab(); err != nil {
+		return cli.Env(err)
+	}
+	s, err := f.Session(true)
+	if err != nil {
+		return cli.Env(err)
+	}
+	f.RememberLab()
 	if err := s.Record(o.Record); err != nil {
-		fmt.Fprintln(stderr, err)
-		return cli.ExitUsage
+		return cli.Env(err)
 	}
 	defer func() {
-		if err := s.Stop(o.Record); err != nil {
-			fmt.Fprintln(stderr, err)
+		if stop := s.Stop(o.Record); stop != nil {
+			err = errors.Join(err, cli.Warn(stop))
 		}
 	}()
 
 	opts := o.options(s)
-	ctx, cancel := context.WithCancel(o.ctx)
+	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	nWarn := len(s.Warnings)
 	pub := s.Join(ctx, o.Class, true)
@@ -106,20 +106,21 @@ func (o *Options) Run() int {
 	if pub != nil {
 		opts = opts.Publishing(pub)
 	}
-	opts.ClassLab = o.f.ClassLabNotes(ctx, o.Class.File)
+	opts.ClassLab = f.ClassLabNotes(ctx, o.Class.File)
 	opts.Updates = s.Run.Start(ctx).Updates()
 	if o.Plain {
 		err = plain.Run(ctx, opts, o.plainConfig())
 	} else {
-		// stderr goes to the log meanwhile: what writes there behind the
-		// TUI's back never draws over the screen.
-		err = quietstderr.Run(o.f.LogFile(), state.Dir, func() error { return tui.Run(ctx, opts) })
+		tc := terminal.NewContext(o.streams.In, o.streams.Out, opts.Theme, slog.Default())
+		// stderr goes to the log meanwhile (or stderr.log in the state
+		// dir): what writes there behind the TUI's back never draws over
+		// the screen.
+		err = quietstderr.Run(f.LogFile(), f.StateDir, func() error { return tui.Run(ctx, tc, opts) })
 	}
 	if err != nil {
-		fmt.Fprintln(stderr, content.Msg("cli.tui_failed", "err", err))
-		return cli.ExitFail
+		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
 	}
-	return cli.ExitOK
+	return nil
 }
 
 // options are the TUI's options for the session: the lab, where the

@@ -69,10 +69,42 @@ func main() {
 		}
 		lab = l
 	}
+	updates := scriptedUpdates(lab)
+
+	rescan := func() {}
+	if os.Getenv("TUIDEMO_PANIC") != "" {
+		// For the test that a panic restores the terminal.
+		rescan = func() { panic("tuidemo: rescan panics on purpose") }
+	}
+	opts := tui.Options{
+		Lab:       lab,
+		Root:      *root,
+		Updates:   updates,
+		Rescan:    rescan,
+		Banner:    *banner,
+		Clipboard: *clip,
+	}
+	var err error
+	if *plainMode {
+		width, _, _ := term.GetSize(int(os.Stdout.Fd()))
+		err = plain.Run(context.Background(), opts, plain.Config{In: os.Stdin, Out: os.Stdout, Width: width,
+			Tmux: os.Getenv("TMUX") != "", Pane: os.Getenv("TMUX_PANE")})
+	} else {
+		err = tui.Run(context.Background(), terminal.NewContext(os.Stdin, os.Stdout, *themeName, nil), opts)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// scriptedUpdates starts the demo's run: every step as fixture.Report
+// has it, then SIGUSR1 passes the first step not passed and SIGUSR2
+// fails step 1 (how the tmux tests drive a change).
+func scriptedUpdates(lab *content.Lab) chan labrun.Update {
 	rep := fixture.Report(lab)
 	updates := make(chan labrun.Update, 1)
 	updates <- labrun.Next(nil, rep)
-
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGUSR1, syscall.SIGUSR2)
 	go func() {
@@ -92,33 +124,7 @@ func main() {
 			updates <- labrun.Next(&prev, rep)
 		}
 	}()
-
-	rescan := func() {}
-	if os.Getenv("TUIDEMO_PANIC") != "" {
-		// For the test that a panic restores the terminal.
-		rescan = func() { panic("tuidemo: rescan panics on purpose") }
-	}
-	opts := tui.Options{
-		Lab:       lab,
-		Root:      *root,
-		Updates:   updates,
-		Rescan:    rescan,
-		Theme:     *themeName,
-		Banner:    *banner,
-		Clipboard: *clip,
-	}
-	var err error
-	if *plainMode {
-		width, _, _ := term.GetSize(int(os.Stdout.Fd()))
-		err = plain.Run(context.Background(), opts, plain.Config{In: os.Stdin, Out: os.Stdout, Width: width,
-			Tmux: os.Getenv("TMUX") != "", Pane: os.Getenv("TMUX_PANE")})
-	} else {
-		err = tui.Run(context.Background(), opts)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
+	return updates
 }
 
 // runBoard shows the board on a class of two learners, the first of
@@ -136,7 +142,8 @@ func runBoard(themeName string) error {
 		rec("ana"+termtexttest.Hostile, termtexttest.Hostile, "check "+termtexttest.Hostile),
 		rec("bo", "보", "files.merge"),
 	}}
-	return board.Run(context.Background(), board.Options{Classes: classes, Namespace: "workshop", Lab: "gpu-incident", Theme: themeName})
+	return board.Run(context.Background(), terminal.NewContext(os.Stdin, os.Stdout, themeName, nil),
+		board.Options{Classes: classes, Namespace: "workshop", Lab: "gpu-incident"})
 }
 
 // bareModel draws a fixed screen and quits on q: what bubbletea itself

@@ -1,4 +1,4 @@
-package main
+package checkcmd
 
 import (
 	"context"
@@ -15,9 +15,10 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/cmd/cli/clitest"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
-	"github.com/labhub/labmate/labrun/textout"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/sandbox/sandboxtest"
 )
 
@@ -37,7 +38,7 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	resetStep5(ctx, t, cs)
 	t.Cleanup(func() { resetStep5(context.Background(), t, cs) })
 
-	root := referenceRoot(t)
+	root := labkittest.ReferenceRoot(t, "gpu-incident")
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "gpu-lab"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -73,38 +74,34 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	})
 	write(t, filepath.Join(root, "out", "unscheduled.txt"), cond.Reason+"\n"+cond.Message+"\n")
 
-	f := newFactory(cli.LabFlags{Root: root, StateDir: t.TempDir(), Lab: "gpu-incident"}, cli.ClusterFlags{Kubeconfig: kubeconfig})
-	s, err := f.Session(false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// Every source syncs long before the ready timeout, so the first
 	// record must be a ready one (see TestWatchRealLabFileStep).
-	out, stop := startWatch(t, s.Run, textout.Watch{JSON: true, Step: 5, ReadyTimeout: patience})
-	first := decode(t, out.waitLines(t, 1, 2*patience)[0])
+	out, stop := watching(t, clitest.NewTestFactory(t).WithKubeconfigs(), "--json", "--step", "5", "--lab", "gpu-incident",
+		"--root", root, "--kubeconfig", kubeconfig, "--state-dir", t.TempDir(), "--timeout", clitest.Patience.String())
+	first := decode(t, out.WaitLines(t, 1)[0])
 	if !first.Ready {
-		t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", patience, first.Report)
+		t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", clitest.Patience, first.Report)
 	}
 	if st := first.Step(5); st == nil || st.Status != checks.Passed {
 		t.Fatalf("step 5 before the change: %+v", first.Steps)
 	}
-	out.quiet(t, 1, 1500*time.Millisecond)
+	quiet(t, out, 1, 1500*time.Millisecond)
 
 	if err := cs.NodeV1().RuntimeClasses().Delete(ctx, "nvidia", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rec := decode(t, out.waitLines(t, 2, 10*time.Second)[1])
+	rec := decode(t, out.WaitLines(t, 2)[1])
 	if len(rec.Changed) != 1 || rec.Changed[0].Number != 5 || rec.Changed[0].To == checks.Passed || rec.Steps[0].Status != rec.Changed[0].To {
 		t.Fatalf("after deleting the RuntimeClass: changed %+v, steps %+v", rec.Changed, rec.Steps)
 	}
-	out.quiet(t, 2, 1500*time.Millisecond)
+	quiet(t, out, 2, 1500*time.Millisecond)
 
 	createRuntimeClass(ctx, t, cs)
-	rec = decode(t, out.waitLines(t, 3, 10*time.Second)[2])
+	rec = decode(t, out.WaitLines(t, 3)[2])
 	if len(rec.Changed) != 1 || rec.Changed[0].To != checks.Passed {
 		t.Fatalf("after recreating the RuntimeClass: %+v", rec.Changed)
 	}
-	out.quiet(t, 3, 1500*time.Millisecond)
+	quiet(t, out, 3, 1500*time.Millisecond)
 	if code := stop(); code != cli.ExitOK {
 		t.Errorf("exit %d", code)
 	}

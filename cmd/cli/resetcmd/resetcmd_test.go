@@ -1,4 +1,4 @@
-package main
+package resetcmd
 
 import (
 	"os"
@@ -9,8 +9,16 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/cmd/cli/clitest"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/testfiles"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/state"
 )
+
+// The command tests work on the GPU incident lab unless they say
+// otherwise.
+func TestMain(m *testing.M) { clitest.Main(m, "gpu-incident") }
 
 // seeded returns a lab root with a learner's file in it and a state
 // with progress and witnessed facts for steps 3 and 5.
@@ -31,11 +39,12 @@ func seeded(t *testing.T) (root, stateDir string, st *state.Store) {
 	return root, stateDir, st
 }
 
+// runWithStdin runs `labmate reset ARGS...` with stdin.
 func runWithStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
-	var out, errOut strings.Builder
-	code := runWith(append([]string{"reset"}, args...), cli.Streams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut})
-	return code, out.String(), errOut.String()
+	tf := clitest.NewTestFactory(t)
+	tf.Stdin = stdin
+	return tf.Run(NewCmd, args...)
 }
 
 func learnerFileIntact(t *testing.T, root string) {
@@ -44,6 +53,21 @@ func learnerFileIntact(t *testing.T, root string) {
 	if err != nil || string(raw) != "MAIN_RUNTIMES=runc\n" {
 		t.Errorf("the learner's file was touched: %q %v", raw, err)
 	}
+}
+
+// mustStore is the store of gpu-incident's version at root, as the
+// commands open it.
+func mustStore(t *testing.T, dir, root string) *state.Store {
+	t.Helper()
+	lab, err := content.Load("gpu-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := state.OpenLab(dir, cli.StateLab(lab), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestResetOneStepAfterYes(t *testing.T) {
@@ -165,10 +189,10 @@ func TestResetOpensOnlyTheState(t *testing.T) {
 	})
 	t.Run("start files", func(t *testing.T) {
 
-		files := versionedLab("1.0.0", "")
+		files := labkittest.VersionedFileLab("1.0.0", "")
 		files["lab.toml"] = strings.Replace(files["lab.toml"], `intro = "intro.md"`, "intro = \"intro.md\"\nstart = \"start\"", 1)
 		files["start/etc/site.toml"] = "[server]\n"
-		dir, root := writeLab(t, files), t.TempDir()
+		dir, root := testfiles.Dir(t, files), t.TempDir()
 		code, _, errOut := runWithStdin(t, "", "--yes", "--lab-dir", dir, "--root", root, "--state-dir", t.TempDir())
 		if code != cli.ExitOK {
 			t.Fatalf("reset --lab-dir: exit %d\n%s", code, errOut)

@@ -1,15 +1,14 @@
-package main
+package checkcmd
 
 import (
 	"encoding/json"
-	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,9 +18,67 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/class/classlab"
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/cmd/cli/classcmd"
+	"github.com/labhub/labmate/cmd/cli/clitest"
+	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labstore"
 )
+
+// classLearner is one learner's machine: their class kubeconfig, their
+// own data (installed labs) and state directories, their lab root.
+type classLearner struct {
+	id, file, data, state, root string
+}
+
+// check runs `labmate check --class FILE --root ROOT --json` as this
+// learner: no lab named, so the class's lab opens.
+func (l classLearner) check(t *testing.T) (int, engine.Report, string) {
+	t.Helper()
+	l.use(t)
+	code, out, errOut := clitest.NewTestFactory(t).WithKubeconfigs().Run(NewCmd, "--class", l.file, "--root", l.root, "--json", "--state-dir", l.state)
+	var rep engine.Report
+	if code != cli.ExitUsage {
+		if err := json.Unmarshal([]byte(out), &rep); err != nil {
+			t.Fatalf("%s: check --json: %v\n%s\n%s", l.id, err, out, errOut)
+		}
+	}
+	return code, rep, errOut
+}
+
+func (l classLearner) use(t *testing.T) {
+	t.Setenv("XDG_DATA_HOME", l.data)
+	t.Setenv("XDG_STATE_HOME", l.state)
+}
+
+// classKubeconfig writes a class kubeconfig (as init writes them) for a
+// server that is not a working class cluster.
+func classKubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "learner-01.kubeconfig")
+	kc := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: class
+  cluster:
+    server: %s
+    insecure-skip-tls-verify: true
+users:
+- name: learner-01
+  user:
+    token: t
+contexts:
+- name: learner-01
+  context: {cluster: class, user: learner-01, namespace: workshop}
+current-context: learner-01
+`, server)
+	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // labServer is a class cluster that carries *obj as its lab object
 // (read at each request; nil: it never answers) and refuses everything else (the learner's
@@ -65,7 +122,7 @@ func labObject(t *testing.T, dir string) *corev1.ConfigMap {
 // the class cluster gone. A learner with no copy cannot open it.
 func TestClassLabOfflineAndTampered(t *testing.T) {
 	l := classLearner{id: "learner-01", data: t.TempDir(), state: t.TempDir(), root: t.TempDir()}
-	good := labObject(t, writeLab(t, versionedLab("1.0.0", "")))
+	good := labObject(t, testfiles.Dir(t, labkittest.VersionedFileLab("1.0.0", "")))
 	var served atomic.Pointer[corev1.ConfigMap]
 	served.Store(good)
 	srv := labServer(t, &served)
@@ -106,7 +163,7 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 
 	// preview opens the same lab and shows its version in the record.
 	l.use(t)
-	code, stdout, errOut := runStreams("class", "preview", "--class", l.file, "--root", l.root)
+	code, stdout, errOut := clitest.NewTestFactory(t).WithKubeconfigs().Run(classcmd.NewCmd, "preview", "--class", l.file, "--root", l.root)
 	var rec class.Record
 	if err := json.Unmarshal([]byte(stdout), &rec); err != nil || code != cli.ExitOK || rec.Lab != "nginx-conf" || rec.LabVersion != "1.0.0" {
 		t.Fatalf("class preview --class: exit %d, %v, %+v\n%s", code, err, rec, errOut)
@@ -119,84 +176,5 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	}
 	if e := kube.ClientEnglish(strings.Join(rep.Problems, "\n") + errOut); e != "" {
 		t.Errorf("the client's English %q reaches the learner: %q %q", e, rep.Problems, errOut)
-	}
-}
-
-// What --lab names for the class to carry: a directory, a built-in lab
-// that needs no Go (packed from a copy of its files), an installed lab;
-// a built-in lab that needs Go does not travel.
-func TestPackClassLab(t *testing.T) {
-	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	dir := writeLab(t, versionedLab("2.0.0", ""))
-	if _, err := labstore.InstallDir(dir, "test"); err != nil {
-		t.Fatal(err)
-	}
-	for _, tc := range []struct {
-		ref, id, version string
-		ship             bool
-	}{
-		{dir, "nginx-conf", "2.0.0", true},
-		{"nginx-conf", "nginx-conf", "2.0.0", true},
-		{"nginx-conf@2.0.0", "nginx-conf", "2.0.0", true},
-		{"driver-reboot", "driver-reboot", "", true},
-		{"driver-reboot@embedded", "driver-reboot", "", true},
-		{"gpu-incident", "gpu-incident", "", false},
-	} {
-		a, ship, err := classlab.PackRef(tc.ref)
-		if err != nil || ship != tc.ship || a.ID != tc.id || tc.version != "" && a.Version != tc.version {
-			t.Errorf("%s: %s %s ship %v, %v; want %s ship %v", tc.ref, a.ID, a.Version, ship, err, tc.id, tc.ship)
-		}
-		if ship && (len(a.Bytes) == 0 || a.Sum != labstore.Sum(a.Bytes)) {
-			t.Errorf("%s: %d bytes, sum %s", tc.ref, len(a.Bytes), a.Sum)
-		}
-	}
-	// The same lab packs to the same bytes: a second push changes nothing.
-	a, _, _ := classlab.PackRef(dir)
-	b, _, _ := classlab.PackRef("nginx-conf")
-	if a.Sum != b.Sum {
-		t.Errorf("the directory and its installed copy pack differently: %s %s", a.Sum, b.Sum)
-	}
-	// A built-in lab packs to what its directory packs to.
-	emb, _, _ := classlab.PackRef("driver-reboot")
-	fromDir, _, err := classlab.PackRef(filepath.Join("..", "..", "content", "labs", "driver-reboot"))
-	if err != nil || emb.Sum != fromDir.Sum {
-		t.Errorf("driver-reboot built in and from its directory: %s %s, %v", emb.Sum, fromDir.Sum, err)
-	}
-	if _, _, err := classlab.PackRef("no-such-lab"); err == nil {
-		t.Error("a lab that is nowhere packed")
-	}
-}
-
-// A FIFO named lab.toml is refused before the lab is read, never opened:
-// class lab push and class init --lab pack through the one rule of
-// labstore.PackLab (special files first).
-func TestPackClassLabRefusesAFIFOWithoutOpeningIt(t *testing.T) {
-	dir := writeLab(t, versionedLab("2.0.0", ""))
-	fifo := filepath.Join(dir, "lab.toml")
-	if err := os.Remove(fifo); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	// Should the open block after all, a writer lets it end.
-	t.Cleanup(func() {
-		if f, err := os.OpenFile(fifo, os.O_RDWR, 0); err == nil {
-			f.Close()
-		}
-	})
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := classlab.PackRef(dir)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		var r *labstore.Refusal
-		if !errors.As(err, &r) || r.Reason != labstore.Special {
-			t.Fatalf("classlab.PackRef(a lab whose lab.toml is a FIFO) = %v, want a Special refusal", err)
-		}
-	case <-time.After(patience):
-		t.Fatal("packClassLab blocked opening a FIFO named lab.toml")
 	}
 }

@@ -1,9 +1,8 @@
-package main
+package reportcmd
 
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -13,59 +12,45 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/cmd/cli"
-	"github.com/labhub/labmate/cmd/cli/reportcmd"
+	"github.com/labhub/labmate/cmd/cli/clitest"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/report"
 	"github.com/labhub/labmate/state"
 )
 
-// referenceRoot copies the lab's reference answers (content/labs/gpu-incident/
-// reference) into a fresh lab root, keeping file modes (the script must
-// stay executable).
-func referenceRoot(t *testing.T) string {
-	t.Helper()
-	src := "../../content/labs/gpu-incident/reference"
-	root := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		dst := filepath.Join(root, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		raw, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, raw, fi.Mode().Perm())
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
+// The command tests work on the GPU incident lab unless they say
+// otherwise.
+func TestMain(m *testing.M) { clitest.Main(m, "gpu-incident") }
 
 // fixedClock makes report times and the local zone stable for goldens.
 func fixedClock(t *testing.T, at time.Time) {
 	t.Helper()
-	oldNow, oldLocal := reportcmd.Now, time.Local
-	reportcmd.Now = func() time.Time { return at }
+	oldNow, oldLocal := Now, time.Local
+	Now = func() time.Time { return at }
 	time.Local = time.UTC
-	t.Cleanup(func() { reportcmd.Now, time.Local = oldNow, oldLocal })
+	t.Cleanup(func() { Now, time.Local = oldNow, oldLocal })
 }
 
+// runCmd runs `labmate report ARGS...` on a test factory.
 func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errOut strings.Builder
-	code = run(args, &out, &errOut)
-	return code, out.String(), errOut.String()
+	return clitest.Run(t, NewCmd, args...)
+}
+
+// mustStore is the store of gpu-incident's version at root, as the
+// commands open it.
+func mustStore(t *testing.T, dir, root string) *state.Store {
+	t.Helper()
+	lab, err := content.Load("gpu-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := state.OpenLab(dir, cli.StateLab(lab), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 // The report of the reference answers, evaluated as `labmate report`
@@ -79,18 +64,18 @@ func TestReportReferenceFiles(t *testing.T) {
 	if labkittest.GPUSteps(t)[2].Eval == nil {
 		t.Fatal("the file checks of step 3 are not registered")
 	}
-	root := referenceRoot(t)
+	root := labkittest.ReferenceRoot(t, "gpu-incident")
 	stateDir := t.TempDir()
 	fixedClock(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	mustStore(t, stateDir, root).Record(
 		state.Event{Kind: state.HintOpened, Step: 3, Hint: 2, At: time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)},
 		state.Event{Kind: state.SolutionOpened, Step: 4, At: time.Date(2026, 11, 30, 11, 5, 0, 0, time.UTC)})
 
-	code, md, errOut := runCmd(t, "report", "--root", root, "--no-cluster", "--state-dir", stateDir)
+	code, md, errOut := runCmd(t, "--root", root, "--no-cluster", "--state-dir", stateDir)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	code, js, errOut := runCmd(t, "report", "--json", "--root", root, "--no-cluster", "--state-dir", stateDir)
+	code, js, errOut := runCmd(t, "--json", "--root", root, "--no-cluster", "--state-dir", stateDir)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -148,12 +133,12 @@ func TestReportReferenceFiles(t *testing.T) {
 }
 
 func TestReportJSONToFile(t *testing.T) {
-	root := referenceRoot(t)
+	root := labkittest.ReferenceRoot(t, "gpu-incident")
 	stateDir := t.TempDir()
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	fixedClock(t, at)
 	outFile := filepath.Join(t.TempDir(), "report.json")
-	code, out, errOut := runCmd(t, "report", "--json", "-o", outFile, "--root", root, "--no-cluster", "--state-dir", stateDir)
+	code, out, errOut := runCmd(t, "--json", "-o", outFile, "--root", root, "--no-cluster", "--state-dir", stateDir)
 	if code != cli.ExitOK || out != "" {
 		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
 	}
@@ -183,33 +168,18 @@ func TestReportJSONToFile(t *testing.T) {
 }
 
 func TestReportUnwritablePath(t *testing.T) {
-	code, _, errOut := runCmd(t, "report", "-o", filepath.Join(t.TempDir(), "no", "such", "dir", "r.md"),
+	code, _, errOut := runCmd(t, "-o", filepath.Join(t.TempDir(), "no", "such", "dir", "r.md"),
 		"--root", t.TempDir(), "--no-cluster", "--state-dir", t.TempDir())
 	if code != cli.ExitUsage || !strings.Contains(errOut, "r.md") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
 
-// mustStore is the store of gpu-incident's version at root, as the
-// commands open it.
-func mustStore(t *testing.T, dir, root string) *state.Store {
-	t.Helper()
-	lab, err := content.Load("gpu-incident")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := state.OpenLab(dir, cli.StateLab(lab), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // `labmate report --trace reference`: the built-in reference run, all
 // eight steps passed, with the trace's own times; a bad trace is a usage
 // error that names it.
 func TestReportFromTrace(t *testing.T) {
-	code, out, errOut := runCmd(t, "report", "--trace", "reference", "--json")
+	code, out, errOut := runCmd(t, "--trace", "reference", "--json")
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -227,7 +197,7 @@ func TestReportFromTrace(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.jsonl")
 	os.WriteFile(bad, []byte("not a trace\n"), 0o644)
-	code, _, errOut = runCmd(t, "report", "--trace", bad)
+	code, _, errOut = runCmd(t, "--trace", bad)
 	if code != cli.ExitUsage || !strings.Contains(errOut, "bad.jsonl") {
 		t.Errorf("bad trace: exit %d, %q", code, errOut)
 	}
