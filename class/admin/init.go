@@ -100,7 +100,8 @@ func ReadLearners(r io.Reader) ([]string, error) {
 
 // Init creates the class namespace, then for each learner a
 // ServiceAccount, the learner's record objects (one per lab), a Role that
-// may get and patch exactly those objects (RBAC cannot limit create by
+// may get and patch exactly those objects (and read the class's lab and
+// the learner's acknowledgement object, class.AckObject) (RBAC cannot limit create by
 // name, so learners never create), its RoleBinding, and a kubeconfig with
 // a token for the ServiceAccount. It is idempotent: a second run leaves
 // existing records as they are and writes fresh kubeconfigs.
@@ -188,6 +189,13 @@ func initLearner(ctx context.Context, cfg InitConfig, cs kube.Interface, learner
 		APIGroups:     []string{""},
 		Resources:     []string{"configmaps"},
 		ResourceNames: []string{class.LabObject},
+		Verbs:         []string{"get", "list", "watch"},
+	}, {
+		// The instructor's acknowledgements of this learner's hands,
+		// read the same way; only the board writes them.
+		APIGroups:     []string{""},
+		Resources:     []string{"configmaps"},
+		ResourceNames: []string{class.AckObject(learner)},
 		Verbs:         []string{"get", "list", "watch"},
 	}}}
 	if _, err := cs.RbacV1().Roles(ns).Create(ctx, role, co); apierrors.IsAlreadyExists(err) {

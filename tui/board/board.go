@@ -45,6 +45,9 @@ type Options struct {
 	Now     func() time.Time
 	Theme   string
 	Profile termenv.Profile
+	// Acknowledge, if set, tells a learner the instructor saw their
+	// raised hand (the help-first view's key).
+	Acknowledge Acknowledger
 }
 
 // Sort orders.
@@ -77,6 +80,9 @@ type Model struct {
 	stats     classstats.Class     // of statsLab's records
 	otherLabs int                  // records of other labs than statsLab
 	queue     []classstats.Waiting // every learner on a step, longest first
+	hands     []classstats.Hand    // raised hands, not yet acknowledged first
+	acked     map[string]bool      // hands this board acknowledged (handKey)
+	ackErr    error                // the last acknowledgement that failed
 }
 
 // classMsg carries a new class from the watch.
@@ -99,7 +105,7 @@ func New(o Options) Model {
 	th := theme.New(o.Theme, o.Profile)
 	h := th.Help()
 	h.Styles.ShortSeparator = lipgloss.NewStyle() // the blanks between keys are plain
-	m := Model{opts: o, th: th, keys: keys.NewBoard(), help: h, titles: map[string]map[int]string{}, width: 80, height: 24}
+	m := Model{opts: o, th: th, keys: keys.NewBoard(), help: h, titles: map[string]map[int]string{}, acked: map[string]bool{}, width: 80, height: 24}
 	m.now = o.Now()
 	m.syncKeys()
 	return m
@@ -123,6 +129,7 @@ func (m *Model) syncKeys() {
 		b.SetEnabled(table)
 	}
 	k.Back.SetEnabled(m.detail)
+	k.Ack.SetEnabled(m.view == HelpFirst && !m.detail && m.opts.Acknowledge != nil)
 	for _, b := range append([]*key.Binding{&k.Next, &k.Prev}, &k.Views[0], &k.Views[1], &k.Views[2], &k.Views[3]) {
 		b.SetEnabled(!m.detail)
 	}
@@ -138,6 +145,8 @@ func (m Model) ShortHelp() []key.Binding {
 		return []key.Binding{k.Back, k.Quit}
 	case m.view == Learners:
 		return []key.Binding{k.Up, k.Open, k.Sort, k.Next, k.Quit}
+	case m.view == HelpFirst && m.opts.Acknowledge != nil:
+		return []key.Binding{k.Ack, k.Next, k.Quit}
 	}
 	return []key.Binding{k.Next, k.Quit}
 }
@@ -146,7 +155,7 @@ func (m Model) ShortHelp() []key.Binding {
 func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{
-		{k.Up, k.Down, k.Top, k.Bottom, k.Open, k.Back, k.Sort},
+		{k.Up, k.Down, k.Top, k.Bottom, k.Open, k.Back, k.Sort, k.Ack},
 		append([]key.Binding{k.Next, k.Prev}, k.Views[:]...),
 		{k.Quit},
 	}
@@ -227,8 +236,15 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case key.Matches(msg, m.keys.Sort):
 			m.sort = (m.sort + 1) % 2
 			m.order()
+		case key.Matches(msg, m.keys.Ack):
+			return m, m.acknowledge()
 		}
 		m.clamp()
+	case ackedMsg:
+		m.ackErr = msg.err
+		if msg.err != nil {
+			delete(m.acked, msg.key) // not sent: the key may try again
+		}
 	}
 	return m, nil
 }

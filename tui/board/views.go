@@ -44,6 +44,7 @@ func (m *Model) summarize() {
 	m.stats = classstats.Summarize(recs, len(m.titles[lab]))
 	m.otherLabs = len(m.class.Records) - len(recs)
 	m.queue = classstats.HelpFirst(m.class.Records, m.now, 0)
+	m.hands = classstats.Hands(m.class.Records, m.now)
 }
 
 func (m Model) viewName(v View) string { return content.Msg(fmt.Sprintf("class.board.view.%d", v)) }
@@ -56,11 +57,14 @@ func (m Model) helpLines() []string {
 	cw := max(8, m.width-2-4-nw-1-7-1-9-1-8)
 	head := padLeft("#", 3) + " " + pad(content.Msg("class.board.col.name"), nw) + " " + pad(content.Msg("class.board.col.current"), 7) + " " +
 		padLeft(content.Msg("class.board.col.time"), 9) + " " + pad(content.Msg("class.board.col.check"), cw) + " " + content.Msg("class.board.col.hints")
-	lines := []string{m.title(), m.header(head)}
+	// Raised hands and the room's mistakes first, in at most half the
+	// rows while learners wait below.
+	room := m.roomLines(m.listRows() / 2)
+	lines := append(append([]string{m.title()}, room...), m.header(head))
 	if len(m.queue) == 0 {
 		return append(lines, "  "+m.emptyWord(content.Msg("class.board.help.nobody")))
 	}
-	end := min(len(m.queue), m.listRows())
+	end := min(len(m.queue), max(0, m.listRows()-len(room)))
 	for i, w := range m.queue[:end] {
 		check := w.Check
 		if w.More > 0 {

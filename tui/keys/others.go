@@ -39,7 +39,9 @@ func NewPicker(labs int) Picker {
 // 1-4: the learners, help first, the funnel, the steps) and leaving.
 type Board struct {
 	Up, Down, Top, Bottom, Open, Back, Sort, Next, Prev, Quit key.Binding
-	Views                                                     [4]key.Binding
+	// Ack acknowledges the first raised hand not yet acknowledged.
+	Ack   key.Binding
+	Views [4]key.Binding
 }
 
 // NewBoard returns the board's keys.
@@ -58,6 +60,7 @@ func NewBoard() Board {
 		Next:   k("next", "tab"),
 		Prev:   k("prev", "shift+tab"),
 		Quit:   k("quit", "q", "ctrl+c"),
+		Ack:    k("ack", "a"),
 		Views:  [4]key.Binding{k("view", "1"), k("view", "2"), k("view", "3"), k("view", "4")},
 	}
 }
