@@ -7,6 +7,8 @@ package board
 // many learners make each, and how many caught the step up.
 
 import (
+	"strings"
+
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/mattn/go-runewidth"
 
@@ -80,9 +82,9 @@ func (m Model) handLines(rows int) []string {
 }
 
 // mistakeLines are, per step, the named mistakes of the learners on it
-// ("7명: …") and how many caught it up.
+// ("7명: …"), then one line of how many caught each step up.
 func (m Model) mistakeLines() []string {
-	var out []string
+	var out, caught []string
 	w := max(20, m.width-2)
 	for _, st := range m.stats.Steps {
 		for _, mk := range st.Mistakes {
@@ -90,8 +92,11 @@ func (m Model) mistakeLines() []string {
 				"label", termtext.Clean(mk.ID)), w, "…"))
 		}
 		if st.CaughtUp > 0 {
-			out = append(out, " "+m.th.Muted.Render(runewidth.Truncate(content.Msg("class.board.caught_up", "step", st.Number, "n", st.CaughtUp), w, "…")))
+			caught = append(caught, content.Msg("class.board.caught_up_step", "step", st.Number, "n", st.CaughtUp))
 		}
+	}
+	if len(caught) > 0 {
+		out = append(out, " "+m.th.Muted.Render(runewidth.Truncate(content.Msg("class.board.caught_up", "steps", strings.Join(caught, ", ")), w, "…")))
 	}
 	return out
 }
