@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labhub/labmate/checks"
@@ -48,13 +49,20 @@ type ExportStep struct {
 	FirstPassed time.Time     `json:"firstPassed,omitzero"`
 	Attempts    int           `json:"attempts"`
 	Failing     []string      `json:"failing,omitempty"`
+	// CaughtUp, Mistake, Hands and AckSeconds as in StepRecord (schema
+	// 3): a step caught up is no answer of the learner's own.
+	CaughtUp   bool   `json:"caughtUp,omitempty"`
+	Mistake    string `json:"mistake,omitempty"`
+	Hands      int    `json:"hands,omitempty"`
+	AckSeconds []int  `json:"ackSeconds,omitempty"`
 }
 
 // Record is the step as a StepRecord (TimeToPass and the statistics
 // read both live records and saved exports through it).
 func (s ExportStep) Record() StepRecord {
 	r := StepRecord{Number: s.Number, Status: s.Status, Hints: s.Hints, Solution: s.Solution,
-		Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts}
+		Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts,
+		CaughtUp: s.CaughtUp, Mistake: s.Mistake, Hands: s.Hands, AckSeconds: s.AckSeconds}
 	for _, id := range s.Failing {
 		r.Failing = append(r.Failing, FailingCheck{ID: id, Status: checks.Failed})
 	}
@@ -69,7 +77,8 @@ func ToExport(c Class) Export {
 			Current: r.Current, CurrentSince: r.CurrentSince, Steps: []ExportStep{}, Regression: r.Regression}
 		for _, s := range r.Steps {
 			es := ExportStep{Number: s.Number, Status: s.Status, Hints: s.Hints, Solution: s.Solution,
-				Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts}
+				Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts,
+				CaughtUp: s.CaughtUp, Mistake: s.Mistake, Hands: s.Hands, AckSeconds: s.AckSeconds}
 			for _, f := range s.Failing {
 				es.Failing = append(es.Failing, f.ID)
 			}
@@ -125,17 +134,19 @@ func WriteJSON(w io.Writer, c Class) error {
 // WriteCSV writes one row per learner and step (a long table a
 // spreadsheet pivots as it likes): name, learner, lab, updated, flag,
 // step, status, hints, lab_version, then (schema 2) arrived,
-// first_passed, seconds_to_pass and attempts; new columns go last, so
+// first_passed, seconds_to_pass and attempts, then (schema 3)
+// caught_up, mistake, hands and ack_seconds (space-separated); new
+// columns go last, so
 // sheets made before them keep their columns. A learner with no steps
 // (none yet, or a flagged record) gets one row with empty step columns,
 // so nobody vanishes from the grade sheet.
 func WriteCSV(w io.Writer, c Class) error {
 	cw := csv.NewWriter(w)
 	_ = cw.Write([]string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints", "lab_version",
-		"arrived", "first_passed", "seconds_to_pass", "attempts"})
+		"arrived", "first_passed", "seconds_to_pass", "attempts", "caught_up", "mistake", "hands", "ack_seconds"})
 	for _, l := range ToExport(c).Learners {
 		if len(l.Steps) == 0 {
-			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), "", "", "", l.LabVersion, "", "", "", ""})
+			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), "", "", "", l.LabVersion, "", "", "", "", "", "", "", ""})
 		}
 		for _, s := range l.Steps {
 			secs := ""
@@ -143,7 +154,8 @@ func WriteCSV(w io.Writer, c Class) error {
 				secs = strconv.Itoa(int(d / time.Second))
 			}
 			_ = cw.Write([]string{l.Name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), strconv.Itoa(s.Number), string(s.Status),
-				strconv.Itoa(s.Hints), l.LabVersion, stamp(s.Arrived), stamp(s.FirstPassed), secs, strconv.Itoa(s.Attempts)})
+				strconv.Itoa(s.Hints), l.LabVersion, stamp(s.Arrived), stamp(s.FirstPassed), secs, strconv.Itoa(s.Attempts),
+				strconv.FormatBool(s.CaughtUp), s.Mistake, strconv.Itoa(s.Hands), joinInts(s.AckSeconds)})
 		}
 	}
 	cw.Flush()
@@ -151,6 +163,15 @@ func WriteCSV(w io.Writer, c Class) error {
 		return fmt.Errorf("csv: %w", err)
 	}
 	return nil
+}
+
+// joinInts is ns space-separated ("" for none).
+func joinInts(ns []int) string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = strconv.Itoa(n)
+	}
+	return strings.Join(out, " ")
 }
 
 // stamp is a time in RFC 3339, UTC, or "" when unset.
