@@ -24,6 +24,7 @@ import (
 	"github.com/labhub/labmate/class/classlab"
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/cmd/cli/clitest"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/kube"
@@ -117,7 +118,7 @@ func newClassLabE2E(t *testing.T) *classLabE2E {
 		if err := os.MkdirAll(filepath.Join(l.root, "bin"), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		write(t, filepath.Join(l.root, "bin", "reload.sh"), "#!/bin/sh\nnginx -s reload\n")
+		clitest.Save(t, filepath.Join(l.root, "bin", "reload.sh"), "#!/bin/sh\nnginx -s reload\n")
 		if err := os.Chmod(filepath.Join(l.root, "bin", "reload.sh"), 0o755); err != nil {
 			t.Fatal(err)
 		}

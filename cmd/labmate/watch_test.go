@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"strings"
@@ -10,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/labhub/labmate/labrun/textout"
+	"github.com/labhub/labmate/cmd/cli/clitest"
 )
 
 // waitLines waits until at least n lines were written.
@@ -20,34 +19,6 @@ import (
 // loops beside it) still meets it. Callers' shorter windows say what they
 // expect; they are raised to this.
 const patience = 30 * time.Second
-
-// write replaces path with text as editors save: a temp file renamed
-// over it, so the watcher reads the old text or the new, never a file
-// half written. (A rewrite in place may be read truncated; with the
-// writer stalled past the settle window on a loaded machine, that read
-// would rightly be shown as a change of its own.)
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	tmp := path + ".tmp~"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func decode(t *testing.T, line string) textout.Record {
-	t.Helper()
-	var r textout.Record
-	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		t.Fatalf("not a JSON line: %v\n%s", err, line)
-	}
-	if r.At.IsZero() {
-		t.Fatalf("record without a timestamp: %s", line)
-	}
-	return r
-}
 
 // The real command in a child process: `labmate check --watch --json`
 // prints its first record and exits 0 on SIGINT and on SIGTERM.
@@ -79,7 +50,7 @@ func TestWatchExitsCleanlyOnSignals(t *testing.T) {
 			}()
 			select {
 			case line := <-first:
-				if rec := decode(t, line); len(rec.Steps) != 8 {
+				if rec := clitest.Record(t, line); len(rec.Steps) != 8 {
 					t.Errorf("first record has %d steps", len(rec.Steps))
 				}
 			case <-time.After(patience):

@@ -471,16 +471,16 @@ func stepMutantRows(n int, ms []*Mutant, declared []content.Equivalent) []Row {
 	for _, m := range ms {
 		switch m.Outcome {
 		case outSurvived:
-			rows = append(rows, Row{Step: n, Case: msg("verify.case.survivor"), Expected: msg("verify.expect.not_passed"), Seen: m.Desc})
+			rows = append(rows, Row{Step: n, Case: msg("verify.case.survivor"), Expected: msg("verify.expect.not_passed"), Seen: m.Desc, nearMiss: true})
 		case outFalseFail:
 			rows = append(rows, Row{Step: n, Case: msg("verify.case.false_fail"), Expected: msg("verify.expect.passed"),
-				Seen: msg("verify.seen.false_fail", "desc", m.Desc, "check", m.By)})
+				Seen: msg("verify.seen.false_fail", "desc", m.Desc, "check", m.By), nearMiss: true})
 		case outNotTried:
 			rows = append(rows, Row{Step: n, Case: msg("verify.case.untried"), Expected: msg("verify.expect.not_passed"),
-				Seen: msg("verify.seen.untried", "desc", m.Desc, "why", m.Note), Skipped: true})
+				Seen: msg("verify.seen.untried", "desc", m.Desc, "why", m.Note), Skipped: true, nearMiss: true})
 		case outEnv:
 			rows = append(rows, Row{Step: n, Case: msg("verify.case.env_untried"), Expected: msg("verify.expect.not_passed"),
-				Seen: msg("verify.seen.untried", "desc", m.Desc, "why", m.Note), Unproven: true})
+				Seen: msg("verify.seen.untried", "desc", m.Desc, "why", m.Note), Unproven: true, nearMiss: true})
 		}
 	}
 	for _, eq := range declared {

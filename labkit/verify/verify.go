@@ -75,6 +75,10 @@ type Row struct {
 	// not a failure of the lab, but the proof is not complete.
 	Unproven bool
 	Took     time.Duration
+	// nearMiss marks a row that tells one near-miss of the summary row
+	// (a survivor, a false failure, one not tried): CI's cases name each
+	// near-miss once, from Result.Mutants, instead (ci.go).
+	nearMiss bool
 }
 
 // Result is a whole proof.

@@ -2,11 +2,8 @@ package checkcmd
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -51,33 +48,6 @@ func (l classLearner) check(t *testing.T) (int, engine.Report, string) {
 func (l classLearner) use(t *testing.T) {
 	t.Setenv("XDG_DATA_HOME", l.data)
 	t.Setenv("XDG_STATE_HOME", l.state)
-}
-
-// classKubeconfig writes a class kubeconfig (as init writes them) for a
-// server that is not a working class cluster.
-func classKubeconfig(t *testing.T, server string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "learner-01.kubeconfig")
-	kc := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: class
-  cluster:
-    server: %s
-    insecure-skip-tls-verify: true
-users:
-- name: learner-01
-  user:
-    token: t
-contexts:
-- name: learner-01
-  context: {cluster: class, user: learner-01, namespace: workshop}
-current-context: learner-01
-`, server)
-	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // labServer is a class cluster that carries *obj as its lab object
@@ -126,7 +96,7 @@ func TestClassLabOfflineAndTampered(t *testing.T) {
 	var served atomic.Pointer[corev1.ConfigMap]
 	served.Store(good)
 	srv := labServer(t, &served)
-	l.file = classKubeconfig(t, srv.URL)
+	l.file = clitest.ClassKubeconfig(t, srv.URL)
 	code, rep, errOut := l.check(t)
 	if code != cli.ExitFail || len(rep.Steps) != 2 || len(rep.Problems) != 0 {
 		t.Fatalf("first start: exit %d, steps %d, problems %q\n%s", code, len(rep.Steps), rep.Problems, errOut)

@@ -72,13 +72,13 @@ func TestWatchClusterStepE2E(t *testing.T) {
 		}
 		return false
 	})
-	write(t, filepath.Join(root, "out", "unscheduled.txt"), cond.Reason+"\n"+cond.Message+"\n")
+	clitest.Save(t, filepath.Join(root, "out", "unscheduled.txt"), cond.Reason+"\n"+cond.Message+"\n")
 
 	// Every source syncs long before the ready timeout, so the first
 	// record must be a ready one (see TestWatchRealLabFileStep).
 	out, stop := watching(t, clitest.NewTestFactory(t).WithKubeconfigs(), "--json", "--step", "5", "--lab", "gpu-incident",
 		"--root", root, "--kubeconfig", kubeconfig, "--state-dir", t.TempDir(), "--timeout", clitest.Patience.String())
-	first := decode(t, out.WaitLines(t, 1)[0])
+	first := clitest.Record(t, out.WaitLines(t, 1)[0])
 	if !first.Ready {
 		t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", clitest.Patience, first.Report)
 	}
@@ -90,14 +90,14 @@ func TestWatchClusterStepE2E(t *testing.T) {
 	if err := cs.NodeV1().RuntimeClasses().Delete(ctx, "nvidia", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	rec := decode(t, out.WaitLines(t, 2)[1])
+	rec := clitest.Record(t, out.WaitLines(t, 2)[1])
 	if len(rec.Changed) != 1 || rec.Changed[0].Number != 5 || rec.Changed[0].To == checks.Passed || rec.Steps[0].Status != rec.Changed[0].To {
 		t.Fatalf("after deleting the RuntimeClass: changed %+v, steps %+v", rec.Changed, rec.Steps)
 	}
 	quiet(t, out, 2, 1500*time.Millisecond)
 
 	createRuntimeClass(ctx, t, cs)
-	rec = decode(t, out.WaitLines(t, 3)[2])
+	rec = clitest.Record(t, out.WaitLines(t, 3)[2])
 	if len(rec.Changed) != 1 || rec.Changed[0].To != checks.Passed {
 		t.Fatalf("after recreating the RuntimeClass: %+v", rec.Changed)
 	}

@@ -2,7 +2,6 @@ package checkcmd
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,39 +44,12 @@ func watching(t *testing.T, tf *clitest.TestFactory, args ...string) (lines *cli
 	}
 }
 
-// decode reads one --json record of check --watch.
-func decode(t *testing.T, line string) textout.Record {
-	t.Helper()
-	var r textout.Record
-	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		t.Fatalf("not a JSON line: %v\n%s", err, line)
-	}
-	if r.At.IsZero() {
-		t.Fatalf("record without a timestamp: %s", line)
-	}
-	return r
-}
-
 // quiet asserts that nothing more is written during window.
 func quiet(t *testing.T, b *clitest.Buffer, have int, window time.Duration) {
 	t.Helper()
 	time.Sleep(window)
 	if got := b.Lines(); len(got) != have {
 		t.Fatalf("%d new line(s) while no status changed:\n%s", len(got)-have, strings.Join(got[have:], "\n"))
-	}
-}
-
-// write replaces path with text as editors save: a temp file renamed
-// over it, so the watcher reads the old text or the new, never a file
-// half written.
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	tmp := path + ".tmp~"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -101,7 +73,7 @@ func TestWatchRealLabFileStep(t *testing.T) {
 	// the missing source had no say in: the first record must therefore
 	// be a ready one.
 	lines, stop := watching(t, tf, "--json", "--root", root, "--no-cluster", "--timeout", clitest.Patience.String())
-	first := decode(t, lines.WaitLines(t, 1)[0])
+	first := clitest.Record(t, lines.WaitLines(t, 1)[0])
 	if !first.Ready {
 		t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", clitest.Patience, first.Report)
 	}
@@ -110,8 +82,8 @@ func TestWatchRealLabFileStep(t *testing.T) {
 	}
 	quiet(t, lines, 1, 1500*time.Millisecond)
 
-	write(t, cfg, strings.Replace(string(ref), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
-	rec := decode(t, lines.WaitLines(t, 2)[1])
+	clitest.Save(t, cfg, strings.Replace(string(ref), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
+	rec := clitest.Record(t, lines.WaitLines(t, 2)[1])
 	if len(rec.Changed) != 1 || rec.Changed[0] != (textout.Change{Number: 1, From: checks.Passed, To: checks.Failed}) {
 		t.Fatalf("changed = %+v, want only step 1 passed->failed", rec.Changed)
 	}

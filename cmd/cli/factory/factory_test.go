@@ -2,9 +2,7 @@ package factory_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -106,33 +104,6 @@ func TestTheLabIsResolvedOnce(t *testing.T) {
 	}
 }
 
-// classKubeconfig writes a class kubeconfig (as init writes them) for a
-// server that is not a working class cluster.
-func classKubeconfig(t *testing.T, server string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "learner-01.kubeconfig")
-	kc := fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: class
-  cluster:
-    server: %s
-    insecure-skip-tls-verify: true
-users:
-- name: learner-01
-  user:
-    token: t
-contexts:
-- name: learner-01
-  context: {cluster: class, user: learner-01, namespace: workshop}
-current-context: learner-01
-`, server)
-	if err := os.WriteFile(path, []byte(kc), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // startWatch runs check --watch's loop on run until the test ends: its
 // lines, and stop, which ends it and returns its exit code.
 func startWatch(t *testing.T, run *labrun.Run, o textout.Watch) (*clitest.Buffer, func() int) {
@@ -157,27 +128,6 @@ func startWatch(t *testing.T, run *labrun.Run, o textout.Watch) (*clitest.Buffer
 			t.Fatalf("watch did not return within %v of its context's end", clitest.Patience)
 			return -1
 		}
-	}
-}
-
-func decode(t *testing.T, line string) textout.Record {
-	t.Helper()
-	var r textout.Record
-	if err := json.Unmarshal([]byte(line), &r); err != nil {
-		t.Fatalf("not a JSON line: %v\n%s", err, line)
-	}
-	return r
-}
-
-// write replaces path with text as editors save.
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	tmp := path + ".tmp~"
-	if err := os.WriteFile(tmp, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -209,7 +159,7 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			root := t.TempDir()
 			cfg := filepath.Join(root, "etc", "containerd", "config.toml")
 			os.MkdirAll(filepath.Dir(cfg), 0o755)
-			write(t, cfg, string(ref))
+			clitest.Save(t, cfg, string(ref))
 			f := newFactory(cli.LabFlags{Root: root, StateDir: t.TempDir(), Lab: "gpu-incident"}, cli.ClusterFlags{NoCluster: true})
 			s, err := f.Session(false)
 			if err != nil {
@@ -217,7 +167,7 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			pub := s.Join(ctx, cli.ClassFlags{File: classKubeconfig(t, server)}, false)
+			pub := s.Join(ctx, cli.ClassFlags{File: clitest.ClassKubeconfig(t, server)}, false)
 			if pub == nil {
 				t.Fatalf("class not started: %v", s.Warnings)
 			}
@@ -225,15 +175,15 @@ func TestWatchWithClassDownOrSlow(t *testing.T) {
 			// first record must be a ready one (see
 			// TestWatchRealLabFileStep).
 			out, stop := startWatch(t, s.Run, textout.Watch{JSON: true, ReadyTimeout: clitest.Patience})
-			first := decode(t, out.WaitLines(t, 1)[0])
+			first := clitest.Record(t, out.WaitLines(t, 1)[0])
 			if !first.Ready {
 				t.Fatalf("the first record is not ready (a source did not sync within %v): %+v", clitest.Patience, first.Report)
 			}
 			if st := first.Step(1); st == nil || st.Status != checks.Passed {
 				t.Fatalf("step 1 with the reference config: %+v", st)
 			}
-			write(t, cfg, strings.Replace(string(ref), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
-			rec := decode(t, out.WaitLines(t, 2)[1])
+			clitest.Save(t, cfg, strings.Replace(string(ref), "SystemdCgroup = true", `SystemdCgroup = "true"`, 1))
+			rec := clitest.Record(t, out.WaitLines(t, 2)[1])
 			if len(rec.Changed) != 1 || rec.Changed[0] != (textout.Change{Number: 1, From: checks.Passed, To: checks.Failed}) {
 				t.Fatalf("changed = %+v, want only step 1 passed->failed", rec.Changed)
 			}

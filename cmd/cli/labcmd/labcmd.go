@@ -27,7 +27,8 @@ func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 		return cmd.Help()
 	})
 	cmd.AddCommand(newListCmd(f, streams), newInstallCmd(f, streams), newPackCmd(f, streams), newRemoveCmd(f, streams),
-		newVerifyCmd(f, streams), newRBACCmd(f, streams))
+		newVerifyCmd(f, streams), newRBACCmd(f, streams), newNewCmd(f, streams),
+		newEvalCmd(f, streams))
 	return cmd
 }
 

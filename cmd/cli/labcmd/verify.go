@@ -1,6 +1,7 @@
 package labcmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/lockfile"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labkit/verify"
 	"github.com/labhub/labmate/sandbox"
@@ -30,6 +32,10 @@ type verifyOptions struct {
 	// Progress writes each case's line to stderr as it is decided, also
 	// when stderr is not a terminal (the table on stdout has them all).
 	Progress bool
+	// JSON prints the proof as one JSON document instead of the table;
+	// JUnit writes it as JUnit XML to this file besides.
+	JSON  bool
+	JUnit string
 
 	streams        cli.Streams
 	f              cli.Factory
@@ -56,8 +62,11 @@ func newVerifyCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	fs.DurationVar(&o.Timeout, "timeout", 0, content.Msg("verify.flag.timeout"))
 	fs.StringVar(&o.BinDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
 	fs.BoolVar(&o.Progress, "progress", false, content.Msg("verify.flag.progress"))
-	cli.Metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR", "mutants-shard": "K/N"})
+	fs.BoolVar(&o.JSON, "json", false, content.Msg("verify.flag.json"))
+	fs.StringVar(&o.JUnit, "junit", "", content.Msg("verify.flag.junit"))
+	cli.Metavars(fs, map[string]string{"record": "FILE", "bin-dir": "DIR", "mutants-shard": "K/N", "junit": "FILE"})
 	_ = cmd.MarkFlagFilename("record", "jsonl")
+	_ = cmd.MarkFlagFilename("junit", "xml")
 	cmd.ValidArgsFunction = cli.CompleteLabs
 	return cmd
 }
@@ -142,7 +151,23 @@ func (o *verifyOptions) once(ctx context.Context) error {
 	if err != nil {
 		return cli.Env(err)
 	}
-	res.WriteTable(o.streams.Out)
+	if o.JUnit != "" {
+		var b bytes.Buffer
+		err := res.WriteJUnit(&b)
+		if err == nil {
+			err = lockfile.WriteAtomic(o.JUnit, b.Bytes(), 0o644)
+		}
+		if err != nil {
+			return cli.Exit(cli.ExitUsage, content.Msg("verify.junit_failed", "file", o.JUnit, "err", err))
+		}
+	}
+	if o.JSON {
+		if err := res.WriteJSON(o.streams.Out); err != nil {
+			return cli.Quiet(cli.ExitUsage) // stdout is gone: nowhere to say more
+		}
+	} else {
+		res.WriteTable(o.streams.Out)
+	}
 	switch {
 	case !res.OK():
 		return cli.Quiet(cli.ExitFail)

@@ -13,7 +13,6 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/cmd/cli/clitest"
-	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/report"
 	"github.com/labhub/labmate/state"
@@ -38,21 +37,6 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	return clitest.Run(t, NewCmd, args...)
 }
 
-// mustStore is the store of gpu-incident's version at root, as the
-// commands open it.
-func mustStore(t *testing.T, dir, root string) *state.Store {
-	t.Helper()
-	lab, err := content.Load("gpu-incident")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := state.OpenLab(dir, cli.StateLab(lab), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 // The report of the reference answers, evaluated as `labmate report`
 // does (files only; the cluster steps' golden comes with the reference
 // trace, see package report). The wording of every check belongs to the
@@ -67,7 +51,7 @@ func TestReportReferenceFiles(t *testing.T) {
 	root := labkittest.ReferenceRoot(t, "gpu-incident")
 	stateDir := t.TempDir()
 	fixedClock(t, time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	mustStore(t, stateDir, root).Record(
+	clitest.Store(t, stateDir, "gpu-incident", root).Record(
 		state.Event{Kind: state.HintOpened, Step: 3, Hint: 2, At: time.Date(2026, 11, 30, 11, 0, 0, 0, time.UTC)},
 		state.Event{Kind: state.SolutionOpened, Step: 4, At: time.Date(2026, 11, 30, 11, 5, 0, 0, time.UTC)})
 
@@ -158,7 +142,7 @@ func TestReportJSONToFile(t *testing.T) {
 	}
 	// Steps that passed now have a first-pass time, in the report and
 	// in the state file (a command-line-only learner gets a timeline).
-	f, _ := mustStore(t, stateDir, root).Load()
+	f, _ := clitest.Store(t, stateDir, "gpu-incident", root).Load()
 	for _, s := range r.Steps {
 		_, recorded := f.Progress.PassedAt[s.Number]
 		if (s.Status == checks.Passed) != recorded || (s.Status == checks.Passed) != !s.PassedAt.IsZero() {

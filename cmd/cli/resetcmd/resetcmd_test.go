@@ -10,7 +10,6 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/cmd/cli/clitest"
-	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/testfiles"
 	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/state"
@@ -27,7 +26,7 @@ func seeded(t *testing.T) (root, stateDir string, st *state.Store) {
 	root, stateDir = t.TempDir(), t.TempDir()
 	os.MkdirAll(filepath.Join(root, "out"), 0o755)
 	os.WriteFile(filepath.Join(root, "out", "merge.txt"), []byte("MAIN_RUNTIMES=runc\n"), 0o644)
-	st = mustStore(t, stateDir, root)
+	st = clitest.Store(t, stateDir, "gpu-incident", root)
 	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
 	st.Record(state.Event{Kind: state.StepPassed, Step: 3, At: at}, state.Event{Kind: state.HintOpened, Step: 3, Hint: 2, At: at},
 		state.Event{Kind: state.StepPassed, Step: 5, At: at}, state.Event{Kind: state.SolutionOpened, Step: 5, At: at},
@@ -53,21 +52,6 @@ func learnerFileIntact(t *testing.T, root string) {
 	if err != nil || string(raw) != "MAIN_RUNTIMES=runc\n" {
 		t.Errorf("the learner's file was touched: %q %v", raw, err)
 	}
-}
-
-// mustStore is the store of gpu-incident's version at root, as the
-// commands open it.
-func mustStore(t *testing.T, dir, root string) *state.Store {
-	t.Helper()
-	lab, err := content.Load("gpu-incident")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := state.OpenLab(dir, cli.StateLab(lab), root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func TestResetOneStepAfterYes(t *testing.T) {
@@ -160,7 +144,7 @@ func TestResetBadStep(t *testing.T) {
 // reset then has nothing to clear.
 func TestResetDamagedStateFile(t *testing.T) {
 	root, stateDir := t.TempDir(), t.TempDir()
-	st := mustStore(t, stateDir, root)
+	st := clitest.Store(t, stateDir, "gpu-incident", root)
 	os.MkdirAll(filepath.Dir(st.Path), 0o700)
 	os.WriteFile(st.Path, []byte("{not json"), 0o600)
 	code, out, errOut := runWithStdin(t, "", "--root", root, "--state-dir", stateDir)
