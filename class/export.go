@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labhub/labmate/checks"
@@ -51,13 +52,20 @@ type ExportStep struct {
 	FirstPassed time.Time     `json:"firstPassed,omitzero"`
 	Attempts    int           `json:"attempts"`
 	Failing     []string      `json:"failing,omitempty"`
+	// CaughtUp, Mistake, Hands and AckSeconds as in StepRecord (schema
+	// 3): a step caught up is no answer of the learner's own.
+	CaughtUp   bool   `json:"caughtUp,omitempty"`
+	Mistake    string `json:"mistake,omitempty"`
+	Hands      int    `json:"hands,omitempty"`
+	AckSeconds []int  `json:"ackSeconds,omitempty"`
 }
 
 // Record is the step as a StepRecord (TimeToPass and the statistics
 // read both live records and saved exports through it).
 func (s ExportStep) Record() StepRecord {
 	r := StepRecord{Number: s.Number, Status: s.Status, Hints: s.Hints, Solution: s.Solution,
-		Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts}
+		Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts,
+		CaughtUp: s.CaughtUp, Mistake: s.Mistake, Hands: s.Hands, AckSeconds: s.AckSeconds}
 	for _, id := range s.Failing {
 		r.Failing = append(r.Failing, FailingCheck{ID: id, Status: checks.Failed})
 	}
@@ -72,7 +80,8 @@ func ToExport(c Class) Export {
 			Current: r.Current, CurrentSince: r.CurrentSince, Steps: []ExportStep{}, Regression: r.Regression}
 		for _, s := range r.Steps {
 			es := ExportStep{Number: s.Number, Status: s.Status, Hints: s.Hints, Solution: s.Solution,
-				Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts}
+				Arrived: s.Arrived, FirstPassed: s.FirstPassed, Attempts: s.Attempts,
+				CaughtUp: s.CaughtUp, Mistake: s.Mistake, Hands: s.Hands, AckSeconds: s.AckSeconds}
 			for _, f := range s.Failing {
 				es.Failing = append(es.Failing, f.ID)
 			}
@@ -137,7 +146,7 @@ const csvBOM = "\ufeff"
 // csvHeader is the CSV's columns; new columns go last, so sheets made
 // before them keep their columns.
 var csvHeader = []string{"name", "learner", "lab", "updated", "flag", "step", "status", "hints", "lab_version",
-	"arrived", "first_passed", "seconds_to_pass", "attempts", "solution", "current", "regression"}
+	"arrived", "first_passed", "seconds_to_pass", "attempts", "solution", "current", "regression", "caught_up", "mistake", "hands", "ack_seconds"}
 
 // WriteCSV writes one row per learner and step (a long table a
 // spreadsheet pivots as it likes), after a UTF-8 byte order mark:
@@ -146,9 +155,11 @@ var csvHeader = []string{"name", "learner", "lab", "updated", "flag", "step", "s
 // first_passed, seconds_to_pass and attempts, then solution (the step's
 // worked solution opened: true or false), current (the learner's
 // current step, 0 when done) and regression (the step of the newest
-// regression, empty for none). A learner with no steps (none yet, or a
-// flagged record) gets one row with empty step columns, so nobody
-// vanishes from the grade sheet.
+// regression, empty for none), then (schema 3) caught_up, mistake,
+// hands and ack_seconds (space-separated). New columns go last, so
+// sheets made before them keep their columns. A learner with no steps
+// (none yet, or a flagged record) gets one row with empty step columns,
+// so nobody vanishes from the grade sheet.
 func WriteCSV(w io.Writer, c Class) error {
 	if _, err := io.WriteString(w, csvBOM); err != nil {
 		return fmt.Errorf("csv: %w", err)
@@ -168,7 +179,7 @@ func WriteCSV(w io.Writer, c Class) error {
 			regression = strconv.Itoa(l.Regression.Step)
 		}
 		if len(l.Steps) == 0 {
-			_ = cw.Write([]string{name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), "", "", "", l.LabVersion, "", "", "", "", "", current, regression})
+			_ = cw.Write([]string{name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), "", "", "", l.LabVersion, "", "", "", "", "", current, regression, "", "", "", ""})
 		}
 		for _, s := range l.Steps {
 			secs := ""
@@ -177,7 +188,8 @@ func WriteCSV(w io.Writer, c Class) error {
 			}
 			_ = cw.Write([]string{name, l.Learner, l.Lab, stamp(l.Updated), string(l.Flag), strconv.Itoa(s.Number), string(s.Status),
 				strconv.Itoa(s.Hints), l.LabVersion, stamp(s.Arrived), stamp(s.FirstPassed), secs, strconv.Itoa(s.Attempts),
-				strconv.FormatBool(s.Solution), current, regression})
+				strconv.FormatBool(s.Solution), current, regression,
+				strconv.FormatBool(s.CaughtUp), s.Mistake, strconv.Itoa(s.Hands), joinInts(s.AckSeconds)})
 		}
 	}
 	cw.Flush()
@@ -185,6 +197,15 @@ func WriteCSV(w io.Writer, c Class) error {
 		return fmt.Errorf("csv: %w", err)
 	}
 	return nil
+}
+
+// joinInts is ns space-separated ("" for none).
+func joinInts(ns []int) string {
+	out := make([]string, len(ns))
+	for i, n := range ns {
+		out[i] = strconv.Itoa(n)
+	}
+	return strings.Join(out, " ")
 }
 
 // stamp is a time in RFC 3339, UTC, or "" when unset.

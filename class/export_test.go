@@ -31,7 +31,9 @@ func TestExportJSONKeepsRawStrings(t *testing.T) {
 	}
 }
 
-// The export carries each step's times and attempts (JSON and CSV), and
+// The export carries each step's times and attempts, whether it was
+// caught up, its named mistake, its hands and their times to an
+// acknowledgement (JSON and CSV), and
 // a saved JSON export reads back to the same records (report --from).
 func TestExportCarriesTimesAndAttemptsAndReadsBack(t *testing.T) {
 	at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
@@ -39,9 +41,10 @@ func TestExportCarriesTimesAndAttemptsAndReadsBack(t *testing.T) {
 		Current: 2, CurrentSince: at.Add(7 * time.Minute),
 		Regression: &Regression{Step: 1, From: checks.Passed, To: checks.Failed, At: at.Add(3 * time.Minute)},
 		Steps: []StepRecord{
-			{Number: 1, Status: checks.Passed, Hints: 2, Solution: true, Arrived: at, FirstPassed: at.Add(7 * time.Minute), Attempts: 4},
+			{Number: 1, Status: checks.Passed, Hints: 2, Solution: true, Arrived: at, FirstPassed: at.Add(7 * time.Minute), Attempts: 4, CaughtUp: true},
 			{Number: 2, Status: checks.Failed, Arrived: at.Add(7 * time.Minute), Attempts: 1,
-				Failing: []FailingCheck{{ID: "runtime-class", Status: checks.Failed}}},
+				Failing: []FailingCheck{{ID: "runtime-class", Status: checks.Failed}},
+				Mistake: "따옴표 없는 이름", Hands: 2, AckSeconds: []int{40, 95}},
 		}}
 	c := Class{Records: []Record{rec}}
 	var js, cs bytes.Buffer
@@ -62,13 +65,13 @@ func TestExportCarriesTimesAndAttemptsAndReadsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := strings.Join(rows[0], ",")
-	if head != "name,learner,lab,updated,flag,step,status,hints,lab_version,arrived,first_passed,seconds_to_pass,attempts,solution,current,regression" {
+	if head != "name,learner,lab,updated,flag,step,status,hints,lab_version,arrived,first_passed,seconds_to_pass,attempts,solution,current,regression,caught_up,mistake,hands,ack_seconds" {
 		t.Errorf("csv header %q", head)
 	}
-	if got := strings.Join(rows[1][9:], ","); got != "2026-12-01T09:00:00Z,2026-12-01T09:07:00Z,420,4,true,2,1" {
-		t.Errorf("step 1 times, attempts, solution, current and regression in csv: %q", got)
+	if got := strings.Join(rows[1][9:], ","); got != "2026-12-01T09:00:00Z,2026-12-01T09:07:00Z,420,4,true,2,1,true,,0," {
+		t.Errorf("step 1 times, attempts, solution, current, regression, caught up, mistake and hands in csv: %q", got)
 	}
-	if got := strings.Join(rows[2][9:], ","); got != "2026-12-01T09:07:00Z,,,1,false,2,1" {
+	if got := strings.Join(rows[2][9:], ","); got != "2026-12-01T09:07:00Z,,,1,false,2,1,false,따옴표 없는 이름,2,40 95" {
 		t.Errorf("step 2 in csv: %q", got)
 	}
 	e, err := ReadExport(&js)

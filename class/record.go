@@ -40,9 +40,10 @@ const (
 	DataKey = "record.json"
 
 	// Schema is the version of the record format labmate writes. 2 added
-	// per step Arrived, FirstPassed and Attempts; a record of an older
-	// schema (MinSchema and on) is still read, its new fields zero.
-	Schema = 2
+	// per step Arrived, FirstPassed and Attempts; 3 a raised hand and per
+	// step CaughtUp and Mistake. A record of an older schema (MinSchema
+	// and on) is still read, its new fields zero.
+	Schema = 3
 	// MinSchema is the oldest record format still read.
 	MinSchema = 1
 )
@@ -51,7 +52,8 @@ const (
 // `labmate class preview` prints: step statuses, times, hint levels,
 // labmate's version and a name the learner chose. It never holds file
 // contents, cluster objects, paths or check messages (check messages quote
-// the learner's files, see FailingCheck).
+// the learner's files, see FailingCheck), except the messages of a hand
+// the learner raised (Hand).
 type Record struct {
 	Schema int `json:"schema"`
 	// Learner is the learner's slot in the class (set by init; also the
@@ -81,6 +83,8 @@ type Record struct {
 	// start): two runs that take turns writing one learner's record are
 	// two labmates on one class file (Collector marks them Shared).
 	Run string `json:"run,omitempty"`
+	// Hand is the learner's raised hand (nil: none up).
+	Hand *Hand `json:"hand,omitempty"`
 
 	// Set by the board's and the export's reading of a record object,
 	// never sent:
@@ -133,6 +137,18 @@ type StepRecord struct {
 	// while it was the learner's current step: each fix or new mistake
 	// the checks can tell apart, the one that makes it pass included.
 	Attempts int `json:"attempts,omitempty"`
+
+	// CaughtUp: the step passes because `labmate catch-up` brought it to
+	// the lab's reference, not by the learner's own answer.
+	CaughtUp bool `json:"caughtUp,omitempty"`
+	// Mistake is the lab's label of the named mistake the step's failing
+	// checks show (content.Lab.Mistake; "" when none is named).
+	Mistake string `json:"mistake,omitempty"`
+	// Hands is how many times the learner raised a hand on the step;
+	// AckSeconds, for each acknowledged one, the seconds from the hand
+	// up to the learner's labmate seeing the acknowledgement.
+	Hands      int   `json:"hands,omitempty"`
+	AckSeconds []int `json:"ackSeconds,omitempty"`
 }
 
 // TimeToPass is how long the learner took from reaching the step to

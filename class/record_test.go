@@ -3,7 +3,7 @@ package class
 import "testing"
 
 func TestUnmarshalRefusesOtherSchemas(t *testing.T) {
-	for _, in := range []string{`{"schema":3}`, `{"schema":0}`, `not json`, ``, `{"schema":1,"steps":"x"}`} {
+	for _, in := range []string{`{"schema":4}`, `{"schema":0}`, `not json`, ``, `{"schema":1,"steps":"x"}`} {
 		if _, err := Unmarshal([]byte(in)); err == nil {
 			t.Errorf("Unmarshal(%q) accepted", in)
 		}

@@ -152,6 +152,10 @@ func (r Record) bounded() error {
 			return fmt.Errorf("step %d", s.Number)
 		}
 		seen[s.Number] = true
+		if !printable(s.Mistake) || utf8.RuneCountInString(s.Mistake) > MaxLabelRunes ||
+			s.Hands < 0 || s.Hands > MaxHands || len(s.AckSeconds) > MaxHands || slices.ContainsFunc(s.AckSeconds, func(n int) bool { return n < 0 }) {
+			return fmt.Errorf("step %d mistake", s.Number)
+		}
 		for _, c := range s.Failing {
 			if c.ID == "" || len(c.ID) > maxTextBytes || !printable(c.ID) || !knownStatus(c.Status) {
 				return fmt.Errorf("step %d check", s.Number)
@@ -160,6 +164,9 @@ func (r Record) bounded() error {
 	}
 	if g := r.Regression; g != nil && (g.Step < 1 || g.Step > MaxSteps || !knownStatus(g.From) || !knownStatus(g.To)) {
 		return errors.New("regression")
+	}
+	if r.Hand != nil {
+		return r.Hand.bounded()
 	}
 	return nil
 }

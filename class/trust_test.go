@@ -96,6 +96,19 @@ func TestRecordIdentityComesFromTheObject(t *testing.T) {
 			r.Regression = &Regression{Step: 0, From: checks.Passed, To: checks.Failed, At: time.Now()}
 		}), Malformed},
 		{"an object for a lab labmate does not have", "ana.made-up", recordJSON(t, "ana", "made-up", nil), Malformed},
+		{"a raised hand with a note and a message", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) {
+			r.Hand = &Hand{Step: 2, Raised: time.Now(), Note: "도와주세요", Hints: 1, Checks: []HandCheck{{ID: "bad-check", Message: "값이 틀렸습니다"}}}
+			r.Steps[1].Mistake, r.Steps[1].Hands, r.Steps[1].AckSeconds = "따옴표 없는 이름", 1, []int{40}
+		}), ""},
+		{"a hand's note with a terminal escape", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) {
+			r.Hand = &Hand{Step: 2, Raised: time.Now(), Note: "hi\x1b]2;x\x07"}
+		}), Malformed},
+		{"a hand's message beyond the bound", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) {
+			r.Hand = &Hand{Step: 2, Raised: time.Now(), Checks: []HandCheck{{ID: "c", Message: strings.Repeat("가", MaxMessageRunes+1)}}}
+		}), Malformed},
+		{"a hand on step 0", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) { r.Hand = &Hand{Raised: time.Now()} }), Malformed},
+		{"a mistake with a bidi override", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) { r.Steps[1].Mistake = "a\u202e" }), Malformed},
+		{"negative seconds to an acknowledgement", "ana.gpu-incident", recordJSON(t, "ana", "gpu-incident", func(r *Record) { r.Steps[1].AckSeconds = []int{-1} }), Malformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Collect([]*corev1.ConfigMap{object(tc.object, tc.data)}, "")

@@ -288,6 +288,10 @@ type Wrong struct {
 	// After runs the case after the step's solution instead of before
 	// it, then solves the step again.
 	After bool `toml:"after"`
+	// Label names the mistake for the learner and the instructor (short
+	// Korean, "따옴표 없는 플러그인 이름"): a learner whose failing check
+	// shows this case's message is making it (Lab.Mistake).
+	Label string `toml:"label"`
 }
 
 // Problem is an authoring error in a lab's files: where, and what is

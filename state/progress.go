@@ -19,6 +19,8 @@ const (
 	SolutionOpened EventKind = "solution"
 	// StepPassed: Step's checks all passed (only the first time is kept).
 	StepPassed EventKind = "passed"
+	// CaughtUp: `labmate catch-up` brought Step to its reference.
+	CaughtUp EventKind = "caught-up"
 )
 
 // Event is one progress change, as the TUI (or `check --watch`) reports it.
@@ -67,15 +69,48 @@ func (p *Progress) Apply(ev Event) bool {
 			changed = true
 		}
 	case StepPassed:
-		if _, ok := p.PassedAt[ev.Step]; ev.Step > 0 && !ok {
+		// A caught-up step passes by labmate's hand, not the learner's.
+		if _, ok := p.PassedAt[ev.Step]; ev.Step > 0 && !ok && !p.IsCaughtUp(ev.Step) {
 			if p.PassedAt == nil {
 				p.PassedAt = map[int]time.Time{}
 			}
 			p.PassedAt[ev.Step] = at
 			changed = true
 		}
+	case CaughtUp:
+		// A step the learner passed once stays theirs.
+		if _, ok := p.PassedAt[ev.Step]; ev.Step > 0 && !ok && !p.IsCaughtUp(ev.Step) {
+			if p.CaughtUpAt == nil {
+				p.CaughtUpAt = map[int]time.Time{}
+			}
+			p.CaughtUpAt[ev.Step] = at
+			changed = true
+		}
 	}
 	return changed
+}
+
+// IsCaughtUp reports whether catch-up brought step n to its reference.
+func (p Progress) IsCaughtUp(n int) bool {
+	_, ok := p.CaughtUpAt[n]
+	return ok
+}
+
+// Done are the steps behind the learner, in order: those they passed
+// and those catch-up brought to the reference. A run starts from them
+// (labrun.Options.Passed), so neither kind counts as a first pass again.
+func (p Progress) Done() []int {
+	var out []int
+	for n := range p.PassedAt {
+		out = append(out, n)
+	}
+	for n := range p.CaughtUpAt {
+		if _, ok := p.PassedAt[n]; !ok {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out
 }
 
 // Merge folds another copy of the progress into p (for a caller that holds
@@ -101,6 +136,9 @@ func (p *Progress) Merge(o Progress) bool {
 			changed = true
 		}
 	}
+	for step, at := range o.CaughtUpAt {
+		changed = p.Apply(Event{Kind: CaughtUp, Step: step, At: at}) || changed
+	}
 	for step, n := range o.HintsSeen {
 		changed = p.Apply(Event{Kind: HintOpened, Step: step, Hint: n, At: p.StartedAt}) || changed
 	}
@@ -119,6 +157,10 @@ func (f *File) ResetStep(step int, stepID string) (removed Cleared) {
 	if _, ok := f.Progress.PassedAt[step]; ok {
 		removed.Passed = 1
 		delete(f.Progress.PassedAt, step)
+	}
+	if f.Progress.IsCaughtUp(step) {
+		removed.CaughtUp = 1
+		delete(f.Progress.CaughtUpAt, step)
 	}
 	if n := f.Progress.HintsSeen[step]; n > 0 {
 		removed.Hints = n
@@ -145,6 +187,7 @@ func (f File) Preview(step int, stepID string) Cleared {
 	if step > 0 {
 		c := f
 		c.Progress.PassedAt = maps.Clone(f.Progress.PassedAt)
+		c.Progress.CaughtUpAt = maps.Clone(f.Progress.CaughtUpAt)
 		c.Progress.HintsSeen = maps.Clone(f.Progress.HintsSeen)
 		c.Progress.SolutionSeen = maps.Clone(f.Progress.SolutionSeen)
 		c.Witness.Facts = maps.Clone(f.Witness.Facts)
@@ -152,6 +195,7 @@ func (f File) Preview(step int, stepID string) Cleared {
 	}
 	var all Cleared
 	all.Passed = len(f.Progress.PassedAt)
+	all.CaughtUp = len(f.Progress.CaughtUpAt)
 	for _, n := range f.Progress.HintsSeen {
 		all.Hints += n
 	}
@@ -170,6 +214,7 @@ func (f File) Preview(step int, stepID string) Cleared {
 // Cleared says what a reset removes, for the confirmation message.
 type Cleared struct {
 	Passed    int // steps whose first-pass time goes
+	CaughtUp  int // steps whose catch-up mark goes
 	Hints     int // opened hints
 	Solutions int // opened solutions
 	Facts     []string
@@ -177,7 +222,7 @@ type Cleared struct {
 
 // Empty reports whether there is nothing to remove.
 func (c Cleared) Empty() bool {
-	return c.Passed == 0 && c.Hints == 0 && c.Solutions == 0 && len(c.Facts) == 0
+	return c.Passed == 0 && c.CaughtUp == 0 && c.Hints == 0 && c.Solutions == 0 && len(c.Facts) == 0
 }
 
 // StepTimes is how long each step took the learner: from the pass before

@@ -48,6 +48,10 @@ type Progress struct {
 	CurrentStep int `json:"current_step"`
 	// PassedAt is when each step first passed.
 	PassedAt map[int]time.Time `json:"passed_at,omitempty"`
+	// CaughtUpAt is when `labmate catch-up` brought each step to its
+	// reference (a step the learner had not passed): it never counts as
+	// passed, and a later pass of it is not the learner's.
+	CaughtUpAt map[int]time.Time `json:"caught_up_at,omitempty"`
 	// HintsSeen is how many hints of each step the learner opened.
 	HintsSeen map[int]int `json:"hints_seen,omitempty"`
 	// SolutionSeen marks steps whose worked solution was opened.
@@ -186,6 +190,7 @@ func (s *Store) Reset(step int, keyPrefixes []string) error {
 			return
 		}
 		delete(f.Progress.PassedAt, step)
+		delete(f.Progress.CaughtUpAt, step)
 		delete(f.Progress.HintsSeen, step)
 		delete(f.Progress.SolutionSeen, step)
 		for k := range f.Witness.Facts {

@@ -124,6 +124,7 @@ func (s *Store) renumber(f *File, from map[int]string) {
 	}
 	p := &f.Progress
 	p.PassedAt = remap(p.PassedAt, moved)
+	p.CaughtUpAt = remap(p.CaughtUpAt, moved)
 	p.HintsSeen = remap(p.HintsSeen, moved)
 	p.SolutionSeen = remap(p.SolutionSeen, moved)
 	if p.CurrentStep > 0 {

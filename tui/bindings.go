@@ -19,7 +19,7 @@ func (m Model) ShortHelp() []key.Binding {
 	out := append([]key.Binding(nil), m.foot.ShortHelp()...)
 	out = append(out, k.Go, k.MakeRoot)
 	out = append(out, m.replay.ShortHelp()...)
-	out = append(out, k.Next, k.Prev, k.Hint, k.Edit, k.Compare, k.Ending, k.Observed, k.Copy, k.Rescan, k.Jump)
+	out = append(out, k.Next, k.Prev, k.Hint, k.Edit, k.Compare, k.Ending, k.Hand, k.Observed, k.Copy, k.Rescan, k.Jump)
 	out = append(out, m.pg.ShortHelp()...)
 	return append(out, k.Help, k.Close, k.Quit)
 }
@@ -44,7 +44,7 @@ func (m Model) FullHelp() [][]key.Binding {
 // component enables and words its own keys.
 func (m *Model) syncKeys() {
 	k := &m.keys
-	normal := !m.foot.asking() && !m.tooSmall()
+	normal := !m.foot.asking() && !m.noting() && !m.tooSmall()
 	s := m.stepAt(m.page)
 
 	m.foot.syncKeys(k)
@@ -75,6 +75,12 @@ func (m *Model) syncKeys() {
 		k.Ending.SetHelp(k.Ending.Help().Key, content.Msg("tui.short.ending_close"))
 	} else {
 		k.Ending.SetHelp(k.Ending.Help().Key, content.Msg("tui.short.ending"))
+	}
+	k.Hand.SetEnabled(normal && m.opts.Hands != nil)
+	if m.opts.Hands != nil && m.opts.Hands.Hand() != nil {
+		k.Hand.SetHelp(k.Hand.Help().Key, content.Msg("tui.short.hand_lower"))
+	} else {
+		k.Hand.SetHelp(k.Hand.Help().Key, content.Msg("tui.short.hand"))
 	}
 	k.Copy.SetEnabled(normal && !m.showHelp && !m.comparing && !m.ending && m.copier.works(m.page))
 	k.Copy.SetHelp(k.Copy.Help().Key, content.Msg("tui.short.copy"))

@@ -38,6 +38,9 @@ func (m Model) classNote() (stripNote, bool) {
 		st = learner.Connecting
 	}
 	text := content.Msg("class.indicator." + string(st))
+	if h := m.handNote(); h != "" {
+		text += " " + h
+	}
 	switch st {
 	case learner.Connected:
 		return stripNote{text, m.th.Muted}, true

@@ -54,7 +54,10 @@ type footer struct {
 	place    string
 	placeBad bool
 	confirm  bool // asking whether to open the worked solution
-	yes, no  key.Binding
+	// input is the line being typed (a raised hand's note), "" when
+	// none.
+	input   string
+	yes, no key.Binding
 }
 
 type toast struct {
@@ -297,6 +300,9 @@ func (f footer) lines() []string {
 	w := f.width
 	if f.confirm {
 		out = append(out, f.bar(f.th.Hint, content.Msg("tui.hints.confirm"), w, 2)...)
+	}
+	if f.input != "" {
+		out = append(out, f.bar(f.th.Hint, f.input, w, 2)...)
 	}
 	if f.alert != nil {
 		out = append(out, f.bar(f.th.Alert, checks.Error.Glyph()+" "+f.alert.text, w, 2)...)

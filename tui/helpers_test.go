@@ -131,7 +131,7 @@ func runCmd(cmd tea.Cmd) []tea.Msg {
 // waits are the functions of the commands that wait for the outside, as
 // they appear in a goroutine's stack (closures, possibly inlined into
 // their callers: "tui.(*Model).event.(*replayBar).Update.waitReplay.func5").
-var waits = []string{".waitClass.func", ".waitClassLab.func", ".waitReplay.func", ".waitReport.func", "bubbletea.Tick.func"}
+var waits = []string{".waitClass.func", ".waitAcks.func", ".waitClassLab.func", ".waitReplay.func", ".waitReport.func", "bubbletea.Tick.func"}
 
 // goroutineID is the calling goroutine's number, from its stack's header
 // ("goroutine 18 [running]:").

@@ -63,6 +63,8 @@ type Model struct {
 	class  learner.Status // the class publisher's newest status (--class only)
 	// classLab is the newest note about the class's lab (nil: none).
 	classLab *classlab.LabNote
+	// note is a raised hand's note being typed (nil: none).
+	note []rune
 
 	docs   renderings
 	pg     pager
@@ -142,7 +144,7 @@ func New(opts Options) Model {
 // Init starts reading reports (and, in a replay, its progress) and shows
 // start-up notices.
 func (m Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitReport(m.opts.Updates), m.replay.Init(), waitClass(m.opts.Class), waitClassLab(m.opts.ClassLab)}
+	cmds := []tea.Cmd{waitReport(m.opts.Updates), m.replay.Init(), waitClass(m.opts.Class), waitClassLab(m.opts.ClassLab), waitAcks(m.opts.Hands)}
 	if len(m.opts.Notices) > 0 {
 		cmds = append(cmds, func() tea.Msg { return noticesMsg{} })
 	}
@@ -239,6 +241,8 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 		return waitClass(m.opts.Class)
 	case classLabMsg:
 		return m.noteClassLab(msg.note)
+	case ackMsg:
+		return m.acked(msg.ack)
 	case toastExpiredMsg:
 		m.foot.Update(msg)
 	case copiedMsg:
@@ -316,6 +320,10 @@ func (m Model) tooSmall() bool { return m.width < MinWidth || m.height < MinHeig
 // page number being typed ends with enter or any key but a digit.
 func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	k := &m.keys
+	if m.noting() && msg.Type != tea.KeyCtrlC {
+		// The note takes every key but ctrl+c: q is a letter of it.
+		return m.noteKey(msg), false
+	}
 	if key.Matches(msg, k.Quit) {
 		return nil, true
 	}
@@ -389,6 +397,8 @@ func (m *Model) action(msg tea.KeyMsg) tea.Cmd {
 		return m.edit()
 	case key.Matches(msg, k.Compare):
 		return m.toggleCompare()
+	case key.Matches(msg, k.Hand):
+		return m.toggleHand()
 	case key.Matches(msg, k.Ending):
 		if m.ending {
 			m.ending = false

@@ -73,6 +73,9 @@ type Options struct {
 	// ClassLab, if set, delivers what the class said of its lab while it
 	// runs (a new version, a refused one): a note in the step strip.
 	ClassLab <-chan classlab.LabNote
+	// Hands, if set, is the learner's hand in the class: the hand key
+	// raises (with a note) and lowers it.
+	Hands Hands
 }
 
 // ReplayControl is what the TUI needs of a replay (package trace

@@ -6,6 +6,9 @@ import "github.com/labhub/labmate/class/learner"
 // the learner's page and hints, besides what it did with them before.
 func (opts Options) Publishing(pub *learner.Publisher) Options {
 	opts.Class = pub.Statuses()
+	if pub.Acks() != nil {
+		opts.Hands = pub
+	}
 	onProgress, onPage := opts.OnProgress, opts.OnPage
 	opts.OnProgress = func(step, hints int, solution bool) error {
 		pub.Publish(learner.Update{Hints: &learner.Hints{Step: step, Seen: hints, Solution: solution}})

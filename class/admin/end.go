@@ -19,7 +19,8 @@ import (
 // Ending a class deletes what init made in its namespace: every
 // learner's ServiceAccount (which ends their bound tokens at once: the
 // API server checks the account behind each token), Role, RoleBinding
-// and token Secret, every record, the class object and the lab object.
+// and token Secret, every record, the board's acknowledgements of raised
+// hands, the class object and the lab object.
 // The namespace stays: init may have found it there, and a namespace's
 // admin cannot delete it anyway.
 
@@ -31,13 +32,15 @@ type EndPlan struct {
 	Learners []string
 	Records  []string
 	Joined   int
+	// Acks are the board's acknowledgement objects.
+	Acks []string
 	// Info and Lab: the class object and the lab object are there.
 	Info, Lab bool
 }
 
 // Empty reports whether the namespace holds nothing of a class.
 func (p EndPlan) Empty() bool {
-	return len(p.Learners) == 0 && len(p.Records) == 0 && !p.Info && !p.Lab
+	return len(p.Learners) == 0 && len(p.Records) == 0 && len(p.Acks) == 0 && !p.Info && !p.Lab
 }
 
 // Changes are the lines (Korean) saying what ending the class deletes.
@@ -56,7 +59,7 @@ func PlanEnd(ctx context.Context, cs kube.Interface, ns string) (EndPlan, error)
 	if err != nil {
 		return EndPlan{}, err
 	}
-	p := EndPlan{Namespace: ns, Learners: objs.learners, Records: sortedKeys(objs.records), Info: objs.hasInfo, Lab: objs.labObj}
+	p := EndPlan{Namespace: ns, Learners: objs.learners, Records: sortedKeys(objs.records), Acks: objs.acks, Info: objs.hasInfo, Lab: objs.labObj}
 	for _, joined := range objs.records {
 		if joined {
 			p.Joined++
@@ -92,14 +95,14 @@ func End(ctx context.Context, cs kube.Interface, p EndPlan, workers int) (Ended,
 	if err != nil {
 		return out, err
 	}
-	names := append([]string{class.LabObject, class.InfoObject}, p.Records...)
+	names := append(append([]string{class.LabObject, class.InfoObject}, p.Acks...), p.Records...)
 	dropped := make([]bool, len(names))
 	err = parallel(ctx, len(names), workers, func(i int) (err error) {
 		dropped[i], err = del.configMap(ctx, names[i])
 		return err
 	})
 	for i, d := range dropped {
-		if d && i >= 2 { // after the lab object and the class object
+		if d && i >= 2+len(p.Acks) { // after the lab object, the class object and the acknowledgements
 			out.Records++
 		}
 	}

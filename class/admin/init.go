@@ -281,6 +281,8 @@ type classObjects struct {
 	// records are the record objects init made, and whether a learner's
 	// labmate wrote to each (it has steps).
 	records map[string]bool
+	// acks are the board's acknowledgement objects (class.AckObject).
+	acks    []string
 	info    class.Info
 	hasInfo bool
 	lab     class.LabArchive
@@ -312,6 +314,8 @@ func listClass(ctx context.Context, cs kube.Interface, ns string) (classObjects,
 			o.info, o.hasInfo = class.ReadInfo(cm)
 		case cm.Name == class.LabObject:
 			o.lab, o.labObj = class.LabMeta(cm), true
+		case cm.Labels[class.LabelAck] == "true" && cm.Labels[class.LabelClass] == "true":
+			o.acks = append(o.acks, cm.Name)
 		case initMade(cm.Labels):
 			if _, _, ok := class.SplitObjectName(cm.Name); ok && cm.Labels[class.LabelRecord] == "true" {
 				r, err := class.Unmarshal([]byte(cm.Data[class.DataKey]))
@@ -594,6 +598,13 @@ func learnerRole(ns, learner string, labs []string) *rbacv1.Role {
 		APIGroups:     []string{""},
 		Resources:     []string{"configmaps"},
 		ResourceNames: []string{class.LabObject},
+		Verbs:         []string{"get", "list", "watch"},
+	}, {
+		// The instructor's acknowledgements of this learner's hands,
+		// read the same way; only the board writes them.
+		APIGroups:     []string{""},
+		Resources:     []string{"configmaps"},
+		ResourceNames: []string{class.AckObject(learner)},
 		Verbs:         []string{"get", "list", "watch"},
 	}}}
 }

@@ -57,7 +57,7 @@ func chromium(t *testing.T) string {
 //	go test ./class/classreport -run TestReportInChromium -update
 func TestReportInChromium(t *testing.T) {
 	bin := chromium(t)
-	c := recorded(t)
+	c := withRoom(recorded(t))
 	raw, _ := render(t, c)
 	page := filepath.Join(t.TempDir(), "report.html")
 	if err := os.WriteFile(page, []byte(raw), 0o644); err != nil {
@@ -98,6 +98,7 @@ func TestReportInChromium(t *testing.T) {
 
 	type counts struct {
 		Passed, On, Hinted, Solution, Regressed, Lanes, Dots []int
+		Hands, CaughtUp                                      []int
 		Rows                                                 int
 		FontsReady                                           bool
 	}
@@ -109,6 +110,8 @@ func TestReportInChromium(t *testing.T) {
 			Regressed: ns('#regressions rect.bar.regressed'),
 			Lanes: [...document.querySelectorAll('#times g.lane')].map(g => +g.dataset.count),
 			Dots: [...document.querySelectorAll('#times g.lane')].map(g => g.querySelectorAll('circle.dot').length),
+			Hands: [...document.querySelectorAll('#room td[data-hands]')].map(e => +e.dataset.hands),
+			CaughtUp: [...document.querySelectorAll('#room td[data-caught-up]')].map(e => +e.dataset.caughtUp),
 			Rows: document.querySelectorAll('#learners tbody tr').length,
 			FontsReady: document.fonts.status === 'loaded',
 		};
@@ -130,6 +133,8 @@ func TestReportInChromium(t *testing.T) {
 		want.Regressed = append(want.Regressed, st.Regressions)
 		want.Lanes = append(want.Lanes, len(st.Times))
 		want.Dots = append(want.Dots, len(st.Times))
+		want.Hands = append(want.Hands, st.Hands)
+		want.CaughtUp = append(want.CaughtUp, st.CaughtUp)
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("the charts in the browser:\n got %+v\nwant %+v", got, want)

@@ -61,6 +61,14 @@ type stepRow struct {
 	Attempts    int
 	Failing     []classstats.CheckCount
 	Regressions int
+	// The room: hands raised on the step, the median time to their
+	// acknowledgement, learners who caught the step up, the named
+	// mistakes of the learners on it.
+	Hands    int
+	AckTimed int
+	AckWait  string
+	CaughtUp int
+	Mistakes []classstats.CheckCount
 }
 
 type learnerRow struct {
@@ -102,7 +110,11 @@ func Write(w io.Writer, in Input) error {
 		hinted, solutions = append(hinted, st.Hinted), append(solutions, st.Solutions)
 		regressed = append(regressed, st.Regressions)
 		row := stepRow{Label: labels[i], Median: "-", Slowest: "-", Timed: len(st.Times), Attempts: classstats.MedianInt(st.Attempts),
-			Failing: st.Failing[:min(3, len(st.Failing))], Regressions: st.Regressions}
+			Failing: st.Failing[:min(3, len(st.Failing))], Regressions: st.Regressions,
+			Hands: st.Hands, AckTimed: len(st.AckTimes), AckWait: "-", CaughtUp: st.CaughtUp, Mistakes: st.Mistakes[:min(3, len(st.Mistakes))]}
+		if len(st.AckTimes) > 0 {
+			row.AckWait = content.Duration(classstats.Quantile(st.AckTimes, 0.5).Round(time.Second))
+		}
 		if len(st.Times) > 0 {
 			row.Median, row.Slowest = content.Duration(st.Median().Round(time.Second)), content.Duration(st.Slowest().Round(time.Second))
 		}

@@ -180,3 +180,63 @@ func TestReportOfAnEmptyClass(t *testing.T) {
 		t.Errorf("empty report:\n%s", raw)
 	}
 }
+
+// withRoom is the recorded class where the room kept moving: three
+// learners on their step make the same named mistake, two raised hands
+// there (acknowledged after 40 s and 95 s), one caught its first steps
+// up.
+func withRoom(c class.Class) class.Class {
+	var on []int
+	for i, r := range c.Records {
+		if r.Flag == "" && r.Current > 0 {
+			on = append(on, i)
+		}
+	}
+	for k, i := range on[:3] {
+		r := &c.Records[i]
+		s := r.Step(r.Current)
+		s.Mistake = "따옴표 없는 플러그인 이름"
+		if k < 2 {
+			s.Hands, s.AckSeconds = 1, []int{[]int{40, 95}[k]}
+		}
+	}
+	r := &c.Records[on[3]]
+	for n := 1; n < r.Current; n++ {
+		r.Step(n).CaughtUp = true
+	}
+	return c
+}
+
+// The room's table counts, per step, the hands raised, the median time
+// to their acknowledgement, the learners who caught the step up and the
+// named mistakes of the learners on it, as classstats counts them.
+func TestReportCountsTheRoom(t *testing.T) {
+	c := withRoom(recorded(t))
+	_, doc := render(t, c)
+	s := classstats.Summarize(c.Records, 8)
+	rows := find(byID(doc, "room"), func(n *html.Node) bool { return n.Data == "tr" && n.Parent.Data == "tbody" })
+	if len(rows) != 8 {
+		t.Fatalf("%d rows in the room's table, want 8", len(rows))
+	}
+	hands, caught, mistakes := 0, 0, 0
+	for i, row := range rows {
+		h := find(row, func(n *html.Node) bool { return attr(n, "data-hands") != "" })
+		cu := find(row, func(n *html.Node) bool { return attr(n, "data-caught-up") != "" })
+		if len(h) != 1 || attr(h[0], "data-hands") != strconv.Itoa(s.Steps[i].Hands) ||
+			len(cu) != 1 || attr(cu[0], "data-caught-up") != strconv.Itoa(s.Steps[i].CaughtUp) {
+			t.Errorf("step %d: hands %v caught up %v, want %d and %d", i+1, h, cu, s.Steps[i].Hands, s.Steps[i].CaughtUp)
+		}
+		hands += s.Steps[i].Hands
+		caught += s.Steps[i].CaughtUp
+		for _, m := range find(row, func(n *html.Node) bool { return hasClass(n, "mistake") }) {
+			n, _ := strconv.Atoi(attr(m, "data-n"))
+			mistakes += n
+		}
+	}
+	if hands != 2 || caught == 0 || mistakes != 3 {
+		t.Errorf("the room counts %d hands, %d caught-up steps, %d learners in named mistakes; want 2, some, 3", hands, caught, mistakes)
+	}
+	if raw, _ := render(t, c); !strings.Contains(raw, "따옴표 없는 플러그인 이름") {
+		t.Error("the named mistake's label is not in the report")
+	}
+}

@@ -40,6 +40,17 @@ type Step struct {
 	Hinted, Hints, Solutions int
 	// Regressions is how many learners' newest regression is this step.
 	Regressions int
+	// CaughtUp is how many learners have the step caught up (catch-up
+	// brought it to the reference), counted among Passed.
+	CaughtUp int
+	// Mistakes are the named mistakes (the lab's labels) of the learners
+	// on the step now, most learners first.
+	Mistakes []CheckCount
+	// Hands is how many hands were raised on the step; AckTimes the
+	// times from a hand up to the instructor's acknowledgement, shortest
+	// first.
+	Hands    int
+	AckTimes []time.Duration
 }
 
 // Median is the median time to pass (0 when none is known).
@@ -53,8 +64,8 @@ func (s Step) Slowest() time.Duration {
 	return s.Times[len(s.Times)-1]
 }
 
-// CheckCount is a check (the lab's check ID) and how many learners it
-// fails for.
+// CheckCount is a check (the lab's check ID), or a named mistake (its
+// label), and how many learners it fails for.
 type CheckCount struct {
 	ID string
 	N  int
@@ -79,9 +90,11 @@ func Summarize(recs []class.Record, steps int) Class {
 	}
 	c := Class{Learners: len(recs), Steps: make([]Step, steps)}
 	failing := make([]map[string]int, steps)
+	mistakes := make([]map[string]int, steps)
 	for i := range c.Steps {
 		c.Steps[i].Number = i + 1
 		failing[i] = map[string]int{}
+		mistakes[i] = map[string]int{}
 	}
 	for _, r := range recs {
 		switch {
@@ -116,6 +129,7 @@ func Summarize(recs []class.Record, steps int) Class {
 			if s.Solution {
 				st.Solutions++
 			}
+			st.countStep(s, s.Number == r.Current, mistakes[s.Number-1])
 			if s.Number == r.Current {
 				st.On++
 				for _, f := range failedIDs(s.Failing) {
@@ -128,6 +142,8 @@ func Summarize(recs []class.Record, steps int) Class {
 		slices.Sort(c.Steps[i].Times)
 		slices.Sort(c.Steps[i].Attempts)
 		c.Steps[i].Failing = ranked(failing[i])
+		c.Steps[i].Mistakes = ranked(mistakes[i])
+		slices.Sort(c.Steps[i].AckTimes)
 	}
 	return c
 }

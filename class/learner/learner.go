@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/latest"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
 )
@@ -32,6 +33,12 @@ type JoinConfig struct {
 	// Tap hands the publisher every update of the run
 	// (labrun.Run.Tap); nil publishes none.
 	Tap func(func(labrun.Update))
+	// Lab names the mistakes of failing checks (Lab.Mistake; nil names
+	// none).
+	Lab *content.Lab
+	// Hands watches the instructor's acknowledgements of the learner's
+	// raised hands (Publisher.Acks): the TUI, which raises them.
+	Hands bool
 }
 
 // Join starts publishing to the learner's class until ctx ends. A
@@ -45,7 +52,27 @@ func Join(ctx context.Context, cfg JoinConfig) (*Publisher, error) {
 	}
 	id := cfg.Identity
 	id.Learner = l.ID
-	pub := NewPublisher(PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: id})
+	pc := PublisherConfig{Client: cs, Namespace: l.Namespace, Identity: id}
+	if cfg.Lab != nil {
+		pc.Mistake = cfg.Lab.Mistake
+	}
+	pub := NewPublisher(pc)
+	if cfg.Hands {
+		// A watch: on the connection without a request timeout.
+		wcs, err := l.Conn.Typed()
+		if err != nil {
+			return nil, err
+		}
+		acks, out := WatchAcks(ctx, wcs, l.Namespace, l.ID, id.Lab), make(chan class.Ack, 1)
+		pub.acks = out
+		go func() {
+			defer close(out)
+			for a := range acks {
+				pub.Publish(Update{Ack: &a})
+				latest.Send(ctx, out, a)
+			}
+		}()
+	}
 	Seed(func(u Update) bool { pub.Publish(u); return true }, cfg.Progress, cfg.Page)
 	if cfg.Tap != nil {
 		cfg.Tap(func(u labrun.Update) { pub.Publish(Update{Report: &u}) })
@@ -64,6 +91,9 @@ func Seed(apply func(Update) bool, p state.Progress, page bool) {
 		if seen {
 			apply(Update{Hints: &Hints{Step: step, Seen: p.HintsSeen[step], Solution: true}})
 		}
+	}
+	for step := range p.CaughtUpAt {
+		apply(Update{CaughtUp: step})
 	}
 	if page {
 		cur := p.CurrentStep
@@ -102,10 +132,11 @@ func PublishOnce(ctx context.Context, pub *Publisher, rep engine.Report) error {
 
 // Preview is exactly the record a learner's labmate would publish now
 // (`class preview`): who, what earlier runs recorded, and rep as the
-// learner sees it, settled or not.
-func Preview(id class.Identity, p state.Progress, rep engine.Report) class.Record {
+// learner sees it, settled or not, its mistakes named by lab.
+func Preview(id class.Identity, lab *content.Lab, p state.Progress, rep engine.Report) class.Record {
 	rep.Ready = true
 	t := NewTracker(id, nil)
+	t.NameMistakes(lab.Mistake)
 	Seed(t.Apply, p, false)
 	u := labrun.Next(nil, rep)
 	t.Apply(Update{Report: &u})

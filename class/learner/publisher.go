@@ -69,6 +69,9 @@ type PublisherConfig struct {
 	// times, the interval between sends and the retry's backoff. Tests
 	// step a fake one instead of sleeping.
 	Clock clock.Clock
+	// Mistake names a failing check's mistake (content.Lab.Mistake of
+	// the learner's lab; nil names none).
+	Mistake func(step int, check, message string) string
 	// Sent, if set, is called after every successful send with the record
 	// sent (tests and the benchmark time it).
 	Sent func(class.Record)
@@ -89,7 +92,27 @@ type Publisher struct {
 	statusCh chan Status
 	status   atomic.Pointer[Status]
 	requests atomic.Int64
+	acks     <-chan class.Ack
 }
+
+// RaiseHand raises the learner's hand on their current step, with an
+// optional note (untrusted: clipped to printable text); LowerHand lowers
+// it. The hand also lowers itself when its step passes.
+func (p *Publisher) RaiseHand(note string) { p.Publish(Update{Hand: &Hand{Up: true, Note: note}}) }
+
+// LowerHand lowers the learner's hand.
+func (p *Publisher) LowerHand() { p.Publish(Update{Hand: &Hand{}}) }
+
+// Hand is the learner's raised hand now (nil: none up).
+func (p *Publisher) Hand() *class.Hand {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.tracker.Record().Hand
+}
+
+// Acks delivers the instructor's acknowledgements of the learner's
+// hands (nil when the publisher watches none: Join without Hands).
+func (p *Publisher) Acks() <-chan class.Ack { return p.acks }
 
 // NewPublisher returns a publisher; Run sends.
 func NewPublisher(cfg PublisherConfig) *Publisher {
@@ -111,6 +134,7 @@ func NewPublisher(cfg PublisherConfig) *Publisher {
 		wake:     make(chan struct{}, 1),
 		statusCh: make(chan Status, 1),
 	}
+	p.tracker.NameMistakes(cfg.Mistake)
 	p.status.Store(&Status{State: Connecting})
 	return p
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labrun"
 )
 
@@ -22,6 +23,19 @@ type Update struct {
 	Page *int
 	// Hints is a step's place on the hint ladder.
 	Hints *Hints
+	// Hand raises (Up, with the learner's note) or lowers the learner's
+	// hand on their current step.
+	Hand *Hand
+	// CaughtUp is a step `labmate catch-up` brought to its reference.
+	CaughtUp int
+	// Ack is the instructor's newest acknowledgement (WatchAcks).
+	Ack *class.Ack
+}
+
+// Hand is the learner raising or lowering their hand.
+type Hand struct {
+	Up   bool
+	Note string
 }
 
 // Hints is how far the learner went up one step's hint ladder.
@@ -43,7 +57,20 @@ type Tracker struct {
 	// were reached and passed is not known and is never made up.
 	started     bool
 	beforeStart map[int]bool
+	// last is the newest ready report's steps, for a hand's checks.
+	last     map[int]engine.StepResult
+	caughtUp map[int]bool
+	// hands counts the hands raised per step, ackSecs the seconds each
+	// acknowledged one waited.
+	hands   map[int]int
+	ackSecs map[int][]int
+	// mistake names a failing check's mistake (content.Lab.Mistake).
+	mistake func(step int, check, message string) string
 }
+
+// NameMistakes makes the tracker name each failing step's mistake with
+// name (content.Lab.Mistake of the learner's lab).
+func (t *Tracker) NameMistakes(name func(step int, check, message string) string) { t.mistake = name }
 
 // NewTracker starts an empty record for id. now is the clock (time.Now
 // when nil).
@@ -56,6 +83,10 @@ func NewTracker(id class.Identity, now func() time.Time) *Tracker {
 		hints:       map[int]Hints{},
 		now:         now,
 		beforeStart: map[int]bool{},
+		last:        map[int]engine.StepResult{},
+		caughtUp:    map[int]bool{},
+		hands:       map[int]int{},
+		ackSecs:     map[int][]int{},
 	}
 }
 
@@ -78,13 +109,25 @@ func (t *Tracker) Apply(u Update) bool {
 		p := *u.Page
 		t.rec.Page = &p
 	}
+	if u.CaughtUp > 0 {
+		t.caughtUp[u.CaughtUp] = true
+	}
 	if u.Report != nil && u.Report.Ready {
 		t.applyReport(u.Report, now)
+	}
+	t.foldHand(u.Hand, now)
+	if h := t.rec.Hand; u.Ack != nil && u.Ack.Acknowledges(h) && h.Acked.IsZero() {
+		h.Acked = now
+		if secs := t.ackSecs[h.Step]; len(secs) < class.MaxHands {
+			t.ackSecs[h.Step] = append(secs, int(max(0, now.Sub(h.Raised))/time.Second))
+		}
 	}
 	for i := range t.rec.Steps {
 		s := &t.rec.Steps[i]
 		h := t.hints[s.Number]
 		s.Hints, s.Solution = h.Seen, h.Solution
+		s.CaughtUp = t.caughtUp[s.Number] && s.Status == checks.Passed
+		s.Hands, s.AckSeconds = t.hands[s.Number], slices.Clone(t.ackSecs[s.Number])
 	}
 	t.rec.Updated = before.Updated
 	if reflect.DeepEqual(before, t.Record()) {
@@ -119,8 +162,12 @@ func (t *Tracker) applyReport(u *labrun.Update, now time.Time) {
 		for _, c := range sr.Checks {
 			if c.Status != checks.Passed {
 				s.Failing = append(s.Failing, class.FailingCheck{ID: c.ID, Status: c.Status})
+				if s.Mistake == "" && t.mistake != nil {
+					s.Mistake = class.Clip(t.mistake(sr.Number, c.ID, c.Message), class.MaxLabelRunes)
+				}
 			}
 		}
+		t.last[sr.Number] = sr
 		t.fold(&s, p, first, sr.Number == current, slices.Contains(u.FirstPassed, sr.Number), now)
 		steps = append(steps, s)
 	}
@@ -158,6 +205,36 @@ func (t *Tracker) fold(s *class.StepRecord, p class.StepRecord, first, current, 
 	}
 }
 
+// foldHand raises or lowers the hand, lowers it when its step passed,
+// and keeps an up hand's checks those of the newest report.
+func (t *Tracker) foldHand(u *Hand, now time.Time) {
+	switch {
+	case u != nil && !u.Up:
+		t.rec.Hand = nil
+	case u != nil && t.rec.Current > 0:
+		h := t.hints[t.rec.Current]
+		t.rec.Hand = &class.Hand{Step: t.rec.Current, Raised: now, Note: class.Clip(u.Note, class.MaxNoteRunes),
+			Hints: h.Seen, Solution: h.Solution}
+		t.hands[t.rec.Current] = min(t.hands[t.rec.Current]+1, class.MaxHands)
+	}
+	hand := t.rec.Hand
+	if hand == nil {
+		return
+	}
+	if s := t.rec.Step(hand.Step); s != nil && s.Status == checks.Passed {
+		t.rec.Hand = nil // the step passed: help is no longer needed there
+		return
+	}
+	h := t.hints[hand.Step]
+	hand.Hints, hand.Solution = max(hand.Hints, h.Seen), hand.Solution || h.Solution
+	hand.Checks = hand.Checks[:0]
+	for _, c := range t.last[hand.Step].Checks {
+		if c.Status != checks.Passed && len(hand.Checks) < class.MaxHandChecks {
+			hand.Checks = append(hand.Checks, class.HandCheck{ID: class.Clip(c.ID, 128), Message: class.Clip(c.Message, class.MaxMessageRunes)})
+		}
+	}
+}
+
 // sameFailing compares two steps' failing checks by ID, order aside.
 func sameFailing(a, b []class.FailingCheck) bool {
 	if len(a) != len(b) {
@@ -180,6 +257,7 @@ func (t *Tracker) Record() class.Record {
 	r.Steps = make([]class.StepRecord, len(t.rec.Steps))
 	for i, s := range t.rec.Steps {
 		s.Failing = slices.Clone(s.Failing)
+		s.AckSeconds = slices.Clone(s.AckSeconds)
 		r.Steps[i] = s
 	}
 	if t.rec.Page != nil {
@@ -189,6 +267,11 @@ func (t *Tracker) Record() class.Record {
 	if t.rec.Regression != nil {
 		g := *t.rec.Regression
 		r.Regression = &g
+	}
+	if t.rec.Hand != nil {
+		h := *t.rec.Hand
+		h.Checks = slices.Clone(h.Checks)
+		r.Hand = &h
 	}
 	return r
 }

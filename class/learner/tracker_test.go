@@ -219,7 +219,7 @@ func TestTrackerTimesAndAttempts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"schema": 2`, `"arrived"`, `"firstPassed"`, `"attempts": 4`} {
+	for _, want := range []string{`"schema": 3`, `"arrived"`, `"firstPassed"`, `"attempts": 4`} {
 		if !strings.Contains(string(raw), want) {
 			t.Errorf("record lacks %s:\n%s", want, raw)
 		}

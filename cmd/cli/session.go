@@ -129,7 +129,7 @@ func (s *Session) Join(ctx context.Context, c ClassFlags, page bool) *learner.Pu
 		return bad(err)
 	}
 	pub, err := learner.Join(ctx, learner.JoinConfig{Learner: l, Identity: s.Identity("", c.Name),
-		Progress: s.File.Progress, Page: page, Tap: s.Run.Tap})
+		Progress: s.File.Progress, Page: page, Tap: s.Run.Tap, Lab: s.Lab, Hands: page})
 	if err != nil {
 		return bad(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/cmd/cli/catchupcmd"
 	"github.com/labhub/labmate/cmd/cli/checkcmd"
 	"github.com/labhub/labmate/cmd/cli/classcmd"
 	"github.com/labhub/labmate/cmd/cli/doctorcmd"
@@ -37,6 +38,7 @@ func newRootCmd(streams cli.Streams) (*cobra.Command, *factory.Factory) {
 		doctorcmd.NewCmd(f, streams),
 		reportcmd.NewCmd(f, streams),
 		resetcmd.NewCmd(f, streams),
+		catchupcmd.NewCmd(f, streams),
 		cli.NewVersionCmd(streams, version),
 		cli.NewCompletionCmd(streams),
 		classcmd.NewCmd(f, streams),

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/mattn/go-runewidth"
+
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
@@ -32,6 +34,7 @@ func verifyProblems(text *content.Lab) []*content.Problem {
 		ids = append(ids, s.ID)
 	}
 	seen := map[string]bool{}
+	named := map[string]mistake{} // label: the first mistake named so
 	for i, vs := range text.Verify.Steps {
 		base := fmt.Sprintf("steps.%d.", i)
 		si := slices.IndexFunc(text.Steps, func(s content.Step) bool { return s.ID == vs.ID })
@@ -61,6 +64,9 @@ func verifyProblems(text *content.Lab) []*content.Problem {
 					at(wb+"breaks", "verify.authoring.bad_breaks", "case", w.Case, "step", b, "n", st.Number)
 				}
 			}
+			if w.Label != "" {
+				labelProblems(w, wb, vs.ID, named, at)
+			}
 		}
 		// The TUI's compare view shows explain's text to a learner.
 		for j, e := range vs.Equivalent {
@@ -70,6 +76,39 @@ func verifyProblems(text *content.Lab) []*content.Problem {
 		}
 	}
 	return out
+}
+
+// maxLabel is how wide a mistake's label may be, in terminal cells (a
+// Hangul syllable takes two): a line of the board at 60 columns holds it
+// with a count of learners and a step.
+const maxLabel = 36
+
+// mistake is one named mistake: the step and the check that refuses it.
+// Wrong answers of one check under different labels are told apart by
+// their messages, which the proof holds each case to (cases.go).
+type mistake struct {
+	step, check, where string
+}
+
+// labelProblems holds a wrong answer's label to what makes it a name: a
+// check to recognise it by and pieces of its message (Lab.Mistake), short
+// enough for the board, and one mistake per label: wrong answers of two
+// steps or two checks under one label would count different troubles of
+// a room as one.
+func labelProblems(w content.Wrong, key, step string, named map[string]mistake, at func(key, name string, kv ...any)) {
+	switch {
+	case w.Check == "" || len(w.Message) == 0:
+		at(key+"label", "verify.authoring.label_unrecognised", "case", w.Case, "label", w.Label)
+		return
+	case runewidth.StringWidth(w.Label) > maxLabel:
+		at(key+"label", "verify.authoring.label_long", "case", w.Case, "label", w.Label, "max", maxLabel)
+	}
+	m := mistake{step: step, check: w.Check, where: step + "/" + w.Case}
+	if had, ok := named[w.Label]; ok && (had.step != m.step || had.check != m.check) {
+		at(key+"label", "verify.authoring.label_shared", "case", w.Case, "label", w.Label, "other", had.where)
+		return
+	}
+	named[w.Label] = m
 }
 
 // statuses are the statuses a wrong answer may be shown with.

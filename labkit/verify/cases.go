@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/labkit/action"
 )
 
 // prove runs every step's cases in order.
@@ -204,6 +205,13 @@ func (p *prover) wrong(ctx context.Context, n int, w content.Wrong) Row {
 		row.Seen = msg("verify.seen.broke_earlier", "steps", strings.Join(broken, ", "))
 		return p.row(row)
 	}
+	// A named mistake is found again from what the learner would see.
+	if w.Label != "" {
+		if name := p.text.Mistake(n, got.ID, got.Message); name != w.Label {
+			row.Seen = msg("verify.seen.label_not_named", "case", w.Case, "label", w.Label, "got", name)
+			return p.row(row)
+		}
+	}
 	row.Seen, row.OK = statusWord(got.Status)+": "+oneLine(got.Message), true
 	return p.row(row)
 }
@@ -262,10 +270,4 @@ func oneLine(s string) string {
 	return s
 }
 
-func tail(out string) string {
-	out = strings.TrimSpace(out)
-	if lines := strings.Split(out, "\n"); len(lines) > 8 {
-		out = strings.Join(lines[len(lines)-8:], "\n")
-	}
-	return out
-}
+func tail(out string) string { return action.Tail(out) }

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labkit/action"
 	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe/cluster"
@@ -87,7 +87,7 @@ func (p *prover) prepare(ctx context.Context) error {
 		return &EnvError{msg("verify.tmp", "err", err)}
 	}
 	p.answers = filepath.Join(p.tmp, "answers")
-	err = extract(p.text.FS, p.text.Answers, p.answers)
+	err = action.Extract(p.text.FS, p.text.Answers, p.answers)
 	if errors.Is(err, fs.ErrNotExist) {
 		// A lab without its reference is the lab's fault, not the
 		// environment's: each solution that copies an answer fails its
@@ -107,7 +107,7 @@ func (p *prover) prepare(ctx context.Context) error {
 		// File steps may run scripts too: whatever kubectl they call
 		// must reach no cluster, not the one the author's shell points at.
 		p.kubeconfigFile = filepath.Join(p.tmp, "no-cluster.kubeconfig")
-		if err := os.WriteFile(p.kubeconfigFile, []byte(noClusterKubeconfig), 0o600); err != nil {
+		if err := os.WriteFile(p.kubeconfigFile, []byte(action.NoClusterKubeconfig), 0o600); err != nil {
 			return &EnvError{msg("verify.tmp", "err", err)}
 		}
 	}
@@ -118,15 +118,6 @@ func (p *prover) prepare(ctx context.Context) error {
 	p.session = sess
 	return nil
 }
-
-// noClusterKubeconfig names a server under .invalid, a name that never
-// resolves (RFC 2606).
-const noClusterKubeconfig = `apiVersion: v1
-kind: Config
-clusters: [{name: none, cluster: {server: "https://no-cluster.labmate-verify.invalid"}}]
-contexts: [{name: none, context: {cluster: none}}]
-current-context: none
-`
 
 // connect refuses a cluster that is not a labmate sandbox, writes the
 // kubeconfig the answers' kubectl reaches it with, and resets the
@@ -268,23 +259,4 @@ func (p *prover) cleanup() {
 	if p.tmp != "" {
 		_ = os.RemoveAll(p.tmp)
 	}
-}
-
-// extract copies a directory of the lab's FS to dir on disk.
-func extract(fsys fs.FS, from, dir string) error {
-	return fs.WalkDir(fsys, from, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel := strings.TrimPrefix(strings.TrimPrefix(p, from), "/")
-		dst := filepath.Join(dir, filepath.FromSlash(rel))
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := fs.ReadFile(fsys, p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
 }

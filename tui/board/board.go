@@ -48,6 +48,9 @@ type Options struct {
 	Now     func() time.Time
 	Theme   string
 	Profile termenv.Profile
+	// Acknowledge, if set, tells a learner the instructor saw their
+	// raised hand (the help-first view's key).
+	Acknowledge Acknowledger
 }
 
 // Sort orders.
@@ -89,6 +92,9 @@ type Model struct {
 	stats     classstats.Class     // of statsLab's records
 	otherLabs int                  // records of other labs than statsLab
 	queue     []classstats.Waiting // every learner on a step, longest first
+	hands     []classstats.Hand    // raised hands, not yet acknowledged first
+	acked     map[string]bool      // hands this board acknowledged (handKey)
+	ackErr    error                // the last acknowledgement that failed
 }
 
 // classMsg carries a new class from the watch.
@@ -111,7 +117,7 @@ func New(o Options) Model {
 	th := theme.New(o.Theme, o.Profile)
 	h := th.Help()
 	h.Styles.ShortSeparator = lipgloss.NewStyle() // the blanks between keys are plain
-	m := Model{opts: o, th: th, keys: keys.NewBoard(), help: h, titles: map[string]map[int]string{}, width: 80, height: 24,
+	m := Model{opts: o, th: th, keys: keys.NewBoard(), help: h, titles: map[string]map[int]string{}, acked: map[string]bool{}, width: 80, height: 24,
 		names: collate.New(language.Korean, collate.Numeric, collate.IgnoreCase)}
 	m.now = o.Now()
 	m.syncKeys()
@@ -141,6 +147,7 @@ func (m *Model) syncKeys() {
 	k.Open.SetEnabled(!m.keysShown && list)
 	k.Sort.SetEnabled(!m.keysShown && !detail && m.view == Learners)
 	k.Back.SetEnabled(m.keysShown || detail)
+	k.Ack.SetEnabled(!m.keysShown && !detail && m.view == HelpFirst && m.opts.Acknowledge != nil)
 	for _, b := range append([]*key.Binding{&k.Next, &k.Prev}, &k.Views[0], &k.Views[1], &k.Views[2], &k.Views[3]) {
 		b.SetEnabled(!m.keysShown && !detail)
 	}
@@ -152,7 +159,7 @@ func (m *Model) syncKeys() {
 // and q), and ? lists them all.
 func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
-	return component.Enabled(k.Move, k.Open, k.Back, k.Sort, k.Next, k.Help, k.Quit)
+	return component.Enabled(k.Ack, k.Move, k.Open, k.Back, k.Sort, k.Next, k.Help, k.Quit)
 }
 
 // FullHelp is every key of the board, by what it does.
@@ -160,7 +167,7 @@ func (m Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Open, k.Back, k.Sort},
+		{k.Open, k.Back, k.Sort, k.Ack},
 		append([]key.Binding{k.Next, k.Prev}, k.Views[:]...),
 		{k.Help, k.Quit},
 	}
@@ -214,10 +221,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.order()
 		return m, m.tick()
 	case tea.KeyMsg:
+		if key.Matches(msg, m.keys.Ack) {
+			return m, m.acknowledge()
+		}
 		m.key(msg)
 		m.clamp()
 		if key.Matches(msg, m.keys.Quit) {
 			return m, tea.Quit
+		}
+	case ackedMsg:
+		m.ackErr = msg.err
+		if msg.err != nil {
+			delete(m.acked, msg.key) // not sent: the key may try again
 		}
 	}
 	return m, nil
@@ -463,7 +478,7 @@ func (m *Model) clamp() {
 	}
 	n := m.listRows()
 	m.top = follow(m.top, m.cursor, n, len(m.rows))
-	m.qtop = follow(m.qtop, m.qcursor, n, len(m.queue))
+	m.qtop = follow(m.qtop, m.qcursor, m.queueRows(), len(m.queue))
 	if m.detail != "" {
 		body := len(m.detailLines()) - 1 // the title line stays
 		m.scroll = max(0, min(m.scroll, body-m.detailRows()))

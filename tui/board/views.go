@@ -47,6 +47,7 @@ func (m *Model) summarize() {
 	m.stats = classstats.Summarize(recs, len(m.titles[lab]))
 	m.otherLabs = len(m.class.Records) - len(recs)
 	m.queue = classstats.HelpFirst(m.class.Records, m.now, 0)
+	m.hands = classstats.Hands(m.class.Records, m.now)
 }
 
 func (m Model) viewName(v View) string { return content.Msg(fmt.Sprintf("class.board.view.%d", v)) }
@@ -234,11 +235,14 @@ func (m Model) helpLines() []string {
 	cw := max(8, m.width-2-3-nw-1-7-1-timeWidth-1-1-hw)
 	head := "  " + padLeft("#", 2) + " " + pad(content.Msg("class.board.col.name"), nw) + " " + pad(content.Msg("class.board.col.current"), 7) + " " +
 		padLeft(content.Msg("class.board.col.time"), timeWidth) + " " + pad(content.Msg("class.board.col.check"), cw) + " " + content.Msg("class.board.col.hints")
-	lines := m.header(head)
+	// Raised hands and the room's mistakes first, in at most half the
+	// rows, while the learners who wait longest follow below.
+	lines := append(m.heading(), m.roomLines(m.roomRows())...)
+	lines = append(lines, m.th.Muted.Render(head))
 	if len(m.queue) == 0 {
 		return append(lines, "  "+m.emptyWord(content.Msg("class.board.help.nobody")))
 	}
-	end := min(len(m.queue), m.qtop+m.listRows())
+	end := min(len(m.queue), m.qtop+m.queueRows())
 	for i := m.qtop; i < end; i++ {
 		w := m.queue[i]
 		more := ""

@@ -42,7 +42,9 @@ func NewPicker(labs int) Picker {
 // Up and Down.
 type Board struct {
 	Move, Up, Down, PageUp, PageDown, Top, Bottom, Open, Back, Sort, Next, Prev, Help, Quit key.Binding
-	Views                                                                                   [4]key.Binding
+	// Ack acknowledges the first raised hand not yet acknowledged.
+	Ack   key.Binding
+	Views [4]key.Binding
 }
 
 // NewBoard returns the board's keys. Each shows the letter of its keys
@@ -67,6 +69,7 @@ func NewBoard() Board {
 		Prev:     k("prev", "shift+tab", "shift+tab"),
 		Help:     k("help", "?", "?"),
 		Quit:     k("quit", "q", "q", "ctrl+c"),
+		Ack:      k("ack", "a", "a"),
 		Views:    [4]key.Binding{k("view1", "1", "1"), k("view2", "2", "2"), k("view3", "3", "3"), k("view4", "4", "4")},
 	}
 }

@@ -220,16 +220,27 @@ func (o *boardOptions) Run(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// Acknowledgements are one-off requests: they end in time.
+	reqs, err := typed(conn.Within(ackTimeout))
+	if err != nil {
+		return err
+	}
+	ack := func(learner, lab string, hand class.Hand) error {
+		return admin.Acknowledge(ctx, reqs, ns, learner, lab, hand, time.Now())
+	}
 	tc := terminal.NewContext(o.streams.In, o.streams.Out, o.Theme, slog.Default())
 	err = board.Run(ctx, tc, board.Options{
 		Classes: admin.Watch(ctx, admin.WatchConfig{Client: cs, Namespace: ns, Lab: o.lab}), Namespace: ns, Lab: o.lab,
-		Stuck: o.Stuck,
+		Stuck: o.Stuck, Acknowledge: ack,
 	})
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("cli.tui_failed", "err", err))
 	}
 	return nil
 }
+
+// ackTimeout bounds the board's acknowledgement of a raised hand.
+const ackTimeout = 10 * time.Second
 
 // exportOptions is `labmate class export`.
 type exportOptions struct {

@@ -60,7 +60,7 @@ func (o *previewOptions) Run(ctx context.Context) error {
 		return cli.Env(err)
 	}
 	rep := s.Run.Once(ctx, o.Timeout)
-	raw, err := class.Marshal(learner.Preview(s.Identity(o.learner, o.Class.Name), s.File.Progress, rep))
+	raw, err := class.Marshal(learner.Preview(s.Identity(o.learner, o.Class.Name), s.Lab, s.File.Progress, rep))
 	if err != nil {
 		return cli.Fail(err)
 	}

@@ -74,10 +74,8 @@ func (f *Factory) Session(lenient cli.Lenient) (*cli.Session, error) {
 	if f.cluster.NoCluster || !st.Kit.Scope.Empty() {
 		cluster = f.Cluster()
 	}
-	var passed []int
-	for n := range st.File.Progress.PassedAt {
-		passed = append(passed, n)
-	}
+	// Steps passed or caught up before are no first passes now.
+	passed := st.File.Progress.Done()
 	run, err := labrun.New(labrun.Options{
 		Lab: st.Lab, Steps: st.Kit.Steps, Scope: st.Kit.Scope, Root: st.Root, Poll: f.labs.Poll,
 		Cluster: cluster, Lenient: bool(lenient), Progress: st.Store, Witness: st.File.Witness, Passed: passed, Notices: st.Warnings,

@@ -1,0 +1,129 @@
+package board
+
+// The raised hands and the room's named mistakes in the help-first view:
+// hands first (not yet acknowledged, then the longest up), each with its
+// step, time on the step, hint rung, note and failing checks with their
+// messages; then per step the mistakes the learners on it make, with how
+// many learners make each, and how many caught the step up.
+
+import (
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/mattn/go-runewidth"
+
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
+	"github.com/labhub/labmate/class/classstats"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/termtext"
+)
+
+// Acknowledger tells a learner the instructor saw their raised hand
+// (admin.Acknowledge on the class's connection).
+type Acknowledger func(learner, lab string, hand class.Hand) error
+
+// ackedMsg is an acknowledgement sent (err nil) or not.
+type ackedMsg struct {
+	key string
+	err error
+}
+
+// acknowledge acknowledges the first hand not yet acknowledged; nil when
+// there is none or the board cannot write.
+func (m *Model) acknowledge() tea.Cmd {
+	if m.opts.Acknowledge == nil {
+		return nil
+	}
+	for _, h := range m.hands {
+		if !h.Acked && !m.acked[handKey(h)] {
+			m.acked[handKey(h)] = true // shown at once; the learner's record confirms it
+			ack, k, learner, lab, hand := m.opts.Acknowledge, handKey(h), h.Learner, h.Lab, h.Hand
+			return func() tea.Msg { return ackedMsg{key: k, err: ack(learner, lab, hand)} }
+		}
+	}
+	return nil
+}
+
+func handKey(h classstats.Hand) string { return h.Learner + "/" + h.Lab + "/" + h.Raised.String() }
+
+// handLines are the raised hands, each a line and its checks under it,
+// at most rows lines in all.
+func (m Model) handLines(rows int) []string {
+	var out []string
+	w := max(20, m.width-2)
+	for _, h := range m.hands {
+		if len(out) >= rows {
+			break
+		}
+		state := content.Msg("class.board.hand.waiting")
+		style := m.th.Banner
+		if h.Acked || m.acked[handKey(h)] {
+			state, style = content.Msg("class.board.hand.acked"), m.th.Muted
+		}
+		head := content.Msg("class.board.hand.line", "name", termtext.Clean(h.Name), "step", h.Step, "up", Ago(h.Up),
+			"on", Ago(h.OnStep), "hints", h.Hints)
+		out = append(out, " "+style.Render(runewidth.Truncate(state+" "+head, w, "…")))
+		if h.Note != "" {
+			out = append(out, "   "+runewidth.Truncate(content.Msg("class.board.hand.note", "note", termtext.Clean(h.Note)), w-2, "…"))
+		}
+		for _, c := range h.Checks {
+			line := termtext.Clean(c.ID)
+			if c.Message != "" {
+				line += ": " + termtext.Clean(c.Message)
+			}
+			out = append(out, "   "+m.th.Status(checks.Failed).Render(runewidth.Truncate(line, w-2, "…")))
+		}
+	}
+	if len(out) > rows {
+		out = out[:rows]
+	}
+	return out
+}
+
+// mistakeLines are, per step, the named mistakes of the learners on it
+// ("7명: …"), then one line of how many caught each step up.
+func (m Model) mistakeLines() []string {
+	var out, caught []string
+	w := max(20, m.width-2)
+	for _, st := range m.stats.Steps {
+		for _, mk := range st.Mistakes {
+			out = append(out, " "+runewidth.Truncate(content.Msg("class.board.mistake", "step", st.Number, "n", mk.N,
+				"label", termtext.Clean(mk.ID)), w, "…"))
+		}
+		if st.CaughtUp > 0 {
+			caught = append(caught, content.Msg("class.board.caught_up_step", "step", st.Number, "n", st.CaughtUp))
+		}
+	}
+	if len(caught) > 0 {
+		out = append(out, " "+m.th.Muted.Render(runewidth.Truncate(content.Msg("class.board.caught_up", "steps", strings.Join(caught, ", ")), w, "…")))
+	}
+	return out
+}
+
+// roomLines are what the help-first view shows above the queue: the
+// hands, then the mistakes, each block under its heading, in at most
+// rows lines.
+func (m Model) roomLines(rows int) []string {
+	var out []string
+	if m.ackErr != nil {
+		out = append(out, m.th.Alert.Render(runewidth.Truncate(content.Msg("class.board.ack_failed", "err", termtext.Clean(m.ackErr.Error())), max(20, m.width-2), "…")))
+	}
+	if len(m.hands) > 0 {
+		out = append(out, m.th.Alert.Render(content.Msg("class.board.hands", "n", len(m.hands))))
+		out = append(out, m.handLines(max(0, rows-1))...)
+	}
+	if mk := m.mistakeLines(); len(mk) > 0 && len(out)+1 < rows {
+		out = append(out, m.th.Muted.Render(content.Msg("class.board.mistakes")))
+		out = append(out, mk[:min(len(mk), rows-len(out))]...)
+	}
+	return out[:min(len(out), rows)]
+}
+
+// roomRows is how many rows the help-first view gives the room's lines
+// at most: half the list's.
+func (m Model) roomRows() int { return m.listRows() / 2 }
+
+// queueRows is how many rows of the help-first queue fit below the
+// room's lines.
+func (m Model) queueRows() int { return max(1, m.listRows()-len(m.roomLines(m.roomRows()))) }
