@@ -3,7 +3,6 @@ package catchup
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -71,70 +70,9 @@ func (p *Plan) backUp() (planned map[string]bool, err error) {
 		p.Backup = fmt.Sprintf("%s-%d", base, i)
 	}
 	for _, rel := range keep {
-		if err := copyTree(filepath.Join(p.o.Root, filepath.FromSlash(rel)), filepath.Join(p.Backup, filepath.FromSlash(rel))); err != nil {
+		if err := safefile.CopyTree(filepath.Join(p.o.Root, filepath.FromSlash(rel)), filepath.Join(p.Backup, filepath.FromSlash(rel)), true); err != nil {
 			return nil, refuse("catchup.backup_failed", "dir", p.Backup, "err", err)
 		}
 	}
 	return planned, nil
-}
-
-// copyTree copies a file, a symbolic link (as a link) or a directory
-// (recursively) to dst, keeping modes; a FIFO or device inside a
-// directory is refused, never opened.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		fi, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			return os.MkdirAll(to, fi.Mode().Perm()|0o700)
-		case fi.Mode()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
-				return err
-			}
-			return os.Symlink(link, to)
-		case fi.Mode().IsRegular():
-			return copyFile(path, to, fi.Mode().Perm())
-		}
-		return errors.New(path)
-	})
-}
-
-func copyFile(src, dst string, mode fs.FileMode) error {
-	in, err := safefile.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	// O_EXCL: a backup is never written over.
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	if err := out.Sync(); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }

@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
+	"github.com/labhub/labmate/internal/safefile"
 	"github.com/labhub/labmate/sandbox"
 )
 
@@ -124,7 +124,7 @@ func (p *prover) keep(ctx context.Context, t *prover, n int) {
 	}
 	memory := t.recall()
 	root := filepath.Join(p.tmp, fmt.Sprintf("baseline-%d", p.sessions))
-	if err := copyTree(t.root, root); err != nil {
+	if err := safefile.CopyTree(t.root, root, false); err != nil {
 		_ = os.RemoveAll(root)
 		return
 	}
@@ -135,48 +135,6 @@ func (p *prover) keep(ctx context.Context, t *prover, n int) {
 	}
 	p.base = &baseline{solved: n, inv: inv, root: root, memory: memory, shown: shownOf(rep)}
 	spent("trial.keep", at, "prefix", n, "objects", inv.Len())
-}
-
-// copyTree copies the lab root src to dst (which must not exist): its
-// directories, files with their exact modes, and symbolic links as links.
-func copyTree(src, dst string) error {
-	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(src, path)
-		if err != nil {
-			return err
-		}
-		to := filepath.Join(dst, rel)
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.IsDir():
-			if err := os.Mkdir(to, info.Mode().Perm()); err != nil {
-				return err
-			}
-			return os.Chmod(to, info.Mode().Perm())
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(path)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, to)
-		case d.Type().IsRegular():
-			b, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			if err := os.WriteFile(to, b, info.Mode().Perm()); err != nil {
-				return err
-			}
-			return os.Chmod(to, info.Mode().Perm())
-		}
-		return fmt.Errorf("%s: %s cannot be kept", rel, d.Type())
-	})
 }
 
 func cloneWitness(w checks.Witness) checks.Witness {

@@ -1,59 +1,11 @@
 package verify
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/engine"
 )
-
-// A kept lab root comes back exactly: every file with its content and
-// mode (a 0600 write, a 0755 script), empty directories, links as links.
-func TestCopyTreeKeepsTheRootAsItStood(t *testing.T) {
-	src := filepath.Join(t.TempDir(), "root")
-	for _, d := range []string{"etc/conf.d", "out/empty"} {
-		if err := os.MkdirAll(filepath.Join(src, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]os.FileMode{"etc/conf.d/a.toml": 0o644, "bin.sh": 0o755, "out/secret.txt": 0o600}
-	for name, mode := range files {
-		p := filepath.Join(src, name)
-		if err := os.WriteFile(p, []byte(name), mode); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chmod(p, mode); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.Symlink("etc/conf.d/a.toml", filepath.Join(src, "link")); err != nil {
-		t.Fatal(err)
-	}
-	dst := filepath.Join(t.TempDir(), "copy")
-	if err := copyTree(src, dst); err != nil {
-		t.Fatal(err)
-	}
-	for name, mode := range files {
-		info, err := os.Stat(filepath.Join(dst, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if info.Mode().Perm() != mode {
-			t.Errorf("%s: mode %v, want %v", name, info.Mode().Perm(), mode)
-		}
-		if b, _ := os.ReadFile(filepath.Join(dst, name)); string(b) != name {
-			t.Errorf("%s: content %q", name, b)
-		}
-	}
-	if info, err := os.Stat(filepath.Join(dst, "out/empty")); err != nil || !info.IsDir() {
-		t.Errorf("empty directory not kept: %v", err)
-	}
-	if target, err := os.Readlink(filepath.Join(dst, "link")); err != nil || target != "etc/conf.d/a.toml" {
-		t.Errorf("link: %q, %v; want a link to etc/conf.d/a.toml", target, err)
-	}
-}
 
 // A resumed run is used only when it shows every step and check as the
 // kept one did.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/safefile"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labkit/action"
@@ -223,7 +224,7 @@ func (p *prover) newSession(ctx context.Context, record string, from *baseline) 
 		if err := os.RemoveAll(s.root); err != nil {
 			return nil, &EnvError{msg("verify.tmp", "err", err)}
 		}
-		if err := copyTree(from.root, s.root); err != nil {
+		if err := safefile.CopyTree(from.root, s.root, false); err != nil {
 			return nil, &EnvError{msg("verify.tmp", "err", err)}
 		}
 	}
