@@ -155,32 +155,9 @@ func New(ctx context.Context, o Options) (p *Plan, err error) {
 	if !ok {
 		return p, refuse("catchup.not_ready", "timeout", timeout)
 	}
-	needCluster := false
-	for i := 1; i < o.To; i++ {
-		s := Step{Number: i, Title: text.Steps[i-1].Title, Status: checks.Unknown}
-		if sr := rep.Step(i); sr != nil {
-			s.Status = sr.Status
-		}
-		if s.Keep = s.Status == checks.Passed; !s.Keep {
-			a := solves[i]
-			s.Remove = cleanAll(a.Remove)
-			for _, path := range action.Paths(a) {
-				if !slices.Contains(s.Remove, path) {
-					s.Write = append(s.Write, path)
-				}
-			}
-			s.Script = strings.TrimSpace(a.Run) != ""
-			needCluster = needCluster || s.Script || o.Kit.ReadsCluster(i)
-			keep := action.Paths(a)
-			if s.Script {
-				// Its commands may write any file the step reads.
-				keep = append(keep, cleanAll(o.Kit.Steps[i-1].Files)...)
-			}
-			if s.Backup, err = existing(o.Root, keep); err != nil {
-				return p, err
-			}
-		}
-		p.Steps = append(p.Steps, s)
+	needCluster, err := p.plan(rep)
+	if err != nil {
+		return p, err
 	}
 	if p.tmp, err = os.MkdirTemp("", "labmate-catch-up-"); err != nil {
 		return p, refuse("catchup.tmp", "err", err)
@@ -205,6 +182,41 @@ func New(ctx context.Context, o Options) (p *Plan, err error) {
 		p.Backup = filepath.Join(o.Root, "labmate-backup-"+o.Now().Format("20060102-150405"))
 	}
 	return p, nil
+}
+
+// plan decides each step before To from the learner's report: a step
+// that passes is kept; another gets its reference written and run, and
+// the learner's files it may change are backed up. needCluster: some
+// step's reference runs commands or reads the cluster.
+func (p *Plan) plan(rep engine.Report) (needCluster bool, err error) {
+	for i := 1; i < p.o.To; i++ {
+		s := Step{Number: i, Title: p.text.Steps[i-1].Title, Status: checks.Unknown}
+		if sr := rep.Step(i); sr != nil {
+			s.Status = sr.Status
+		}
+		if s.Keep = s.Status == checks.Passed; !s.Keep {
+			a := p.solves[i]
+			s.Remove = cleanAll(a.Remove)
+			for _, path := range action.Paths(a) {
+				if !slices.Contains(s.Remove, path) {
+					s.Write = append(s.Write, path)
+				}
+			}
+			s.Script = strings.TrimSpace(a.Run) != ""
+			needCluster = needCluster || s.Script || p.o.Kit.ReadsCluster(i)
+			keep := action.Paths(a)
+			if s.Script {
+				// Its commands may write any file the step reads.
+				keep = append(keep, cleanAll(p.o.Kit.Steps[i-1].Files)...)
+			}
+			var err error
+			if s.Backup, err = existing(p.o.Root, keep); err != nil {
+				return false, err
+			}
+		}
+		p.Steps = append(p.Steps, s)
+	}
+	return needCluster, nil
 }
 
 // claim accepts the lab cluster only when it is a labmate sandbox made
