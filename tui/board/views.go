@@ -237,12 +237,13 @@ func (m Model) helpLines() []string {
 		padLeft(content.Msg("class.board.col.time"), timeWidth) + " " + pad(content.Msg("class.board.col.check"), cw) + " " + content.Msg("class.board.col.hints")
 	// Raised hands and the room's mistakes first, in at most half the
 	// rows, while the learners who wait longest follow below.
-	lines := append(m.heading(), m.roomLines(m.roomRows())...)
+	room := m.roomLines(m.roomRows())
+	lines := append(m.heading(), room...)
 	lines = append(lines, m.th.Muted.Render(head))
 	if len(m.queue) == 0 {
 		return append(lines, "  "+m.emptyWord(content.Msg("class.board.help.nobody")))
 	}
-	end := min(len(m.queue), m.qtop+m.queueRows())
+	end := min(len(m.queue), m.qtop+max(1, m.listRows()-len(room))) // queueRows, the room drawn once
 	for i := m.qtop; i < end; i++ {
 		w := m.queue[i]
 		more := ""
