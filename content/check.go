@@ -38,6 +38,12 @@ type Check struct {
 	// a key set in several rules; "rules.1.expr": the second rule's).
 	At   Span            `toml:"-"`
 	Keys map[string]Span `toml:"-"`
+
+	// Texts are the messages the check may name, resolved as the lab is
+	// read, by key: each string value of the check, at any depth, that
+	// the lab's messages or the shared ones define. A key a field names
+	// that is not here has no text.
+	Texts map[string]Template `toml:"-"`
 }
 
 // FieldsError is what DecodeFields found wrong with a check's own keys:
@@ -148,4 +154,41 @@ func decodeLab(file string, raw []byte, l *Lab) error {
 		l.Steps = append(l.Steps, s)
 	}
 	return nil
+}
+
+// resolveTexts gives each check the texts its values may name
+// (Check.Texts), once the lab's messages are read: compiling a check
+// reads them from the check.
+func (l *Lab) resolveTexts() {
+	for i := range l.Steps {
+		for j := range l.Steps[i].Checks {
+			c := &l.Steps[i].Checks[j]
+			c.Texts = map[string]Template{}
+			var name func(v any)
+			name = func(v any) {
+				switch v := v.(type) {
+				case string:
+					if t, ok := l.template(v); ok && v != "" {
+						c.Texts[v] = t
+					}
+				case []any:
+					for _, e := range v {
+						name(e)
+					}
+				case []map[string]any:
+					for _, e := range v {
+						name(e)
+					}
+				case map[string]any:
+					for _, e := range v {
+						name(e)
+					}
+				}
+			}
+			for _, v := range []string{c.Pass, c.Fail, c.Expect, c.Hint} {
+				name(v)
+			}
+			name(c.Fields)
+		}
+	}
 }

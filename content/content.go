@@ -160,6 +160,19 @@ func Msg(key string, kv ...any) string {
 	return fill(t, kv)
 }
 
+// Message is a shared message as data: its key and the values of its
+// placeholders ("name", value, ...), worded by String, once, where it is
+// said (as apimachinery's field.Error is a value until its Error). A
+// value may be a fmt.Stringer (a Message, a MsgPlace): it is worded with
+// the text around it.
+type Message struct {
+	Key string
+	KV  []any
+}
+
+// String is the message in words (Msg).
+func (m Message) String() string { return Msg(m.Key, m.KV...) }
+
 // HasMsg reports whether a shared message key exists.
 func HasMsg(key string) bool {
 	sharedOnce.Do(loadShared)

@@ -86,7 +86,7 @@ type Lab struct {
 	msgs map[string]string
 	// msgAt is where messages*.toml write each of msgs; verifyAt where
 	// verify.toml sets each key (keyPositions).
-	msgAt    map[string]msgPlace
+	msgAt    map[string]MsgPlace
 	verifyAt map[string]Span
 	// log keeps what Msg found wrong, shared by copies of the Lab.
 	log *msgLog
@@ -342,7 +342,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 	if err != nil {
 		return nil, &Problem{File: path.Join(where, "lab.toml"), Msg: Msg("content.no_lab_toml")}
 	}
-	l := &Lab{FS: fsys, Where: where, msgs: map[string]string{}, msgAt: map[string]msgPlace{},
+	l := &Lab{FS: fsys, Where: where, msgs: map[string]string{}, msgAt: map[string]MsgPlace{},
 		log: &msgLog{missing: map[string]bool{}, unfilled: map[string]map[string]bool{}}}
 	if err := decodeLab(path.Join(where, "lab.toml"), raw, l); err != nil {
 		return nil, err
@@ -391,6 +391,7 @@ func loadLab(fsys fs.FS, where string) (*Lab, error) {
 			return nil, err
 		}
 	}
+	l.resolveTexts()
 	if raw, err := fs.ReadFile(fsys, "verify.toml"); err == nil {
 		l.Verify = &Verify{}
 		if err := decodeTOML(path.Join(where, "verify.toml"), raw, l.Verify, true); err != nil {

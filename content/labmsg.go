@@ -29,7 +29,7 @@ func (l *Lab) addMessages(file, name string, raw []byte) error {
 			return fmt.Errorf("%s: message %q defined twice", file, k)
 		}
 		l.msgs[k] = t
-		l.msgAt[k] = msgPlace{file: name, at: at[k]}
+		l.msgAt[k] = MsgPlace{File: name, At: at[k]}
 	}
 	return nil
 }

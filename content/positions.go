@@ -137,10 +137,29 @@ func joinKey(prefix, key string) string {
 	return prefix + "." + key
 }
 
-// msgPlace is where a lab's messages*.toml writes one text.
-type msgPlace struct {
-	file string // relative to the lab's directory
-	at   Span
+// MsgPlace is where a text a lab may show is written: one of the lab's
+// messages*.toml (File, relative to the lab's directory, and the key's
+// position there) or, File "", the shared text.
+type MsgPlace struct {
+	File string
+	At   Span
+}
+
+// String words the place for an author: "messages.toml:3:1", or the
+// shared text.
+func (p MsgPlace) String() string {
+	if p.File == "" {
+		return Msg("content.shared_text")
+	}
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.At.Line > 0 {
+		b.WriteString(":" + strconv.Itoa(p.At.Line))
+		if p.At.Col > 0 {
+			b.WriteString(":" + strconv.Itoa(p.At.Col))
+		}
+	}
+	return b.String()
 }
 
 // MsgAt is where the lab's own text of key is written: its
@@ -151,43 +170,45 @@ func (l *Lab) MsgAt(key string) (file string, at Span, ok bool) {
 		return "", Span{}, false
 	}
 	p, ok := l.msgAt[key]
-	return p.file, p.at, ok
+	return p.File, p.At, ok
 }
 
 // MsgWhere words where the text of key is, for an author: "messages.toml:3:1",
 // or the shared text when the lab does not define it.
 func (l *Lab) MsgWhere(key string) string {
-	file, at, ok := l.MsgAt(key)
-	if !ok {
-		return Msg("content.shared_text")
-	}
-	return placeOf(file, at)
+	file, at, _ := l.MsgAt(key)
+	return MsgPlace{File: file, At: at}.String()
 }
 
-// placeOf words file:line:col, leaving out what is unknown.
-func placeOf(file string, at Span) string {
-	var b strings.Builder
-	b.WriteString(file)
-	if at.Line > 0 {
-		b.WriteString(":" + strconv.Itoa(at.Line))
-		if at.Col > 0 {
-			b.WriteString(":" + strconv.Itoa(at.Col))
-		}
-	}
-	return b.String()
+// Template is a text a lab may show as written, its placeholders
+// unfilled: the lab's own, else the shared one, with where it is.
+type Template struct {
+	Text string
+	// Placeholders are its placeholders (Placeholders).
+	Placeholders []string
+	Place        MsgPlace
 }
 
 // MsgTemplate is the text of key as written, placeholders unfilled: the
 // lab's own, else the shared one.
 func (l *Lab) MsgTemplate(key string) (string, bool) {
+	t, ok := l.template(key)
+	return t.Text, ok
+}
+
+// template resolves key: the lab's own text, else the shared one.
+func (l *Lab) template(key string) (Template, bool) {
 	if l != nil {
 		if t, ok := l.msgs[key]; ok {
-			return t, true
+			return Template{Text: t, Placeholders: Placeholders(t), Place: l.msgAt[key]}, true
 		}
 	}
 	sharedOnce.Do(loadShared)
 	t, ok := shared[key]
-	return t, ok
+	if !ok {
+		return Template{}, false
+	}
+	return Template{Text: t, Placeholders: Placeholders(t)}, true
 }
 
 // VerifyAt is where verify.toml sets the key at path, written as

@@ -98,3 +98,43 @@ func TestMessagesKnowTheirPlace(t *testing.T) {
 		t.Errorf("unfilled %v, want pos.b.typo's gto only", got)
 	}
 }
+
+// Each check carries the texts its values name, resolved as the lab is
+// read (the lab's own with their place, else the shared ones), and no
+// value that names none.
+func TestChecksCarryTheirTexts(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"lab.toml": "id = \"texts\"\ntitle = \"글\"\n\n[[steps]]\nid = \"one\"\ntitle = \"하나\"\n\n" +
+			"[[steps.checks]]\nid = \"c\"\ntype = \"file\"\npath = \"x\"\nfail = \"t.fail\"\nhint = \"t.nowhere\"\n" +
+			"why = { A = \"files.key.ok\" }\n\n[[steps.checks.rules]]\nexpect = \"t.expect\"\n",
+		"messages.toml": "[t]\nfail = \"{path} 틀림\"\nexpect = \"기대\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := LoadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := l.Steps[0].Checks[0].Texts
+	var keys []string
+	for k := range texts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if want := []string{"files.key.ok", "t.expect", "t.fail"}; !slices.Equal(keys, want) {
+		t.Fatalf("texts %v, want %v", keys, want)
+	}
+	if f := texts["t.fail"]; f.Text != "{path} 틀림" || !slices.Equal(f.Placeholders, []string{"path"}) || f.Place.String() != "messages.toml:2:1" {
+		t.Errorf("t.fail resolved as %+v (%s)", f, f.Place)
+	}
+	if s := texts["files.key.ok"]; s.Place.String() != Msg("content.shared_text") || s.Text == "" {
+		t.Errorf("a shared text resolved as %+v", s)
+	}
+	m := Message{Key: "content.unknown_keys", KV: []any{"keys", Message{Key: "content.shared_text"}}}
+	if got, want := m.String(), Msg("content.unknown_keys", "keys", Msg("content.shared_text")); got != want {
+		t.Errorf("a message with a message in it says %q, want %q", got, want)
+	}
+}

@@ -24,7 +24,7 @@ var checkID = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`
 type entry struct {
 	base
 	check check
-	bad   *content.Problem
+	bad   *fault
 	// kinds are the cluster kinds it reads (its object's, its
 	// expressions').
 	kinds []string
@@ -42,8 +42,8 @@ type base struct {
 type compiledStep struct {
 	step  checks.Step
 	live  bool // a check of it reads the cluster
-	probs []*content.Problem
-	fatal error // the lab does not load (a key no check type knows)
+	probs []*fault
+	fatal *fault // the lab does not load (a key no check type knows)
 	// texts are the message keys its checks show, held to what they fill.
 	texts []string
 }
@@ -63,12 +63,12 @@ func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, pre
 			out.fatal = c.fatal
 		}
 		out.texts = append(out.texts, c.texts...)
-		if errs := append(c.fields, c.errs...); len(errs) > 0 {
+		if len(c.fields)+len(c.errs) > 0 {
 			at := spec.At
 			if at.Line == 0 {
 				at = ts.At
 			}
-			e.bad = checkProblem(text, at, ts, spec, i, errs)
+			e.bad = checkProblem(text, at, ts, spec, i, told{c.fields, c.errs})
 			out.probs = append(out.probs, e.bad)
 		}
 		entries = append(entries, e)
@@ -97,13 +97,11 @@ func compileStep(text *content.Lab, scope cluster.Scope, custom customKinds, pre
 	return out
 }
 
-// checkProblem words a check's authoring errors with where in lab.toml
-// the check is (at) or, within it, the offending expression.
-func checkProblem(text *content.Lab, at content.Span, ts content.Step, spec content.Check, i int, errs []checkErr) *content.Problem {
+// checkProblem is a check's authoring errors as one fault, placed where
+// in lab.toml the check is (at) or, within it, the offending expression.
+func checkProblem(text *content.Lab, at content.Span, ts content.Step, spec content.Check, i int, errs told) *fault {
 	line, col := at.Line, at.Col
-	var msgs []string
-	for _, e := range errs {
-		msgs = append(msgs, e.msg)
+	for _, e := range append(slices.Clone(errs.fields), errs.others...) {
 		if e.at.Line > 0 {
 			line, col = e.at.Line, e.at.Col
 		} else if l, c := locate(text.TOML, e.near, at.First, at.Last); l > 0 {
@@ -117,8 +115,8 @@ func checkProblem(text *content.Lab, at content.Span, ts content.Step, spec cont
 	if who == "" {
 		who = fmt.Sprint(i + 1)
 	}
-	return &content.Problem{File: path.Join(text.Where, "lab.toml"), Line: line, Col: col,
-		Msg: msgf("labkit.check_problem", "step", ts.Number, "check", who, "problems", strings.Join(msgs, " "))}
+	return faultAt(path.Join(text.Where, "lab.toml"), content.Span{Line: line, Col: col},
+		"labkit.check_problem", "step", ts.Number, "check", who, "problems", errs)
 }
 
 // locate finds the first line of needle in raw between lines first and
@@ -137,12 +135,12 @@ func locate(raw []byte, needle string, first, last int) (int, int) {
 	return 0, 0
 }
 
-// checkErr is one authoring error of a check: a Korean sentence and,
+// checkErr is one authoring error of a check: what it says and,
 // to place it in lab.toml, where (the key it is about), or the text of
 // the check it is about (a CEL expression's source) and the 1-based
 // column in that text (0 when unknown).
 type checkErr struct {
-	msg  string
+	msg  content.Message
 	at   content.Span
 	near string
 	col  int
@@ -160,11 +158,10 @@ type compiler struct {
 	preds  []*predicate // the named predicates its expressions may read
 	typ    checkType    // nil for a type there is not
 	kinds  []string     // the cluster kinds the check reads
-	// fields are the problems of its fields (told first, sorted), errs
-	// the others in the order found.
+	// fields are the problems of its fields, errs the others (told).
 	fields, errs []checkErr
 	// fatal keeps the lab from loading: a key no type reads.
-	fatal *content.Problem
+	fatal *fault
 	// decoded is what decode filled, for the tests that hold a type's
 	// fields to its documentation.
 	decoded any
@@ -178,12 +175,12 @@ func (c *compiler) base() base {
 
 // problem records an authoring error worded by the shared text key.
 func (c *compiler) problem(key string, kv ...any) {
-	c.errs = append(c.errs, checkErr{msg: msgf(key, kv...)})
+	c.errs = append(c.errs, checkErr{msg: say(key, kv...)})
 }
 
 // problemAt records an authoring error placed at the line that sets key.
 func (c *compiler) problemAt(key, msgKey string, kv ...any) {
-	c.errs = append(c.errs, checkErr{msg: msgf(msgKey, kv...), at: c.keySpan(key)})
+	c.errs = append(c.errs, checkErr{msg: say(msgKey, kv...), at: c.keySpan(key)})
 }
 
 // decodable requires a manifest of gvk to be one labmate reads as the
@@ -203,7 +200,7 @@ func (c *compiler) decodable(gvk schema.GroupVersionKind, key string) {
 // problemNear records an authoring error placed at the first line of the
 // check that holds near.
 func (c *compiler) problemNear(near, key string, kv ...any) {
-	c.errs = append(c.errs, checkErr{msg: msgf(key, kv...), near: near})
+	c.errs = append(c.errs, checkErr{msg: say(key, kv...), near: near})
 }
 
 // message holds a message key the check names in one of its fields
@@ -224,9 +221,9 @@ func (c *compiler) textIn(texts []Text, name, field, key string, at content.Span
 	if key == "" {
 		return
 	}
-	tpl, ok := c.text.MsgTemplate(key)
+	tpl, ok := c.spec.Texts[key]
 	if !ok {
-		c.errs = append(c.errs, checkErr{msg: msgf("labkit.no_message", "key", key), at: at})
+		c.errs = append(c.errs, checkErr{msg: say("labkit.no_message", "key", key), at: at})
 		return
 	}
 	if c.typ == nil {
@@ -238,22 +235,22 @@ func (c *compiler) textIn(texts []Text, name, field, key string, at content.Span
 		for _, t := range texts {
 			fields = append(fields, t.Field)
 		}
-		c.errs = append(c.errs, checkErr{msg: msgf("labkit.text_not_shown", "field", name, "type", c.spec.Type, "fields", strings.Join(fields, ", ")), at: at})
+		c.errs = append(c.errs, checkErr{msg: say("labkit.text_not_shown", "field", name, "type", c.spec.Type, "fields", strings.Join(fields, ", ")), at: at})
 		return
 	}
 	c.texts = append(c.texts, key)
 	var bad []string
-	for _, p := range content.Placeholders(tpl) {
+	for _, p := range tpl.Placeholders {
 		if !slices.Contains(t.Placeholders, p) {
 			bad = append(bad, "{"+p+"}")
 		}
 	}
 	if len(bad) > 0 {
-		allowed := msgf("labkit.no_placeholders")
+		var allowed any = say("labkit.no_placeholders")
 		if len(t.Placeholders) > 0 {
 			allowed = "{" + strings.Join(t.Placeholders, "}, {") + "}"
 		}
-		c.errs = append(c.errs, checkErr{msg: msgf("labkit.bad_placeholders", "key", key, "where", c.text.MsgWhere(key),
+		c.errs = append(c.errs, checkErr{msg: say("labkit.bad_placeholders", "key", key, "where", tpl.Place,
 			"bad", strings.Join(bad, ", "), "field", name, "type", c.spec.Type, "allowed", allowed), at: at})
 	}
 }
@@ -263,7 +260,7 @@ func (c *compiler) textIn(texts []Text, name, field, key string, at content.Span
 func (c *compiler) expr(src, want string) *expr {
 	e, err := compileExprWith(c.spec.Type, src, want, c.preds)
 	if err != nil {
-		ce := checkErr{msg: msgf("labkit.cel_error", "expr", src, "err", err), near: src}
+		ce := checkErr{msg: say("labkit.cel_error", "expr", src, "err", err), near: src}
 		if cerr, ok := err.(*celError); ok && cerr.line == 1 {
 			ce.col = cerr.col
 		}
@@ -293,17 +290,15 @@ func compileCheck(c *compiler) check {
 		for j, t := range checkTypes {
 			types[j] = t.Kind().Type
 		}
-		c.fields = append(c.fields, checkErr{msg: msgf("labkit.bad_type", "type", c.spec.Type, "types", strings.Join(types, ", "))})
+		c.fields = append(c.fields, checkErr{msg: say("labkit.bad_type", "type", c.spec.Type, "types", strings.Join(types, ", "))})
 		c.common()
 		return noCheck{}
 	}
 	if c.spec.ID == "" {
-		c.fields = append(c.fields, checkErr{msg: msgf("labkit.field_required", "field", "id", "type", c.spec.Type)})
+		c.fields = append(c.fields, checkErr{msg: say("labkit.field_required", "field", "id", "type", c.spec.Type)})
 	}
 	c.common()
-	chk := c.typ.Compile(c)
-	slices.SortFunc(c.fields, func(a, b checkErr) int { return strings.Compare(a.msg, b.msg) })
-	return chk
+	return c.typ.Compile(c)
 }
 
 // common validates the fields every check has.

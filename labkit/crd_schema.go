@@ -58,9 +58,9 @@ type crdSchemas struct {
 // readCustomKinds reads the schemas of the lab's crds/*.yaml. A file that
 // is not a CRD is readCRDs' to report; a schema that cannot be read, or
 // that uses $ref (the API server refuses it), is a problem of its file.
-func readCustomKinds(text *content.Lab) (customKinds, []*content.Problem) {
+func readCustomKinds(text *content.Lab) (customKinds, []*fault) {
 	out := customKinds{}
-	var probs []*content.Problem
+	var probs []*fault
 	names, _ := fs.Glob(text.FS, CRDDir+"/*.yaml")
 	for _, name := range names {
 		raw, err := text.ReadFile(name)
@@ -76,8 +76,8 @@ func readCustomKinds(text *content.Lab) (customKinds, []*content.Problem) {
 			if v.Schema != nil && len(v.Schema.OpenAPIV3Schema) > 0 {
 				k.schema, err = readSchema(v.Schema.OpenAPIV3Schema)
 				if err != nil {
-					probs = append(probs, &content.Problem{File: path.Join(text.Where, name),
-						Msg: msgf("labkit.bad_schema", "file", name, "version", v.Name, "err", err)})
+					probs = append(probs, faultAt(path.Join(text.Where, name), content.Span{},
+						"labkit.bad_schema", "file", name, "version", v.Name, "err", err))
 					continue
 				}
 			}

@@ -81,7 +81,7 @@ func (c *compiler) decode(fields any) {
 		var nested []string
 		for _, k := range fe.Unknown {
 			if len(k) == 1 {
-				c.fields = append(c.fields, checkErr{msg: msgf("labkit.field_not_for_type", "field", k[0], "type", kind.Type)})
+				c.fields = append(c.fields, checkErr{msg: say("labkit.field_not_for_type", "field", k[0], "type", kind.Type)})
 			} else {
 				nested = append(nested, strings.Join(k, "."))
 			}
@@ -90,15 +90,15 @@ func (c *compiler) decode(fields any) {
 		switch {
 		case fe.Bad != "" && fe.BadKey != nil:
 			at := c.keySpan(strings.Join(fe.BadKey, "."))
-			c.fail(&content.Problem{Line: at.Line, Col: at.Col, Msg: fe.Bad})
+			c.fail(&fault{Problem: &content.Problem{Line: at.Line, Col: at.Col, Msg: fe.Bad}})
 		case fe.Bad != "":
-			c.fail(&content.Problem{Msg: fe.Bad})
+			c.fail(&fault{Problem: &content.Problem{Msg: fe.Bad}})
 		}
 	}
 	v := reflect.ValueOf(fields).Elem()
 	for _, f := range kind.Fields {
 		if fv, ok := tomlField(v, f.Name); f.Required && (!ok || fv.IsZero()) {
-			c.fields = append(c.fields, checkErr{msg: msgf("labkit.field_required", "field", f.Name, "type", kind.Type)})
+			c.fields = append(c.fields, checkErr{msg: say("labkit.field_required", "field", f.Name, "type", kind.Type)})
 		}
 	}
 }
@@ -147,7 +147,7 @@ func (c *compiler) refuse(keys []string) {
 		full[i] = "steps.checks." + k
 	}
 	at := c.keySpan(keys[0])
-	c.fail(&content.Problem{Line: at.Line, Col: at.Col, Msg: msgf("content.unknown_keys", "keys", strings.Join(full, ", "))})
+	c.fail(faultAt("", at, "content.unknown_keys", "keys", strings.Join(full, ", ")))
 }
 
 // keySpan is where lab.toml sets key in the check, or its first part
@@ -170,10 +170,10 @@ func (c *compiler) keySpan(key string) content.Span {
 }
 
 // fail keeps the first error that keeps the lab from loading.
-func (c *compiler) fail(p *content.Problem) {
+func (c *compiler) fail(f *fault) {
 	if c.fatal == nil {
-		p.File = path.Join(c.text.Where, "lab.toml")
-		c.fatal = p
+		f.File = path.Join(c.text.Where, "lab.toml")
+		c.fatal = f
 	}
 }
 

@@ -98,17 +98,18 @@ func code(id string) *checks.Code {
 // keeps the lab from loading as any key lab.toml does not know does.
 func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 	l := &Lab{Text: text, texts: map[string]bool{}}
-	var probs []*content.Problem
-	l.Scope, l.CRDs, probs = scopeOf(text)
-	l.Problems = append(l.Problems, probs...)
-	custom, probs := readCustomKinds(text)
-	l.Problems = append(l.Problems, probs...)
+	var faults, more []*fault
+	l.Scope, l.CRDs, faults = scopeOf(text)
+	custom, more := readCustomKinds(text)
+	faults = append(faults, more...)
 	// Refused by lab install, pack and verify; shown escaped when run.
-	l.Problems = append(l.Problems, text.Controls...)
-	labPreds, probs := predicatesOf(text, text.Predicates, "predicates", nil)
+	for _, p := range text.Controls {
+		faults = append(faults, &fault{Problem: p})
+	}
+	labPreds, more := predicatesOf(text, text.Predicates, "predicates", nil)
 	l.predicates = labPreds
-	l.Problems = append(l.Problems, probs...)
-	l.Problems = append(l.Problems, checkPredicates(text, labPreds)...)
+	faults = append(faults, more...)
+	faults = append(faults, checkPredicates(text, labPreds)...)
 	goSteps := map[string]checks.Step{}
 	if code != nil && code.Steps != nil {
 		for _, s := range code.Steps() {
@@ -120,17 +121,18 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 		live := ts.Cluster
 		switch {
 		case len(ts.Checks) > 0 && hasGo:
-			l.problem(text, ts, content.Msg("labkit.both", "step", ts.Number))
-			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
+			f := stepFault(text, ts, say("labkit.both", "step", ts.Number))
+			faults = append(faults, f)
+			l.Steps = append(l.Steps, brokenStep(ts, f))
 		case len(ts.Checks) > 0:
-			stepPreds, probs := predicatesOf(text, ts.Predicates, fmt.Sprintf("steps.%d.predicates", si), labPreds)
-			l.Problems = append(l.Problems, probs...)
-			l.Problems = append(l.Problems, checkPredicates(text, stepPreds)...)
+			stepPreds, more := predicatesOf(text, ts.Predicates, fmt.Sprintf("steps.%d.predicates", si), labPreds)
+			faults = append(faults, more...)
+			faults = append(faults, checkPredicates(text, stepPreds)...)
 			cs := compileStep(text, l.Scope, custom, append(slices.Clone(labPreds), stepPreds...), si, ts)
 			if cs.fatal != nil {
-				return nil, cs.fatal
+				return nil, cs.fatal.word()
 			}
-			l.Problems = append(l.Problems, cs.probs...)
+			faults = append(faults, cs.probs...)
 			l.Steps = append(l.Steps, cs.step)
 			for _, k := range cs.texts {
 				l.texts[k] = true
@@ -140,13 +142,15 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 			gs.Number = ts.Number
 			l.Steps = append(l.Steps, gs)
 		default:
-			l.problem(text, ts, content.Msg("labkit.no_checks", "step", ts.Number))
-			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
+			f := stepFault(text, ts, say("labkit.no_checks", "step", ts.Number))
+			faults = append(faults, f)
+			l.Steps = append(l.Steps, brokenStep(ts, f))
 		}
 		if live {
 			l.cluster = append(l.cluster, ts.Number)
 		}
 	}
+	l.Problems = worded(faults)
 	return l, nil
 }
 
@@ -164,16 +168,15 @@ func (l *Lab) ShowsText(key string) bool { return l.texts[key] }
 // ReadsCluster says whether step n reads live cluster objects.
 func (l *Lab) ReadsCluster(n int) bool { return slices.Contains(l.cluster, n) }
 
-func (l *Lab) problem(text *content.Lab, ts content.Step, msg string) {
-	l.Problems = append(l.Problems, &content.Problem{File: text.Where + "/lab.toml",
-		Msg: content.Msg("labkit.step_problem", "step", ts.Number, "id", ts.ID, "problem", msg)})
+// stepFault is what keeps step ts from being built.
+func stepFault(text *content.Lab, ts content.Step, what content.Message) *fault {
+	return faultAt(text.Where+"/lab.toml", content.Span{}, "labkit.step_problem", "step", ts.Number, "id", ts.ID, "problem", what)
 }
 
-// brokenStep stands in for a step that could not be built: it says why,
-// as an error result, every time it is evaluated.
-func brokenStep(ts content.Step, p *content.Problem) checks.Step {
+// brokenStep stands in for a step that could not be built: it says why
+// (f, worded by then), as an error result, every time it is evaluated.
+func brokenStep(ts content.Step, f *fault) checks.Step {
 	return checks.Step{Number: ts.Number, ID: ts.ID, Eval: func(checks.Input) checks.StepEval {
-		return checks.StepEval{Checks: []checks.Result{{ID: ts.ID + ".authoring", Status: checks.Error,
-			Message: content.Msg("labkit.authoring", "err", p.Error())}}}
+		return checks.StepEval{Checks: []checks.Result{{ID: ts.ID + ".authoring", Status: checks.Error, Message: f.shown}}}
 	}}
 }

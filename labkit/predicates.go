@@ -67,20 +67,20 @@ type boundPred struct {
 // predicatesOf are the predicates defined by defs at key ("predicates",
 // "steps.I.predicates"), sorted by name, each seeing sees, with the
 // problems of their names.
-func predicatesOf(text *content.Lab, defs map[string]string, key string, sees []*predicate) ([]*predicate, []*content.Problem) {
+func predicatesOf(text *content.Lab, defs map[string]string, key string, sees []*predicate) ([]*predicate, []*fault) {
 	var out []*predicate
-	var probs []*content.Problem
+	var probs []*fault
 	for name, src := range defs {
 		p := &predicate{name: name, src: src, key: key + "." + name, at: text.PredicatesAt[key+"."+name], sees: sees, bound: map[string]*boundPred{}}
 		switch {
 		case !predicateNameRE().MatchString(name) || slices.Contains(celReserved, name):
-			probs = append(probs, predicateProblem(text, p, msgf("labkit.predicate.bad_name", "name", name)))
+			probs = append(probs, predicateProblem(text, p, "labkit.predicate.bad_name", "name", name))
 			continue
 		case slices.Contains(celVarNames, name):
-			probs = append(probs, predicateProblem(text, p, msgf("labkit.predicate.shadows_var", "name", name)))
+			probs = append(probs, predicateProblem(text, p, "labkit.predicate.shadows_var", "name", name))
 			continue
 		case slices.ContainsFunc(sees, func(o *predicate) bool { return o.name == name }):
-			probs = append(probs, predicateProblem(text, p, msgf("labkit.predicate.shadows_lab", "name", name)))
+			probs = append(probs, predicateProblem(text, p, "labkit.predicate.shadows_lab", "name", name))
 			continue
 		}
 		out = append(out, p)
@@ -91,18 +91,18 @@ func predicatesOf(text *content.Lab, defs map[string]string, key string, sees []
 
 // checkPredicates compiles each predicate where it is defined, with
 // every variable: an error is a problem at its definition's line.
-func checkPredicates(text *content.Lab, ps []*predicate) []*content.Problem {
-	var probs []*content.Problem
+func checkPredicates(text *content.Lab, ps []*predicate) []*fault {
+	var probs []*fault
 	for _, p := range ps {
 		if bp := p.bind(celVarNames); bp.err != nil {
-			probs = append(probs, predicateProblem(text, p, msgf("labkit.predicate.bad", "name", p.name, "err", bp.err)))
+			probs = append(probs, predicateProblem(text, p, "labkit.predicate.bad", "name", p.name, "err", bp.err))
 		}
 	}
 	return probs
 }
 
-func predicateProblem(text *content.Lab, p *predicate, msg string) *content.Problem {
-	return &content.Problem{File: text.Where + "/lab.toml", Line: p.at.Line, Col: p.at.Col, Msg: msg}
+func predicateProblem(text *content.Lab, p *predicate, key string, kv ...any) *fault {
+	return faultAt(text.Where+"/lab.toml", p.at, key, kv...)
 }
 
 // bind compiles the predicate for an environment of vars, once.

@@ -26,12 +26,11 @@ const CRDDir = "crds"
 // resolved against the table of kinds: Kubernetes' own and the lab's
 // CRDs. Problems are authoring errors placed in lab.toml (or the CRD
 // file); a resource with one is left out.
-func scopeOf(text *content.Lab) (cluster.Scope, []cluster.Resource, []*content.Problem) {
+func scopeOf(text *content.Lab) (cluster.Scope, []cluster.Resource, []*fault) {
 	crds, probs := readCRDs(text)
 	table := cluster.Builtin().With(crds...)
 	cl := text.Cluster
-	sc := &scopeCompiler{text: text, probs: probs}
-	sc.raw, _ = text.ReadFile("lab.toml")
+	sc := &scopeCompiler{text: text, raw: text.TOML, probs: probs}
 	scope := cluster.Scope{Namespaces: slices.Clone(cl.Namespaces)}
 	kinds := map[string]string{}
 	for _, spelling := range cl.Watch {
@@ -64,7 +63,7 @@ func scopeOf(text *content.Lab) (cluster.Scope, []cluster.Resource, []*content.P
 type scopeCompiler struct {
 	text  *content.Lab
 	raw   []byte
-	probs []*content.Problem
+	probs []*fault
 }
 
 // watch is the watch of a resource, narrowed as lab.toml says.
@@ -110,7 +109,7 @@ func (sc *scopeCompiler) requireWatched(spelling string) {
 // holds needle.
 func (sc *scopeCompiler) problem(needle, key string, kv ...any) {
 	line, col := clusterLine(sc.raw, needle)
-	sc.probs = append(sc.probs, &content.Problem{File: path.Join(sc.text.Where, "lab.toml"), Line: line, Col: col, Msg: msgf(key, kv...)})
+	sc.probs = append(sc.probs, faultAt(path.Join(sc.text.Where, "lab.toml"), content.Span{Line: line, Col: col}, key, kv...))
 }
 
 // clusterLine finds needle, quoted, in the [cluster] tables of lab.toml.
@@ -132,10 +131,10 @@ func clusterLine(raw []byte, needle string) (int, int) {
 }
 
 // readCRDs reads the lab's crds/*.yaml.
-func readCRDs(text *content.Lab) ([]cluster.Resource, []*content.Problem) {
+func readCRDs(text *content.Lab) ([]cluster.Resource, []*fault) {
 	names, _ := fs.Glob(text.FS, CRDDir+"/*.yaml")
 	var out []cluster.Resource
-	var probs []*content.Problem
+	var probs []*fault
 	for _, name := range names {
 		raw, err := text.ReadFile(name)
 		if err == nil {
@@ -145,7 +144,7 @@ func readCRDs(text *content.Lab) ([]cluster.Resource, []*content.Problem) {
 				continue
 			}
 		}
-		probs = append(probs, &content.Problem{File: path.Join(text.Where, name), Msg: msgf("labkit.bad_crd", "err", err)})
+		probs = append(probs, faultAt(path.Join(text.Where, name), content.Span{}, "labkit.bad_crd", "err", err))
 	}
 	return out, probs
 }

@@ -29,7 +29,7 @@ func evalStep(in checks.Input, stepID string, entries []entry, custom customKind
 		var r checks.Result
 		var fact *checks.Fact
 		if e.bad != nil {
-			r = checks.Result{ID: e.id, Status: checks.Error, Message: msgf("labkit.authoring", "err", e.bad.Error())}
+			r = checks.Result{ID: e.id, Status: checks.Error, Message: e.bad.shown}
 		} else if m, gone := missingKind(in, e.kinds); gone {
 			r = checks.Result{ID: e.id, Status: checks.Unknown, Message: in.Msg("labkit.kind_missing", "resource", m.Resource, "kind", m.Kind)}
 		} else if dep := unmetNeed(e.spec, status); dep != "" {
