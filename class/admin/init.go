@@ -193,29 +193,14 @@ func (e NamespaceDenied) Unwrap() error { return e.Err }
 
 // PlanInit reads the class namespace and plans init. It writes nothing.
 func PlanInit(ctx context.Context, cfg InitConfig) (Plan, error) {
-	if cfg.Workers <= 0 {
-		cfg.Workers = 8
-	}
-	if cfg.TokenTTL <= 0 {
-		cfg.TokenTTL = DefaultTokenTTL
-	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
+	cfg = cfg.withDefaults()
 	p := Plan{cfg: cfg, records: map[string]bool{}, had: map[string]bool{}}
 	cs, err := cfg.Conn.Typed()
 	if err != nil {
 		return Plan{}, err
 	}
 	ns := cfg.Namespace
-	switch _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); {
-	case err == nil, apierrors.IsForbidden(err):
-		// A namespace's admin may read their namespace (the API server
-		// authorizes a get of namespace N as a request in N); one who
-		// may not is told below, when its objects cannot be listed.
-		p.NamespaceExists = true
-	case apierrors.IsNotFound(err):
-	default:
+	if p.NamespaceExists, err = namespaceThere(ctx, cs, ns); err != nil {
 		return Plan{}, err
 	}
 	objs, err := listClass(ctx, cs, ns)
@@ -235,12 +220,58 @@ func PlanInit(ctx context.Context, cfg InitConfig) (Plan, error) {
 	}
 	p.LabBefore = objs.lab.ID
 	p.Learners = assign(cfg.Learners, objs.info.Names, sortedKeys(p.had))
+	now := p.slots(objs.info.Names)
+	p.dropRecords(objs.records, now)
+	switch {
+	case cfg.Ship != nil:
+		p.LabObject = LabStore
+	case len(cfg.Labs) == 1:
+		p.LabObject = LabName
+	case objs.lab.ID != "":
+		p.LabObject = LabDelete
+	}
+	return p, nil
+}
+
+// withDefaults fills what the caller left zero.
+func (cfg InitConfig) withDefaults() InitConfig {
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	if cfg.TokenTTL <= 0 {
+		cfg.TokenTTL = DefaultTokenTTL
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return cfg
+}
+
+// namespaceThere says whether the class namespace is there.
+func namespaceThere(ctx context.Context, cs kube.Interface, ns string) (bool, error) {
+	switch _, err := cs.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); {
+	case err == nil, apierrors.IsForbidden(err):
+		// A namespace's admin may read their namespace (the API server
+		// authorizes a get of namespace N as a request in N); one who
+		// may not is told below, when its objects cannot be listed.
+		return true, nil
+	case apierrors.IsNotFound(err):
+		return false, nil
+	default:
+		return false, err
+	}
+}
+
+// slots sorts the learners' slots into Add, Keep (and Renamed, against
+// the roster names the class had) and Remove, and returns the slots the
+// class has after init.
+func (p *Plan) slots(names map[string]string) map[string]bool {
 	now := map[string]bool{}
 	for _, l := range p.Learners {
 		now[l.ID] = true
 		if p.had[l.ID] {
 			p.Keep = append(p.Keep, l.ID)
-			if objs.info.Names[l.ID] != l.Name {
+			if names[l.ID] != l.Name {
 				p.Renamed = append(p.Renamed, l.ID)
 			}
 		} else {
@@ -252,26 +283,23 @@ func PlanInit(ctx context.Context, cfg InitConfig) (Plan, error) {
 			p.Remove = append(p.Remove, id)
 		}
 	}
-	for _, name := range sortedKeys(objs.records) {
+	return now
+}
+
+// dropRecords lists the records init deletes: those of a learner the
+// class no longer has or of a lab it is no longer for.
+func (p *Plan) dropRecords(records map[string]bool, now map[string]bool) {
+	for _, name := range sortedKeys(records) {
 		p.records[name] = true
 		learner, lab, _ := class.SplitObjectName(name)
-		if now[learner] && slices.Contains(cfg.Labs, lab) {
+		if now[learner] && slices.Contains(p.cfg.Labs, lab) {
 			continue
 		}
 		p.DropRecords = append(p.DropRecords, name)
-		if objs.records[name] {
+		if records[name] {
 			p.DropJoined++
 		}
 	}
-	switch {
-	case cfg.Ship != nil:
-		p.LabObject = LabStore
-	case len(cfg.Labs) == 1:
-		p.LabObject = LabName
-	case objs.lab.ID != "":
-		p.LabObject = LabDelete
-	}
-	return p, nil
 }
 
 // classObjects is what a class namespace holds of a class.
@@ -411,63 +439,17 @@ func Apply(ctx context.Context, p Plan) (Result, error) {
 		return res, err
 	}
 	ns := cfg.Namespace
-	if p.NamespaceExists {
-		res.NamespaceOf.Kept = 1
-	} else {
-		o := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{class.LabelClass: "true"}}}
-		_, err := cs.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{FieldManager: class.InitFieldManager})
-		switch {
-		case err == nil:
-			res.NamespaceOf.Created = 1
-		case apierrors.IsAlreadyExists(err):
-			res.NamespaceOf.Kept = 1
-		case apierrors.IsForbidden(err):
-			return res, NamespaceDenied{Namespace: ns, Create: true, Err: err}
-		default:
-			return res, fmt.Errorf("namespace %s: %w", ns, err)
-		}
+	if err := ensureNamespace(ctx, cs, p, &res); err != nil {
+		return res, err
 	}
 	if err := writeInfo(ctx, cs, ns, cfg.Labs, p.Learners); err != nil {
 		return res, fmt.Errorf("%s: %w", class.InfoObject, err)
 	}
-	server := cfg.Server
-	if server == "" {
-		server = cfg.Conn.Host()
-	}
-	outs := make([]learnerResult, len(p.Learners))
-	errs := parallel(ctx, len(p.Learners), cfg.Workers, func(i int) error {
-		var err error
-		outs[i], err = initLearner(ctx, p, cs, server, p.Learners[i].ID)
-		return err
-	})
-	for _, o := range outs {
-		res.Learners.add(o.sa)
-		res.Records.add(o.records)
-		res.Roles.add(o.role)
-		res.Kubeconfigs.add(o.kubeconfig)
-		if o.file.Path != "" {
-			res.Files = append(res.Files, o.file)
-			res.Legacy = res.Legacy || o.file.Legacy
-			if e := o.file.Expires; !e.IsZero() && (res.Expires.IsZero() || e.Before(res.Expires)) {
-				res.Expires = e
-			}
-		}
-	}
-	if errs != nil {
-		return res, errs
+	if err := initLearners(ctx, cs, p, &res); err != nil {
+		return res, err
 	}
 	del := deleter{cs: cs, ns: ns}
-	gone := make([]Gone, len(p.Remove))
-	err = parallel(ctx, len(p.Remove), cfg.Workers, func(i int) (err error) {
-		gone[i], err = del.learner(ctx, p.Remove[i], cfg.OutDir)
-		return err
-	})
-	for _, g := range gone {
-		res.Learners.Deleted += g.Learners
-		res.Roles.Deleted += g.Roles
-		res.Kubeconfigs.Deleted += g.Kubeconfigs
-	}
-	if err != nil {
+	if err := removeLearners(ctx, del, p, &res); err != nil {
 		return res, err
 	}
 	dropped := make([]bool, len(p.DropRecords))
@@ -485,6 +467,73 @@ func Apply(ctx context.Context, p Plan) (Result, error) {
 	}
 	res.Lab, res.LabKept, err = applyLab(ctx, cs, p)
 	return res, err
+}
+
+// ensureNamespace makes the class namespace unless the plan found it.
+func ensureNamespace(ctx context.Context, cs kube.Interface, p Plan, res *Result) error {
+	ns := p.cfg.Namespace
+	if p.NamespaceExists {
+		res.NamespaceOf.Kept = 1
+		return nil
+	}
+	o := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns, Labels: map[string]string{class.LabelClass: "true"}}}
+	_, err := cs.CoreV1().Namespaces().Create(ctx, o, metav1.CreateOptions{FieldManager: class.InitFieldManager})
+	switch {
+	case err == nil:
+		res.NamespaceOf.Created = 1
+	case apierrors.IsAlreadyExists(err):
+		res.NamespaceOf.Kept = 1
+	case apierrors.IsForbidden(err):
+		return NamespaceDenied{Namespace: ns, Create: true, Err: err}
+	default:
+		return fmt.Errorf("namespace %s: %w", ns, err)
+	}
+	return nil
+}
+
+// initLearners makes or keeps every learner's account, role, records
+// and kubeconfig, and counts them into res (also when some fail).
+func initLearners(ctx context.Context, cs kube.Interface, p Plan, res *Result) error {
+	server := p.cfg.Server
+	if server == "" {
+		server = p.cfg.Conn.Host()
+	}
+	outs := make([]learnerResult, len(p.Learners))
+	err := parallel(ctx, len(p.Learners), p.cfg.Workers, func(i int) error {
+		var err error
+		outs[i], err = initLearner(ctx, p, cs, server, p.Learners[i].ID)
+		return err
+	})
+	for _, o := range outs {
+		res.Learners.add(o.sa)
+		res.Records.add(o.records)
+		res.Roles.add(o.role)
+		res.Kubeconfigs.add(o.kubeconfig)
+		if o.file.Path != "" {
+			res.Files = append(res.Files, o.file)
+			res.Legacy = res.Legacy || o.file.Legacy
+			if e := o.file.Expires; !e.IsZero() && (res.Expires.IsZero() || e.Before(res.Expires)) {
+				res.Expires = e
+			}
+		}
+	}
+	return err
+}
+
+// removeLearners deletes the learners the plan removes, and counts them
+// into res (also when some fail).
+func removeLearners(ctx context.Context, del deleter, p Plan, res *Result) error {
+	gone := make([]Gone, len(p.Remove))
+	err := parallel(ctx, len(p.Remove), p.cfg.Workers, func(i int) (err error) {
+		gone[i], err = del.learner(ctx, p.Remove[i], p.cfg.OutDir)
+		return err
+	})
+	for _, g := range gone {
+		res.Learners.Deleted += g.Learners
+		res.Roles.Deleted += g.Roles
+		res.Kubeconfigs.Deleted += g.Kubeconfigs
+	}
+	return err
 }
 
 // parallel runs fn(0..n-1) on at most workers goroutines and joins the

@@ -23,6 +23,7 @@ import (
 	"github.com/muesli/termenv"
 
 	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/editor"
@@ -113,6 +114,10 @@ func Run(ctx context.Context, opts tui.Options, cfg Config) error {
 	c.showPage()
 	c.flush()
 	updates := opts.Updates
+	var acks <-chan class.Ack
+	if opts.Hands != nil {
+		acks = opts.Hands.Acks()
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -123,6 +128,14 @@ func Run(ctx context.Context, opts tui.Options, cfg Config) error {
 				continue
 			}
 			c.update(termtext.Deep(u))
+		case a, ok := <-acks:
+			if !ok {
+				acks = nil
+				continue
+			}
+			if a.Acknowledges(c.opts.Hands.Hand()) {
+				c.say("tui.hand.acked")
+			}
 		case l, ok := <-lines:
 			if !ok || c.command(l) {
 				c.say("plain.bye")
@@ -340,6 +353,8 @@ func (c *companion) command(l string) (quit bool) {
 		c.ending()
 	case "make_root":
 		c.makeRoot()
+	case "hand":
+		c.hand(arg)
 	case "pause", "speed", "next_change":
 		c.replay(action(word))
 	}
@@ -353,11 +368,12 @@ var aliases = map[string][]string{
 	"go": {"enter", "가기"}, "read": {"l", "읽기", "page"}, "checks": {"s", "검사", "status"},
 	"hint": {"h", "힌트"}, "observed": {"o", "관측"}, "copy": {"c", "복사"}, "rescan": {"r", "재검사"},
 	"edit": {"e", "편집"}, "compare": {"v", "비교"}, "ending": {"t", "마무리"}, "make_root": {"m", "만들기"},
+	"hand":  {"a", "손", "손들기"},
 	"pause": {"멈춤"}, "speed": {"+", "배속"}, "next_change": {"x", "다음변화"},
 }
 
 // commandOrder is help's order.
-var commandOrder = []string{"help", "read", "checks", "next", "prev", "go", "hint", "observed", "copy", "rescan", "edit", "compare", "ending", "make_root", "pause", "speed", "next_change", "quit"}
+var commandOrder = []string{"help", "read", "checks", "next", "prev", "go", "hint", "observed", "copy", "rescan", "edit", "compare", "ending", "make_root", "hand", "pause", "speed", "next_change", "quit"}
 
 func action(word string) string {
 	for a, ws := range aliases {
@@ -378,7 +394,7 @@ func action(word string) string {
 func (c *companion) help() {
 	c.say("plain.help_title")
 	for _, a := range commandOrder {
-		if (a == "pause" || a == "speed" || a == "next_change") && c.opts.Replay == nil || a == "make_root" && !c.canMakeRoot() {
+		if (a == "pause" || a == "speed" || a == "next_change") && c.opts.Replay == nil || a == "make_root" && !c.canMakeRoot() || a == "hand" && c.opts.Hands == nil {
 			continue
 		}
 		desc := ""
@@ -393,6 +409,26 @@ func (c *companion) help() {
 		c.line(fmt.Sprintf("%s (%s): %s", a, strings.Join(aliases[a], ", "), desc))
 	}
 	c.say("plain.help_numbers", "max", len(c.lab.Steps))
+}
+
+// hand lowers a raised hand, or raises one with the rest of the line as
+// its note (in a class; without one it says there is none).
+func (c *companion) hand(note string) {
+	h := c.opts.Hands
+	switch {
+	case h == nil:
+		c.say("plain.no_class")
+	case h.Hand() != nil:
+		h.LowerHand()
+		c.say("tui.hand.lowered")
+	default:
+		h.RaiseHand(strings.TrimSpace(note)) // the tracker clips it
+		if h.Hand() == nil {
+			c.say("tui.hand.no_step")
+			return
+		}
+		c.say("tui.hand.raised")
+	}
 }
 
 func (c *companion) goPage(p int) {

@@ -46,6 +46,16 @@ func (s *syncBuf) waitFor(t *testing.T, want string) {
 	}
 }
 
+// start runs plain mode on opts, 200 columns wide: what it says, where
+// the test types, and Run's error when it ends.
+func start(opts tui.Options) (out *syncBuf, typed *io.PipeWriter, done <-chan error) {
+	in, typed := io.Pipe()
+	out = &syncBuf{}
+	d := make(chan error, 1)
+	go func() { d <- Run(context.Background(), opts, Config{In: in, Out: out, Width: 200}) }()
+	return out, typed, d
+}
+
 func TestPlainSaysEachChangeOnceAndTakesCommands(t *testing.T) {
 	lab := fixture.Lab()
 	rep := fixture.Report(lab)
@@ -121,13 +131,7 @@ func TestPlainMakesAMissingRoot(t *testing.T) {
 	if place.State != labroot.Missing || !place.CanMake {
 		t.Fatalf("place %+v, want missing and makeable", place)
 	}
-	in, typed := io.Pipe()
-	out := &syncBuf{}
-	done := make(chan error, 1)
-	go func() {
-		done <- Run(context.Background(), tui.Options{Lab: fixture.Lab(), Root: root, Place: place},
-			Config{In: in, Out: out, Width: 200})
-	}()
+	out, typed, done := start(tui.Options{Lab: fixture.Lab(), Root: root, Place: place})
 	out.waitFor(t, "make_root 를 입력하면")
 	io.WriteString(typed, "help\n")
 	out.waitFor(t, "make_root (m, 만들기):")
