@@ -33,8 +33,10 @@ type Lab struct {
 	cluster []int
 	// texts are the message keys declarative checks show (ShowsText).
 	texts map[string]bool
-	// predicates are the lab's named predicates ([predicates]).
-	predicates []*predicate
+	// predicates are the lab's named predicates ([predicates]);
+	// stepPredicates a declarative step's own, by step number.
+	predicates     []*predicate
+	stepPredicates map[int][]*predicate
 }
 
 // ID is the lab's ID.
@@ -97,7 +99,7 @@ func code(id string) *checks.Code {
 // Go code. The error is a key of a check no check type reads, which
 // keeps the lab from loading as any key lab.toml does not know does.
 func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
-	l := &Lab{Text: text, texts: map[string]bool{}}
+	l := &Lab{Text: text, texts: map[string]bool{}, stepPredicates: map[int][]*predicate{}}
 	var probs []*content.Problem
 	l.Scope, l.CRDs, probs = scopeOf(text)
 	l.Problems = append(l.Problems, probs...)
@@ -124,6 +126,7 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 			l.Steps = append(l.Steps, brokenStep(ts, l.Problems[len(l.Problems)-1]))
 		case len(ts.Checks) > 0:
 			stepPreds, probs := predicatesOf(text, ts.Predicates, fmt.Sprintf("steps.%d.predicates", si), labPreds)
+			l.stepPredicates[ts.Number] = stepPreds
 			l.Problems = append(l.Problems, probs...)
 			l.Problems = append(l.Problems, checkPredicates(text, stepPreds)...)
 			cs := compileStep(text, l.Scope, custom, append(slices.Clone(labPreds), stepPreds...), si, ts)
