@@ -12,8 +12,10 @@ import (
 // The scaffold `labmate lab new` writes: a lab of two steps (a file step
 // and a cluster step) that proves green as it is made. Its files are
 // scaffold/**/*.tmpl, each a text/template of the file without the
-// suffix; {{.ID}} is the lab's ID (also its namespace) and {{.Dir}} the
-// directory named on the command line. {{ROOT}} is left as written: it
+// suffix; {{.ID}} is the lab's ID (also its namespace), {{.Dir}} the
+// directory named on the command line and {{.Schema}} the directory of
+// lab.schema.json and verify.schema.json, relative to the lab's (its
+// files' `#:schema` lines, which Taplo reads). {{ROOT}} is left as written: it
 // is labmate's own placeholder, replaced at run time by the lab root.
 //
 //go:embed all:scaffold
@@ -28,8 +30,9 @@ type ScaffoldFile struct {
 }
 
 // Scaffold renders the new lab's files for id, whose directory the author
-// named dir, in path order.
-func Scaffold(id, dir string) ([]ScaffoldFile, error) {
+// named dir, in path order; schema is where the JSON Schemas are, a
+// slash-separated path relative to the lab's directory.
+func Scaffold(id, dir, schema string) ([]ScaffoldFile, error) {
 	var out []ScaffoldFile
 	err := fs.WalkDir(scaffoldFiles, "scaffold", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tmpl") {
@@ -45,7 +48,7 @@ func Scaffold(id, dir string) ([]ScaffoldFile, error) {
 			return err
 		}
 		var b bytes.Buffer
-		if err := t.Execute(&b, struct{ ID, Dir string }{id, dir}); err != nil {
+		if err := t.Execute(&b, struct{ ID, Dir, Schema string }{id, dir, schema}); err != nil {
 			return err
 		}
 		rel := strings.TrimSuffix(strings.TrimPrefix(p, "scaffold/"), ".tmpl")

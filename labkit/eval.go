@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"google.golang.org/protobuf/types/known/structpb"
 	"sigs.k8s.io/yaml"
@@ -33,6 +34,10 @@ type EvalInput struct {
 	Kind, Namespace, Name string
 	// Cluster is the lab cluster as a run observed it (nil: none).
 	Cluster *observe.Snapshot
+	// Step is the number of the step whose own predicates the
+	// expression reads too, as a rule of that step does (0: the lab's
+	// alone).
+	Step int
 }
 
 // EvalResult is an expression's value.
@@ -56,13 +61,21 @@ type EvalError struct{ Msg string }
 func (e *EvalError) Error() string { return e.Msg }
 
 // Eval compiles in.Expr as a rule of the lab's check type in.Type, which
-// may read the lab's named predicates, and evaluates it.
+// may read the lab's named predicates and in.Step's, and evaluates it.
 func (l *Lab) Eval(in EvalInput) (EvalResult, error) {
 	typ := in.Type
 	if typ == "" {
 		typ = "object"
 	}
-	e, err := compileExprWith(typ, in.Expr, "value", l.predicates)
+	preds := l.predicates
+	if in.Step != 0 {
+		if in.Step < 0 || in.Step > len(l.Text.Steps) {
+			return EvalResult{}, &EvalError{Msg: msgf("labkit.eval.no_step", "step", in.Step, "max", len(l.Text.Steps))}
+		}
+		// As compileStep gives a step's checks: the lab's, then the step's.
+		preds = append(slices.Clone(l.predicates), l.stepPredicates[in.Step]...)
+	}
+	e, err := compileExprWith(typ, in.Expr, "value", preds)
 	if err != nil {
 		return EvalResult{}, &EvalError{Msg: msgf("labkit.cel_error", "expr", in.Expr, "err", err)}
 	}

@@ -33,8 +33,10 @@ type Lab struct {
 	cluster []int
 	// texts are the message keys declarative checks show (ShowsText).
 	texts map[string]bool
-	// predicates are the lab's named predicates ([predicates]).
-	predicates []*predicate
+	// predicates are the lab's named predicates ([predicates]);
+	// stepPredicates a declarative step's own, by step number.
+	predicates     []*predicate
+	stepPredicates map[int][]*predicate
 }
 
 // ID is the lab's ID.
@@ -97,7 +99,7 @@ func code(id string) *checks.Code {
 // Go code. The error is a key of a check no check type reads, which
 // keeps the lab from loading as any key lab.toml does not know does.
 func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
-	l := &Lab{Text: text, texts: map[string]bool{}}
+	l := &Lab{Text: text, texts: map[string]bool{}, stepPredicates: map[int][]*predicate{}}
 	var faults, more []*fault
 	l.Scope, l.CRDs, faults = scopeOf(text)
 	custom, more := readCustomKinds(text)
@@ -126,6 +128,7 @@ func Compile(text *content.Lab, code *checks.Code) (*Lab, error) {
 			l.Steps = append(l.Steps, brokenStep(ts, f))
 		case len(ts.Checks) > 0:
 			stepPreds, more := predicatesOf(text, ts.Predicates, fmt.Sprintf("steps.%d.predicates", si), labPreds)
+			l.stepPredicates[ts.Number] = stepPreds
 			faults = append(faults, more...)
 			faults = append(faults, checkPredicates(text, stepPreds)...)
 			cs := compileStep(text, l.Scope, custom, append(slices.Clone(labPreds), stepPreds...), si, ts)

@@ -198,3 +198,26 @@ func TestEvalReadsTheLabsPredicates(t *testing.T) {
 		}
 	}
 }
+
+// lab eval with a step reads that step's predicates too, as a rule of
+// it does; without one, the step's names are not there; a step the lab
+// does not have is said.
+func TestEvalReadsAStepsPredicates(t *testing.T) {
+	lab, err := OpenDir(predicateLab(t, keep))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pod := "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  nodeSelector:\n    disk: ssd\n  containers:\n  - name: c\n    image: nginx\n"
+	for data, want := range map[string]string{pod: "true", strings.Replace(pod, "nginx", "redis", 1): "false"} {
+		got, err := lab.Eval(EvalInput{Expr: "web_on_ssd", Type: "manifest", File: "pod.yaml", Data: []byte(data), Step: 1})
+		if err != nil || got.Text != want {
+			t.Errorf("web_on_ssd of step 1 on\n%s= %q, %v; want %s", data, got.Text, err, want)
+		}
+	}
+	if _, err := lab.Eval(EvalInput{Expr: "web_on_ssd", Type: "manifest", File: "pod.yaml", Data: []byte(pod)}); err == nil || !strings.Contains(err.Error(), "web_on_ssd") {
+		t.Errorf("without a step, a step's predicate evaluated: %v", err)
+	}
+	if _, err := lab.Eval(EvalInput{Expr: "true", Step: 2}); err == nil || !strings.Contains(err.Error(), "2단계") {
+		t.Errorf("step 2 of a lab of one: %v", err)
+	}
+}

@@ -116,6 +116,31 @@ func TestLabsMeetTheirSchemas(t *testing.T) {
 	}
 }
 
+// The lab `lab new` writes meets the schemas its `#:schema` lines name.
+func TestTheScaffoldMeetsItsSchemas(t *testing.T) {
+	files, err := content.Scaffold("first-lab", "first-lab", "../../../schema")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, f := range files {
+		name := strings.TrimSuffix(f.Path, ".toml")
+		if name != "lab" && name != "verify" {
+			continue
+		}
+		seen++
+		if err := compileSchema(t, name+".schema.json").Validate(tomlAsJSON(t, f.Data)); err != nil {
+			t.Errorf("the scaffold's %s: %v", f.Path, err)
+		}
+		if first, _, _ := strings.Cut(string(f.Data), "\n"); first != "#:schema ../../../schema/"+name+".schema.json" {
+			t.Errorf("the scaffold's %s begins %q", f.Path, first)
+		}
+	}
+	if seen != 2 {
+		t.Errorf("the scaffold has %d of lab.toml and verify.toml", seen)
+	}
+}
+
 // The schema refuses what the decoder refuses: a key no check type
 // reads, a key of another type than the check's, a misspelt type, a
 // key lab.toml does not have; and it takes a check of each type.

@@ -28,6 +28,7 @@ type evalOptions struct {
 	File    string
 	Object  string // KIND/NAME or KIND/NAMESPACE/NAME
 	Type    string
+	Step    int // whose own predicates the expression reads too
 	Timeout time.Duration
 
 	streams               cli.Streams
@@ -52,10 +53,12 @@ func newEvalCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	fs.StringVar(&o.File, "file", "", content.Msg("lab.eval.flag_file"))
 	fs.StringVar(&o.Object, "object", "", content.Msg("lab.eval.flag_object"))
 	fs.StringVar(&o.Type, "type", "object", content.Msg("lab.eval.flag_type"))
+	fs.IntVar(&o.Step, "step", 0, content.Msg("lab.eval.flag_step"))
 	fs.DurationVar(&o.Timeout, "timeout", 30*time.Second, content.Msg("lab.eval.flag_timeout"))
 	cli.Metavars(fs, map[string]string{"file": "FILE", "object": "KIND/[NS/]NAME", "type": "TYPE"})
 	_ = cmd.MarkFlagFilename("file", "yaml", "yml")
 	_ = cmd.RegisterFlagCompletionFunc("type", cobra.FixedCompletions(evalTypes, cobra.ShellCompDirectiveNoFileComp))
+	_ = cmd.RegisterFlagCompletionFunc("step", cli.CompleteSteps(f))
 	cmd.ValidArgsFunction = cli.CompleteLabs
 	return cmd
 }
@@ -88,13 +91,17 @@ func (o *evalOptions) Validate() error {
 }
 
 // Run evaluates the expression and prints its value, or says why it has
-// none (exit 1).
+// none (exit 1). A step the lab does not have is a usage error, as
+// check --step's.
 func (o *evalOptions) Run(ctx context.Context) error {
 	kit, err := o.f.Lab()
 	if err != nil {
 		return cli.Env(err)
 	}
-	in := labkit.EvalInput{Expr: o.expr, Type: o.Type, File: o.File, Kind: o.kind, Namespace: o.namespace, Name: o.name}
+	if n := len(kit.Text.Steps); o.Step < 0 || o.Step > n {
+		return cli.Exit(cli.ExitUsage, content.Msg("cli.step_range", "step", o.Step, "max", n))
+	}
+	in := labkit.EvalInput{Expr: o.expr, Type: o.Type, File: o.File, Kind: o.kind, Namespace: o.namespace, Name: o.name, Step: o.Step}
 	if o.File != "" {
 		if in.Data, err = os.ReadFile(o.File); err != nil {
 			return cli.Exit(cli.ExitUsage, content.Msg("lab.eval.no_file", "file", o.File, "err", err))

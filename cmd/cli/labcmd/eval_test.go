@@ -27,6 +27,40 @@ func TestLabEvalAFile(t *testing.T) {
 	}
 }
 
+// With --step the expression reads that step's own predicates, and the
+// lab's through them, as a rule of the step does; without it, or with
+// another step, the name is not there; a step the lab does not have is
+// a usage error.
+func TestLabEvalReadsAStepsPredicates(t *testing.T) {
+	dir, _ := newLab(t, "eval-step")
+	toml := filepath.Join(dir, "lab.toml")
+	raw, err := os.ReadFile(toml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The last [[steps]] is step 2's table.
+	raw = append(raw, "\n[steps.predicates]\ngreeted = \"object.?data.?message.orValue('') == hello\"\n\n[predicates]\nhello = \"'안녕하세요'\"\n"...)
+	if err := os.WriteFile(toml, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "reference", "k8s", "greeting.yaml")
+	if code, out, errOut := run(t, "eval", dir, "--step", "2", "--file", file, "greeted"); code != cli.ExitOK || !strings.Contains(out, "값: true\n타입: bool\n") {
+		t.Errorf("--step 2: exit %d, %q (stderr %q)", code, out, errOut)
+	}
+	if code, out, errOut := run(t, "eval", dir, "--step", "2", "--file", file, "hello"); code != cli.ExitOK || !strings.Contains(out, "값: \"안녕하세요\"") {
+		t.Errorf("--step 2, the lab's predicate: exit %d, %q (stderr %q)", code, out, errOut)
+	}
+	for _, args := range [][]string{{}, {"--step", "1"}} {
+		code, out, errOut := run(t, append(append([]string{"eval", dir}, args...), "--file", file, "greeted")...)
+		if code != cli.ExitFail || out != "" || !strings.Contains(errOut, "greeted") {
+			t.Errorf("%q: exit %d, %q (stderr %q), want 1 naming greeted", args, code, out, errOut)
+		}
+	}
+	if code, _, errOut := run(t, "eval", dir, "--step", "3", "true"); code != cli.ExitUsage || !strings.Contains(errOut, "--step 은 1 에서 2 사이") {
+		t.Errorf("--step 3: exit %d, %q, want 2 and the range", code, errOut)
+	}
+}
+
 // An expression a rule could not have is refused as the lab's compile
 // refuses it (exit 1, CEL's place): a type error, a variable its check
 // type does not see. A manifest a rule could not read is said in Korean.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit"
 )
 
 // newOptions is `labmate lab new ID|DIR/ID`: a lab of two steps that
@@ -65,10 +66,15 @@ func (o *newOptions) Validate() error {
 
 // Run writes the lab and says what to run next.
 func (o *newOptions) Run(context.Context) error {
-	files, err := content.Scaffold(o.id, o.dir)
+	schema, copies, err := schemaDir(o.dir)
 	if err != nil {
 		return cli.Exit(cli.ExitFail, content.Msg("lab.new.write_failed", "dir", o.dir, "err", err))
 	}
+	files, err := content.Scaffold(o.id, o.dir, schema)
+	if err != nil {
+		return cli.Exit(cli.ExitFail, content.Msg("lab.new.write_failed", "dir", o.dir, "err", err))
+	}
+	files = append(files, copies...)
 	if err := write(o.dir, files); err != nil {
 		if errors.Is(err, fs.ErrExist) { // made since Validate looked
 			return cli.Exit(cli.ExitUsage, content.Msg("lab.new.exists", "dir", o.dir))
@@ -78,6 +84,51 @@ func (o *newOptions) Run(context.Context) error {
 	fmt.Fprintln(o.streams.Out, content.Msg("lab.new.made", "id", o.id, "dir", o.dir, "n", len(files)))
 	fmt.Fprintln(o.streams.Out, content.Msg("lab.new.next", "dir", o.dir, "id", o.id))
 	return nil
+}
+
+// schemaDir is where the new lab's `#:schema` lines point, relative to
+// dir: the schema/ of the labmate checkout the lab is made in, as the
+// shipped labs point at it; outside one, a copy of the two schemas this
+// labmate decodes the files with, written into the lab's schema/
+// (docs/AUTHORING.md, "Your editor knows lab.toml and verify.toml").
+func schemaDir(dir string) (rel string, copies []content.ScaffoldFile, err error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", nil, err
+	}
+	for up := filepath.Dir(abs); ; up = filepath.Dir(up) {
+		if isCheckout(up) {
+			rel, err := filepath.Rel(abs, filepath.Join(up, "schema"))
+			return filepath.ToSlash(rel), nil, err
+		}
+		if filepath.Dir(up) == up {
+			break
+		}
+	}
+	lab, verify, err := labkit.Schemas()
+	if err != nil {
+		return "", nil, err
+	}
+	return "./schema", []content.ScaffoldFile{{Path: "schema/lab.schema.json", Data: lab}, {Path: "schema/verify.schema.json", Data: verify}}, nil
+}
+
+// isCheckout says whether dir is a labmate checkout with its published
+// schemas.
+func isCheckout(dir string) bool {
+	mod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return false
+	}
+	first, _, _ := strings.Cut(string(mod), "\n")
+	if strings.TrimSpace(first) != "module github.com/labhub/labmate" {
+		return false
+	}
+	for _, f := range []string{"lab.schema.json", "verify.schema.json"} {
+		if _, err := os.Stat(filepath.Join(dir, "schema", f)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // write makes dir, which must not exist, and the files in it; when one

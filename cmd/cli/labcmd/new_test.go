@@ -1,6 +1,9 @@
 package labcmd
 
 import (
+	"bytes"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +12,8 @@ import (
 
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/testfiles"
+	"github.com/labhub/labmate/labkit"
 )
 
 // newLab runs `lab new` for id in a temporary directory and returns the
@@ -49,6 +54,61 @@ func TestANewLabProvesItself(t *testing.T) {
 	}
 	if failed := failedRows(table); len(failed) > 0 {
 		t.Errorf("rows failed: %q", failed)
+	}
+}
+
+// A new lab's lab.toml and verify.toml name their JSON Schema in their
+// first line, as the shipped labs do: in a labmate checkout its
+// schema/, relative to the file; elsewhere a copy written into the lab,
+// the schemas this labmate decodes with.
+func TestANewLabNamesItsSchema(t *testing.T) {
+	firstLines := func(dir string) (lab, verify string) {
+		t.Helper()
+		for _, f := range []struct {
+			name string
+			to   *string
+		}{{"lab.toml", &lab}, {"verify.toml", &verify}} {
+			raw, err := os.ReadFile(filepath.Join(dir, f.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			*f.to, _, _ = strings.Cut(string(raw), "\n")
+		}
+		return lab, verify
+	}
+
+	dir, _ := newLab(t, "outside")
+	lab, verify := firstLines(dir)
+	if lab != "#:schema ./schema/lab.schema.json" || verify != "#:schema ./schema/verify.schema.json" {
+		t.Errorf("outside a checkout: %q, %q", lab, verify)
+	}
+	want, wantVerify, err := labkit.Schemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for f, want := range map[string][]byte{"lab.schema.json": want, "verify.schema.json": wantVerify} {
+		got, err := os.ReadFile(filepath.Join(dir, "schema", f))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("the lab's schema/%s is not this labmate's schema (%v)", f, err)
+		}
+	}
+
+	// A checkout: go.mod of labmate's module and the published schemas.
+	repo := testfiles.Dir(t, map[string]string{
+		"go.mod":                    "module github.com/labhub/labmate\n\ngo 1.25\n",
+		"schema/lab.schema.json":    "{}",
+		"schema/verify.schema.json": "{}",
+	})
+	in := filepath.Join(repo, "content", "labs", "inside")
+	if code, out, errOut := run(t, "new", in); code != cli.ExitOK {
+		t.Fatalf("lab new: exit %d\n%s\n%s", code, out, errOut)
+	}
+	lab, verify = firstLines(in)
+	if lab != "#:schema ../../../schema/lab.schema.json" || verify != "#:schema ../../../schema/verify.schema.json" {
+		t.Errorf("in a checkout: %q, %q", lab, verify)
+	}
+	if _, err := os.Stat(filepath.Join(in, "schema")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("in a checkout the lab has a copy of the schemas: %v", err)
 	}
 }
 
@@ -121,7 +181,7 @@ func TestANewLabSpeaksKorean(t *testing.T) {
 			t.Errorf("lab new printed a line that is not Korean: %q", line)
 		}
 	}
-	files, err := content.Scaffold("korean", "korean")
+	files, err := content.Scaffold("korean", "korean", "./schema")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +210,9 @@ func TestANewLabSpeaksKorean(t *testing.T) {
 		case strings.HasSuffix(f.Path, ".toml"):
 			for _, line := range strings.Split(text, "\n") {
 				line = strings.TrimSpace(line)
-				comment := strings.HasPrefix(line, "#") && !strings.HasPrefix(strings.TrimLeft(line, "# "), "labmate ")
+				// A command, and the editor's schema directive, are not prose.
+				comment := strings.HasPrefix(line, "#") && !strings.HasPrefix(strings.TrimLeft(line, "# "), "labmate ") &&
+					!strings.HasPrefix(line, "#:schema ")
 				if (comment || prose[f.Path] != nil && prose[f.Path].MatchString(line)) && !hangul.MatchString(line) {
 					t.Errorf("%s: a comment or text that is not Korean: %q", f.Path, line)
 				}
