@@ -86,6 +86,11 @@ type Factory interface {
 	// yet, the file source, the script prober and the cluster source on
 	// the lab cluster (Cluster). Its errors are Korean.
 	Session(lenient Lenient) (*Session, error)
+	// NewRun wires a live run of st's lab as Session does, a new one
+	// each call and apart from the Session's: catch-up judges on a run
+	// of its own (PlanCatchUp), which the TUI plans while its session
+	// runs.
+	NewRun(st *State, lenient Lenient) (*labrun.Run, error)
 	// Replay wires a run of kit over a recorded trace: nothing of it
 	// touches the learner's files, state or cluster.
 	Replay(kit *labkit.Lab, tr *trace.Trace, o trace.ReplayOptions) *labrun.Run

@@ -14,7 +14,6 @@ import (
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
-	"github.com/labhub/labmate/labkit/catchup"
 )
 
 // Options are `labmate catch-up`'s flags.
@@ -58,18 +57,17 @@ func (o *Options) Validate() error {
 // Run plans, asks and catches up.
 func (o *Options) Run(ctx context.Context) error {
 	in, stdout := o.streams.In, o.streams.Out
-	s, err := o.f.Session(false)
+	st, err := o.f.State()
 	if err != nil {
 		return cli.Env(err)
 	}
-	p, err := catchup.New(ctx, catchup.Options{Kit: s.Kit, Root: s.Root, Run: s.Run, Cluster: o.f.Cluster(),
-		Progress: s.Store, To: o.To})
+	p, err := cli.PlanCatchUp(ctx, o.f, st, o.To)
 	if err != nil {
 		return cli.Env(err)
 	}
 	defer p.Close()
 	if p.Empty() {
-		fmt.Fprintln(stdout, content.Msg("catchup.nothing", "to", o.To))
+		fmt.Fprintln(stdout, p.Result())
 		return nil
 	}
 	p.Write(stdout)
@@ -92,11 +90,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err := p.Do(ctx, stdout); err != nil {
 		return cli.Fail(err)
 	}
-	if p.Backup != "" {
-		fmt.Fprintln(stdout, content.Msg("catchup.done", "to", o.To, "dir", p.Backup))
-	} else {
-		fmt.Fprintln(stdout, content.Msg("catchup.done_no_backup", "to", o.To))
-	}
+	fmt.Fprintln(stdout, p.Result())
 	return nil
 }
 
