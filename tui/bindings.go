@@ -17,9 +17,12 @@ import (
 func (m Model) ShortHelp() []key.Binding {
 	k := m.keys
 	out := append([]key.Binding(nil), m.foot.ShortHelp()...)
+	if m.catchUp != nil {
+		out = append(out, k.Yes, k.No)
+	}
 	out = append(out, k.Go, k.MakeRoot)
 	out = append(out, m.replay.ShortHelp()...)
-	out = append(out, k.Next, k.Prev, k.Hint, k.Edit, k.Compare, k.Ending, k.Hand, k.Observed, k.Copy, k.Rescan, k.Jump)
+	out = append(out, k.Next, k.Prev, k.Hint, k.Edit, k.Compare, k.Ending, k.Hand, k.CatchUp, k.Observed, k.Copy, k.Rescan, k.Jump)
 	out = append(out, m.pg.ShortHelp()...)
 	return append(out, k.Help, k.Close, k.Quit)
 }
@@ -44,11 +47,12 @@ func (m Model) FullHelp() [][]key.Binding {
 // component enables and words its own keys.
 func (m *Model) syncKeys() {
 	k := &m.keys
-	normal := !m.foot.asking() && !m.noting() && !m.tooSmall()
+	normal := !m.foot.asking() && !m.noting() && !m.tooSmall() && m.catchUp == nil
 	s := m.stepAt(m.page)
 
 	m.foot.syncKeys(k)
-	m.pg.syncKeys(k, normal)
+	m.syncCatchUpKeys(normal)
+	m.pg.syncKeys(k, normal || (m.catchUp != nil && !m.tooSmall()))
 	m.replay.syncKeys(k, normal)
 	m.hints.syncKeys(k, s)
 	k.Hint.SetEnabled(normal && s != nil)
@@ -121,4 +125,26 @@ func (m *Model) syncMoveKeys(normal bool) {
 	k.Next.SetHelp(k.Next.Help().Key, content.Msg("tui.short.next"))
 	k.Prev.SetHelp(k.Prev.Help().Key, content.Msg("tui.short.prev"))
 	k.Jump.SetHelp(k.Jump.Help().Key, content.Msg("tui.short.jump"))
+}
+
+// syncCatchUpKeys enables the catch-up key where it works and, while its
+// view is open, the answers: yes while the plan asks, no (or esc) to
+// leave it, unless it is being done.
+func (m *Model) syncCatchUpKeys(normal bool) {
+	k := &m.keys
+	k.CatchUp.SetEnabled(normal && m.canCatchUp())
+	k.CatchUp.SetHelp(k.CatchUp.Help().Key, content.Msg("tui.short.catch_up"))
+	m.syncCatchUpQuestion()
+	cu := m.catchUp
+	if cu == nil {
+		return
+	}
+	k.Yes.SetEnabled(cu.phase == catchUpAsking)
+	k.Yes.SetHelp(k.Yes.Help().Key, content.Msg("tui.short.catch_up_yes"))
+	k.No.SetEnabled(cu.phase != catchUpDoing)
+	if cu.phase == catchUpEnded {
+		k.No.SetHelp(k.No.Help().Key, content.Msg("tui.short.close"))
+	} else {
+		k.No.SetHelp(k.No.Help().Key, content.Msg("tui.short.catch_up_no"))
+	}
 }

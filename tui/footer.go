@@ -56,8 +56,11 @@ type footer struct {
 	confirm  bool // asking whether to open the worked solution
 	// input is the line being typed (a raised hand's note), "" when
 	// none.
-	input   string
-	yes, no key.Binding
+	input string
+	// question is what a view asks while it waits for yes or no (the
+	// catch-up's plan), "" when none: kept in sight under a long view.
+	question string
+	yes, no  key.Binding
 }
 
 type toast struct {
@@ -303,6 +306,9 @@ func (f footer) lines() []string {
 	}
 	if f.input != "" {
 		out = append(out, f.bar(f.th.Hint, f.input, w, 2)...)
+	}
+	if f.question != "" {
+		out = append(out, f.bar(f.th.Hint, f.question, w, 2)...)
 	}
 	if f.alert != nil {
 		out = append(out, f.bar(f.th.Alert, checks.Error.Glyph()+" "+f.alert.text, w, 2)...)

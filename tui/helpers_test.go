@@ -18,10 +18,16 @@ import (
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/internal/testbin"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/observe/scriptprobe"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
 
 func TestMain(m *testing.M) {
+	// The script sandbox's helper entry, as cmd/labmate has it: a real
+	// catch-up's run of gpu-incident probes step 4's script.
+	if scriptprobe.IsInit() {
+		scriptprobe.InitMain()
+	}
 	// Goldens and width checks must not depend on the machine's terminal
 	// or locale.
 	lipgloss.SetColorProfile(termenv.Ascii)

@@ -7,6 +7,7 @@
 package tui
 
 import (
+	"context"
 	"os"
 	"time"
 
@@ -65,6 +66,11 @@ type Model struct {
 	classLab *classlab.LabNote
 	// note is a raised hand's note being typed (nil: none).
 	note []rune
+	// catchUp is the catch-up on screen (nil: none, catchup.go);
+	// catchUpID numbers them. ctx is Run's, for the catch-up's commands.
+	catchUp   *catchingUp
+	catchUpID int
+	ctx       context.Context
 
 	docs   renderings
 	pg     pager
@@ -84,12 +90,12 @@ type compareResult = comparedMsg
 // viewKey says what the viewport shows: which page, and whether the help
 // or the observed view is open on it.
 type viewKey struct {
-	page                              int
-	help, observed, comparing, ending bool
+	page                                       int
+	help, observed, comparing, ending, catchUp bool
 }
 
 func (m Model) viewKey() viewKey {
-	return viewKey{m.page, m.showHelp, m.observed, m.comparing, m.ending}
+	return viewKey{m.page, m.showHelp, m.observed, m.comparing, m.ending, m.catchUp != nil}
 }
 
 type reportMsg struct{ upd labrun.Update }
@@ -119,6 +125,7 @@ func New(opts Options) Model {
 		root:   newRootPlace(opts.Place),
 		opener: newOpener(),
 		cuts:   &cutLog{},
+		ctx:    context.Background(),
 	}
 	m.foot.setPlace(m.root.note, m.root.fixes != "")
 	m.passedAt = map[int]time.Time{}
@@ -243,6 +250,10 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 		return m.noteClassLab(msg.note)
 	case ackMsg:
 		return m.acked(msg.ack)
+	case catchUpPlannedMsg:
+		return m.catchUpPlanned(msg)
+	case catchUpDoneMsg:
+		return m.catchUpDone(msg)
 	case toastExpiredMsg:
 		m.foot.Update(msg)
 	case copiedMsg:
@@ -330,6 +341,9 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Cmd, bool) {
 	if m.tooSmall() {
 		return nil, false
 	}
+	if m.catchUp != nil {
+		return m.catchUpKey(msg), false
+	}
 	if m.foot.asking() {
 		switch m.foot.answer(msg) {
 		case replyYes:
@@ -399,6 +413,8 @@ func (m *Model) action(msg tea.KeyMsg) tea.Cmd {
 		return m.toggleCompare()
 	case key.Matches(msg, k.Hand):
 		return m.toggleHand()
+	case key.Matches(msg, k.CatchUp):
+		return m.startCatchUp()
 	case key.Matches(msg, k.Ending):
 		if m.ending {
 			m.ending = false

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"context"
 	"time"
 
 	"github.com/muesli/termenv"
@@ -76,6 +77,11 @@ type Options struct {
 	// Hands, if set, is the learner's hand in the class: the hand key
 	// raises (with a note) and lowers it.
 	Hands Hands
+	// PlanCatchUp, if set, plans the catch-up to step to (the plan
+	// `labmate catch-up --to` makes, on a run of its own): the catch-up
+	// key shows it and, on the learner's yes, does it. Its error
+	// (Korean) is a refusal: nothing changed. Called from a command.
+	PlanCatchUp func(ctx context.Context, to int) (CatchUpPlan, error)
 }
 
 // ReplayControl is what the TUI needs of a replay (package trace

@@ -63,6 +63,20 @@ func fromOutside(msg tea.Msg) tea.Msg {
 	case comparedMsg:
 		msg.c = termtext.Deep(msg.c)
 		return msg
+	case catchUpPlannedMsg:
+		// The plan names the learner's files and the sandbox's context.
+		msg.lines = termtext.Deep(msg.lines)
+		msg.nothing = termtext.Clean(msg.nothing)
+		if msg.err != nil {
+			msg.err = cleanErr{msg.err}
+		}
+		return msg
+	case catchUpDoneMsg:
+		msg.result = termtext.Clean(msg.result)
+		if msg.err != nil {
+			msg.err = cleanErr{msg.err}
+		}
+		return msg
 	case editedMsg:
 		if msg.err != nil {
 			msg.err = cleanErr{msg.err}

@@ -10,6 +10,7 @@ import (
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labkit/compare"
 	"github.com/labhub/labmate/page"
+	"github.com/labhub/labmate/tui/keys"
 )
 
 // block is a run of lines that belong together (a paragraph, a check).
@@ -144,6 +145,8 @@ func (m *Model) rebuildTop() {
 // stand-in rendering is shown.
 func (m Model) compose() (blocks []block, exact bool) {
 	switch {
+	case m.catchUp != nil:
+		return m.canvas().catchUpView(m.catchUp, keys.Display(m.keys.No.Keys()[len(m.keys.No.Keys())-1])), true
 	case m.showHelp:
 		return m.canvas().help(m), true
 	case m.ending:

@@ -33,6 +33,7 @@ func Prepare(opts Options, tc terminal.Context) Options {
 func Run(ctx context.Context, tc terminal.Context, opts Options) error {
 	opts = Prepare(opts, tc)
 	m := New(opts)
+	m.ctx = ctx
 	_, err := terminal.Run(ctx, tc, func(w io.Writer) tea.Model {
 		m.copier.clip.out = w
 		if h, ok := w.(terminal.Handover); ok {

@@ -91,6 +91,18 @@ func TestScreens(t *testing.T) {
 	m, _ = update(m, copiedMsg{text: copyTargets(lab.Steps[1].Body, fixture.Root)[0], osc52: true, tmux: true})
 	checkFits(t, m)
 	files["60x20-copied.txt"] = screenText(m)
+	// The catch-up key's plan on step 3 (step 2 fails), asking: what is
+	// left alone, written and kept, as labkit/catchup words it.
+	for _, sz := range [][2]int{{60, 20}, {80, 24}} {
+		plan := &fakePlan{lines: planLines(fixture.Root + "/labmate-backup-20261207-103000")}
+		m = New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone,
+			PlanCatchUp: func(context.Context, int) (CatchUpPlan, error) { return plan, nil }})
+		m = send(t, m, sizeMsg(sz[0], sz[1]))
+		m = send(t, m, reportOf(m, rep))
+		m = press(t, m, "3", "C")
+		checkFits(t, m)
+		files[fmt.Sprintf("%dx%d-catch-up.txt", sz[0], sz[1])] = screenText(m)
+	}
 	// A learner who is not root, the first time: the lab root in their
 	// home is not there yet; the footer says where the files go and the
 	// help line offers the key that makes it.

@@ -382,6 +382,35 @@ func TestTmuxHintLadder(t *testing.T) {
 	}
 }
 
+// The catch-up key in a real terminal at 60 columns: the plan and its
+// question on screen, n leaves it with nothing written, y does it (the
+// demo plan writes a file) and the view says so.
+func TestTmuxCatchUpKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := startPane(t, 60, 24, nil, "-catchup", dir)
+	p.waitFor("labmate")
+	p.keys("3")
+	p.waitFor("3/8")
+	p.keys("C")
+	s := p.waitFor("이대로 따라잡을까요?", "99-nvidia.toml")
+	p.checkScreen(s)
+	p.keys("n")
+	s = p.waitFor("아무것도 바꾸지 않았습니다")
+	p.checkScreen(s)
+	if _, err := os.Stat(filepath.Join(dir, "caught-up")); err == nil {
+		t.Fatal("n wrote the catch-up")
+	}
+	p.keys("C")
+	p.waitFor("이대로 따라잡을까요?")
+	p.keys("y")
+	s = p.waitFor("3단계까지 따라잡았습니다")
+	p.checkScreen(s)
+	if b, err := os.ReadFile(filepath.Join(dir, "caught-up")); err != nil || string(b) != "3\n" {
+		t.Errorf("after y: %q %v", b, err)
+	}
+}
+
 func TestTmuxNoColor(t *testing.T) {
 	t.Parallel()
 	colourSGR := regexp.MustCompile(`\x1b\[[0-9;]*?(?:^|;)?(3[0-9]|4[0-9]|9[0-7]|10[0-7])(;[0-9;]*)?m`)

@@ -128,12 +128,12 @@ func TestCommandLineKeepsTheFlagsGiven(t *testing.T) {
 func TestConfirm(t *testing.T) {
 	for in, want := range map[string]error{"y\n": nil, "네\n": nil, "n\n": ErrNotConfirmed, "\n": ErrNotConfirmed, "maybe": ErrNotConfirmed} {
 		var out strings.Builder
-		if err := Confirm(Streams{In: strings.NewReader(in), Out: &out}, "계속할까요? [y/N] ", "--yes"); !errors.Is(err, want) {
+		if err := ConfirmOn(Streams{In: strings.NewReader(in), Out: &out}, "계속할까요? [y/N] ", "--yes"); !errors.Is(err, want) {
 			t.Errorf("answer %q: %v, want %v", in, err, want)
 		}
 	}
 	var out strings.Builder
-	err := Confirm(Streams{In: strings.NewReader(""), Out: &out}, "계속할까요? [y/N] ", "--yes")
+	err := ConfirmOn(Streams{In: strings.NewReader(""), Out: &out}, "계속할까요? [y/N] ", "--yes")
 	if err == nil || errors.Is(err, ErrNotConfirmed) || !strings.Contains(err.Error(), "--yes") {
 		t.Errorf("no answer: %v, want an exit naming --yes", err)
 	}

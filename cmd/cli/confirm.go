@@ -12,11 +12,13 @@ import (
 // ErrNotConfirmed is Confirm's answer when the question was answered no.
 var ErrNotConfirmed = errors.New("not confirmed")
 
-// Confirm asks question (Korean, ending in "[y/N] ") on streams and reads
-// one line: a yes-word (y, yes, 예, 네, ㅇ) is yes, anything else no
+// ConfirmOn asks question (Korean, ending in "[y/N] ") on streams and
+// reads one line: a yes-word (y, yes, 예, 네, ㅇ) is yes, anything else no
 // (ErrNotConfirmed). With no line to read (no terminal and nothing piped)
 // it is an Exit of ExitFail saying the flag that answers yes instead.
-func Confirm(streams Streams, question, yesFlag string) error {
+// It is the labmate binary's Prompter.Confirm; commands ask through
+// their factory's Prompter, so a test answers for the learner.
+func ConfirmOn(streams Streams, question, yesFlag string) error {
 	fmt.Fprint(streams.Out, question)
 	answer, err := bufio.NewReader(streams.In).ReadString('\n')
 	if !IsTerminal(streams.In) {

@@ -86,6 +86,11 @@ type Factory interface {
 	// yet, the file source, the script prober and the cluster source on
 	// the lab cluster (Cluster). Its errors are Korean.
 	Session(lenient Lenient) (*Session, error)
+	// NewRun wires a live run of st's lab as Session does, a new one
+	// each call and apart from the Session's: catch-up judges on a run
+	// of its own (PlanCatchUp), which the TUI plans while its session
+	// runs.
+	NewRun(st *State, lenient Lenient) (*labrun.Run, error)
 	// Replay wires a run of kit over a recorded trace: nothing of it
 	// touches the learner's files, state or cluster.
 	Replay(kit *labkit.Lab, tr *trace.Trace, o trace.ReplayOptions) *labrun.Run
@@ -102,7 +107,8 @@ type Factory interface {
 	// Learner is the learner's class kubeconfig at file, opened once.
 	Learner(file string) (*learner.Learner, error)
 
-	// Prompter asks the learner on the terminal (the lab picker).
+	// Prompter asks the learner on the terminal (the lab picker, a yes
+	// before a change).
 	Prompter() Prompter
 	// StateDir is where labmate keeps the learner's state: --state-dir,
 	// or the XDG state directory. Every file labmate keeps there
@@ -137,6 +143,11 @@ type Prompter interface {
 	// ErrNoTerminal when labmate runs on no terminal to ask on. theme
 	// is the learner's --theme.
 	PickLab(ctx context.Context, labs []catalog.Lab, theme string) (string, error)
+	// Confirm asks question (Korean, ending in "[y/N] ") before a
+	// change: nil for yes, ErrNotConfirmed for no, and, with no answer
+	// to read, an Exit of ExitFail naming yesFlag, the flag that answers
+	// yes instead (ConfirmOn).
+	Confirm(question, yesFlag string) error
 }
 
 var (

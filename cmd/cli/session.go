@@ -11,6 +11,7 @@ import (
 	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labkit/catchup"
 	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/state"
@@ -156,4 +157,24 @@ func (s *Session) PublishOnce(ctx context.Context, c ClassFlags, stderr io.Write
 	if err := once(ctx, pub); err != nil {
 		fmt.Fprintln(stderr, err)
 	}
+}
+
+// PlanCatchUp plans the catch-up of st's lab to step `to`
+// (labkit/catchup.New) on a run of its own (NewRun), with the learner's
+// progress and the lab cluster the flags name: `labmate catch-up` and
+// the TUI's catch-up key make their plan here, so both show, refuse and
+// do the same. It changes nothing; Close the plan when done.
+func PlanCatchUp(ctx context.Context, f Factory, st *State, to int) (*catchup.Plan, error) {
+	run, err := f.NewRun(st, false)
+	if err != nil {
+		return nil, err
+	}
+	p, err := catchup.New(ctx, catchup.Options{Kit: st.Kit, Root: st.Root, Run: run, Cluster: f.Cluster(), Progress: st.Store, To: to})
+	if err != nil {
+		// New stops the run of a plan it made; one refused before
+		// (a step without a reference) never started it.
+		_ = run.Stop()
+		return nil, err
+	}
+	return p, nil
 }

@@ -267,30 +267,51 @@ func (p *Plan) Empty() bool {
 	return true
 }
 
-// Write says the plan in Korean: per step, left alone or what is
-// written, removed, kept and run, and where the backup goes.
+// Write says the plan in Korean (Lines, a line each).
 func (p *Plan) Write(w io.Writer) {
-	fmt.Fprintln(w, content.Msg("catchup.plan.head", "to", p.To, "root", p.o.Root))
+	for _, l := range p.Lines() {
+		fmt.Fprintln(w, l)
+	}
+}
+
+// Lines are the plan in Korean, a line each: per step, left alone or
+// what is written, removed, kept and run, and where the backup goes. A
+// line's leading spaces nest it under the line before: `labmate
+// catch-up` prints them, the TUI's catch-up key wraps each to its pane.
+func (p *Plan) Lines() []string {
+	out := []string{content.Msg("catchup.plan.head", "to", p.To, "root", p.o.Root)}
 	for _, s := range p.Steps {
 		if s.Keep {
-			fmt.Fprintln(w, content.Msg("catchup.plan.keep", "step", s.Number, "title", s.Title))
+			out = append(out, content.Msg("catchup.plan.keep", "step", s.Number, "title", s.Title))
 			continue
 		}
-		fmt.Fprintln(w, content.Msg("catchup.plan.step", "step", s.Number, "title", s.Title, "status", content.Msg("status."+string(s.Status))))
+		out = append(out, content.Msg("catchup.plan.step", "step", s.Number, "title", s.Title, "status", content.Msg("status."+string(s.Status))))
 		for _, f := range s.Write {
-			fmt.Fprintln(w, content.Msg("catchup.plan.write", "path", f))
+			out = append(out, content.Msg("catchup.plan.write", "path", f))
 		}
 		for _, f := range s.Remove {
-			fmt.Fprintln(w, content.Msg("catchup.plan.remove", "path", f))
+			out = append(out, content.Msg("catchup.plan.remove", "path", f))
 		}
 		if s.Script {
-			fmt.Fprintln(w, content.Msg("catchup.plan.script", "context", p.Sandbox))
+			out = append(out, content.Msg("catchup.plan.script", "context", p.Sandbox))
 		}
 	}
 	if p.Backup != "" {
-		fmt.Fprintln(w, content.Msg("catchup.plan.backup", "n", p.keeps(), "dir", p.Backup))
+		out = append(out, content.Msg("catchup.plan.backup", "n", p.keeps(), "dir", p.Backup))
 	}
-	fmt.Fprintln(w, content.Msg("catchup.plan.progress"))
+	return append(out, content.Msg("catchup.plan.progress"))
+}
+
+// Result says in Korean how the catch-up ended once Do returned nil:
+// nothing to do, or caught up (and where the learner's files are).
+func (p *Plan) Result() string {
+	switch {
+	case p.Empty():
+		return content.Msg("catchup.nothing", "to", p.To)
+	case p.Backup != "":
+		return content.Msg("catchup.done", "to", p.To, "dir", p.Backup)
+	}
+	return content.Msg("catchup.done_no_backup", "to", p.To)
 }
 
 // Do carries the plan out: the backup first, then each step not kept, in

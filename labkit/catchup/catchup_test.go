@@ -18,6 +18,7 @@ import (
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/kube/kubefake"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/labkit/labkittest"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/observe/scriptprobe"
 	"github.com/labhub/labmate/state"
@@ -52,15 +53,7 @@ func newLearner(t *testing.T, id string) *learner {
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	steps := map[int]string{}
-	for _, s := range kit.Text.Steps {
-		steps[s.Number] = s.ID
-	}
-	store, err := state.OpenLab(t.TempDir(), state.Lab{ID: kit.Text.ID, Version: kit.Text.Version, Steps: steps}, root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &learner{kit: kit, root: root, store: store}
+	return &learner{kit: kit, root: root, store: labkittest.Store(t, kit, root)}
 }
 
 func (l *learner) options(t *testing.T, to int, conn kube.Conn) Options {

@@ -8,6 +8,7 @@ import (
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
+	"github.com/labhub/labmate/state"
 )
 
 // Steps are an installed lab's steps, compiled as labmate runs them.
@@ -45,3 +46,19 @@ func open(tb testing.TB, id string) *labkit.Lab {
 
 // GPUSteps are the GPU incident lab's steps.
 func GPUSteps(tb testing.TB) []checks.Step { return Steps(tb, "gpu-incident") }
+
+// Store is a learner's progress for kit's lab at root, kept in a
+// temporary directory (the state keyed by the lab's ID, version and
+// step IDs, as the command line keys it).
+func Store(tb testing.TB, kit *labkit.Lab, root string) *state.Store {
+	tb.Helper()
+	steps := map[int]string{}
+	for _, s := range kit.Text.Steps {
+		steps[s.Number] = s.ID
+	}
+	store, err := state.OpenLab(tb.TempDir(), state.Lab{ID: kit.Text.ID, Version: kit.Text.Version, Steps: steps}, root)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return store
+}

@@ -95,6 +95,10 @@ type Model struct {
 	hands     []classstats.Hand    // raised hands, not yet acknowledged first
 	acked     map[string]bool      // hands this board acknowledged (handKey)
 	ackErr    error                // the last acknowledgement that failed
+	// ackNote says why the acknowledge key sent nothing (the learner
+	// chosen has no hand up, or it was acknowledged); the next key
+	// takes it down.
+	ackNote string
 }
 
 // classMsg carries a new class from the watch.
@@ -147,7 +151,11 @@ func (m *Model) syncKeys() {
 	k.Open.SetEnabled(!m.keysShown && list)
 	k.Sort.SetEnabled(!m.keysShown && !detail && m.view == Learners)
 	k.Back.SetEnabled(m.keysShown || detail)
-	k.Ack.SetEnabled(!m.keysShown && !detail && m.view == HelpFirst && m.opts.Acknowledge != nil)
+	// In the help-first view a (the learner under the cursor may have
+	// no hand: the view says so); in a learner's detail, while their
+	// hand waits.
+	k.Ack.SetEnabled(!m.keysShown && m.opts.Acknowledge != nil &&
+		((!detail && m.view == HelpFirst) || (detail && m.detailHandWaits())))
 	for _, b := range append([]*key.Binding{&k.Next, &k.Prev}, &k.Views[0], &k.Views[1], &k.Views[2], &k.Views[3]) {
 		b.SetEnabled(!m.keysShown && !detail)
 	}
@@ -222,8 +230,11 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.tick()
 	case tea.KeyMsg:
 		if key.Matches(msg, m.keys.Ack) {
-			return m, m.acknowledge()
+			cmd := m.acknowledge()
+			m.clamp() // a note above the queue, the key off once sent
+			return m, cmd
 		}
+		m.ackNote = ""
 		m.key(msg)
 		m.clamp()
 		if key.Matches(msg, m.keys.Quit) {
@@ -234,6 +245,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			delete(m.acked, msg.key) // not sent: the key may try again
 		}
+		m.clamp()
 	}
 	return m, nil
 }

@@ -182,20 +182,7 @@ func TestScreens(t *testing.T) {
 	for name, m := range shots {
 		got := checkFits(t, m) + "\n"
 		drawn[name] = got
-		path := filepath.Join("..", "..", "docs", "screens", "board", name)
-		if *update {
-			if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (run with -update to write it)", err)
-		}
-		if string(want) != got {
-			t.Errorf("%s drifted; rerun with -update after a deliberate change.\nwant:\n%s\ngot:\n%s", name, want, got)
-		}
+		compareScreen(t, name, got)
 	}
 	classDocScreens(t, drawn)
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
-	"github.com/labhub/labmate/class/classstats"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/termtext"
 )
@@ -29,23 +28,78 @@ type ackedMsg struct {
 	err error
 }
 
-// acknowledge acknowledges the first hand not yet acknowledged; nil when
-// there is none or the board cannot write.
+// acknowledge acknowledges the hand of the learner the instructor chose:
+// the one whose detail is open, else the one under the help-first
+// queue's cursor. A learner with no hand up, or one already
+// acknowledged, gets a note on the view and nothing is sent: the
+// instructor pointed at someone, and telling another learner "the
+// instructor saw you" would be false. Nil when the board cannot write.
 func (m *Model) acknowledge() tea.Cmd {
 	if m.opts.Acknowledge == nil {
 		return nil
 	}
-	for _, h := range m.hands {
-		if !h.Acked && !m.acked[handKey(h)] {
-			m.acked[handKey(h)] = true // shown at once; the learner's record confirms it
-			ack, k, learner, lab, hand := m.opts.Acknowledge, handKey(h), h.Learner, h.Lab, h.Hand
-			return func() tea.Msg { return ackedMsg{key: k, err: ack(learner, lab, hand)} }
+	chosen, name := m.detail, ""
+	if r, ok := m.Detail(); ok {
+		name = r.Shown()
+	} else if m.view == HelpFirst && m.qcursor < len(m.queue) {
+		w := m.queue[m.qcursor]
+		chosen, name = w.Learner+"/"+w.Lab, w.Name
+		if name == "" {
+			name = w.Learner
 		}
 	}
+	if chosen == "" {
+		return nil
+	}
+	for _, h := range m.hands {
+		if h.Learner+"/"+h.Lab != chosen {
+			continue
+		}
+		if h.Acked || m.acked[handKey(h.Learner, h.Lab, h.Hand)] {
+			m.ackNote = content.Msg("class.board.ack_already", "name", name)
+			return nil
+		}
+		k := handKey(h.Learner, h.Lab, h.Hand)
+		m.acked[k], m.ackNote = true, "" // shown at once; the learner's record confirms it
+		ack, learner, lab, hand := m.opts.Acknowledge, h.Learner, h.Lab, h.Hand
+		return func() tea.Msg { return ackedMsg{key: k, err: ack(learner, lab, hand)} }
+	}
+	m.ackNote = content.Msg("class.board.ack_no_hand", "name", name)
 	return nil
 }
 
-func handKey(h classstats.Hand) string { return h.Learner + "/" + h.Lab + "/" + h.Raised.String() }
+// handKey names one raised hand: its learner, lab and when it went up.
+func handKey(learner, lab string, h class.Hand) string {
+	return learner + "/" + lab + "/" + h.Raised.String()
+}
+
+// detailHandWaits reports whether the learner whose detail is open has
+// a hand up that nobody acknowledged yet.
+func (m Model) detailHandWaits() bool {
+	r, ok := m.Detail()
+	return ok && r.Hand != nil && r.Hand.Acked.IsZero() && !m.acked[handKey(r.Learner, r.Lab, *r.Hand)]
+}
+
+// detailHand are the lines of the raised hand of r in its detail: the
+// step, how long ago it went up, whether it was acknowledged, the note.
+func (m Model) detailHand(r class.Record) []string {
+	h := r.Hand
+	if h == nil {
+		return nil
+	}
+	state, style := content.Msg("class.board.detail.hand_waiting"), m.th.Banner
+	if !h.Acked.IsZero() || m.acked[handKey(r.Learner, r.Lab, *h)] {
+		state, style = content.Msg("class.board.detail.hand_acked"), m.th.Muted
+	}
+	var out []string
+	for _, l := range pageWrap(content.Msg("class.board.detail.hand", "step", h.Step, "t", Ago(m.now.Sub(h.Raised)), "state", state), m.width) {
+		out = append(out, style.Render(l))
+	}
+	if h.Note != "" {
+		out = append(out, pageWrap(content.Msg("class.board.hand.note", "note", h.Note), m.width)...)
+	}
+	return out
+}
 
 // handLines are the raised hands, each a line and its checks under it,
 // at most rows lines in all.
@@ -58,7 +112,7 @@ func (m Model) handLines(rows int) []string {
 		}
 		state := content.Msg("class.board.hand.waiting")
 		style := m.th.Banner
-		if h.Acked || m.acked[handKey(h)] {
+		if h.Acked || m.acked[handKey(h.Learner, h.Lab, h.Hand)] {
 			state, style = content.Msg("class.board.hand.acked"), m.th.Muted
 		}
 		head := content.Msg("class.board.hand.line", "name", termtext.Clean(h.Name), "step", h.Step, "up", Ago(h.Up),
@@ -108,6 +162,9 @@ func (m Model) roomLines(rows int) []string {
 	var out []string
 	if m.ackErr != nil {
 		out = append(out, m.th.Alert.Render(runewidth.Truncate(content.Msg("class.board.ack_failed", "err", termtext.Clean(m.ackErr.Error())), max(20, m.width-2), "…")))
+	}
+	if m.ackNote != "" {
+		out = append(out, m.th.Banner.Render(runewidth.Truncate(m.ackNote, max(20, m.width-2), "…")))
 	}
 	if len(m.hands) > 0 {
 		out = append(out, m.th.Alert.Render(content.Msg("class.board.hands", "n", len(m.hands))))

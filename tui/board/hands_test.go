@@ -78,20 +78,30 @@ func TestRoomScreens(t *testing.T) {
 				t.Errorf("%d: the help-first view lacks %q:\n%s", w, want, plain)
 			}
 		}
-		name := filepath.Join("..", "..", "docs", "screens", "board", "room-"+strconv.Itoa(w)+"x24.txt")
-		if *update {
-			if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
+		compareScreen(t, "room-"+strconv.Itoa(w)+"x24.txt", got)
+		// The detail of the learner whose hand waits.
+		m = press(cursorTo(t, m, "learner-03"), "enter")
+		compareScreen(t, "hand-detail-"+strconv.Itoa(w)+"x24.txt", checkFits(t, m)+"\n")
+	}
+}
+
+// compareScreen compares got with docs/screens/board/name (-update
+// writes it).
+func compareScreen(t *testing.T, name, got string) {
+	t.Helper()
+	name = filepath.Join("..", "..", "docs", "screens", "board", name)
+	if *update {
+		if err := os.WriteFile(name, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
 		}
-		want, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatalf("%v (run with -update to write it)", err)
-		}
-		if string(want) != got {
-			t.Errorf("%s drifted; rerun with -update after a deliberate change.\nwant:\n%s\ngot:\n%s", name, want, got)
-		}
+		return
+	}
+	want, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s drifted; rerun with -update after a deliberate change.\nwant:\n%s\ngot:\n%s", name, want, got)
 	}
 }
 
@@ -111,10 +121,12 @@ func stripped(s string) string {
 	return strings.Join(out, "\n")
 }
 
-// The acknowledge key sends the first hand not yet acknowledged, shows
-// it acknowledged at once, and sends nothing more when every hand is; a
-// failed send is said on the view and may be tried again.
-func TestAcknowledgeTheFirstHand(t *testing.T) {
+// The acknowledge key sends the hand of the learner under the
+// help-first queue's cursor, shows it acknowledged at once and sends
+// nothing for a learner with no hand up or one already acknowledged
+// (the view says why); a failed send is said on the view and may be
+// tried again. Another key takes the note down.
+func TestAcknowledgeTheChosenHand(t *testing.T) {
 	var sent []string
 	fail := false
 	ack := func(learner, lab string, h class.Hand) error {
@@ -128,6 +140,23 @@ func TestAcknowledgeTheFirstHand(t *testing.T) {
 	if !m.keys.Ack.Enabled() {
 		t.Fatal("the acknowledge key is off in the help-first view")
 	}
+	// The learner on top of the queue has no hand up.
+	if m.queue[0].Learner == "learner-03" || m.queue[0].Learner == "learner-11" {
+		t.Fatalf("the fixture's longest waiting learner has a hand: %s", m.queue[0].Learner)
+	}
+	m = pressRun(m, "a")
+	if v := stripped(m.View()); len(sent) != 0 || !strings.Contains(v, "손을 들지 않았습니다") {
+		t.Fatalf("a learner without a hand: sent %v\n%s", sent, v)
+	}
+	m = cursorTo(t, m, "learner-11")
+	if v := stripped(m.View()); strings.Contains(v, "손을 들지 않았습니다") {
+		t.Errorf("moving the cursor kept the note:\n%s", v)
+	}
+	m = pressRun(m, "a")
+	if v := stripped(m.View()); len(sent) != 0 || !strings.Contains(v, "이미 확인했습니다") {
+		t.Fatalf("an acknowledged hand: sent %v\n%s", sent, v)
+	}
+	m = cursorTo(t, m, "learner-03")
 	fail = true
 	m = pressRun(m, "a")
 	if len(sent) != 1 || sent[0] != "learner-03/gpu-incident" {
@@ -146,13 +175,56 @@ func TestAcknowledgeTheFirstHand(t *testing.T) {
 	}
 	m = pressRun(m, "a")
 	if len(sent) != 2 {
-		t.Errorf("sent %v: nothing is left to acknowledge", sent)
+		t.Errorf("sent %v: learner-03's hand was acknowledged", sent)
 	}
 	// In the learners' table the key does nothing.
 	if m = press(m, "1"); m.keys.Ack.Enabled() {
 		t.Error("the acknowledge key is on in the learners' table")
 	}
 }
+
+// A learner's detail shows its hand (step, how long up, acknowledged or
+// not, the note, cleaned); a acknowledges it from there, and the key
+// leaves once it is.
+func TestDetailShowsAndAcknowledgesTheHand(t *testing.T) {
+	var sent []string
+	ack := func(learner, lab string, h class.Hand) error { sent = append(sent, learner); return nil }
+	m := press(cursorTo(t, press(newRoomBoard(60, 24, ack), "2"), "learner-03"), "enter")
+	v := flat(stripped(m.View()))
+	for _, want := range []string{"손 듦: ", "3분 전", "[강사 확인 전]", "메모: 로그에"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("the detail lacks %q:\n%s", want, stripped(m.View()))
+		}
+	}
+	if strings.Contains(m.View(), "\x1b[2J") || !m.keys.Ack.Enabled() {
+		t.Errorf("escape passed, or no acknowledge key (%v)", m.keys.Ack.Enabled())
+	}
+	m = pressRun(m, "a")
+	if len(sent) != 1 || sent[0] != "learner-03" || !strings.Contains(stripped(m.View()), "[강사 확인함]") || m.keys.Ack.Enabled() {
+		t.Errorf("sent %v, key on %v:\n%s", sent, m.keys.Ack.Enabled(), stripped(m.View()))
+	}
+	// A learner without a hand: no hand line, no key.
+	m = press(press(m, "esc"), "k")
+	if m = press(m, "enter"); strings.Contains(stripped(m.View()), "손 듦") || m.keys.Ack.Enabled() {
+		t.Errorf("a learner without a hand:\n%s", stripped(m.View()))
+	}
+}
+
+// cursorTo moves the help-first queue's cursor down to learner.
+func cursorTo(t *testing.T, m Model, learner string) Model {
+	t.Helper()
+	for range len(m.queue) {
+		if m.queue[m.qcursor].Learner == learner {
+			return m
+		}
+		m = press(m, "j")
+	}
+	t.Fatalf("%s is not in the help-first queue", learner)
+	return m
+}
+
+// flat is text with every run of blanks and line breaks as one space.
+func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // pressRun presses k and feeds the board what the command it returned
 // says.

@@ -400,6 +400,7 @@ func (m Model) detailLines() []string {
 		meta += "  " + content.Msg("class.board.detail.lab_version", "version", r.LabVersion)
 	}
 	lines = append(lines, wrap(m.th.Muted.Render, meta)...)
+	lines = append(lines, m.detailHand(r)...)
 	if g := r.Regression; g != nil {
 		lines = append(lines, wrap(m.th.Alert.Render, content.Msg("class.board.detail.regression", "step", g.Step, "t", Ago(m.now.Sub(g.At))))...)
 	}

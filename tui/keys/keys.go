@@ -69,7 +69,7 @@ type KeyMap struct {
 	Top, Bottom                                  key.Binding
 	Hint, Yes, No, Observed, Copy, Rescan        key.Binding
 	MakeRoot                                     key.Binding
-	Edit, Compare, Ending, Hand                  key.Binding
+	Edit, Compare, Ending, Hand, CatchUp         key.Binding
 	Help, Close, Quit                            key.Binding
 	Pause, Speed, NextChange                     key.Binding
 }
@@ -99,6 +99,7 @@ var Specs = []Spec{
 	{Name: "compare", Keys: []string{"v"}, Group: GroupLearn, GiveWay: 4, field: func(k *KeyMap) *key.Binding { return &k.Compare }},
 	{Name: "ending", Keys: []string{"t"}, Group: GroupLearn, GiveWay: 3, field: func(k *KeyMap) *key.Binding { return &k.Ending }},
 	{Name: "hand", Keys: []string{"a"}, Group: GroupLearn, GiveWay: 5, field: func(k *KeyMap) *key.Binding { return &k.Hand }},
+	{Name: "catch_up", Keys: []string{"C"}, Group: GroupLearn, GiveWay: 5, field: func(k *KeyMap) *key.Binding { return &k.CatchUp }},
 	{Name: "help", Keys: []string{"?"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Help }},
 	{Name: "close", Keys: []string{"esc"}, Group: GroupApp, GiveWay: 4, field: func(k *KeyMap) *key.Binding { return &k.Close }},
 	{Name: "quit", Keys: []string{"q", "ctrl+c"}, Group: GroupApp, field: func(k *KeyMap) *key.Binding { return &k.Quit }},

@@ -42,7 +42,8 @@ func NewPicker(labs int) Picker {
 // Up and Down.
 type Board struct {
 	Move, Up, Down, PageUp, PageDown, Top, Bottom, Open, Back, Sort, Next, Prev, Help, Quit key.Binding
-	// Ack acknowledges the first raised hand not yet acknowledged.
+	// Ack acknowledges the raised hand of the learner chosen (under the
+	// help-first queue's cursor, or whose detail is open).
 	Ack   key.Binding
 	Views [4]key.Binding
 }

@@ -1,20 +1,19 @@
 // Package catchupcmd is `labmate catch-up --to N [--yes]`: the learner's
 // lab brought to "steps 1..N-1 done the reference way" (labkit/catchup),
-// after the plan is shown and a y/N question on stdin unless --yes.
+// after the plan is shown and a y/N question (the factory's Prompter)
+// unless --yes.
 package catchupcmd
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/labkit"
-	"github.com/labhub/labmate/labkit/catchup"
 )
 
 // Options are `labmate catch-up`'s flags.
@@ -22,16 +21,17 @@ type Options struct {
 	To  int
 	Yes bool
 
-	streams cli.Streams
-	f       cli.Factory
-	kit     *labkit.Lab
+	streams  cli.Streams
+	prompter cli.Prompter
+	f        cli.Factory
+	kit      *labkit.Lab
 }
 
 // NewCmd is `labmate catch-up`. Exit 0 when done (or nothing to do), 1
 // when the learner said no or the catch-up stopped, 2 on a usage error
 // or a refusal (nothing changed).
 func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
-	o := &Options{streams: streams}
+	o := &Options{streams: streams, prompter: f.Prompter()}
 	cmd := cli.Command("catch-up", cli.FlagsUse(), cli.NoArgs, f, o)
 	cmd.Flags().IntVar(&o.To, "to", 0, content.Msg("ops.flag.catch_up_to"))
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("ops.flag.catch_up_yes"))
@@ -57,57 +57,34 @@ func (o *Options) Validate() error {
 
 // Run plans, asks and catches up.
 func (o *Options) Run(ctx context.Context) error {
-	in, stdout := o.streams.In, o.streams.Out
-	s, err := o.f.Session(false)
+	stdout := o.streams.Out
+	st, err := o.f.State()
 	if err != nil {
 		return cli.Env(err)
 	}
-	p, err := catchup.New(ctx, catchup.Options{Kit: s.Kit, Root: s.Root, Run: s.Run, Cluster: o.f.Cluster(),
-		Progress: s.Store, To: o.To})
+	p, err := cli.PlanCatchUp(ctx, o.f, st, o.To)
 	if err != nil {
 		return cli.Env(err)
 	}
 	defer p.Close()
 	if p.Empty() {
-		fmt.Fprintln(stdout, content.Msg("catchup.nothing", "to", o.To))
+		fmt.Fprintln(stdout, p.Result())
 		return nil
 	}
 	p.Write(stdout)
 	if !o.Yes {
-		fmt.Fprint(stdout, content.Msg("catchup.prompt"))
-		answer, err := bufio.NewReader(in).ReadString('\n')
-		if !cli.IsTerminal(in) {
-			// The answer was not echoed: end the prompt's line ourselves.
-			fmt.Fprintln(stdout)
-		}
-		if err != nil && strings.TrimSpace(answer) == "" {
-			return cli.Exit(cli.ExitFail, content.Msg("catchup.needs_yes"))
-		}
-		if !affirmative(answer) {
+		switch err := o.prompter.Confirm(content.Msg("catchup.prompt"), "--yes"); {
+		case errors.Is(err, cli.ErrNotConfirmed):
 			// The learner's own answer: said where the question was.
 			fmt.Fprintln(stdout, content.Msg("catchup.cancelled"))
 			return cli.Quiet(cli.ExitFail)
+		case err != nil:
+			return err
 		}
 	}
 	if err := p.Do(ctx, stdout); err != nil {
 		return cli.Fail(err)
 	}
-	if p.Backup != "" {
-		fmt.Fprintln(stdout, content.Msg("catchup.done", "to", o.To, "dir", p.Backup))
-	} else {
-		fmt.Fprintln(stdout, content.Msg("catchup.done_no_backup", "to", o.To))
-	}
+	fmt.Fprintln(stdout, p.Result())
 	return nil
-}
-
-// affirmative accepts reset's yes-words (y, yes and their Korean
-// counterparts); anything else is no.
-func affirmative(answer string) bool {
-	a := strings.ToLower(strings.TrimSpace(answer))
-	for _, yes := range strings.Fields(content.Msg("ops.reset.yes_words")) {
-		if a == yes {
-			return true
-		}
-	}
-	return false
 }

@@ -56,6 +56,18 @@ func TestCatchUpAsksThenKeepsTheLearnersFile(t *testing.T) {
 		t.Fatalf("unanswered catch-up changed the root: %q %v", b, backups(t, root))
 	}
 
+	// The learner answers no through the factory's Prompter: said,
+	// nothing changed; yes catches up.
+	tf := clitest.NewTestFactory(t)
+	tf.Prompter.Says = "n"
+	code, out, _ = tf.Run(NewCmd, append(args, "--to", "5")...)
+	if code != 1 || !strings.Contains(out, "따라잡지 않았습니다") || len(tf.Prompter.Questions) != 1 || !strings.Contains(tf.Prompter.Questions[0], "따라잡을까요") {
+		t.Fatalf("answered no: exit %d, asked %q\n%s", code, tf.Prompter.Questions, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, config)); string(b) != "version = 2\n# 내 설정\n" || len(backups(t, root)) != 0 {
+		t.Fatalf("a catch-up answered no changed the root: %q %v", b, backups(t, root))
+	}
+
 	code, out, errOut = clitest.Run(t, NewCmd, append(args, "--to", "5", "--yes")...)
 	if code != 0 || !strings.Contains(out, "따라잡았습니다") {
 		t.Fatalf("--yes: exit %d\n%s\n%s", code, out, errOut)

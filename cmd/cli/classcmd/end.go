@@ -17,12 +17,13 @@ import (
 // objects), after the instructor saw what and said yes.
 type endOptions struct {
 	instructor
-	Yes     bool
-	streams cli.Streams
+	Yes      bool
+	streams  cli.Streams
+	prompter cli.Prompter
 }
 
 func newEndCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
-	o := &endOptions{streams: streams}
+	o := &endOptions{streams: streams, prompter: f.Prompter()}
 	cmd := o.command("end", f, o)
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("class.flag.yes_end"))
 	return cmd
@@ -47,7 +48,7 @@ func (o *endOptions) Run(ctx context.Context) error {
 	}
 	if !o.Yes {
 		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.export_first", "cmd", o.line(ns, "class", "export", "--format", "json")))
-		switch err := cli.Confirm(o.streams, content.Msg("class.cli.end_confirm", "ns", ns), "--yes"); {
+		switch err := o.prompter.Confirm(content.Msg("class.cli.end_confirm", "ns", ns), "--yes"); {
 		case errors.Is(err, cli.ErrNotConfirmed):
 			return cli.Exit(cli.ExitFail, content.Msg("class.cli.end_cancelled", "ns", ns))
 		case err != nil:

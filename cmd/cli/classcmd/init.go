@@ -30,6 +30,7 @@ type initOptions struct {
 	Yes      bool
 	Sandbox  bool
 	streams  cli.Streams
+	prompter cli.Prompter
 
 	names []admin.Entry
 	out   string
@@ -41,7 +42,7 @@ type initOptions struct {
 }
 
 func newInitCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
-	o := &initOptions{streams: streams}
+	o := &initOptions{streams: streams, prompter: f.Prompter()}
 	cmd := o.command("init", f, o)
 	cmd.Flags().StringVar(&o.Learners, "learners", "", content.Msg("class.flag.learners"))
 	readsLab(cmd, "class.flag.labs")
@@ -157,7 +158,7 @@ func (o *initOptions) Run(ctx context.Context) error {
 			fmt.Fprintln(o.streams.Out, l)
 		}
 		fmt.Fprintln(o.streams.Out, content.Msg("class.cli.export_first", "cmd", o.lineWith(cluster, ns, "class", "export", "--format", "json")))
-		switch err := cli.Confirm(o.streams, content.Msg("class.cli.init_confirm", "ns", ns), "--yes"); {
+		switch err := o.prompter.Confirm(content.Msg("class.cli.init_confirm", "ns", ns), "--yes"); {
 		case errors.Is(err, cli.ErrNotConfirmed):
 			return cli.Exit(cli.ExitFail, content.Msg("class.cli.init_would_change", "ns", ns))
 		case err != nil:

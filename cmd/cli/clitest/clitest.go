@@ -9,6 +9,7 @@ package clitest
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -165,13 +166,29 @@ func (tf *TestFactory) RunContext(ctx context.Context, newCmd func(cli.Factory, 
 	return code, out.String(), errOut.String()
 }
 
-// Prompter is a cli.Prompter that picks as told: Picks is the reference
-// of the lab it picks ("" asks nothing, as on no terminal; Err is its
-// answer then, cli.ErrNoTerminal when nil). Asked counts the questions.
+// Prompter is a cli.Prompter that picks and answers as told: Picks is
+// the reference of the lab it picks ("" asks nothing, as on no
+// terminal; Err is its answer then, cli.ErrNoTerminal when nil). Says
+// answers a y/N question as a learner would type it ("" is no answer at
+// all, as a closed stdin: the flag that answers yes is named). Asked
+// counts the picks, Questions keeps the questions asked.
 type Prompter struct {
-	Picks string
-	Err   error
-	Asked int
+	Picks     string
+	Err       error
+	Asked     int
+	Says      string
+	Questions []string
+}
+
+// Confirm answers question with Says, read as cli.ConfirmOn reads a
+// line typed on the terminal.
+func (p *Prompter) Confirm(question, yesFlag string) error {
+	p.Questions = append(p.Questions, question)
+	in := ""
+	if p.Says != "" {
+		in = p.Says + "\n"
+	}
+	return cli.ConfirmOn(cli.Streams{In: strings.NewReader(in), Out: io.Discard}, question, yesFlag)
 }
 
 func (p *Prompter) PickLab(_ context.Context, labs []catalog.Lab, _ string) (string, error) {

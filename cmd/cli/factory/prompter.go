@@ -12,8 +12,14 @@ import (
 )
 
 // picker is the Prompter of the labmate binary: the TUI's lab picker on
-// the command's streams, when its stdout is a terminal.
+// the command's streams, when its stdout is a terminal, and a y/N
+// question read from its stdin.
 type picker struct{ streams cli.Streams }
+
+// Confirm asks on the command's streams (cli.ConfirmOn).
+func (p picker) Confirm(question, yesFlag string) error {
+	return cli.ConfirmOn(p.streams, question, yesFlag)
+}
 
 func (p picker) PickLab(ctx context.Context, labs []catalog.Lab, theme string) (string, error) {
 	if !cli.IsTerminal(p.streams.Out) {

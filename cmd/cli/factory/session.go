@@ -68,18 +68,7 @@ func (f *Factory) Session(lenient cli.Lenient) (*cli.Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The lab cluster is opened only for a lab that watches something
-	// there; --no-cluster says the cluster is off all the same.
-	var cluster kube.Target
-	if f.cluster.NoCluster || !st.Kit.Scope.Empty() {
-		cluster = f.Cluster()
-	}
-	// Steps passed or caught up before are no first passes now.
-	passed := st.File.Progress.Done()
-	run, err := labrun.New(labrun.Options{
-		Lab: st.Lab, Steps: st.Kit.Steps, Scope: st.Kit.Scope, Root: st.Root, Poll: f.labs.Poll,
-		Cluster: cluster, Lenient: bool(lenient), Progress: st.Store, Witness: st.File.Witness, Passed: passed, Notices: st.Warnings,
-	})
+	run, err := f.NewRun(st, lenient)
 	if err != nil {
 		return nil, err
 	}
@@ -95,4 +84,19 @@ func (f *Factory) Session(lenient cli.Lenient) (*cli.Session, error) {
 	}
 	f.session = s
 	return s, nil
+}
+
+func (f *Factory) NewRun(st *cli.State, lenient cli.Lenient) (*labrun.Run, error) {
+	// The lab cluster is opened only for a lab that watches something
+	// there; --no-cluster says the cluster is off all the same.
+	var cluster kube.Target
+	if f.cluster.NoCluster || !st.Kit.Scope.Empty() {
+		cluster = f.Cluster()
+	}
+	// Steps passed or caught up before are no first passes now.
+	passed := st.File.Progress.Done()
+	return labrun.New(labrun.Options{
+		Lab: st.Lab, Steps: st.Kit.Steps, Scope: st.Kit.Scope, Root: st.Root, Poll: f.labs.Poll,
+		Cluster: cluster, Lenient: bool(lenient), Progress: st.Store, Witness: st.File.Witness, Passed: passed, Notices: st.Warnings,
+	})
 }

@@ -107,6 +107,7 @@ func (o *Options) Run(ctx context.Context) (err error) {
 		opts = opts.Publishing(pub)
 	}
 	opts.ClassLab = f.ClassLabNotes(ctx, o.Class.File)
+	opts.PlanCatchUp = catchUp(f, s.State)
 	opts.Updates = s.Run.Start(ctx).Updates()
 	if o.Plain {
 		err = plain.Run(ctx, opts, o.plainConfig())
@@ -174,6 +175,19 @@ func (o *Options) plainConfig() plain.Config {
 		}
 	}
 	return cfg
+}
+
+// catchUp is the TUI's catch-up key's plan: the one `labmate catch-up`
+// makes (cli.PlanCatchUp). The TUI asks for one at a time, and nothing
+// else uses the factory while it runs.
+func catchUp(f cli.Factory, st *cli.State) func(context.Context, int) (tui.CatchUpPlan, error) {
+	return func(ctx context.Context, to int) (tui.CatchUpPlan, error) {
+		p, err := cli.PlanCatchUp(ctx, f, st, to)
+		if err != nil {
+			return nil, err // not a nil *Plan in an interface
+		}
+		return p, nil
+	}
 }
 
 func hintProgress(p state.Progress) map[int]tui.HintProgress {

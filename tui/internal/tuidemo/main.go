@@ -6,7 +6,8 @@
 // runs bubbletea alone on a static view (the idle baseline); -board runs
 // the instructor's board on a class one of whose records carries
 // termtexttest.Hostile in its name, learner and failing check (for the
-// test that no record drives the terminal).
+// test that no record drives the terminal); -catchup DIR gives the
+// catch-up key a demo plan whose yes writes DIR/caught-up.
 //
 //	go run ./tui/internal/tuidemo [-lab real|fixture] [-theme dark|light|auto] [-board]
 package main
@@ -15,8 +16,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -44,6 +47,7 @@ func main() {
 	hostileBoard := flag.Bool("board", false, "the class board, one record carrying a hostile text")
 	plainMode := flag.Bool("plain", false, "plain mode (tui/plain): lines and typed commands, no full-screen view")
 	root := flag.String("root", fixture.Root, "the lab root (the edit key opens files under it)")
+	catchUp := flag.String("catchup", "", "a directory: the catch-up key plans a demo catch-up whose yes writes caught-up there")
 	flag.Parse()
 	if *hostileBoard {
 		if err := runBoard(*themeName); err != nil {
@@ -83,6 +87,9 @@ func main() {
 		Rescan:    rescan,
 		Banner:    *banner,
 		Clipboard: *clip,
+	}
+	if dir := *catchUp; dir != "" {
+		opts.PlanCatchUp = func(_ context.Context, to int) (tui.CatchUpPlan, error) { return demoPlan{dir: dir, to: to}, nil }
 	}
 	var err error
 	if *plainMode {
@@ -161,3 +168,25 @@ func (b bareModel) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (bareModel) View() string { return "labmate idle baseline" }
+
+// demoPlan is a catch-up whose Do writes dir/caught-up: the tmux test of
+// the catch-up key sees the yes land outside the program.
+type demoPlan struct {
+	dir string
+	to  int
+}
+
+func (p demoPlan) Lines() []string {
+	return []string{
+		content.Msg("catchup.plan.head", "to", p.to, "root", fixture.Root),
+		content.Msg("catchup.plan.step", "step", p.to-1, "title", "데모 단계", "status", content.Msg("status.failed")),
+		content.Msg("catchup.plan.write", "path", "etc/containerd/conf.d/99-nvidia.toml"),
+		content.Msg("catchup.plan.progress"),
+	}
+}
+func (p demoPlan) Empty() bool { return false }
+func (p demoPlan) Do(context.Context, io.Writer) error {
+	return os.WriteFile(filepath.Join(p.dir, "caught-up"), []byte(fmt.Sprintln(p.to)), 0o644)
+}
+func (p demoPlan) Result() string { return content.Msg("catchup.done_no_backup", "to", p.to) }
+func (p demoPlan) Close()         {}
