@@ -163,13 +163,14 @@ func (s *Session) PublishOnce(ctx context.Context, c ClassFlags, stderr io.Write
 // (labkit/catchup.New) on a run of its own (NewRun), with the learner's
 // progress and the lab cluster the flags name: `labmate catch-up` and
 // the TUI's catch-up key make their plan here, so both show, refuse and
-// do the same. It changes nothing; Close the plan when done.
-func PlanCatchUp(ctx context.Context, f Factory, st *State, to int) (*catchup.Plan, error) {
+// do the same. It changes nothing; Close the plan when done. caughtUp,
+// if set, hears each step caught up (catchup.Options.CaughtUp).
+func PlanCatchUp(ctx context.Context, f Factory, st *State, to int, caughtUp func(step int)) (*catchup.Plan, error) {
 	run, err := f.NewRun(st, false)
 	if err != nil {
 		return nil, err
 	}
-	p, err := catchup.New(ctx, catchup.Options{Kit: st.Kit, Root: st.Root, Run: run, Cluster: f.Cluster(), Progress: st.Store, To: to})
+	p, err := catchup.New(ctx, catchup.Options{Kit: st.Kit, Root: st.Root, Run: run, Cluster: f.Cluster(), Progress: st.Store, To: to, CaughtUp: caughtUp})
 	if err != nil {
 		// New stops the run of a plan it made; one refused before
 		// (a step without a reference) never started it.

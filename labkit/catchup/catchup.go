@@ -61,6 +61,10 @@ type Options struct {
 	Timeout time.Duration
 	// Now is the clock that dates the backup folder and the records.
 	Now func() time.Time
+	// CaughtUp, if set, hears each step caught up once it passes (a
+	// class's publisher tells the board: the learner's record was seeded
+	// with the earlier catch-ups when the session started).
+	CaughtUp func(step int)
 }
 
 // Step is what the plan does with one step before To.
@@ -349,6 +353,9 @@ func (p *Plan) Do(ctx context.Context, progress io.Writer) error {
 				p.unmark(s.Number)
 			}
 			return err
+		}
+		if p.o.CaughtUp != nil {
+			p.o.CaughtUp(s.Number)
 		}
 		fmt.Fprintln(progress, content.Msg("catchup.progress.done", "step", s.Number))
 	}

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -148,7 +149,10 @@ func TestCatchUpFileStepsKeepsTheLearnersFiles(t *testing.T) {
 	l.write(t, dropin, mine, 0o644)
 
 	ctx := context.Background()
-	p, err := New(ctx, l.options(t, 5, nil))
+	o := l.options(t, 5, nil)
+	var heard []int // what a class's publisher would hear
+	o.CaughtUp = func(n int) { heard = append(heard, n) }
+	p, err := New(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,6 +228,9 @@ func TestCatchUpFileStepsKeepsTheLearnersFiles(t *testing.T) {
 	}
 	if f.Progress.IsCaughtUp(2) {
 		t.Error("step 2, the learner's own, recorded as caught up")
+	}
+	if !slices.Equal(heard, []int{1, 3, 4}) {
+		t.Errorf("CaughtUp heard %v, want the caught-up steps 1, 3, 4 in order", heard)
 	}
 	if _, ok := f.Progress.PassedAt[2]; !ok {
 		t.Errorf("step 2, the learner's own pass, not recorded: %+v", f.Progress)

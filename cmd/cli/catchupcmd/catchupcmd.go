@@ -62,7 +62,7 @@ func (o *Options) Run(ctx context.Context) error {
 	if err != nil {
 		return cli.Env(err)
 	}
-	p, err := cli.PlanCatchUp(ctx, o.f, st, o.To)
+	p, err := cli.PlanCatchUp(ctx, o.f, st, o.To, nil)
 	if err != nil {
 		return cli.Env(err)
 	}

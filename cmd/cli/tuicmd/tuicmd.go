@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/labhub/labmate/catalog"
+	"github.com/labhub/labmate/class/learner"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/config"
 	"github.com/labhub/labmate/content"
@@ -107,7 +108,7 @@ func (o *Options) Run(ctx context.Context) (err error) {
 		opts = opts.Publishing(pub)
 	}
 	opts.ClassLab = f.ClassLabNotes(ctx, o.Class.File)
-	opts.PlanCatchUp = catchUp(f, s.State)
+	opts.PlanCatchUp = catchUp(f, s.State, pub)
 	opts.Updates = s.Run.Start(ctx).Updates()
 	if o.Plain {
 		err = plain.Run(ctx, opts, o.plainConfig())
@@ -179,10 +180,17 @@ func (o *Options) plainConfig() plain.Config {
 
 // catchUp is the TUI's catch-up key's plan: the one `labmate catch-up`
 // makes (cli.PlanCatchUp). The TUI asks for one at a time, and nothing
-// else uses the factory while it runs.
-func catchUp(f cli.Factory, st *cli.State) func(context.Context, int) (tui.CatchUpPlan, error) {
+// else uses the factory while it runs. In a class, each step caught up
+// is published as such (pub nil: none), as a session's start publishes
+// the earlier ones: the board, the export and the report show it caught
+// up, not passed.
+func catchUp(f cli.Factory, st *cli.State, pub *learner.Publisher) func(context.Context, int) (tui.CatchUpPlan, error) {
+	var caughtUp func(int)
+	if pub != nil {
+		caughtUp = func(n int) { pub.Publish(learner.Update{CaughtUp: n}) }
+	}
 	return func(ctx context.Context, to int) (tui.CatchUpPlan, error) {
-		p, err := cli.PlanCatchUp(ctx, f, st, to)
+		p, err := cli.PlanCatchUp(ctx, f, st, to, caughtUp)
 		if err != nil {
 			return nil, err // not a nil *Plan in an interface
 		}
