@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -71,6 +72,10 @@ type companion struct {
 	passedAt map[int]time.Time
 	// madeRoot: make_root was typed; it applies no more.
 	madeRoot bool
+	// ctx is the session's; catching is a catch-up's plan read out and
+	// waiting for yes or no (nil: none).
+	ctx      context.Context
+	catching tui.CatchUpPlan
 }
 
 // Run runs plain mode until quit, the end of the input or ctx.
@@ -83,7 +88,8 @@ func Run(ctx context.Context, opts tui.Options, cfg Config) error {
 	}
 	page.NarrowAmbiguous()
 	c := &companion{opts: opts, cfg: cfg, lab: termtext.Deep(opts.Lab), out: bufio.NewWriter(cfg.Out),
-		hints: map[int]tui.HintProgress{}, copyNext: map[int]int{}, passedAt: map[int]time.Time{}}
+		hints: map[int]tui.HintProgress{}, copyNext: map[int]int{}, passedAt: map[int]time.Time{}, ctx: ctx}
+	defer c.dropCatchUp()
 	if c.lab == nil {
 		c.lab = &content.Lab{Title: "labmate"}
 	}
@@ -291,17 +297,24 @@ func (c *companion) checks(n int) {
 func (c *companion) command(l string) (quit bool) {
 	word, arg, _ := strings.Cut(strings.TrimSpace(l), " ")
 	word = strings.ToLower(word)
-	if c.asking {
-		switch word {
-		case "y", "yes", "예", "네":
-			c.asking = false
-			c.solution()
-			return false
-		case "n", "no", "아니오", "아니요":
-			c.asking = false
-			c.say("plain.solution_kept")
-			return false
-		}
+	switch {
+	case c.catching != nil && yes(word):
+		p := c.catching
+		c.catching = nil
+		c.doCatchUp(p)
+		return false
+	case c.catching != nil && no(word):
+		c.dropCatchUp()
+		c.say("catchup.cancelled")
+		return false
+	case c.asking && yes(word):
+		c.asking = false
+		c.solution()
+		return false
+	case c.asking && no(word):
+		c.asking = false
+		c.say("plain.solution_kept")
+		return false
 	}
 	if n, err := strconv.Atoi(word); err == nil {
 		c.goPage(n)
@@ -355,6 +368,8 @@ func (c *companion) command(l string) (quit bool) {
 		c.makeRoot()
 	case "hand":
 		c.hand(arg)
+	case "catch_up":
+		c.catchUp()
 	case "pause", "speed", "next_change":
 		c.replay(action(word))
 	}
@@ -368,12 +383,12 @@ var aliases = map[string][]string{
 	"go": {"enter", "가기"}, "read": {"l", "읽기", "page"}, "checks": {"s", "검사", "status"},
 	"hint": {"h", "힌트"}, "observed": {"o", "관측"}, "copy": {"c", "복사"}, "rescan": {"r", "재검사"},
 	"edit": {"e", "편집"}, "compare": {"v", "비교"}, "ending": {"t", "마무리"}, "make_root": {"m", "만들기"},
-	"hand":  {"a", "손", "손들기"},
+	"hand": {"a", "손", "손들기"}, "catch_up": {"catchup", "따라잡기"},
 	"pause": {"멈춤"}, "speed": {"+", "배속"}, "next_change": {"x", "다음변화"},
 }
 
 // commandOrder is help's order.
-var commandOrder = []string{"help", "read", "checks", "next", "prev", "go", "hint", "observed", "copy", "rescan", "edit", "compare", "ending", "make_root", "hand", "pause", "speed", "next_change", "quit"}
+var commandOrder = []string{"help", "read", "checks", "next", "prev", "go", "hint", "observed", "copy", "rescan", "edit", "compare", "ending", "make_root", "hand", "catch_up", "pause", "speed", "next_change", "quit"}
 
 func action(word string) string {
 	for a, ws := range aliases {
@@ -394,7 +409,8 @@ func action(word string) string {
 func (c *companion) help() {
 	c.say("plain.help_title")
 	for _, a := range commandOrder {
-		if (a == "pause" || a == "speed" || a == "next_change") && c.opts.Replay == nil || a == "make_root" && !c.canMakeRoot() || a == "hand" && c.opts.Hands == nil {
+		if (a == "pause" || a == "speed" || a == "next_change") && c.opts.Replay == nil || a == "make_root" && !c.canMakeRoot() || a == "hand" && c.opts.Hands == nil ||
+			a == "catch_up" && c.opts.PlanCatchUp == nil {
 			continue
 		}
 		desc := ""
@@ -409,6 +425,77 @@ func (c *companion) help() {
 		c.line(fmt.Sprintf("%s (%s): %s", a, strings.Join(aliases[a], ", "), desc))
 	}
 	c.say("plain.help_numbers", "max", len(c.lab.Steps))
+}
+
+// yes and no are the answers to a question plain mode asks.
+func yes(word string) bool { return slices.Contains([]string{"y", "yes", "예", "네"}, word) }
+func no(word string) bool {
+	return slices.Contains([]string{"n", "no", "아니오", "아니요"}, word)
+}
+
+// catchUp plans the catch-up to the step on the page (the TUI's key,
+// `labmate catch-up --to N`) and reads the plan out; yes does it, no
+// leaves everything as it is.
+func (c *companion) catchUp() {
+	s := c.step(c.page)
+	switch {
+	case c.opts.PlanCatchUp == nil:
+		c.say("plain.catch_up_none")
+		return
+	case s == nil || s.Number < 2:
+		c.say("plain.catch_up_where")
+		return
+	}
+	c.dropCatchUp()
+	c.say("plain.catch_up_planning", "step", s.Number)
+	c.flush()
+	p, err := c.opts.PlanCatchUp(c.ctx, s.Number)
+	if err != nil {
+		c.line(termtext.Clean(err.Error()))
+		return
+	}
+	if p.Empty() {
+		c.line(termtext.Clean(p.Result()))
+		p.Close()
+		return
+	}
+	for _, l := range p.Lines() {
+		c.line(termtext.Clean(l))
+	}
+	c.catching = p
+	c.say("plain.catch_up_question")
+}
+
+// doCatchUp carries a plan out, each step said as it is done, then how
+// it ended, and has the files read again.
+func (c *companion) doCatchUp(p tui.CatchUpPlan) {
+	defer p.Close()
+	if err := p.Do(c.ctx, lineWriter{c}); err != nil {
+		c.line(termtext.Clean(err.Error()))
+		return
+	}
+	c.line(termtext.Clean(p.Result()))
+	if c.opts.Rescan != nil {
+		c.opts.Rescan()
+	}
+}
+
+// dropCatchUp lets go of a plan that was not done.
+func (c *companion) dropCatchUp() {
+	if c.catching != nil {
+		c.catching.Close()
+		c.catching = nil
+	}
+}
+
+// lineWriter says what is written to it as lines, at once.
+type lineWriter struct{ c *companion }
+
+func (w lineWriter) Write(b []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		w.c.line(termtext.Clean(l))
+	}
+	return len(b), w.c.flush()
 }
 
 // hand lowers a raised hand, or raises one with the rest of the line as
