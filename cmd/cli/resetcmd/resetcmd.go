@@ -1,14 +1,14 @@
 // Package resetcmd is `labmate reset [--step N] [--yes]`: forget the
 // learner's progress and the facts labmate witnessed, for one step or
-// the whole lab root, after a y/N question on stdin unless --yes. The
+// the whole lab root, after a y/N question (the factory's Prompter)
+// unless --yes. The
 // learner's own files are never touched.
 package resetcmd
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +22,8 @@ type Options struct {
 	Step int
 	Yes  bool
 
-	streams cli.Streams
+	streams  cli.Streams
+	prompter cli.Prompter
 	// state opens the learner's state of the factory's lab; notices are
 	// what choosing the lab had to say.
 	state   func() (*cli.State, error)
@@ -33,7 +34,7 @@ type Options struct {
 // NewCmd is `labmate reset`. Exit 0 when done (or nothing to do), 1 when
 // the learner said no, 2 on a usage or state error.
 func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
-	o := &Options{streams: streams}
+	o := &Options{streams: streams, prompter: f.Prompter()}
 	cmd := cli.Command("reset", cli.FlagsUse(), cli.NoArgs, f, o)
 	cmd.Flags().IntVar(&o.Step, "step", 0, content.Msg("ops.flag.reset_step"))
 	cmd.Flags().BoolVar(&o.Yes, "yes", false, content.Msg("ops.flag.yes"))
@@ -60,7 +61,7 @@ func (o *Options) Validate() error {
 // Run resets. Forgetting progress needs the state only: no run, no
 // cluster, no start files laid out.
 func (o *Options) Run(context.Context) error {
-	in, stdout, stderr := o.streams.In, o.streams.Out, o.streams.ErrOut
+	stdout, stderr := o.streams.Out, o.streams.ErrOut
 	s, err := o.state()
 	if err != nil {
 		return cli.Env(err)
@@ -87,19 +88,13 @@ func (o *Options) Run(context.Context) error {
 		"solutions", plan.Solutions, "facts", len(plan.Facts), "root", s.Root, "path", s.Store.Path))
 
 	if !o.Yes {
-		fmt.Fprint(stdout, content.Msg("ops.reset.prompt"))
-		answer, err := bufio.NewReader(in).ReadString('\n')
-		if !cli.IsTerminal(in) {
-			// The answer was not echoed: end the prompt's line ourselves.
-			fmt.Fprintln(stdout)
-		}
-		if err != nil && strings.TrimSpace(answer) == "" {
-			return cli.Exit(cli.ExitFail, content.Msg("ops.reset.needs_yes"))
-		}
-		if !affirmative(answer) {
+		switch err := o.prompter.Confirm(content.Msg("ops.reset.prompt"), "--yes"); {
+		case errors.Is(err, cli.ErrNotConfirmed):
 			// The learner's own answer: said where the question was.
 			fmt.Fprintln(stdout, content.Msg("ops.reset.cancelled"))
 			return cli.Quiet(cli.ExitFail)
+		case err != nil:
+			return err
 		}
 	}
 	if o.Step > 0 {
@@ -112,16 +107,4 @@ func (o *Options) Run(context.Context) error {
 	}
 	fmt.Fprintln(stdout, content.Msg("ops.reset.done", "what", what))
 	return nil
-}
-
-// affirmative accepts the yes-words listed in content (y, yes and their
-// Korean counterparts); anything else is no.
-func affirmative(answer string) bool {
-	a := strings.ToLower(strings.TrimSpace(answer))
-	for _, yes := range strings.Fields(content.Msg("ops.reset.yes_words")) {
-		if a == yes {
-			return true
-		}
-	}
-	return false
 }

@@ -38,11 +38,12 @@ func seeded(t *testing.T) (root, stateDir string, st *state.Store) {
 	return root, stateDir, st
 }
 
-// runWithStdin runs `labmate reset ARGS...` with stdin.
-func runWithStdin(t *testing.T, stdin string, args ...string) (int, string, string) {
+// runSaying runs `labmate reset ARGS...`, the learner answering its
+// question with says ("": no answer at all, as a closed stdin).
+func runSaying(t *testing.T, says string, args ...string) (int, string, string) {
 	t.Helper()
 	tf := clitest.NewTestFactory(t)
-	tf.Stdin = stdin
+	tf.Prompter.Says = says
 	return tf.Run(NewCmd, args...)
 }
 
@@ -56,14 +57,19 @@ func learnerFileIntact(t *testing.T, root string) {
 
 func TestResetOneStepAfterYes(t *testing.T) {
 	root, stateDir, st := seeded(t)
-	code, out, errOut := runWithStdin(t, "y\n", "--step", "5", "--root", root, "--state-dir", stateDir)
+	tf := clitest.NewTestFactory(t)
+	tf.Prompter.Says = "y"
+	code, out, errOut := tf.Run(NewCmd, "--step", "5", "--root", root, "--state-dir", stateDir)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"5단계", "통과 기록 1개", "풀이 1개", "사실 1개", "[y/N]", "지웠습니다"} {
+	for _, want := range []string{"5단계", "통과 기록 1개", "풀이 1개", "사실 1개", "지웠습니다"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	if q := tf.Prompter.Questions; len(q) != 1 || !strings.HasSuffix(q[0], "[y/N] ") {
+		t.Errorf("asked %q, want one y/N question", q)
 	}
 	f, _ := st.Load()
 	if _, ok := f.Progress.PassedAt[5]; ok || f.Progress.SolutionSeen[5] {
@@ -82,10 +88,10 @@ func TestResetOneStepAfterYes(t *testing.T) {
 }
 
 func TestResetDeclined(t *testing.T) {
-	for _, answer := range []string{"\n", "n\n", "아니요\n", "yess\n"} {
+	for _, answer := range []string{" ", "n", "아니요", "yess"} { // " ": enter alone
 		root, stateDir, st := seeded(t)
 		before, _ := st.Load()
-		code, out, _ := runWithStdin(t, answer, "--root", root, "--state-dir", stateDir)
+		code, out, _ := runSaying(t, answer, "--root", root, "--state-dir", stateDir)
 		if code != cli.ExitFail || !strings.Contains(out, "지우지 않았습니다") {
 			t.Errorf("answer %q: exit %d\n%s", answer, code, out)
 		}
@@ -98,7 +104,7 @@ func TestResetDeclined(t *testing.T) {
 
 func TestResetWithoutInputNeedsYes(t *testing.T) {
 	root, stateDir, st := seeded(t)
-	code, _, errOut := runWithStdin(t, "", "--root", root, "--state-dir", stateDir)
+	code, _, errOut := runSaying(t, "", "--root", root, "--state-dir", stateDir)
 	if code != cli.ExitFail || !strings.Contains(errOut, "--yes") {
 		t.Errorf("closed stdin: exit %d, stderr %q", code, errOut)
 	}
@@ -109,7 +115,7 @@ func TestResetWithoutInputNeedsYes(t *testing.T) {
 
 func TestResetAllWithYesFlag(t *testing.T) {
 	root, stateDir, st := seeded(t)
-	code, out, errOut := runWithStdin(t, "", "--yes", "--root", root, "--state-dir", stateDir)
+	code, out, errOut := runSaying(t, "", "--yes", "--root", root, "--state-dir", stateDir)
 	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -127,14 +133,14 @@ func TestResetAllWithYesFlag(t *testing.T) {
 	}
 	learnerFileIntact(t, root)
 	// Nothing left: said so, exit 0, no question.
-	code, out, _ = runWithStdin(t, "", "--root", root, "--state-dir", stateDir)
+	code, out, _ = runSaying(t, "", "--root", root, "--state-dir", stateDir)
 	if code != cli.ExitOK || !strings.Contains(out, "지울 진행 기록이 없습니다") {
 		t.Errorf("second reset: exit %d\n%s", code, out)
 	}
 }
 
 func TestResetBadStep(t *testing.T) {
-	code, _, errOut := runWithStdin(t, "y\n", "--step", "9", "--root", t.TempDir(), "--state-dir", t.TempDir())
+	code, _, errOut := runSaying(t, "y", "--step", "9", "--root", t.TempDir(), "--state-dir", t.TempDir())
 	if code != cli.ExitUsage || !strings.Contains(errOut, "9") {
 		t.Errorf("exit %d, %q", code, errOut)
 	}
@@ -147,7 +153,7 @@ func TestResetDamagedStateFile(t *testing.T) {
 	st := clitest.Store(t, stateDir, "gpu-incident", root)
 	os.MkdirAll(filepath.Dir(st.Path), 0o700)
 	os.WriteFile(st.Path, []byte("{not json"), 0o600)
-	code, out, errOut := runWithStdin(t, "", "--root", root, "--state-dir", stateDir)
+	code, out, errOut := runSaying(t, "", "--root", root, "--state-dir", stateDir)
 	if code != cli.ExitOK || !strings.Contains(errOut, "손상") || !strings.Contains(out, "없습니다") {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
@@ -163,7 +169,7 @@ func TestResetOpensOnlyTheState(t *testing.T) {
 		root, stateDir, st := seeded(t)
 		kubeconfig := filepath.Join(t.TempDir(), "config")
 		os.WriteFile(kubeconfig, []byte("{not: [a kubeconfig"), 0o600)
-		code, out, errOut := runWithStdin(t, "", "--yes", "--root", root, "--state-dir", stateDir, "--kubeconfig", kubeconfig)
+		code, out, errOut := runSaying(t, "", "--yes", "--root", root, "--state-dir", stateDir, "--kubeconfig", kubeconfig)
 		if code != cli.ExitOK || !strings.Contains(out, "지웠습니다") {
 			t.Fatalf("reset with a malformed kubeconfig: exit %d\nstdout %s\nstderr %s", code, out, errOut)
 		}
@@ -177,7 +183,7 @@ func TestResetOpensOnlyTheState(t *testing.T) {
 		files["lab.toml"] = strings.Replace(files["lab.toml"], `intro = "intro.md"`, "intro = \"intro.md\"\nstart = \"start\"", 1)
 		files["start/etc/site.toml"] = "[server]\n"
 		dir, root := testfiles.Dir(t, files), t.TempDir()
-		code, _, errOut := runWithStdin(t, "", "--yes", "--lab-dir", dir, "--root", root, "--state-dir", t.TempDir())
+		code, _, errOut := runSaying(t, "", "--yes", "--lab-dir", dir, "--root", root, "--state-dir", t.TempDir())
 		if code != cli.ExitOK {
 			t.Fatalf("reset --lab-dir: exit %d\n%s", code, errOut)
 		}
