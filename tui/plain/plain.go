@@ -293,27 +293,34 @@ func (c *companion) checks(n int) {
 	}
 }
 
-// command does what a typed line says; quit is true to end.
-func (c *companion) command(l string) (quit bool) {
-	word, arg, _ := strings.Cut(strings.TrimSpace(l), " ")
-	word = strings.ToLower(word)
+// answered takes word as the answer to the question open (a catch-up's
+// plan, the solution), if it is one.
+func (c *companion) answered(word string) bool {
 	switch {
 	case c.catching != nil && yes(word):
 		p := c.catching
 		c.catching = nil
 		c.doCatchUp(p)
-		return false
 	case c.catching != nil && no(word):
 		c.dropCatchUp()
 		c.say("catchup.cancelled")
-		return false
 	case c.asking && yes(word):
 		c.asking = false
 		c.solution()
-		return false
 	case c.asking && no(word):
 		c.asking = false
 		c.say("plain.solution_kept")
+	default:
+		return false
+	}
+	return true
+}
+
+// command does what a typed line says; quit is true to end.
+func (c *companion) command(l string) (quit bool) {
+	word, arg, _ := strings.Cut(strings.TrimSpace(l), " ")
+	word = strings.ToLower(word)
+	if c.answered(word) {
 		return false
 	}
 	if n, err := strconv.Atoi(word); err == nil {
