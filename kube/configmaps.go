@@ -2,6 +2,7 @@ package kube
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
@@ -107,3 +108,33 @@ func (w *ConfigMapWatch) Relisted() bool { return w.inf.LastSyncResourceVersion(
 
 // Wait returns once the informer stopped (after ctx ended).
 func (w *ConfigMapWatch) Wait() { w.done.Wait() }
+
+// OnConfigMap watches the ConfigMap name of ns (WatchConfigMaps with a
+// name) and, from a goroutine of its own, calls changed with it each
+// time it changes while it is there (gone is no call; watch errors are
+// the informer's to retry), until ctx ends; then ended, once the
+// informer stopped. A panic in changed ends the watch, logged as what's.
+// Idle while the object does not change.
+func OnConfigMap(ctx context.Context, cs Interface, ns, name, what string, changed func(*corev1.ConfigMap), ended func()) {
+	w := WatchConfigMaps(ctx, cs, ns, name)
+	go func() {
+		defer ended()
+		defer func() {
+			if r := recover(); r != nil {
+				slog.Error(what+" panicked", "panic", r)
+			}
+		}()
+		for {
+			select {
+			case <-ctx.Done():
+				w.Wait()
+				return
+			case <-w.Errors:
+			case <-w.Changed:
+				if o, err := w.Get(name); err == nil {
+					changed(o)
+				}
+			}
+		}
+	}()
+}

@@ -2,7 +2,8 @@ package classlab
 
 import (
 	"context"
-	"log/slog"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/latest"
@@ -26,36 +27,17 @@ type LabNotice struct {
 // the learner runs the lab they have either way.
 func WatchLab(ctx context.Context, cs kube.Interface, ns, have string) <-chan LabNotice {
 	out := make(chan LabNotice, 1)
-	w := kube.WatchConfigMaps(ctx, cs, ns, class.LabObject)
-	go func() {
-		defer close(out)
-		defer func() {
-			if r := recover(); r != nil {
-				slog.Error("class lab watch panicked", "panic", r)
-			}
-		}()
-		last := have
-		for {
-			select {
-			case <-ctx.Done():
-				w.Wait()
-				return
-			case <-w.Errors:
-			case <-w.Changed:
-				o, err := w.Get(class.LabObject)
-				if err != nil {
-					continue // gone: the learner keeps what they run
-				}
-				a, err := class.ReadLabObject(o)
-				if err == nil && a.Sum == last {
-					continue
-				}
-				if err == nil {
-					last = a.Sum
-				}
-				latest.Send(ctx, out, LabNotice{Lab: a, Err: err})
-			}
+	last := have
+	// Gone is no call: the learner keeps what they run.
+	kube.OnConfigMap(ctx, cs, ns, class.LabObject, "class lab watch", func(o *corev1.ConfigMap) {
+		a, err := class.ReadLabObject(o)
+		if err == nil && a.Sum == last {
+			return
 		}
-	}()
+		if err == nil {
+			last = a.Sum
+		}
+		latest.Send(ctx, out, LabNotice{Lab: a, Err: err})
+	}, func() { close(out) })
 	return out
 }

@@ -2,7 +2,8 @@ package learner
 
 import (
 	"context"
-	"log/slog"
+
+	corev1 "k8s.io/api/core/v1"
 
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/latest"
@@ -17,35 +18,14 @@ import (
 // simply shows no acknowledgement while the class is away.
 func WatchAcks(ctx context.Context, cs kube.Interface, ns, learnerID, lab string) <-chan class.Ack {
 	out := make(chan class.Ack, 1)
-	name := class.AckObject(learnerID)
-	w := kube.WatchConfigMaps(ctx, cs, ns, name)
-	go func() {
-		defer close(out)
-		defer func() {
-			if r := recover(); r != nil {
-				slog.Error("class ack watch panicked", "panic", r)
-			}
-		}()
-		var last class.Ack
-		for {
-			select {
-			case <-ctx.Done():
-				w.Wait()
-				return
-			case <-w.Errors:
-			case <-w.Changed:
-				o, err := w.Get(name)
-				if err != nil {
-					continue
-				}
-				a, ok := class.ReadAck(o, lab)
-				if !ok || a.Step == last.Step && a.Raised.Equal(last.Raised) && a.At.Equal(last.At) {
-					continue
-				}
-				last = a
-				latest.Send(ctx, out, a)
-			}
+	var last class.Ack
+	kube.OnConfigMap(ctx, cs, ns, class.AckObject(learnerID), "class ack watch", func(o *corev1.ConfigMap) {
+		a, ok := class.ReadAck(o, lab)
+		if !ok || a.Step == last.Step && a.Raised.Equal(last.Raised) && a.At.Equal(last.At) {
+			return
 		}
-	}()
+		last = a
+		latest.Send(ctx, out, a)
+	}, func() { close(out) })
 	return out
 }
