@@ -21,6 +21,7 @@ import (
 	yaml "go.yaml.in/yaml/v3"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labkit/action"
 	"github.com/labhub/labmate/observe"
 )
 
@@ -89,26 +90,12 @@ func Files(lab *content.Lab, n int) []string {
 	if vs == nil {
 		return nil
 	}
-	var out []string
-	add := func(p string) {
-		if p != "" && !slices.Contains(out, p) {
-			out = append(out, p)
-		}
+	// What the solution writes (action.Paths), less what it removes.
+	removed := map[string]bool{}
+	for _, r := range vs.Solve.Remove {
+		removed[action.Clean(r)] = true
 	}
-	a := vs.Solve
-	for _, p := range a.Files {
-		add(p)
-	}
-	for _, p := range a.Executable {
-		add(p)
-	}
-	for _, w := range a.Write {
-		add(w.Path)
-	}
-	for _, e := range a.Edit {
-		add(e.Path)
-	}
-	return slices.DeleteFunc(out, func(p string) bool { return slices.Contains(a.Remove, p) })
+	return slices.DeleteFunc(action.Paths(vs.Solve), func(p string) bool { return p == "" || removed[p] })
 }
 
 func verifyStep(lab *content.Lab, n int) *content.VerifyStep {
