@@ -225,9 +225,7 @@ func (o *boardOptions) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ack := func(learner, lab string, hand class.Hand) error {
-		return admin.Acknowledge(ctx, reqs, ns, learner, lab, hand, time.Now())
-	}
+	ack := acknowledger(ctx, reqs, ns)
 	tc := terminal.NewContext(o.streams.In, o.streams.Out, o.Theme, slog.Default())
 	err = board.Run(ctx, tc, board.Options{
 		Classes: admin.Watch(ctx, admin.WatchConfig{Client: cs, Namespace: ns, Lab: o.lab}), Namespace: ns, Lab: o.lab,
@@ -290,4 +288,16 @@ func (o *exportOptions) Run(ctx context.Context) error {
 		return class.WriteCSV(o.streams.Out, c)
 	}
 	return class.WriteJSON(o.streams.Out, c)
+}
+
+// acknowledger is the board's acknowledgement of a hand in ns: its
+// failure worded as the instructor's other errors are (explainAdmin),
+// for the board shows it as it is, never the cluster's English.
+func acknowledger(ctx context.Context, cs kube.Interface, ns string) func(learnerID, lab string, hand class.Hand) error {
+	return func(learnerID, lab string, hand class.Hand) error {
+		if err := admin.Acknowledge(ctx, cs, ns, learnerID, lab, hand, time.Now()); err != nil {
+			return errors.New(explainAdmin(err))
+		}
+		return nil
+	}
 }
