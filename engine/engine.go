@@ -392,16 +392,17 @@ func (e *Engine) run(ctx context.Context, sources []observe.Source, out chan Rep
 	publish := func() {
 		defer e.recoverInto("publish")
 		rep, wake := gate.view(e.Evaluate(), clk.Now())
+		if gate.published == nil || !sameResults(gate.published, &rep) {
+			gate.shown(rep)
+			latest.Send(ctx, out, rep)
+		}
+		// Armed after the send, so whoever sees the timer armed also sees
+		// what this evaluation published.
 		stopWake()
 		wakeC, stopWake = nil, func() {}
 		if !wake.IsZero() {
 			wakeC, stopWake = clk.After(wake.Sub(clk.Now()))
 		}
-		if gate.published != nil && sameResults(gate.published, &rep) {
-			return
-		}
-		gate.shown(rep)
-		latest.Send(ctx, out, rep)
 	}
 	defer func() { stopWake() }()
 	publish()
