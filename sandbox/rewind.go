@@ -185,7 +185,7 @@ func Rewind(ctx context.Context, conn kube.Conn, inv Inventory) (bool, error) {
 				return false, nil
 			}
 			settled = false
-			if err := removeAdded(ctx, conn, added); err != nil {
+			if err := removeAdded(ctx, conn, now, added); err != nil {
 				return false, err
 			}
 		}
@@ -255,11 +255,17 @@ func (inv Inventory) diff(other Inventory) string {
 	return strings.Join(out[:min(len(out), 5)], ", ")
 }
 
-// removeAdded deletes the added objects: a namespace whole (with
-// deleteNamespaces, which waits until it is gone), what makes pods before
-// the pods (so nothing makes them again meanwhile), pods at once; then
-// waits until every one is gone.
-func removeAdded(ctx context.Context, conn kube.Conn, added []ObjectRef) error {
+// removeAdded deletes the added objects (as inv, the inventory that
+// found them, holds them): a namespace whole (with deleteNamespaces,
+// which waits until it is gone), what makes pods before the pods (so
+// nothing makes them again meanwhile), pods at once; then waits until
+// every one it deleted is gone. An object made again under the same name
+// meanwhile is another object (another UID), not waited for: client-go's
+// event recorder creates an event anew when the patch of a repeat finds
+// it deleted (k8s.io/client-go v0.34, tools/record/event.go,
+// recordEvent), for as long as the controller that reports keeps
+// failing, and the next inventory finds it added.
+func removeAdded(ctx context.Context, conn kube.Conn, inv Inventory, added []ObjectRef) error {
 	cs, err := conn.Typed()
 	if err != nil {
 		return err
@@ -294,8 +300,8 @@ func removeAdded(ctx context.Context, conn kube.Conn, added []ObjectRef) error {
 	}
 	return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		for _, ref := range objects {
-			_, err := dyn.Resource(ref.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-			if !apierrors.IsNotFound(err) {
+			o, err := dyn.Resource(ref.Resource).Namespace(ref.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+			if err == nil && o.GetUID() == inv.objects[ref].uid || err != nil && !apierrors.IsNotFound(err) {
 				return false, nil
 			}
 		}

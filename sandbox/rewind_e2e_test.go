@@ -109,9 +109,17 @@ func TestRewindE2E(t *testing.T) {
 	}
 	namespace(kept)
 	configMap(kept, "base")
-	base := inventory()
-	if again := inventory(); !again.Equal(base) {
-		t.Fatal("two inventories of an idle sandbox differ: something other than a lease changes by itself")
+	// A sandbox just started is still settling (its controllers' first
+	// events): the baseline is two inventories alike in a row. One that
+	// keeps changing by itself never gets there.
+	var base sandbox.Inventory
+	err = wait.PollUntilContextCancel(ctx, 250*time.Millisecond, true, func(context.Context) (bool, error) {
+		prev := base
+		base = inventory()
+		return prev.Len() > 0 && base.Equal(prev), nil
+	})
+	if err != nil {
+		t.Fatal("two inventories of an idle sandbox never agree: something other than a lease changes by itself")
 	}
 
 	namespace(added)
@@ -138,6 +146,50 @@ func TestRewindE2E(t *testing.T) {
 		if _, err := cs.CoreV1().ConfigMaps(kept).Get(ctx, name, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 			t.Errorf("ConfigMap %s/%s after Rewind: %v, want it gone", kept, name, err)
 		}
+	}
+
+	// An added object made again as soon as it is gone, as client-go's
+	// event recorder makes an event again when the patch of a repeat finds
+	// it deleted: Rewind deletes the new one too and does not wait for it
+	// to go (it waited until its deadline, two minutes). A finalizer holds
+	// the first one until the watch below has seen it deleted, so the new
+	// one is there before Rewind can find the name free.
+	held, err := cs.CoreV1().ConfigMaps(kept).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "phoenix", Finalizers: []string{"labmate.test/hold"}}}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := cs.CoreV1().ConfigMaps(kept).Watch(ctx, metav1.ListOptions{FieldSelector: "metadata.name=phoenix", ResourceVersion: held.ResourceVersion})
+	if err != nil {
+		t.Fatal(err)
+	}
+	remade := make(chan error, 1)
+	go func() {
+		defer w.Stop()
+		for ev := range w.ResultChan() {
+			cm, ok := ev.Object.(*corev1.ConfigMap)
+			if !ok || cm.DeletionTimestamp == nil {
+				continue
+			}
+			cm.Finalizers = nil
+			if _, err := cs.CoreV1().ConfigMaps(kept).Update(ctx, cm, metav1.UpdateOptions{}); err != nil {
+				remade <- err
+				return
+			}
+			_, err := cs.CoreV1().ConfigMaps(kept).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "phoenix"}}, metav1.CreateOptions{})
+			remade <- err
+			return
+		}
+		remade <- ctx.Err()
+	}()
+	ok, err = sandbox.Rewind(ctx, conn, base)
+	if err != nil || !ok {
+		t.Fatalf("Rewind of an object made again once deleted = %v, %v; want true", ok, err)
+	}
+	if err := <-remade; err != nil {
+		t.Fatalf("making phoenix again: %v", err)
+	}
+	if after := inventory(); !after.Equal(base) {
+		t.Errorf("Rewind said true, but the sandbox's inventory is not the baseline's: %s", after.Diff(base))
 	}
 
 	// A baseline object changed: no rewind, and nothing deleted.
