@@ -55,6 +55,14 @@ func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interf
 		slog.Debug("sandbox reset", "part", part, "ms", time.Since(at).Milliseconds())
 		at = time.Now()
 	}
+	if d := gone.wait(names, at); d > 0 {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(d):
+		}
+		took("namespaces.reuse")
+	}
 	for _, ns := range names {
 		if err := emptyNamespace(ctx, cs, ns); err != nil && !apierrors.IsNotFound(err) {
 			return wrapMsg(err, "sandbox.err.delete_namespace", "namespace", ns)
@@ -84,10 +92,61 @@ func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interf
 				left = append(left, ns)
 			}
 		}
+		if len(left) == 0 {
+			gone.saw(names, time.Now())
+		}
 		return len(left) == 0, nil
 	}, func() error {
 		return errors.New(content.Msg("sandbox.fail.namespaces_left", "namespaces", strings.Join(left, ", "), "timeout", ResetTimeout))
 	})
+}
+
+// The namespace controller empties a deleted namespace by its name, not
+// its UID. It takes a terminating namespace's key 5 s after each change
+// it sees of it (kubernetes v1.34, pkg/controller/namespace/
+// namespace_controller.go, enqueueNamespace: namespaceDeletionGracePeriod)
+// and, if the namespace of that name is terminating then, deletes every
+// collection in it (deletion/namespaced_resources_deleter.go,
+// deleteAllContent) until a call finds the namespace's UID changed. A
+// namespace deleteNamespaces purged and finalized is gone at once, and a
+// lab's start makes it again; were it deleted again as that key comes
+// due, the controller would still be deleting by name when the start
+// makes the namespace anew, and would delete what the start just made.
+// Seen in a driver-reboot proof: the controller's log says "namespace uid
+// has changed across retries" as the start's DaemonSet goes, and the
+// reset waited for that DaemonSet until its deadline. So a namespace is
+// deleted again only once every key of its last deletion has come due
+// and found it alive: namespaceReuse after deleteNamespaces saw it gone.
+const namespaceReuse = 5*time.Second + time.Second // the controller's grace, and its own delay
+
+// gone is when deleteNamespaces last saw each namespace gone, in this
+// process (by name: a proof resets one sandbox).
+var gone = goneLog{at: map[string]time.Time{}}
+
+type goneLog struct {
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (g *goneLog) saw(names []string, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, ns := range names {
+		g.at[ns] = now
+	}
+}
+
+// wait is how long, from now, to wait before deleting names again.
+func (g *goneLog) wait(names []string, now time.Time) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var d time.Duration
+	for _, ns := range names {
+		if at, ok := g.at[ns]; ok {
+			d = max(d, at.Add(namespaceReuse).Sub(now))
+		}
+	}
+	return d
 }
 
 // purgeWait bounds how long deleteNamespaces waits for a namespace's
