@@ -38,6 +38,7 @@ type prover struct {
 	clusterOK               bool // the proof may touch the sandbox
 	tmp                     string
 	sessions                int // how many sessions were made, for their roots' names
+	lane                    int // which sandbox of the mutation proof (lanes.go): 1 is Cluster's
 
 	// base is the baseline the last trial kept (baseline.go); misses
 	// counts, by solved steps, the trials in a row that could not
