@@ -199,11 +199,11 @@ func (o *verifyOptions) lane(id string, k int) verify.Lane {
 			return kube.Target{}, nil, err
 		}
 		release := func() { _ = sandbox.Down(context.WithoutCancel(ctx), so) }
-		conn, err := kube.Open(kube.Options{Path: sandbox.Kubeconfig(so), Only: true})
-		if err != nil {
+		target := o.f.Sandbox(sandbox.Kubeconfig(so))
+		if target.Err != nil {
 			release()
-			return kube.Target{}, nil, err
+			return kube.Target{}, nil, target.Err
 		}
-		return kube.Target{Conn: conn}, release, nil
+		return target, release, nil
 	}
 }
