@@ -25,7 +25,9 @@ import (
 // check lets a trainer-b without the toleration through, and `lab
 // verify --mutants-step 3` exits 1 naming that survivor.
 //
-// It runs on a sandbox of its own, in one of the machine-wide cluster slots.
+// It runs on a sandbox of its own, in one of the machine-wide cluster
+// slots, and its near-misses on a second one the proof makes (--lanes 2)
+// and deletes: the survivor is found whichever sandbox tried it.
 func TestMutantsCatchALoosenedLabRule(t *testing.T) {
 	t.Parallel()
 	text, err := content.Load("driver-reboot")
@@ -79,14 +81,29 @@ func TestMutantsCatchALoosenedLabRule(t *testing.T) {
 	if err := os.WriteFile(labToml, out, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "lab", "verify", dir, "--mutants-step", "3", "--kubeconfig", sandbox.Kubeconfig(opts),
-		"--context", sandbox.Context(opts), "--state-dir", t.TempDir())
+	log := filepath.Join(t.TempDir(), "verify.log")
+	cmd := exec.Command(bin, "lab", "verify", dir, "--mutants-step", "3", "--lanes", "2", "--log", log,
+		"--kubeconfig", sandbox.Kubeconfig(opts), "--context", sandbox.Context(opts), "--state-dir", t.TempDir())
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("lab verify of the loosened lab: %v, want exit 1\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	// Both sandboxes tried near-misses, and the proof's own is gone.
+	trials, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lane := range []string{"lane=1", "lane=2"} {
+		if !bytes.Contains(trials, []byte(lane)) {
+			t.Errorf("no trial on %s in the proof's log:\n%s", lane, trials)
+		}
+	}
+	lane := sandbox.Options{Name: "labmate-verify-driver-reboot-2"}
+	if _, err := os.Stat(sandbox.Kubeconfig(lane)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the proof's second sandbox is still there after it: %s (%v)", sandbox.Kubeconfig(lane), err)
 	}
 	survivor := "field k8s/trainer-b.yaml delete spec.tolerations"
 	for _, line := range strings.Split(stdout.String(), "\n") {

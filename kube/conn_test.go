@@ -55,3 +55,39 @@ func TestOneLimiterAndOneTransport(t *testing.T) {
 		t.Error("a Within copy's typed client has a rate limiter of its own")
 	}
 }
+
+// Unthrottled keeps the server and origin and leaves the clients no
+// limit of their own: a thousand requests in a row all go at once, where
+// the connection it came from lets its burst through and then waits.
+func TestUnthrottled(t *testing.T) {
+	c, err := forConfig(&rest.Config{Host: "http://127.0.0.1:1", QPS: 5, Burst: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.origin = Origin{Context: "kwok-labmate"}
+	u, err := Unthrottled(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Host() != c.Host() || u.Origin().Context != "kwok-labmate" {
+		t.Fatalf("Unthrottled: host %q, context %q; want %q, kwok-labmate", u.Host(), u.Origin().Context, c.Host())
+	}
+	typed, err := u.Typed()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lim := typed.(*Clientset).core.RESTClient().GetRateLimiter()
+	for i := range 1000 {
+		if !lim.TryAccept() {
+			t.Fatalf("request %d waited on the client's own limiter", i+1)
+		}
+	}
+	orig := c.cfg.RateLimiter
+	n := 0
+	for orig.TryAccept() {
+		n++
+	}
+	if n > 10 {
+		t.Fatalf("the connection Unthrottled came from let %d through at once, want its burst of 10", n)
+	}
+}

@@ -99,6 +99,10 @@ type Factory interface {
 	// off with --no-cluster, else the connection, made once per command
 	// line, or why there is none.
 	Cluster() kube.Target
+	// Sandbox is a connection to a sandbox labmate made, from its own
+	// kubeconfig alone (sandbox.Kubeconfig): a proof's lanes. A new one
+	// each call, keeping nothing: safe from any goroutine.
+	Sandbox(kubeconfig string) kube.Target
 	// Admin is the instructor's connection to the class cluster, from
 	// the same flags (--kubeconfig, --context: kubectl's rules, then the
 	// sandbox's kubeconfig), or, with kubeconfig set, from that file

@@ -136,7 +136,7 @@ func (l *mutationLog) states(p *prover) map[int]*engine.Engine {
 
 // mutate makes every step's near-misses, judges each, and returns them
 // with their outcomes, step by step.
-func (p *prover) mutate(ctx context.Context) []*Mutant {
+func (p *prover) mutate(ctx context.Context, lanes []*pendingLane) []*Mutant {
 	at := time.Now()
 	states := p.mut.states(p)
 	spent("mutate.states", at)
@@ -144,7 +144,7 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 	for _, vs := range p.text.Verify.Steps {
 		byID[vs.ID] = vs
 	}
-	var all []*Mutant
+	var all, queue []*Mutant
 	for _, st := range p.text.Steps {
 		vs, ok := byID[st.ID]
 		state, solved := states[st.Number]
@@ -156,9 +156,6 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 		spent("mutate.make", at, "step", st.Number, "mutants", len(ms))
 		p.mut.mutated[st.Number] = true
 		for _, m := range ms {
-			if ctx.Err() != nil {
-				return all
-			}
 			if eq, ok := equivalent(vs, m); ok {
 				m.Outcome, m.Reason = outEquivalent, eq.Reason
 				continue
@@ -167,17 +164,22 @@ func (p *prover) mutate(ctx context.Context) []*Mutant {
 				m.Outcome = outElsewhere
 				continue
 			}
-			took := ""
 			if m.Outcome == "" {
-				start := time.Now()
-				p.try(ctx, m)
-				took = msg("verify.progress.tried", "took", time.Since(start))
+				queue = append(queue, m)
+				continue
 			}
-			fmt.Fprintln(p.o.Progress, msg("verify.progress.mutant", "step", m.Step, "outcome", msg("verify.mutant."+m.Outcome), "desc", m.Desc)+took)
+			p.progressMutant(m, "")
 		}
 		all = append(all, ms...)
 	}
+	p.tryAll(ctx, queue, lanes)
 	return all
+}
+
+// progressMutant says m's verdict on Progress (took: how long its trial
+// took, "" when it was judged without one).
+func (p *prover) progressMutant(m *Mutant, took string) {
+	fmt.Fprintln(p.o.Progress, msg("verify.progress.mutant", "step", m.Step, "outcome", msg("verify.mutant."+m.Outcome), "desc", m.Desc)+took)
 }
 
 // inShard says whether this proof tries m on the cluster: always, unless

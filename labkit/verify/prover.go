@@ -38,6 +38,7 @@ type prover struct {
 	clusterOK               bool // the proof may touch the sandbox
 	tmp                     string
 	sessions                int // how many sessions were made, for their roots' names
+	lane                    int // which sandbox of the mutation proof (lanes.go): 1 is Cluster's
 
 	// base is the baseline the last trial kept (baseline.go); misses
 	// counts, by solved steps, the trials in a row that could not
@@ -144,6 +145,10 @@ func (p *prover) connect(ctx context.Context) error {
 	// context alone, in a file of the proof's.
 	p.kubeconfigFile = filepath.Join(p.tmp, "kubeconfig")
 	if err := conn.WriteKubeconfig(p.kubeconfigFile); err != nil {
+		return &EnvError{msg("verify.no_sandbox", "err", kube.Explain(err))}
+	}
+	// A sandbox: the proof's many lists wait on no limit of its own.
+	if conn, err = kube.Unthrottled(conn); err != nil {
 		return &EnvError{msg("verify.no_sandbox", "err", kube.Explain(err))}
 	}
 	cs, err := conn.Typed()

@@ -82,7 +82,7 @@ func (p *prover) trial(ctx context.Context, m *Mutant) (why string) {
 		at := time.Now()
 		sess.close()
 		spent("trial.close", at, "step", m.Step)
-		spent("trial", began, "step", m.Step, "outcome", m.Outcome, "mutant", m.Desc)
+		spent("trial", began, "step", m.Step, "outcome", m.Outcome, "mutant", m.Desc, "lane", p.lane)
 	}()
 	if sess == nil {
 		if cluster {

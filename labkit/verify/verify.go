@@ -54,6 +54,13 @@ type Options struct {
 	// Timeout bounds the wait for each case's verdict (the lab's
 	// verify.toml may say; 60 s when neither does).
 	Timeout time.Duration
+	// Lanes make more sandboxes for the mutation proof: each is asked
+	// for its sandbox as the proof starts, and a sandbox it gives tries
+	// near-misses beside Cluster's, one trial at a time on each, from one
+	// queue in step order. Each must be a labmate sandbox made for this
+	// lab or for none (it is reset to the lab's start first). A lane
+	// that gives no sandbox is left out, with a line on Progress.
+	Lanes []Lane
 	// Width is the pane width pages must fit (60).
 	Width int
 	// Progress receives one Korean line per case as it is decided.
@@ -160,8 +167,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 
 	p := &prover{o: o, text: text, kit: o.Lab, misses: map[int]int{}}
+	var lanes []*pendingLane
 	if o.Mutants && o.Record == "" {
 		p.mut = newMutationLog()
+		// Trials run on several lanes at once: one line at a time.
+		p.o.Progress = &syncWriter{w: o.Progress}
+		lanes = startLanes(ctx, o.Lanes)
+		defer releaseLanes(lanes)
 	}
 	// Whatever prepare made (the temp dir with its flattened kubeconfig,
 	// a half-written recording) goes, also when it fails.
@@ -176,7 +188,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	_ = p.run.Stop()
 	if p.mut != nil {
-		res.Mutants = p.mutate(ctx)
+		res.Mutants = p.mutate(ctx, lanes)
 		res.Rows = append(res.Rows, p.mutantRows(res.Mutants)...)
 	}
 	res.Rows = append(res.Rows, p.textRows()...)

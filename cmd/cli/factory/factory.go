@@ -209,6 +209,11 @@ func (f *Factory) Cluster() kube.Target {
 	return kube.Target{Named: f.cluster.Named(), Conn: inv.conn, Err: inv.connErr}
 }
 
+func (f *Factory) Sandbox(kubeconfig string) kube.Target {
+	conn, err := f.inv.deps.Open(kube.Options{Path: kubeconfig, Only: true})
+	return kube.Target{Named: true, Conn: conn, Err: err}
+}
+
 func (f *Factory) Replay(kit *labkit.Lab, tr *trace.Trace, o trace.ReplayOptions) *labrun.Run {
 	return labrun.Replay(kit.Text, kit.Steps, tr, o)
 }

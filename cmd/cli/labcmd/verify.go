@@ -14,6 +14,7 @@ import (
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 	"github.com/labhub/labmate/labkit/verify"
 	"github.com/labhub/labmate/sandbox"
@@ -26,6 +27,7 @@ type verifyOptions struct {
 	Mutants     bool
 	MutantSteps []int
 	Shard       string // K/N
+	Lanes       int
 	Pace        time.Duration
 	Timeout     time.Duration
 	BinDir      string
@@ -58,6 +60,7 @@ func newVerifyCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
 	fs.BoolVar(&o.Mutants, "mutants", false, content.Msg("verify.flag.mutants"))
 	fs.IntSliceVar(&o.MutantSteps, "mutants-step", nil, content.Msg("verify.flag.mutants_step"))
 	fs.StringVar(&o.Shard, "mutants-shard", "", content.Msg("verify.flag.mutants_shard"))
+	fs.IntVar(&o.Lanes, "lanes", 2, content.Msg("verify.flag.lanes"))
 	fs.DurationVar(&o.Pace, "pace", 3*time.Second, content.Msg("verify.flag.pace"))
 	fs.DurationVar(&o.Timeout, "timeout", 0, content.Msg("verify.flag.timeout"))
 	fs.StringVar(&o.BinDir, "bin-dir", "", content.Msg("cli.flag.bin_dir"))
@@ -88,6 +91,8 @@ func (o *verifyOptions) Validate() error {
 		return cli.UsageErr("verify.watch_needs_dir")
 	case !o.shardOK:
 		return cli.UsageErr("verify.bad_shard", "shard", o.Shard)
+	case o.Lanes < 1:
+		return cli.UsageErr("verify.bad_lanes", "lanes", o.Lanes)
 	case (o.Mutants || o.shardN > 0) && o.Record != "":
 		return cli.UsageErr("verify.mutants_and_record")
 	case o.Watch && o.Record != "":
@@ -142,6 +147,14 @@ func (o *verifyOptions) once(ctx context.Context) error {
 	}
 	if len(kit.ClusterSteps()) > 0 {
 		opts.Cluster = o.f.Cluster() // a lab of file steps alone needs none
+		// The near-misses tried on more sandboxes at once, each made for
+		// this proof and deleted after it; a shard is already one of
+		// several proofs at once.
+		if opts.Mutants && o.shardN == 0 && !opts.Cluster.Off {
+			for k := 2; k <= o.Lanes; k++ {
+				opts.Lanes = append(opts.Lanes, o.lane(kit.Text.ID, k))
+			}
+		}
 	}
 	res, err := verify.Run(ctx, opts)
 	var ee *verify.EnvError
@@ -175,4 +188,22 @@ func (o *verifyOptions) once(ctx context.Context) error {
 		return cli.Quiet(cli.ExitUsage) // could not prove: the environment, not the lab
 	}
 	return nil
+}
+
+// lane makes sandbox k of the proof of lab id (labmate-verify-ID-K),
+// which the proof deletes when it is done with it.
+func (o *verifyOptions) lane(id string, k int) verify.Lane {
+	return func(ctx context.Context) (kube.Target, func(), error) {
+		so := sandbox.Options{Name: fmt.Sprintf("labmate-verify-%s-%d", id, k), BinDir: o.BinDir}
+		if err := sandbox.Up(ctx, so); err != nil {
+			return kube.Target{}, nil, err
+		}
+		release := func() { _ = sandbox.Down(context.WithoutCancel(ctx), so) }
+		target := o.f.Sandbox(sandbox.Kubeconfig(so))
+		if target.Err != nil {
+			release()
+			return kube.Target{}, nil, target.Err
+		}
+		return target, release, nil
+	}
 }
