@@ -40,7 +40,7 @@ import (
 // finalizer outlives purgeWait, the finalize call refused), the
 // controller still does: deleteNamespaces then waits for it, bounded by
 // ctx.
-func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interface, names []string) error {
+func deleteNamespaces(ctx context.Context, server string, cs kube.Interface, dyn dynamic.Interface, names []string) error {
 	// A namespace that is not there (the trial never made it) has
 	// nothing to delete or wait for.
 	names = slices.DeleteFunc(slices.Clone(names), func(ns string) bool {
@@ -55,7 +55,7 @@ func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interf
 		slog.Debug("sandbox reset", "part", part, "ms", time.Since(at).Milliseconds())
 		at = time.Now()
 	}
-	if d := gone.wait(names, at); d > 0 {
+	if d := gone.wait(server, names, at); d > 0 {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -93,7 +93,7 @@ func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interf
 			}
 		}
 		if len(left) == 0 {
-			gone.saw(names, time.Now())
+			gone.saw(server, names, time.Now())
 		}
 		return len(left) == 0, nil
 	}, func() error {
@@ -119,30 +119,34 @@ func deleteNamespaces(ctx context.Context, cs kube.Interface, dyn dynamic.Interf
 // and found it alive: namespaceReuse after deleteNamespaces saw it gone.
 const namespaceReuse = 5*time.Second + time.Second // the controller's grace, and its own delay
 
-// gone is when deleteNamespaces last saw each namespace gone, in this
-// process (by name: a proof resets one sandbox).
-var gone = goneLog{at: map[string]time.Time{}}
+// gone is when deleteNamespaces last saw each namespace of each sandbox
+// (by its API server's URL) gone, in this process: a proof's lanes reset
+// sandboxes of their own, each with its own namespace controller.
+var gone = goneLog{at: map[goneKey]time.Time{}}
 
 type goneLog struct {
 	mu sync.Mutex
-	at map[string]time.Time
+	at map[goneKey]time.Time
 }
 
-func (g *goneLog) saw(names []string, now time.Time) {
+type goneKey struct{ server, namespace string }
+
+func (g *goneLog) saw(server string, names []string, now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, ns := range names {
-		g.at[ns] = now
+		g.at[goneKey{server, ns}] = now
 	}
 }
 
-// wait is how long, from now, to wait before deleting names again.
-func (g *goneLog) wait(names []string, now time.Time) time.Duration {
+// wait is how long, from now, to wait before deleting names of server
+// again.
+func (g *goneLog) wait(server string, names []string, now time.Time) time.Duration {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	var d time.Duration
 	for _, ns := range names {
-		if at, ok := g.at[ns]; ok {
+		if at, ok := g.at[goneKey{server, ns}]; ok {
 			d = max(d, at.Add(namespaceReuse).Sub(now))
 		}
 	}

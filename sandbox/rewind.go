@@ -295,7 +295,7 @@ func removeAdded(ctx context.Context, conn kube.Conn, inv Inventory, added []Obj
 			return wrapMsg(err, "sandbox.err.wipe", "resource", ref.Resource.Resource+"."+ref.Resource.Group)
 		}
 	}
-	if err := deleteNamespaces(ctx, cs, dyn, namespaces); err != nil {
+	if err := deleteNamespaces(ctx, conn.Host(), cs, dyn, namespaces); err != nil {
 		return err
 	}
 	return wait.PollUntilContextCancel(ctx, 50*time.Millisecond, true, func(ctx context.Context) (bool, error) {

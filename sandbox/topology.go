@@ -236,7 +236,7 @@ func Reset(ctx context.Context, conn kube.Conn, st Start) error {
 		slog.Debug("sandbox reset", "part", part, "ms", time.Since(at).Milliseconds())
 		at = time.Now()
 	}
-	if err := deleteNamespaces(ctx, cs, dyn, st.Namespaces); err != nil {
+	if err := deleteNamespaces(ctx, conn.Host(), cs, dyn, st.Namespaces); err != nil {
 		return err
 	}
 	took("namespaces")
