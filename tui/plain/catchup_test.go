@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/internal/fixture"
@@ -21,9 +22,10 @@ type plan struct {
 	lines, result string
 }
 
-func (p *plan) Lines() []string { return strings.Split(p.lines, "\n") }
-func (p *plan) Empty() bool     { return false }
-func (p *plan) Result() string  { return p.result }
+func (p *plan) Lines() []string             { return strings.Split(p.lines, "\n") }
+func (p *plan) Empty() bool                 { return false }
+func (p *plan) Result() string              { return p.result }
+func (p *plan) CaughtUp() map[int]time.Time { return nil }
 
 func (p *plan) Do(_ context.Context, progress io.Writer) error {
 	p.mu.Lock()
