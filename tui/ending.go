@@ -49,12 +49,12 @@ func (m *Model) notePasses(first []int, at time.Time) {
 func (m Model) endingBlocks() ([]block, bool) {
 	var blocks []block
 	exact := true
-	took, caught := learnerRun(m.opts.Started, m.passedAt, m.caughtUpAt)
+	took, caught := LearnerRun(m.opts.Started, m.passedAt, m.caughtUpAt)
 	if m.lab.Finish != "" {
 		blocks, exact = m.docBlocks(finishDoc)
 	} else {
 		text := content.Msg("tui.ending.no_page", "title", m.lab.Title)
-		if n := caughtIn(m.lab, caught); n > 0 {
+		if n := CaughtIn(m.lab, caught); n > 0 {
 			text = content.Msg("tui.ending.no_page_caught_up", "title", m.lab.Title, "caught", n)
 		}
 		blocks = []block{{lines: page.Wrap(text, m.width-1, " ", " ")}}
@@ -62,12 +62,13 @@ func (m Model) endingBlocks() ([]block, bool) {
 	return append(blocks, m.canvas().runSummary(m.lab, took, caught, m.hints)...), exact
 }
 
-// learnerRun tells the learner's passes from the catch-ups: caught are
-// the steps catch-up brought to the reference (a step the learner passed
-// before its catch-up stays theirs, as the progress keeps it: a pass
-// after it is the reference's), took the time of each step the learner
-// passed, from the pass or catch-up before it.
-func learnerRun(started time.Time, passedAt, caughtUpAt map[int]time.Time) (took map[int]time.Duration, caught map[int]bool) {
+// LearnerRun tells the learner's passes from the catch-ups, for the
+// ending (the TUI's and plain mode's): caught are the steps catch-up
+// brought to the reference (a step the learner passed before its
+// catch-up stays theirs, as the progress keeps it: a pass after it is
+// the reference's), took the time of each step the learner passed, from
+// the pass or catch-up before it.
+func LearnerRun(started time.Time, passedAt, caughtUpAt map[int]time.Time) (took map[int]time.Duration, caught map[int]bool) {
 	caught = map[int]bool{}
 	events := map[int]time.Time{}
 	for n, at := range passedAt {
@@ -86,8 +87,8 @@ func learnerRun(started time.Time, passedAt, caughtUpAt map[int]time.Time) (took
 	return took, caught
 }
 
-// caughtIn counts the lab's steps that were caught up.
-func caughtIn(lab *content.Lab, caught map[int]bool) int {
+// CaughtIn counts the lab's steps that were caught up.
+func CaughtIn(lab *content.Lab, caught map[int]bool) int {
 	n := 0
 	for _, s := range lab.Steps {
 		if caught[s.Number] {
@@ -125,7 +126,7 @@ func (c canvas) runSummary(lab *content.Lab, took map[int]time.Duration, caught 
 		out = append(out, block{lines: lines})
 	}
 	var totals []string
-	if n := caughtIn(lab, caught); n > 0 {
+	if n := CaughtIn(lab, caught); n > 0 {
 		totals = append(totals, content.Msg("tui.ending.tally", "steps", len(lab.Steps), "own", len(lab.Steps)-n, "caught", n))
 		if known > 0 {
 			totals = append(totals, content.Msg("tui.ending.total_own", "took", content.Duration(total.Round(time.Second)), "n", known))
