@@ -6,12 +6,15 @@ package tui
 // the sandbox, which steps it leaves alone. y does it; n or esc leaves
 // it and nothing changes. Planning (it reads the lab, reaches the
 // cluster) and doing (it writes, runs and waits for each step to pass)
-// are commands, never Update; the view says how it ended.
+// are commands, never Update. While it is done the view shows each
+// step as it is caught up (the lines `labmate catch-up` prints), then
+// how it ended.
 
 import (
 	"context"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -36,6 +39,10 @@ type CatchUpPlan interface {
 	Do(ctx context.Context, progress io.Writer) error
 	// Result says how it ended once Do returned nil (Korean).
 	Result() string
+	// CaughtUp are the steps Do brought to the reference, each with the
+	// time it was recorded caught up (those before the step it stopped
+	// at, when it failed): the ending does not count them as passed.
+	CaughtUp() map[int]time.Time
 	// Close lets go of what the plan holds (its run, scratch files);
 	// never the learner's backup.
 	Close()
@@ -59,6 +66,9 @@ type catchingUp struct {
 	phase catchUpPhase
 	plan  CatchUpPlan
 	lines []string // the plan, cleaned
+	// done are the lines Do said so far (cleaned), a step each as it
+	// is caught up.
+	done []string
 	// result says how it ended (cleaned); failed: refused or stopped.
 	result string
 	failed bool
@@ -74,11 +84,21 @@ type catchUpPlannedMsg struct {
 	err     error
 }
 
-// catchUpDoneMsg is a catch-up done (result) or stopped (err).
+// catchUpLineMsg is a line a catch-up's Do said, on its feed (which
+// carries its lines, then its catchUpDoneMsg).
+type catchUpLineMsg struct {
+	id   int
+	line string
+	feed <-chan tea.Msg
+}
+
+// catchUpDoneMsg is a catch-up done (result) or stopped (err), with the
+// steps it caught up and when.
 type catchUpDoneMsg struct {
 	id     int
 	result string
 	err    error
+	caught map[int]time.Time
 }
 
 // canCatchUp reports whether the catch-up key works on this page: a step
@@ -154,7 +174,7 @@ func (m *Model) catchUpKey(msg tea.KeyMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, k.Yes) && cu.phase == catchUpAsking:
 		cu.phase = catchUpDoing
-		m.rebuild()
+		m.rebuildTop()
 		return m.doCatchUp(cu)
 	case key.Matches(msg, k.No) && cu.phase != catchUpDoing:
 		m.catchUp = nil
@@ -172,21 +192,94 @@ func (m *Model) catchUpKey(msg tea.KeyMsg) tea.Cmd {
 	return nil
 }
 
-// doCatchUp carries the plan out from a command, then lets it go.
+// catchUpFeedSize is how many messages a catch-up's feed holds before
+// Do waits for the program to take them: a few steps' lines, so a short
+// catch-up never waits on the view.
+const catchUpFeedSize = 32
+
+// doCatchUp carries the plan out from a command, then lets it go. What
+// Do says comes a line at a time on a feed read by a re-arming command,
+// the end last, so the lines are shown in order and before the result.
 func (m Model) doCatchUp(cu *catchingUp) tea.Cmd {
 	p, ctx, id := cu.plan, m.ctx, cu.id
-	return func() tea.Msg {
-		defer p.Close()
-		if err := p.Do(ctx, io.Discard); err != nil {
-			return catchUpDoneMsg{id: id, err: err}
+	feed := make(chan tea.Msg, catchUpFeedSize)
+	send := func(msg tea.Msg) {
+		select {
+		case feed <- msg:
+		case <-ctx.Done(): // the program is gone: nobody reads
 		}
-		return catchUpDoneMsg{id: id, result: p.Result()}
+	}
+	do := func() tea.Msg {
+		defer close(feed)
+		defer p.Close()
+		err := p.Do(ctx, catchUpLines{id: id, feed: feed, send: send})
+		done := catchUpDoneMsg{id: id, err: err, caught: p.CaughtUp()}
+		if err == nil {
+			done.result = p.Result()
+		}
+		send(done)
+		return nil
+	}
+	return tea.Batch(do, waitCatchUp(feed))
+}
+
+// waitCatchUp takes the next message of a catch-up's feed.
+func waitCatchUp(feed <-chan tea.Msg) tea.Cmd {
+	return func() tea.Msg {
+		if msg, ok := <-feed; ok {
+			return msg
+		}
+		return nil
 	}
 }
 
-// catchUpDone says how the catch-up ended, and has the files read again
-// (the reference is there now).
+// catchUpLines is the writer a catch-up's Do says its progress on: each
+// line written (labkit/catchup writes whole lines, as plain mode's
+// lineWriter takes them) goes on the feed.
+type catchUpLines struct {
+	id   int
+	feed <-chan tea.Msg
+	send func(tea.Msg)
+}
+
+func (w catchUpLines) Write(b []byte) (int, error) {
+	for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		w.send(catchUpLineMsg{id: w.id, line: l, feed: w.feed})
+	}
+	return len(b), nil
+}
+
+// catchUpLine shows a line of the catch-up being done and waits for the
+// next; the view follows the lines when it was at their end.
+func (m *Model) catchUpLine(msg catchUpLineMsg) tea.Cmd {
+	if cu := m.catchUp; cu != nil && cu.id == msg.id && cu.phase == catchUpDoing {
+		cu.done = append(cu.done, msg.line)
+		m.rebuildFollowing()
+	}
+	// A feed is read to its end even when its view is gone, so Do never
+	// waits on it.
+	return waitCatchUp(msg.feed)
+}
+
+// rebuildFollowing recomposes and, when the view was scrolled to its
+// end, keeps it there (what was added is in sight).
+func (m *Model) rebuildFollowing() {
+	follow := m.pg.vp.AtBottom()
+	m.rebuild()
+	if follow {
+		m.pg.vp.GotoBottom()
+	}
+}
+
+// catchUpDone notes the steps caught up (for the ending), says how the
+// catch-up ended, and has the files read again (the reference is there
+// now).
 func (m *Model) catchUpDone(msg catchUpDoneMsg) tea.Cmd {
+	for n, at := range msg.caught {
+		if _, ok := m.caughtUpAt[n]; !ok {
+			m.caughtUpAt[n] = at
+		}
+	}
 	cu := m.catchUp
 	if cu == nil || cu.id != msg.id {
 		return nil
@@ -197,41 +290,50 @@ func (m *Model) catchUpDone(msg catchUpDoneMsg) tea.Cmd {
 	} else {
 		cu.result = msg.result
 	}
-	m.rebuild()
+	m.rebuildFollowing()
 	if m.opts.Rescan != nil {
 		return sideEffect(m.opts.Rescan)
 	}
 	return nil
 }
 
-// catchUpView is the catch-up's view: its title, then the plan, what it
-// is doing, or how it ended (the question is the footer's, in sight
-// however long the plan).
+// catchUpView is the catch-up's view: its title, then the plan while it
+// is planned and asks; once yes was said, each step as it is caught up,
+// and how it ended (the question is the footer's, in sight however long
+// the plan).
 func (c canvas) catchUpView(cu *catchingUp, no string) []block {
 	out := []block{c.section(content.Msg("tui.catch_up.title", "to", cu.to))}
 	muted := func(text string) block {
 		return block{lines: styled(c.th.Muted, page.Wrap(text, c.width-1, " ", " ")), gap: true}
 	}
-	if cu.phase == catchUpPlanning {
+	switch cu.phase {
+	case catchUpPlanning:
 		return append(out, muted(content.Msg("tui.catch_up.planning")))
+	case catchUpAsking:
+		var plan []string
+		for _, l := range cu.lines {
+			text := strings.TrimLeft(l, " ")
+			indent := strings.Repeat(" ", len(l)-len(text))
+			plan = append(plan, page.Wrap(page.Untab(text), c.width-1, " "+indent, " "+indent+"  ")...)
+		}
+		return append(out, block{lines: plan, gap: true})
+	case catchUpDoing:
+		out = append(out, muted(content.Msg("tui.catch_up.doing")))
+	}
+	if len(cu.done) > 0 {
+		var done []string
+		for _, l := range cu.done {
+			done = append(done, page.Wrap(page.Untab(l), c.width-1, " ", "   ")...)
+		}
+		out = append(out, block{lines: done, gap: true})
 	}
 	if cu.phase == catchUpEnded {
 		st := c.th.Status(checks.Passed)
 		if cu.failed {
 			st = c.th.Status(checks.Failed)
 		}
-		out = append(out, block{lines: styled(st, page.Wrap(page.Untab(cu.result), c.width-1, " ", " ")), gap: true})
-		return append(out, muted(content.Msg("tui.catch_up.close", "no", no)))
-	}
-	var plan []string
-	for _, l := range cu.lines {
-		text := strings.TrimLeft(l, " ")
-		indent := strings.Repeat(" ", len(l)-len(text))
-		plan = append(plan, page.Wrap(page.Untab(text), c.width-1, " "+indent, " "+indent+"  ")...)
-	}
-	out = append(out, block{lines: plan, gap: true})
-	if cu.phase == catchUpDoing {
-		return append(out, muted(content.Msg("tui.catch_up.doing")))
+		out = append(out, block{lines: styled(st, page.Wrap(page.Untab(cu.result), c.width-1, " ", " ")), gap: true},
+			muted(content.Msg("tui.catch_up.close", "no", no)))
 	}
 	return out
 }

@@ -3,12 +3,17 @@ package tui
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/kube"
@@ -19,25 +24,39 @@ import (
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
 
-// fakePlan is a catch-up plan whose Do writes one file under dir.
+// fakePlan is a catch-up plan whose Do says it catches step 2 up (as
+// labkit/catchup words it) and writes one file under dir.
 type fakePlan struct {
 	dir    string
 	lines  []string
 	doErr  error
 	did    bool
 	closed bool
+	at     time.Time // when step 2 was caught up
+	backup string    // where Result says the files went (default: under dir)
 }
 
 func (p *fakePlan) Lines() []string { return p.lines }
 func (p *fakePlan) Empty() bool     { return false }
-func (p *fakePlan) Do(context.Context, io.Writer) error {
+func (p *fakePlan) Do(_ context.Context, progress io.Writer) error {
+	fmt.Fprintln(progress, msg("catchup.progress.step", "step", 2, "title", "런타임 드롭인 쓰기"))
 	if p.doErr != nil {
 		return p.doErr
 	}
-	p.did = true
+	p.did, p.at = true, time.Date(2026, 3, 2, 9, 30, 0, 0, time.UTC)
+	fmt.Fprintln(progress, msg("catchup.progress.done", "step", 2))
 	return os.WriteFile(filepath.Join(p.dir, "config.toml"), []byte("reference\n"), 0o644)
 }
+func (p *fakePlan) CaughtUp() map[int]time.Time {
+	if !p.did {
+		return nil
+	}
+	return map[int]time.Time{2: p.at}
+}
 func (p *fakePlan) Result() string {
+	if p.backup != "" {
+		return msg("catchup.done", "to", 3, "dir", p.backup)
+	}
 	return msg("catchup.done", "to", 3, "dir", p.dir+"/labmate-backup-1")
 }
 func (p *fakePlan) Close() { p.closed = true }
@@ -250,4 +269,85 @@ func TestCatchUpKeyOnARealPlan(t *testing.T) {
 	if !f.Progress.IsCaughtUp(1) || !f.Progress.IsCaughtUp(2) || len(f.Progress.PassedAt) != 0 {
 		t.Errorf("progress: caught up %v, passed %v", f.Progress.CaughtUpAt, f.Progress.PassedAt)
 	}
+}
+
+// While a catch-up is done, each line its Do says (labkit/catchup's
+// catchup.progress.*, as `labmate catch-up` prints them) is shown as it
+// comes, the feed read on after each; the end says how it went under
+// them. At 60 columns every line fits, and when the lines run past the
+// pane the view follows them.
+func TestCatchUpShowsEachStepAsItIsCaughtUp(t *testing.T) {
+	dir := t.TempDir()
+	p := &fakePlan{dir: dir, lines: planLines(dir)}
+	m := catchUpModel(t, 60, 20, func(context.Context, int) (CatchUpPlan, error) { return p, nil })
+	m = press(t, m, "8", "C")
+	m, cmd := update(m, keyMsg("y"))
+	if cmd == nil || m.catchUp.phase != catchUpDoing {
+		t.Fatalf("yes: phase %v, command %v", m.catchUp.phase, cmd != nil)
+	}
+	if v := flat(screen(m)); !strings.Contains(v, msg("tui.catch_up.doing")) {
+		t.Errorf("no word that it is being done:\n%s", v)
+	}
+	id := m.catchUp.id
+	feed := make(chan tea.Msg)
+	var lines []string
+	for _, s := range m.lab.Steps[:7] {
+		lines = append(lines, msg("catchup.progress.step", "step", s.Number, "title", s.Title), msg("catchup.progress.done", "step", s.Number))
+	}
+	for i, l := range lines {
+		m, cmd = update(m, catchUpLineMsg{id: id, line: l, feed: feed})
+		if cmd == nil {
+			t.Fatalf("line %d: the feed is not read on", i)
+		}
+		checkFits(t, m)
+		if v := flat(screen(m)); !strings.Contains(v, flat(l)) {
+			t.Fatalf("line %d not in sight:\n%s", i, screen(m))
+		}
+	}
+	if got := m.catchUp.done; !slices.Equal(got, lines) {
+		t.Errorf("lines kept %q, want %q", got, lines)
+	}
+	// A line of an earlier catch-up is not shown, but its feed is read on.
+	m, cmd = update(m, catchUpLineMsg{id: id - 1, line: "stale", feed: feed})
+	if cmd == nil || strings.Contains(screen(m), "stale") {
+		t.Errorf("stale line: shown %v, feed read on %v", strings.Contains(screen(m), "stale"), cmd != nil)
+	}
+	m, _ = update(m, catchUpDoneMsg{id: id, result: msg("catchup.done_no_backup", "to", 8)})
+	checkFits(t, m)
+	v := flat(screen(m))
+	if !strings.Contains(v, "8단계까지 따라잡았습니다") || !strings.Contains(v, flat(lines[len(lines)-1])) || strings.Contains(v, msg("tui.catch_up.doing")) {
+		t.Errorf("the end:\n%s", screen(m))
+	}
+	m = press(t, m, "g")
+	if v := flat(screen(m)); !strings.Contains(v, flat(lines[0])) {
+		t.Errorf("the first line is gone from the view's top:\n%s", screen(m))
+	}
+}
+
+// A whole catch-up through the model's own commands, on a plan that says
+// its steps: the lines come in order, before the result; a line naming
+// a hostile title is shown, never sent.
+func TestCatchUpLinesComeBeforeTheResult(t *testing.T) {
+	dir := t.TempDir()
+	p := &fakePlan{dir: dir, lines: planLines(dir)}
+	m := catchUpModel(t, 60, 24, func(context.Context, int) (CatchUpPlan, error) { return p, nil })
+	m = press(t, m, "C", "y")
+	want := []string{msg("catchup.progress.step", "step", 2, "title", "런타임 드롭인 쓰기"), msg("catchup.progress.done", "step", 2)}
+	if !slices.Equal(m.catchUp.done, want) || m.catchUp.phase != catchUpEnded {
+		t.Fatalf("lines %q (phase %v), want %q", m.catchUp.done, m.catchUp.phase, want)
+	}
+	s := screen(m)
+	at := func(t string) int { return strings.Index(s, t) }
+	if r := at("3단계까지 따라잡았습니다"); at(want[0]) < 0 || at(want[0]) > at(want[1]) || at(want[1]) > r {
+		t.Errorf("lines not in order before the result:\n%s", s)
+	}
+	if !maps.Equal(m.caughtUpAt, map[int]time.Time{2: p.at}) {
+		t.Errorf("caught up %v, want step 2 at %v", m.caughtUpAt, p.at)
+	}
+
+	m = catchUpModel(t, 100, 30, func(context.Context, int) (CatchUpPlan, error) { return p, nil })
+	m = press(t, m, "C")
+	m, _ = update(m, keyMsg("y"))
+	m, _ = update(m, catchUpLineMsg{id: m.catchUp.id, line: "title " + hostileText, feed: make(chan tea.Msg)})
+	assertOnlyStyling(t, m.View(), "title "+hostileShown)
 }

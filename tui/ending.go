@@ -14,7 +14,9 @@ import (
 // The ending: once every step passed, the lab's closing page (its
 // optional finish page: what was built, what to take home) and the
 // learner's own run of it, each step's time and the hints and solutions
-// opened, from their progress and the passes of this run.
+// opened, from their progress and the passes of this run. A step catch-up
+// brought to its reference is shown caught up, with no time of its own,
+// and the totals count only what the learner passed themselves.
 
 // finishDoc is the lab's closing page.
 var finishDoc = doc{page: -1}
@@ -47,37 +49,97 @@ func (m *Model) notePasses(first []int, at time.Time) {
 func (m Model) endingBlocks() ([]block, bool) {
 	var blocks []block
 	exact := true
+	took, caught := LearnerRun(m.opts.Started, m.passedAt, m.caughtUpAt)
 	if m.lab.Finish != "" {
 		blocks, exact = m.docBlocks(finishDoc)
 	} else {
-		blocks = []block{{lines: page.Wrap(content.Msg("tui.ending.no_page", "title", m.lab.Title), m.width-1, " ", " ")}}
+		text := content.Msg("tui.ending.no_page", "title", m.lab.Title)
+		if n := CaughtIn(m.lab, caught); n > 0 {
+			text = content.Msg("tui.ending.no_page_caught_up", "title", m.lab.Title, "caught", n)
+		}
+		blocks = []block{{lines: page.Wrap(text, m.width-1, " ", " ")}}
 	}
-	return append(blocks, m.canvas().runSummary(m.lab, state.StepTimes(m.opts.Started, m.passedAt), m.hints)...), exact
+	return append(blocks, m.canvas().runSummary(m.lab, took, caught, m.hints)...), exact
 }
 
-// runSummary is each step's time and the hints and solution opened.
-func (c canvas) runSummary(lab *content.Lab, took map[int]time.Duration, hints ladder) []block {
+// LearnerRun tells the learner's passes from the catch-ups, for the
+// ending (the TUI's and plain mode's): caught are the steps catch-up
+// brought to the reference (a step the learner passed before its
+// catch-up stays theirs, as the progress keeps it: a pass after it is
+// the reference's), took the time of each step the learner passed, from
+// the pass or catch-up before it.
+func LearnerRun(started time.Time, passedAt, caughtUpAt map[int]time.Time) (took map[int]time.Duration, caught map[int]bool) {
+	caught = map[int]bool{}
+	events := map[int]time.Time{}
+	for n, at := range passedAt {
+		events[n] = at
+	}
+	for n, at := range caughtUpAt {
+		if passed, ok := passedAt[n]; ok && passed.Before(at) {
+			continue
+		}
+		caught[n], events[n] = true, at
+	}
+	took = state.StepTimes(started, events)
+	for n := range caught {
+		delete(took, n)
+	}
+	return took, caught
+}
+
+// CaughtIn counts the lab's steps that were caught up.
+func CaughtIn(lab *content.Lab, caught map[int]bool) int {
+	n := 0
+	for _, s := range lab.Steps {
+		if caught[s.Number] {
+			n++
+		}
+	}
+	return n
+}
+
+// runSummary is each step's time (or that it was caught up) and the
+// hints and solution opened, then the totals.
+func (c canvas) runSummary(lab *content.Lab, took map[int]time.Duration, caught map[int]bool, hints ladder) []block {
 	out := []block{c.section(content.Msg("tui.ending.run_title"))}
 	var total time.Duration
 	known := 0
 	for _, s := range lab.Steps {
-		d, ok := took[s.Number]
-		when := content.Msg("tui.ending.unknown_time")
-		if ok {
-			when, total, known = content.Duration(d.Round(time.Second)), total+d, known+1
-		}
 		p := hints.at(s.Number)
 		used := content.Msg("tui.ending.hints", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))
 		if p.Solution {
 			used += " " + content.Msg("tui.ending.solution_seen")
 		}
+		var how string
+		if caught[s.Number] {
+			how = content.Msg("tui.ending.caught_up_line", "hints", used)
+		} else {
+			when := content.Msg("tui.ending.unknown_time")
+			if d, ok := took[s.Number]; ok {
+				when, total, known = content.Duration(d.Round(time.Second)), total+d, known+1
+			}
+			how = content.Msg("tui.ending.step_line", "took", when, "hints", used)
+		}
 		line := fmt.Sprintf("%d. %s", s.Number, s.Title)
 		lines := page.Wrap(page.Untab(line), c.width-1, " ", "    ")
-		lines = append(lines, page.Wrap(content.Msg("tui.ending.step_line", "took", when, "hints", used), c.width-1, "    ", "    ")...)
+		lines = append(lines, page.Wrap(how, c.width-1, "    ", "    ")...)
 		out = append(out, block{lines: lines})
 	}
-	if known > 0 {
-		out = append(out, block{lines: page.Wrap(content.Msg("tui.ending.total", "took", content.Duration(total.Round(time.Second)), "n", known), c.width-1, " ", " "), gap: true})
+	var totals []string
+	if n := CaughtIn(lab, caught); n > 0 {
+		totals = append(totals, content.Msg("tui.ending.tally", "steps", len(lab.Steps), "own", len(lab.Steps)-n, "caught", n))
+		if known > 0 {
+			totals = append(totals, content.Msg("tui.ending.total_own", "took", content.Duration(total.Round(time.Second)), "n", known))
+		}
+	} else if known > 0 {
+		totals = append(totals, content.Msg("tui.ending.total", "took", content.Duration(total.Round(time.Second)), "n", known))
+	}
+	if len(totals) > 0 {
+		var lines []string
+		for _, t := range totals {
+			lines = append(lines, page.Wrap(t, c.width-1, " ", " ")...)
+		}
+		out = append(out, block{lines: lines, gap: true})
 	}
 	return out
 }

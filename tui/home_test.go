@@ -1,7 +1,9 @@
 package tui
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -216,5 +218,97 @@ func TestCompareSameMeaningSaysTheLegendOnce(t *testing.T) {
 	}
 	if !strings.Contains(s, "값은 참조와 같습니다") {
 		t.Errorf("same meaning not said:\n%s", s)
+	}
+}
+
+// The ending tells the steps catch-up brought to the reference from the
+// learner's own passes, from the progress it was started with: each
+// caught-up step said so, with no time; the learner's steps timed from
+// the pass or catch-up before; the totals count only the learner's. A
+// pass seen after a step's catch-up is the reference's; one before it
+// stays the learner's (as state.Progress keeps them).
+func TestEndingTellsCaughtUpStepsApart(t *testing.T) {
+	lab, err := content.Load("gpu-incident")
+	if err != nil {
+		t.Fatal(err)
+	}
+	own := *lab     // content.Load shares its labs
+	own.Finish = "" // the ending's own words, not the lab's closing page
+	lab = &own
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	at := func(m, s int) time.Time { return t0.Add(time.Duration(m)*time.Minute + time.Duration(s)*time.Second) }
+	caughtAt := at(30, 0)
+	passed := map[int]time.Time{1: at(5, 0), 3: at(12, 0), 4: at(30, 20), 5: at(40, 0), 6: at(48, 0), 7: at(55, 0), 8: at(61, 0)}
+	caught := map[int]time.Time{2: caughtAt, 3: caughtAt, 4: caughtAt}
+	all := fixture.Report(lab)
+	for _, s := range lab.Steps {
+		all = fixture.With(all, lab, s.Number, checks.Passed)
+	}
+	m := New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone, Started: t0, PassedAt: passed, CaughtUpAt: caught})
+	m = send(t, m, sizeMsg(60, 60))
+	m = send(t, m, reportOf(m, all))
+	m = press(t, m, "8", "t")
+	if !m.ending {
+		t.Fatal("t did not open the ending")
+	}
+	checkFits(t, m)
+	s := flat(screen(m))
+	stepLine := func(n int) string {
+		st := lab.Steps[n-1]
+		from := strings.Index(s, fmt.Sprintf("%d. %s", n, st.Title))
+		if from < 0 {
+			t.Fatalf("step %d not in the ending:\n%s", n, screen(m))
+		}
+		line := s[from:]
+		if next := strings.Index(line, fmt.Sprintf(" %d. ", n+1)); next > 0 {
+			line = line[:next]
+		} else if totals := strings.Index(line, msg("tui.ending.tally", "steps", 8, "own", 6, "caught", 2)); totals > 0 {
+			line = line[:totals]
+		}
+		return line
+	}
+	for _, n := range []int{2, 4} {
+		if l := stepLine(n); !strings.Contains(l, "따라잡음") || strings.Contains(l, "걸린 시간") {
+			t.Errorf("step %d, caught up, shown %q", n, l)
+		}
+	}
+	for n, want := range map[int]string{1: "5분", 3: "7분", 5: "10분", 6: "8분", 7: "7분", 8: "6분"} {
+		if l := stepLine(n); !strings.Contains(l, "걸린 시간 "+want+",") || strings.Contains(l, "따라잡음") {
+			t.Errorf("step %d, the learner's, shown %q, want %s", n, l, want)
+		}
+	}
+	for _, want := range []string{
+		msg("tui.ending.no_page_caught_up", "title", lab.Title, "caught", 2),
+		msg("tui.ending.tally", "steps", 8, "own", 6, "caught", 2),
+		msg("tui.ending.total_own", "took", "43분", "n", 6),
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the ending lacks %q:\n%s", want, screen(m))
+		}
+	}
+	if strings.Contains(s, msg("tui.ending.no_page", "title", lab.Title)) {
+		t.Errorf("the ending still says every step passed:\n%s", screen(m))
+	}
+}
+
+// A catch-up done in this run counts as one too: its step's pass, which
+// the learner's run reports after it, is not the learner's.
+func TestEndingCountsThisRunsCatchUp(t *testing.T) {
+	dir := t.TempDir()
+	p := &fakePlan{dir: dir, lines: planLines(dir)}
+	m := catchUpModel(t, 80, 40, func(context.Context, int) (CatchUpPlan, error) { return p, nil })
+	m = press(t, m, "C", "y", "esc")
+	rep := *m.report
+	for _, s := range m.lab.Steps {
+		rep = fixture.With(rep, m.lab, s.Number, checks.Passed)
+	}
+	rep.Time = p.at.Add(20 * time.Second)
+	u := reportOf(m, rep)
+	u.upd.FirstPassed = []int{2}
+	m = send(t, m, u)
+	m = press(t, m, "t", "G")
+	s := flat(screen(m))
+	if !strings.Contains(s, msg("tui.ending.tally", "steps", 8, "own", 7, "caught", 1)) || !strings.Contains(s, "따라잡음 (") {
+		t.Errorf("the ending does not say step 2 was caught up:\n%s", screen(m))
 	}
 }

@@ -8,6 +8,7 @@ package tui
 
 import (
 	"context"
+	"maps"
 	"os"
 	"time"
 
@@ -59,6 +60,7 @@ type Model struct {
 	comparing, ending bool
 	comparison        *compareResult
 	passedAt          map[int]time.Time // first passes: the learner's progress and this run's
+	caughtUpAt        map[int]time.Time // catch-ups: the learner's progress and this run's
 
 	report *engine.Report
 	class  learner.Status // the class publisher's newest status (--class only)
@@ -129,9 +131,9 @@ func New(opts Options) Model {
 	}
 	m.foot.setPlace(m.root.note, m.root.fixes != "")
 	m.passedAt = map[int]time.Time{}
-	for n, at := range opts.PassedAt {
-		m.passedAt[n] = at
-	}
+	maps.Copy(m.passedAt, opts.PassedAt)
+	m.caughtUpAt = map[int]time.Time{}
+	maps.Copy(m.caughtUpAt, opts.CaughtUpAt)
 	// What the copy key offers depends only on the text and the root.
 	mds := make([]string, m.pages)
 	for p := range mds {
@@ -252,6 +254,8 @@ func (m *Model) event(msg tea.Msg) tea.Cmd {
 		return m.acked(msg.ack)
 	case catchUpPlannedMsg:
 		return m.catchUpPlanned(msg)
+	case catchUpLineMsg:
+		return m.catchUpLine(msg)
 	case catchUpDoneMsg:
 		return m.catchUpDone(msg)
 	case toastExpiredMsg:

@@ -57,6 +57,11 @@ type Options struct {
 	// which the passes of this run are added as they come.
 	Started  time.Time
 	PassedAt map[int]time.Time
+	// CaughtUpAt is when catch-up brought steps to their reference
+	// (their progress): the ending shows them caught up, not passed, and
+	// counts none of their time as the learner's. The catch-ups of this
+	// run are added as they end.
+	CaughtUpAt map[int]time.Time
 	// StartPage is the page to open on (0 = introduction, n = step n), so
 	// reopening labmate returns to where the learner was.
 	StartPage int

@@ -71,6 +71,10 @@ func fromOutside(msg tea.Msg) tea.Msg {
 			msg.err = cleanErr{msg.err}
 		}
 		return msg
+	case catchUpLineMsg:
+		// It names the lab's step titles.
+		msg.line = termtext.Clean(msg.line)
+		return msg
 	case catchUpDoneMsg:
 		msg.result = termtext.Clean(msg.result)
 		if msg.err != nil {

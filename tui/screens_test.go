@@ -92,9 +92,10 @@ func TestScreens(t *testing.T) {
 	checkFits(t, m)
 	files["60x20-copied.txt"] = screenText(m)
 	// The catch-up key's plan on step 3 (step 2 fails), asking: what is
-	// left alone, written and kept, as labkit/catchup words it.
+	// left alone, written and kept, as labkit/catchup words it; then done.
 	for _, sz := range [][2]int{{60, 20}, {80, 24}} {
-		plan := &fakePlan{lines: planLines(fixture.Root + "/labmate-backup-20261207-103000")}
+		backup := fixture.Root + "/labmate-backup-20261207-103000"
+		plan := &fakePlan{lines: planLines(backup), backup: backup}
 		m = New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone,
 			PlanCatchUp: func(context.Context, int) (CatchUpPlan, error) { return plan, nil }})
 		m = send(t, m, sizeMsg(sz[0], sz[1]))
@@ -102,6 +103,11 @@ func TestScreens(t *testing.T) {
 		m = press(t, m, "3", "C")
 		checkFits(t, m)
 		files[fmt.Sprintf("%dx%d-catch-up.txt", sz[0], sz[1])] = screenText(m)
+		// Yes: each step as it was caught up, then how it ended.
+		plan.dir = t.TempDir()
+		m = press(t, m, "y")
+		checkFits(t, m)
+		files[fmt.Sprintf("%dx%d-catch-up-done.txt", sz[0], sz[1])] = screenText(m)
 	}
 	// A learner who is not root, the first time: the lab root in their
 	// home is not there yet; the footer says where the files go and the
@@ -279,7 +285,7 @@ func replayScreens(t *testing.T, lab *content.Lab) map[string]string {
 // and 80 columns: step 2's drop-in beside the reference (written without
 // version and with a comment: the lab declares a missing version
 // equivalent, and says why), and the ending once every step passed, with
-// the learner's times and hints.
+// the learner's times and hints, and with steps caught up.
 func homeScreens(t *testing.T, lab *content.Lab, rep engine.Report) map[string]string {
 	t.Helper()
 	root := t.TempDir()
@@ -323,6 +329,20 @@ func homeScreens(t *testing.T, lab *content.Lab, rep engine.Report) map[string]s
 		m = press(t, m, "G")
 		checkFits(t, m)
 		out[fmt.Sprintf("%dx%d-ending-run.txt", sz[0], sz[1])] = screenText(m)
+
+		// A learner who passed step 1, caught up to step 6 after 40
+		// minutes stuck on step 2, and passed the rest themselves.
+		caughtAt := t0.Add(47 * time.Minute)
+		caught := map[int]time.Time{2: caughtAt, 3: caughtAt, 4: caughtAt, 5: caughtAt}
+		own := map[int]time.Time{1: passedAt[1], 6: caughtAt.Add(9*time.Minute + 41*time.Second),
+			7: caughtAt.Add(17 * time.Minute), 8: caughtAt.Add(31*time.Minute + 5*time.Second)}
+		m = New(Options{Lab: lab, Root: fixture.Root, Theme: "dark", Colors: ColorsNone, Started: t0, PassedAt: own, CaughtUpAt: caught,
+			Progress: map[int]HintProgress{2: {Seen: 3, Solution: true}, 6: {Seen: 1}}})
+		m = send(t, m, sizeMsg(sz[0], sz[1]))
+		m = send(t, m, reportOf(m, all))
+		m = press(t, m, "8", "t", "G")
+		checkFits(t, m)
+		out[fmt.Sprintf("%dx%d-ending-caught-up.txt", sz[0], sz[1])] = screenText(m)
 	}
 	return out
 }

@@ -404,7 +404,8 @@ func TestTmuxCatchUpKey(t *testing.T) {
 	p.keys("C")
 	p.waitFor("이대로 따라잡을까요?")
 	p.keys("y")
-	s = p.waitFor("3단계까지 따라잡았습니다")
+	// Each step as it is caught up, then how it ended.
+	s = p.waitFor(msg("catchup.progress.step", "step", 2, "title", "데모 단계"), msg("catchup.progress.done", "step", 2), "3단계까지 따라잡았습니다")
 	p.checkScreen(s)
 	if b, err := os.ReadFile(filepath.Join(dir, "caught-up")); err != nil || string(b) != "3\n" {
 		t.Errorf("after y: %q %v", b, err)

@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -105,6 +106,9 @@ type Plan struct {
 	doer    action.Doer
 	solves  map[int]content.Action
 	timeout time.Duration
+	// caught are the steps Do brought to the reference, when each was
+	// marked caught up.
+	caught map[int]time.Time
 }
 
 // Refusal is a catch-up that cannot be done, said in Korean; nothing was
@@ -344,7 +348,8 @@ func (p *Plan) Do(ctx context.Context, progress io.Writer) error {
 		fmt.Fprintln(progress, content.Msg("catchup.progress.step", "step", s.Number, "title", s.Title))
 		// Marked before the reference can pass: the learner's own run
 		// must not record it as their pass in between.
-		marked, err := p.mark(s.Number)
+		at := p.o.Now()
+		marked, err := p.mark(s.Number, at)
 		if err != nil {
 			return err
 		}
@@ -354,6 +359,10 @@ func (p *Plan) Do(ctx context.Context, progress io.Writer) error {
 			}
 			return err
 		}
+		if p.caught == nil {
+			p.caught = map[int]time.Time{}
+		}
+		p.caught[s.Number] = at
 		if p.o.CaughtUp != nil {
 			p.o.CaughtUp(s.Number)
 		}
@@ -361,6 +370,12 @@ func (p *Plan) Do(ctx context.Context, progress io.Writer) error {
 	}
 	return nil
 }
+
+// CaughtUp are the steps Do brought to the reference so far (all of
+// them once it returned nil, those before the step it stopped at
+// otherwise), each with the time it was recorded caught up: a caller
+// that shows the learner's run tells them from the learner's passes.
+func (p *Plan) CaughtUp() map[int]time.Time { return maps.Clone(p.caught) }
 
 // step does one step's reference and waits until it passes.
 func (p *Plan) step(ctx context.Context, d action.Doer, s Step) error {
@@ -385,7 +400,7 @@ func (p *Plan) step(ctx context.Context, d action.Doer, s Step) error {
 }
 
 // mark records step n as caught up; marked is whether this call did.
-func (p *Plan) mark(n int) (marked bool, err error) {
+func (p *Plan) mark(n int, at time.Time) (marked bool, err error) {
 	if p.o.Progress == nil {
 		return false, nil
 	}
@@ -396,7 +411,7 @@ func (p *Plan) mark(n int) (marked bool, err error) {
 	if f.Progress.IsCaughtUp(n) {
 		return false, nil
 	}
-	if err := p.o.Progress.Record(state.Event{Kind: state.CaughtUp, Step: n, At: p.o.Now()}); err != nil {
+	if err := p.o.Progress.Record(state.Event{Kind: state.CaughtUp, Step: n, At: at}); err != nil {
 		return false, refuse("catchup.progress_failed", "err", err)
 	}
 	return true, nil

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -231,6 +232,11 @@ func TestCatchUpFileStepsKeepsTheLearnersFiles(t *testing.T) {
 	}
 	if !slices.Equal(heard, []int{1, 3, 4}) {
 		t.Errorf("CaughtUp heard %v, want the caught-up steps 1, 3, 4 in order", heard)
+	}
+	// The plan says which steps it caught up, at the times the progress
+	// keeps (the TUI's ending tells them from the learner's passes).
+	if got := p.CaughtUp(); !maps.EqualFunc(got, f.Progress.CaughtUpAt, time.Time.Equal) {
+		t.Errorf("CaughtUp() = %v, want the progress's %v", got, f.Progress.CaughtUpAt)
 	}
 	if _, ok := f.Progress.PassedAt[2]; !ok {
 		t.Errorf("step 2, the learner's own pass, not recorded: %+v", f.Progress)

@@ -7,7 +7,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/labhub/labmate/checks"
+	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/internal/fixture"
 )
@@ -21,9 +25,10 @@ type plan struct {
 	lines, result string
 }
 
-func (p *plan) Lines() []string { return strings.Split(p.lines, "\n") }
-func (p *plan) Empty() bool     { return false }
-func (p *plan) Result() string  { return p.result }
+func (p *plan) Lines() []string             { return strings.Split(p.lines, "\n") }
+func (p *plan) Empty() bool                 { return false }
+func (p *plan) Result() string              { return p.result }
+func (p *plan) CaughtUp() map[int]time.Time { return nil }
 
 func (p *plan) Do(_ context.Context, progress io.Writer) error {
 	p.mu.Lock()
@@ -132,5 +137,34 @@ func TestPlainLetsAnUnansweredPlanGo(t *testing.T) {
 	<-done
 	if strings.Contains(out.String(), "catch_up (") {
 		t.Errorf("help offers catch_up without a way to do it:\n%s", out.String())
+	}
+}
+
+// The ending says a caught-up step caught up, with no time of its own,
+// and how many steps the learner passed themselves, as the TUI's does.
+func TestPlainEndingTellsCaughtUpSteps(t *testing.T) {
+	lab := fixture.Lab()
+	rep := fixture.With(fixture.With(fixture.Report(lab), lab, 1, checks.Passed), lab, 2, checks.Passed)
+	t0 := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+	updates := make(chan labrun.Update, 1)
+	updates <- labrun.Next(nil, rep)
+	out, typed, done := start(tui.Options{Lab: lab, Root: fixture.Root, Updates: updates, Started: t0,
+		PassedAt: map[int]time.Time{1: t0.Add(4 * time.Minute), 2: t0.Add(21 * time.Minute)}, CaughtUpAt: map[int]time.Time{2: t0.Add(20 * time.Minute)}})
+	out.waitFor(t, "2단계 중 2단계를 통과했습니다.") // the report is read
+	io.WriteString(typed, "ending\n")
+	out.waitFor(t, content.Msg("tui.ending.tally", "steps", 2, "own", 1, "caught", 1))
+	typed.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	s := out.String()
+	for _, want := range []string{
+		content.Msg("tui.ending.no_page_caught_up", "title", lab.Title, "caught", 1),
+		"1. " + lab.Steps[0].Title + ": 걸린 시간 4분,",
+		"2. " + lab.Steps[1].Title + ": 따라잡음 (참고 답으로 채움),",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the ending lacks %q:\n%s", want, s)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,7 +34,6 @@ import (
 	"github.com/labhub/labmate/labroot"
 	"github.com/labhub/labmate/labrun"
 	"github.com/labhub/labmate/page"
-	"github.com/labhub/labmate/state"
 	"github.com/labhub/labmate/tui"
 	"github.com/labhub/labmate/tui/keys"
 )
@@ -70,6 +70,8 @@ type companion struct {
 	asking   bool // the solution question is open
 	copyNext map[int]int
 	passedAt map[int]time.Time
+	// caughtUpAt: the catch-ups of the progress and of this run.
+	caughtUpAt map[int]time.Time
 	// madeRoot: make_root was typed; it applies no more.
 	madeRoot bool
 	// ctx is the session's; catching is a catch-up's plan read out and
@@ -99,6 +101,10 @@ func Run(ctx context.Context, opts tui.Options, cfg Config) error {
 	}
 	for n, at := range opts.PassedAt {
 		c.passedAt[n] = at
+	}
+	c.caughtUpAt = maps.Clone(opts.CaughtUpAt)
+	if c.caughtUpAt == nil {
+		c.caughtUpAt = map[int]time.Time{}
 	}
 	if opts.StartPage > 0 && opts.StartPage <= len(c.lab.Steps) {
 		c.page = opts.StartPage
@@ -477,7 +483,13 @@ func (c *companion) catchUp() {
 // it ended, and has the files read again.
 func (c *companion) doCatchUp(p tui.CatchUpPlan) {
 	defer p.Close()
-	if err := p.Do(c.ctx, lineWriter{c}); err != nil {
+	err := p.Do(c.ctx, lineWriter{c})
+	for n, at := range p.CaughtUp() {
+		if _, ok := c.caughtUpAt[n]; !ok {
+			c.caughtUpAt[n] = at
+		}
+	}
+	if err != nil {
 		c.line(termtext.Clean(err.Error()))
 		return
 	}
@@ -759,13 +771,17 @@ func (c *companion) ending() {
 		c.say("plain.ending_not_yet")
 		return
 	}
-	if c.lab.Finish != "" {
+	took, caught := tui.LearnerRun(c.opts.Started, c.passedAt, c.caughtUpAt)
+	nCaught := tui.CaughtIn(c.lab, caught)
+	switch {
+	case c.lab.Finish != "":
 		c.markdown(c.lab.Finish)
-	} else {
+	case nCaught > 0:
+		c.say("tui.ending.no_page_caught_up", "title", c.lab.Title, "caught", nCaught)
+	default:
 		c.say("tui.ending.no_page", "title", c.lab.Title)
 	}
 	c.say("tui.ending.run_title")
-	took := state.StepTimes(c.opts.Started, c.passedAt)
 	var ns []int
 	for _, s := range c.lab.Steps {
 		ns = append(ns, s.Number)
@@ -773,16 +789,23 @@ func (c *companion) ending() {
 	sort.Ints(ns)
 	for _, n := range ns {
 		s := c.step(n)
-		when := content.Msg("tui.ending.unknown_time")
-		if d, ok := took[n]; ok {
-			when = content.Duration(d.Round(time.Second))
-		}
 		p := c.hints[n]
 		used := content.Msg("tui.ending.hints", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))
 		if p.Solution {
 			used += " " + content.Msg("tui.ending.solution_seen")
 		}
-		c.line(fmt.Sprintf("%d. %s: %s", n, s.Title, content.Msg("tui.ending.step_line", "took", when, "hints", used)))
+		how := content.Msg("tui.ending.caught_up_line", "hints", used)
+		if !caught[n] {
+			when := content.Msg("tui.ending.unknown_time")
+			if d, ok := took[n]; ok {
+				when = content.Duration(d.Round(time.Second))
+			}
+			how = content.Msg("tui.ending.step_line", "took", when, "hints", used)
+		}
+		c.line(fmt.Sprintf("%d. %s: %s", n, s.Title, how))
+	}
+	if nCaught > 0 {
+		c.say("tui.ending.tally", "steps", len(c.lab.Steps), "own", len(c.lab.Steps)-nCaught, "caught", nCaught)
 	}
 }
 

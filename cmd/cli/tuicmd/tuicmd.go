@@ -129,16 +129,17 @@ func (o *Options) Run(ctx context.Context) (err error) {
 // learner was, progress saved to the state store, the config file.
 func (o *Options) options(s *cli.Session) tui.Options {
 	opts := tui.Options{
-		Lab:       s.Lab,
-		Root:      s.Root,
-		Place:     s.Place,
-		Rescan:    s.Run.Rescan(),
-		Theme:     o.Theme,
-		Notices:   s.Warnings,
-		StartPage: s.File.Progress.CurrentStep,
-		Progress:  hintProgress(s.File.Progress),
-		Started:   s.File.Progress.StartedAt,
-		PassedAt:  s.File.Progress.PassedAt,
+		Lab:        s.Lab,
+		Root:       s.Root,
+		Place:      s.Place,
+		Rescan:     s.Run.Rescan(),
+		Theme:      o.Theme,
+		Notices:    s.Warnings,
+		StartPage:  s.File.Progress.CurrentStep,
+		Progress:   hintProgress(s.File.Progress),
+		Started:    s.File.Progress.StartedAt,
+		PassedAt:   s.File.Progress.PassedAt,
+		CaughtUpAt: s.File.Progress.CaughtUpAt,
 	}
 	if s.Store != nil {
 		store := s.Store

@@ -185,8 +185,13 @@ func (p demoPlan) Lines() []string {
 	}
 }
 func (p demoPlan) Empty() bool { return false }
-func (p demoPlan) Do(context.Context, io.Writer) error {
+func (p demoPlan) Do(_ context.Context, progress io.Writer) error {
+	fmt.Fprintln(progress, content.Msg("catchup.progress.step", "step", p.to-1, "title", "데모 단계"))
+	fmt.Fprintln(progress, content.Msg("catchup.progress.done", "step", p.to-1))
 	return os.WriteFile(filepath.Join(p.dir, "caught-up"), []byte(fmt.Sprintln(p.to)), 0o644)
 }
 func (p demoPlan) Result() string { return content.Msg("catchup.done_no_backup", "to", p.to) }
 func (p demoPlan) Close()         {}
+func (p demoPlan) CaughtUp() map[int]time.Time {
+	return map[int]time.Time{p.to - 1: time.Now()}
+}
