@@ -114,3 +114,33 @@ func TestSeededHandWaitsForTheFirstReport(t *testing.T) {
 		})
 	}
 }
+
+// A hand that another terminal raised, once sent, changes the
+// publisher's status (the TUI draws its strip again on a status), and
+// so does its lowering.
+func TestAHandFromElsewhereChangesTheStatus(t *testing.T) {
+	cs := kubefake.New(recordObject("learner-01", "gpu-incident"))
+	pub := NewPublisher(PublisherConfig{Client: cs, Namespace: testNS, Interval: 10 * time.Millisecond,
+		Identity: class.Identity{Learner: "learner-01", Lab: "gpu-incident"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go pub.Run(ctx)
+	pub.Publish(Update{Report: (&feed{}).report(checks.Passed, checks.Failed)})
+	next := func(what string, ok func(Status) bool) {
+		t.Helper()
+		var last Status
+		waitFor(t, what, func() bool {
+			select {
+			case last = <-pub.Statuses():
+			default:
+			}
+			return ok(last)
+		})
+	}
+	next("connected without a hand", func(st Status) bool { return st.State == Connected && !st.Pending && st.Hand.IsZero() })
+	at := time.Now().Add(-time.Minute)
+	followed(func(u Update) bool { pub.Publish(u); return true }, state.Progress{Hand: &state.HandAct{Up: true, Step: 2, At: at}})
+	next("a status naming the hand", func(st Status) bool { return st.Hand.Equal(at.UTC().Truncate(time.Second)) })
+	followed(func(u Update) bool { pub.Publish(u); return true }, state.Progress{Hand: &state.HandAct{At: at.Add(time.Second)}})
+	next("a status without it", func(st Status) bool { return st.State == Connected && st.Hand.IsZero() && !st.Pending })
+}

@@ -49,6 +49,11 @@ type Status struct {
 	// Err is the latest failure (nil when connected).
 	Err error
 	At  time.Time
+	// Hand names the hand in the record last sent (its Raised; zero:
+	// none up): a hand raised or lowered in another terminal changes
+	// the status, so the TUI's strip, which shows the hand, is drawn
+	// again.
+	Hand time.Time
 }
 
 // DefaultInterval is the sustained least time between two sends of one
@@ -259,7 +264,11 @@ func (p *Publisher) Run(ctx context.Context) {
 		}
 		if err == nil {
 			backoff = p.cfg.Retry
-			p.setStatus(Status{State: Connected, Pending: p.isDirty()})
+			var hand time.Time
+			if rec.Hand != nil {
+				hand = rec.Hand.Raised
+			}
+			p.setStatus(Status{State: Connected, Pending: p.isDirty(), Hand: hand})
 			if p.cfg.Sent != nil {
 				p.cfg.Sent(rec)
 			}
@@ -268,7 +277,7 @@ func (p *Publisher) Run(ctx context.Context) {
 		p.mu.Lock()
 		p.dirty = true
 		p.mu.Unlock()
-		st := Status{State: Retrying, Pending: true, Err: err}
+		st := Status{State: Retrying, Pending: true, Err: err, Hand: p.Status().Hand}
 		delay := backoff.Step()
 		if refused(err) {
 			st.State = Refused
@@ -333,7 +342,7 @@ func applyRecord(ctx context.Context, cs kube.Interface, ns string, rec class.Re
 func (p *Publisher) setStatus(st Status) {
 	st.At = p.cfg.Clock.Now()
 	old := p.status.Swap(&st)
-	if old.State == st.State && old.Pending == st.Pending && errors.Is(old.Err, st.Err) {
+	if old.State == st.State && old.Pending == st.Pending && errors.Is(old.Err, st.Err) && old.Hand.Equal(st.Hand) {
 		return
 	}
 	latest.Offer(p.statusCh, st)
