@@ -54,9 +54,11 @@ func TestClassHandAndCatchUpFromAnotherTerminalE2E(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(out, "2단계에서 손을 들었습니다") {
 		t.Fatalf("class hand: exit %d\n%s%s", code, out, errOut)
 	}
+	raised := time.Now()
 	up := waitRecord(t, "the hand taken by learner-01's watcher, with its checks' messages", record("learner-01"), func(r class.Record) bool {
 		return r.Hand != nil && r.Hand.Step == 2 && r.Hand.Note == "포트를 모르겠어요" && len(r.Hand.Checks) > 0 && r.Hand.Checks[0].Message != ""
 	})
+	t.Logf("class hand returned → the watcher's record carries the hand: %v", time.Since(raised).Round(time.Millisecond))
 	code, out, errOut = runStreams("class", "hand", "--down", "--class", l1.file, "--root", l1.root)
 	if code != cli.ExitOK || !strings.Contains(out, "손을 내렸습니다") {
 		t.Fatalf("class hand --down: exit %d\n%s%s", code, out, errOut)
@@ -72,10 +74,12 @@ func TestClassHandAndCatchUpFromAnotherTerminalE2E(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("catch-up --to 2: exit %d\n%s%s", code, out, errOut)
 	}
+	caught := time.Now()
 	waitRecord(t, "learner-02's watcher publishing step 1 caught up", record("learner-02"), func(r class.Record) bool {
 		s := r.Step(1)
 		return s != nil && s.Status == checks.Passed && s.CaughtUp
 	})
+	t.Logf("catch-up returned → the watcher's record has step 1 caught up: %v", time.Since(caught).Round(time.Millisecond))
 }
 
 // watch starts `labmate check --watch --class FILE --root ROOT` as this
