@@ -90,6 +90,17 @@ func (p *Progress) Apply(ev Event) bool {
 	return changed
 }
 
+// RecordHand keeps act unless the progress holds a hand act as new or
+// newer; it reports whether act was kept.
+func (p *Progress) RecordHand(act HandAct) bool {
+	if act.At.IsZero() || p.Hand != nil && !act.At.After(p.Hand.At) {
+		return false
+	}
+	act.At = act.At.UTC()
+	p.Hand = &act
+	return true
+}
+
 // IsCaughtUp reports whether catch-up brought step n to its reference.
 func (p Progress) IsCaughtUp(n int) bool {
 	_, ok := p.CaughtUpAt[n]
@@ -116,7 +127,7 @@ func (p Progress) Done() []int {
 // Merge folds another copy of the progress into p (for a caller that holds
 // a whole Progress rather than events): the earliest pass time and start
 // wins, hint counts and opened solutions only grow, and o's current page
-// wins. It reports whether p changed.
+// wins, and so does the newer hand act. It reports whether p changed.
 func (p *Progress) Merge(o Progress) bool {
 	changed := false
 	if !o.StartedAt.IsZero() && (p.StartedAt.IsZero() || o.StartedAt.Before(p.StartedAt)) {
@@ -138,6 +149,9 @@ func (p *Progress) Merge(o Progress) bool {
 	}
 	for step, at := range o.CaughtUpAt {
 		changed = p.Apply(Event{Kind: CaughtUp, Step: step, At: at}) || changed
+	}
+	if o.Hand != nil {
+		changed = p.RecordHand(*o.Hand) || changed
 	}
 	for step, n := range o.HintsSeen {
 		changed = p.Apply(Event{Kind: HintOpened, Step: step, Hint: n, At: p.StartedAt}) || changed

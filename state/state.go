@@ -58,6 +58,24 @@ type Progress struct {
 	SolutionSeen map[int]bool `json:"solution_seen,omitempty"`
 	// StartedAt is when labmate first recorded anything for this lab root.
 	StartedAt time.Time `json:"started_at,omitzero"`
+	// Hand is the learner's newest raising or lowering of their hand in
+	// a class (nil: never): the TUI, plain mode and `labmate class hand`
+	// each write theirs here, and a running labmate's publisher takes
+	// the newest (by At) from here, whichever terminal it came from.
+	Hand *HandAct `json:"hand,omitempty"`
+}
+
+// HandAct is one raising or lowering of the learner's hand.
+type HandAct struct {
+	Up bool `json:"up"`
+	// Step is the step the hand went up on (0: the learner's current
+	// step, as the publisher knows it).
+	Step int `json:"step,omitempty"`
+	// Note is the learner's note, untrusted (the publisher clips it).
+	Note string `json:"note,omitempty"`
+	// At is when the learner did it: the newest act wins, and a raised
+	// hand is named by At to the second (class.Hand.Raised).
+	At time.Time `json:"at"`
 }
 
 // Store reads and writes one state file.
@@ -156,6 +174,18 @@ func (s *Store) RecordHints(step, hintsSeen int, solutionSeen bool) error {
 		evs = append(evs, Event{Kind: SolutionOpened, Step: step})
 	}
 	return s.Record(evs...)
+}
+
+// RecordHand keeps act as the learner's newest hand act, unless the
+// file holds a newer one (another terminal acted later); it reports
+// whether act was kept.
+func (s *Store) RecordHand(act HandAct) (bool, error) {
+	kept := false
+	err := s.UpdateIf(func(f *File) bool {
+		kept = f.Progress.RecordHand(act)
+		return kept
+	})
+	return kept, err
 }
 
 // ResetStep forgets one step (see File.ResetStep) and reports what it

@@ -39,6 +39,11 @@ type JoinConfig struct {
 	// Hands watches the instructor's acknowledgements of the learner's
 	// raised hands (Publisher.Acks): the TUI, which raises them.
 	Hands bool
+	// Store is the learner's progress file (nil: none): followed while
+	// the run lasts, so that steps `labmate catch-up` and hands `labmate
+	// class hand` record from another terminal are published at once,
+	// and the run's own hand acts are written there.
+	Store *state.Store
 }
 
 // Join starts publishing to the learner's class until ctx ends. A
@@ -74,6 +79,11 @@ func Join(ctx context.Context, cfg JoinConfig) (*Publisher, error) {
 		}()
 	}
 	Seed(func(u Update) bool { pub.Publish(u); return true }, cfg.Progress, cfg.Page)
+	if cfg.Store != nil {
+		acts := make(chan state.HandAct, 1)
+		pub.handActs = acts
+		go follow(ctx, cfg.Store, pub, acts)
+	}
 	if cfg.Tap != nil {
 		cfg.Tap(func(u labrun.Update) { pub.Publish(Update{Report: &u}) })
 	}
@@ -81,8 +91,8 @@ func Join(ctx context.Context, cfg JoinConfig) (*Publisher, error) {
 	return pub, nil
 }
 
-// Seed hands what an earlier run recorded (hint levels, the page) to a
-// tracker or publisher.
+// Seed hands what an earlier run recorded (hint levels, the page, the
+// steps caught up, the hand) to a tracker or publisher.
 func Seed(apply func(Update) bool, p state.Progress, page bool) {
 	for step, n := range p.HintsSeen {
 		apply(Update{Hints: &Hints{Step: step, Seen: n, Solution: p.SolutionSeen[step]}})
@@ -92,9 +102,7 @@ func Seed(apply func(Update) bool, p state.Progress, page bool) {
 			apply(Update{Hints: &Hints{Step: step, Seen: p.HintsSeen[step], Solution: true}})
 		}
 	}
-	for step := range p.CaughtUpAt {
-		apply(Update{CaughtUp: step})
-	}
+	followed(apply, p)
 	if page {
 		cur := p.CurrentStep
 		apply(Update{Page: &cur})

@@ -21,6 +21,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/internal/latest"
 	"github.com/labhub/labmate/kube"
+	"github.com/labhub/labmate/state"
 )
 
 // State is the class connection as the learner's indicator shows it.
@@ -48,6 +49,11 @@ type Status struct {
 	// Err is the latest failure (nil when connected).
 	Err error
 	At  time.Time
+	// Hand names the hand in the record last sent (its Raised; zero:
+	// none up): a hand raised or lowered in another terminal changes
+	// the status, so the TUI's strip, which shows the hand, is drawn
+	// again.
+	Hand time.Time
 }
 
 // DefaultInterval is the sustained least time between two sends of one
@@ -93,15 +99,49 @@ type Publisher struct {
 	status   atomic.Pointer[Status]
 	requests atomic.Int64
 	acks     <-chan class.Ack
+	// handActs takes the learner's hand acts to the progress file (nil:
+	// not written; Join with a Store).
+	handActs chan state.HandAct
 }
 
 // RaiseHand raises the learner's hand on their current step, with an
 // optional note (untrusted: clipped to printable text); LowerHand lowers
 // it. The hand also lowers itself when its step passes.
-func (p *Publisher) RaiseHand(note string) { p.Publish(Update{Hand: &Hand{Up: true, Note: note}}) }
+func (p *Publisher) RaiseHand(note string) { p.hand(Hand{Up: true, Note: note}) }
 
 // LowerHand lowers the learner's hand.
-func (p *Publisher) LowerHand() { p.Publish(Update{Hand: &Hand{}}) }
+func (p *Publisher) LowerHand() { p.hand(Hand{}) }
+
+// hand folds the learner's act in and hands it to the progress file's
+// writer (Join with a Store): a raised hand with the step it went up
+// on, or, before the first report, to be placed then; none when there
+// was no step to raise it on.
+func (p *Publisher) hand(h Hand) {
+	p.mu.Lock()
+	changed := p.tracker.Apply(Update{Hand: &h})
+	p.dirty = p.dirty || changed
+	h.At = p.tracker.handAt // when the tracker took it
+	act := h.Act()
+	if h.Up {
+		up := p.tracker.Record().Hand
+		switch {
+		case up != nil && up.Raised.Equal(h.At.UTC().Truncate(time.Second)):
+			act.Step = up.Step
+		case p.tracker.pendingHand == nil:
+			act.At = time.Time{} // nothing raised: nothing to record
+		}
+	}
+	p.mu.Unlock()
+	if changed {
+		select {
+		case p.wake <- struct{}{}:
+		default:
+		}
+	}
+	if p.handActs != nil && !act.At.IsZero() {
+		latest.Offer(p.handActs, act)
+	}
+}
 
 // Hand is the learner's raised hand now (nil: none up).
 func (p *Publisher) Hand() *class.Hand {
@@ -224,7 +264,11 @@ func (p *Publisher) Run(ctx context.Context) {
 		}
 		if err == nil {
 			backoff = p.cfg.Retry
-			p.setStatus(Status{State: Connected, Pending: p.isDirty()})
+			var hand time.Time
+			if rec.Hand != nil {
+				hand = rec.Hand.Raised
+			}
+			p.setStatus(Status{State: Connected, Pending: p.isDirty(), Hand: hand})
 			if p.cfg.Sent != nil {
 				p.cfg.Sent(rec)
 			}
@@ -233,7 +277,7 @@ func (p *Publisher) Run(ctx context.Context) {
 		p.mu.Lock()
 		p.dirty = true
 		p.mu.Unlock()
-		st := Status{State: Retrying, Pending: true, Err: err}
+		st := Status{State: Retrying, Pending: true, Err: err, Hand: p.Status().Hand}
 		delay := backoff.Step()
 		if refused(err) {
 			st.State = Refused
@@ -269,26 +313,36 @@ func (p *Publisher) isDirty() bool {
 	return p.dirty
 }
 
-// send writes rec with server-side apply: only the record's data key, owned
-// by FieldManager. Init made the object; a learner may only patch it.
+// send writes rec (applyRecord).
 func (p *Publisher) send(ctx context.Context, rec class.Record) error {
+	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
+	defer cancel()
+	p.requests.Add(1)
+	return applyRecord(ctx, p.cfg.Client, p.cfg.Namespace, rec, "")
+}
+
+// applyRecord writes rec with server-side apply: only the record's data
+// key, owned by FieldManager. Init made the object; a learner may only
+// patch it. A resourceVersion makes the write conditional on the object
+// not having changed since it was read (a conflict otherwise).
+func applyRecord(ctx context.Context, cs kube.Interface, ns string, rec class.Record, resourceVersion string) error {
 	raw, err := class.Marshal(rec)
 	if err != nil {
 		return err
 	}
-	ac := corev1ac.ConfigMap(class.ObjectName(rec.Learner, rec.Lab), p.cfg.Namespace).
+	ac := corev1ac.ConfigMap(class.ObjectName(rec.Learner, rec.Lab), ns).
 		WithData(map[string]string{class.DataKey: string(raw)})
-	ctx, cancel := context.WithTimeout(ctx, requestTimeout)
-	defer cancel()
-	p.requests.Add(1)
-	_, err = p.cfg.Client.CoreV1().ConfigMaps(p.cfg.Namespace).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: class.FieldManager, Force: true})
+	if resourceVersion != "" {
+		ac.WithResourceVersion(resourceVersion)
+	}
+	_, err = cs.CoreV1().ConfigMaps(ns).Apply(ctx, ac, metav1.ApplyOptions{FieldManager: class.FieldManager, Force: true})
 	return err
 }
 
 func (p *Publisher) setStatus(st Status) {
 	st.At = p.cfg.Clock.Now()
 	old := p.status.Swap(&st)
-	if old.State == st.State && old.Pending == st.Pending && errors.Is(old.Err, st.Err) {
+	if old.State == st.State && old.Pending == st.Pending && errors.Is(old.Err, st.Err) && old.Hand.Equal(st.Hand) {
 		return
 	}
 	latest.Offer(p.statusCh, st)

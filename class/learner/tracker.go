@@ -9,6 +9,7 @@ import (
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/engine"
 	"github.com/labhub/labmate/labrun"
+	"github.com/labhub/labmate/state"
 )
 
 // Update is one learner-side fact, from the TUI or from `check --watch`;
@@ -32,11 +33,27 @@ type Update struct {
 	Ack *class.Ack
 }
 
-// Hand is the learner raising or lowering their hand.
+// Hand is the learner raising or lowering their hand: in this labmate
+// (At zero: now, on the current step) or in another terminal, read
+// from the state file (state.HandAct). Only the newest act counts: one
+// older than the last the tracker took is stale and changes nothing.
 type Hand struct {
 	Up   bool
 	Note string
+	// Step is the step the hand went up on (0: the current step).
+	Step int
+	// At is when the learner acted (zero: now). A raised hand is named
+	// by it, to the second (class.Hand.Raised).
+	At time.Time
 }
+
+// Act is h as the state file keeps it.
+func (h Hand) Act() state.HandAct {
+	return state.HandAct{Up: h.Up, Step: h.Step, Note: h.Note, At: h.At}
+}
+
+// HandOf is the act the state file keeps as an Update's Hand.
+func HandOf(a state.HandAct) *Hand { return &Hand{Up: a.Up, Note: a.Note, Step: a.Step, At: a.At} }
 
 // Hints is how far the learner went up one step's hint ladder.
 type Hints struct {
@@ -66,6 +83,11 @@ type Tracker struct {
 	ackSecs map[int][]int
 	// mistake names a failing check's mistake (content.Lab.Mistake).
 	mistake func(step int, check, message string) string
+	// handAt is when the newest hand act taken happened; pendingHand an
+	// act taken before the first ready report said where the learner
+	// is (an earlier run's hand, seeded).
+	handAt      time.Time
+	pendingHand *Hand
 }
 
 // NameMistakes makes the tracker name each failing step's mistake with
@@ -115,7 +137,7 @@ func (t *Tracker) Apply(u Update) bool {
 	if u.Report != nil && u.Report.Ready {
 		t.applyReport(u.Report, now)
 	}
-	t.foldHand(u.Hand, now)
+	t.foldHand(u.Hand)
 	if h := t.rec.Hand; u.Ack != nil && u.Ack.Acknowledges(h) && h.Acked.IsZero() {
 		h.Acked = now
 		if secs := t.ackSecs[h.Step]; len(secs) < class.MaxHands {
@@ -207,15 +229,28 @@ func (t *Tracker) fold(s *class.StepRecord, p class.StepRecord, first, current, 
 
 // foldHand raises or lowers the hand, lowers it when its step passed,
 // and keeps an up hand's checks those of the newest report.
-func (t *Tracker) foldHand(u *Hand, now time.Time) {
-	switch {
-	case u != nil && !u.Up:
-		t.rec.Hand = nil
-	case u != nil && t.rec.Current > 0:
-		h := t.hints[t.rec.Current]
-		t.rec.Hand = &class.Hand{Step: t.rec.Current, Raised: now, Note: class.Clip(u.Note, class.MaxNoteRunes),
-			Hints: h.Seen, Solution: h.Solution}
-		t.hands[t.rec.Current] = min(t.hands[t.rec.Current]+1, class.MaxHands)
+func (t *Tracker) foldHand(u *Hand) {
+	if u != nil {
+		at := u.At
+		if at.IsZero() {
+			// This labmate's own act, now: it always counts, and comes
+			// after every act taken before (a clock read twice in one
+			// instant, or a file act stamped ahead).
+			at = t.now()
+			if !at.After(t.handAt) {
+				at = t.handAt.Add(time.Nanosecond)
+			}
+		}
+		if at.After(t.handAt) {
+			t.handAt = at
+			act := *u
+			act.At = at
+			t.pendingHand = &act
+		}
+	}
+	if act := t.pendingHand; act != nil && t.started {
+		t.pendingHand = nil
+		t.act(act)
 	}
 	hand := t.rec.Hand
 	if hand == nil {
@@ -233,6 +268,26 @@ func (t *Tracker) foldHand(u *Hand, now time.Time) {
 			hand.Checks = append(hand.Checks, class.HandCheck{ID: class.Clip(c.ID, 128), Message: class.Clip(c.Message, class.MaxMessageRunes)})
 		}
 	}
+}
+
+// act raises or lowers the hand (u.At set): up on the act's step when
+// the record has it (an act from the state file), else on the current
+// step, named by u.At to the second; never when every step passed.
+func (t *Tracker) act(u *Hand) {
+	if !u.Up {
+		t.rec.Hand = nil
+		return
+	}
+	step := t.rec.Current
+	if u.Step > 0 && t.rec.Step(u.Step) != nil {
+		step = u.Step
+	}
+	if step == 0 {
+		return
+	}
+	h := t.hints[step]
+	t.rec.Hand = &class.Hand{Step: step, Raised: u.At.UTC().Truncate(time.Second), Note: class.Clip(u.Note, class.MaxNoteRunes), Hints: h.Seen, Solution: h.Solution}
+	t.hands[step] = min(t.hands[step]+1, class.MaxHands)
 }
 
 // sameFailing compares two steps' failing checks by ID, order aside.

@@ -130,7 +130,7 @@ func (s *Session) Join(ctx context.Context, c ClassFlags, page bool) *learner.Pu
 		return bad(err)
 	}
 	pub, err := learner.Join(ctx, learner.JoinConfig{Learner: l, Identity: s.Identity("", c.Name),
-		Progress: s.File.Progress, Page: page, Tap: s.Run.Tap, Lab: s.Lab, Hands: page})
+		Progress: s.File.Progress, Page: page, Tap: s.Run.Tap, Lab: s.Lab, Hands: page, Store: s.Store})
 	if err != nil {
 		return bad(err)
 	}

@@ -1,7 +1,8 @@
 // Package classcmd is `labmate class`: the instructor's commands (init,
 // board, export, report, lab push), which reach the class cluster
 // through the admin's kubeconfig and need nothing of a learner's run,
-// and the learner's preview of the record --class would send.
+// and the learner's preview of the record --class would send and their
+// hand.
 package classcmd
 
 import (
@@ -29,12 +30,12 @@ import (
 // export, report, lab push); the board's watch has none.
 const requestTimeout = 30 * time.Second
 
-// NewCmd is `labmate class`: init, board, export, report, end, preview
-// and lab push.
+// NewCmd is `labmate class`: init, board, export, report, end, preview,
+// hand and lab push.
 func NewCmd(f cli.Factory, streams cli.Streams) *cobra.Command {
-	cmd := cli.Group("class", "init|board|export|report|end|preview|lab", "class.cli.which")
+	cmd := cli.Group("class", "init|board|export|report|end|preview|hand|lab", "class.cli.which")
 	cmd.AddCommand(newInitCmd(f, streams), newBoardCmd(f, streams), newExportCmd(f, streams), newReportCmd(f, streams),
-		newEndCmd(f, streams), newLabCmd(f, streams), newPreviewCmd(f, streams))
+		newEndCmd(f, streams), newLabCmd(f, streams), newPreviewCmd(f, streams), newHandCmd(f, streams))
 	return cmd
 }
 
