@@ -23,8 +23,8 @@ import (
 
 // Lane makes one more sandbox for the mutation proof: its target, and
 // what to do once the proof is done with it (release; nil: nothing).
-// It is called as the proof starts, so the sandbox comes up while the
-// proof's cases run.
+// It is called once the proof found its own sandbox, so the lane's comes
+// up while the proof's cases run.
 type Lane func(ctx context.Context) (target kube.Target, release func(), err error)
 
 // pendingLane is a lane on its way: its sandbox, once made.

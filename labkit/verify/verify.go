@@ -55,7 +55,7 @@ type Options struct {
 	// verify.toml may say; 60 s when neither does).
 	Timeout time.Duration
 	// Lanes make more sandboxes for the mutation proof: each is asked
-	// for its sandbox as the proof starts, and a sandbox it gives tries
+	// for its sandbox once the proof found its own, and a sandbox it gives tries
 	// near-misses beside Cluster's, one trial at a time on each, from one
 	// queue in step order. Each must be a labmate sandbox made for this
 	// lab or for none (it is reset to the lab's start first). A lane
@@ -167,19 +167,23 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 
 	p := &prover{o: o, text: text, kit: o.Lab, misses: map[int]int{}}
-	var lanes []*pendingLane
 	if o.Mutants && o.Record == "" {
 		p.mut = newMutationLog()
 		// Trials run on several lanes at once: one line at a time.
 		p.o.Progress = &syncWriter{w: o.Progress}
-		lanes = startLanes(ctx, o.Lanes)
-		defer releaseLanes(lanes)
 	}
 	// Whatever prepare made (the temp dir with its flattened kubeconfig,
 	// a half-written recording) goes, also when it fails.
 	defer p.cleanup()
 	if err := p.prepare(ctx); err != nil {
 		return res, err
+	}
+	// The other sandboxes come up while the proof's own cases run; none
+	// is made for a proof that cannot start (not a sandbox, unreachable).
+	var lanes []*pendingLane
+	if p.mut != nil {
+		lanes = startLanes(ctx, o.Lanes)
+		defer releaseLanes(lanes)
 	}
 	rows, err := p.prove(ctx)
 	res.Rows = append(res.Rows, rows...)
