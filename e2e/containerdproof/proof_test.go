@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -245,8 +246,23 @@ func (l *logLines) snapshot() []map[string]any {
 	return out
 }
 
+// hangupAtDefault makes the daemons this test starts get SIGHUP at its
+// default disposition, as a service manager starts containerd. A signal
+// the test binary was started with ignored (the suite run under nohup)
+// stays ignored across exec, and a containerd that ignores SIGHUP would
+// prove nothing of what SIGHUP does. Notify installs a handler in place
+// of the ignore (os/signal: a program started with SIGHUP ignored that
+// calls Notify for it no longer ignores it), and exec resets a handled
+// signal to its default in the child.
+var hangupAtDefault = sync.OnceFunc(func() {
+	if signal.Ignored(syscall.SIGHUP) {
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGHUP)
+	}
+})
+
 func startDaemon(t *testing.T, bin, cfg string) *daemon {
 	t.Helper()
+	hangupAtDefault()
 	d := &daemon{log: &logLines{}, done: make(chan struct{})}
 	d.cmd = exec.Command(bin, "--config", cfg)
 	d.cmd.Stdout, d.cmd.Stderr = d.log, d.log
