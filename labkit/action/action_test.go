@@ -108,3 +108,25 @@ func TestShellGetsOnlyItsKubeconfig(t *testing.T) {
 		t.Errorf("unparsable script: %v, want a parse error, not a ScriptError", err)
 	}
 }
+
+// The commands of a pipeline write the script's output at once (the
+// first one's stderr, the last one's stdout), each through a goroutine
+// of os/exec: every line arrives, and under the race detector (this
+// package is one of scripts/test.sh's race_pkgs) the writes are
+// synchronized.
+func TestShellPipelineOutput(t *testing.T) {
+	dir := t.TempDir()
+	d := Doer{Root: dir, ScriptDir: dir, Kubeconfig: filepath.Join(dir, "kc")}
+	out, err := d.Shell(context.Background(), `for i in 1 2 3; do sh -c "echo err$i >&2" | sh -c 'cat; echo out'; done`)
+	if err != nil {
+		t.Fatalf("Shell: %v\n%s", err, out)
+	}
+	for _, want := range []string{"err1", "err2", "err3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output %q lacks %q", out, want)
+		}
+	}
+	if n := strings.Count(out, "out\n"); n != 3 {
+		t.Errorf("output %q has %d lines out, want 3", out, n)
+	}
+}
