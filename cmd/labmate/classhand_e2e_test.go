@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,11 +9,10 @@ import (
 	"testing"
 	"time"
 
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/labhub/labmate/checks"
 	"github.com/labhub/labmate/class"
 	"github.com/labhub/labmate/cmd/cli"
+	"github.com/labhub/labmate/kube"
 )
 
 // A room that keeps moving, from other terminals: with `labmate check
@@ -31,19 +31,9 @@ func TestClassHandAndCatchUpFromAnotherTerminalE2E(t *testing.T) {
 	// (catch-up leaves a step the learner passed once theirs).
 	l1, l2 := e.learners[0], e.learners[1]
 	l2.root = t.TempDir()
-	record := func(id string) func() (class.Record, bool) {
-		return func() (class.Record, bool) {
-			cm, err := e.cs.CoreV1().ConfigMaps(e.ns).Get(e.ctx, class.ObjectName(id, "nginx-conf"), metav1.GetOptions{})
-			if err != nil {
-				return class.Record{}, false
-			}
-			r, err := class.Unmarshal([]byte(cm.Data[class.DataKey]))
-			return r, err == nil
-		}
-	}
 	l1.watch(t)
 	l2.watch(t)
-	waitRecord(t, "learner-02's watcher publishing step 1 undone", record("learner-02"), func(r class.Record) bool {
+	e.waitRecord(t, "learner-02", "its watcher publishing step 1 undone", func(r class.Record) bool {
 		s := r.Step(1)
 		return s != nil && s.Status != checks.Passed
 	})
@@ -54,16 +44,14 @@ func TestClassHandAndCatchUpFromAnotherTerminalE2E(t *testing.T) {
 	if code != cli.ExitOK || !strings.Contains(out, "2단계에서 손을 들었습니다") {
 		t.Fatalf("class hand: exit %d\n%s%s", code, out, errOut)
 	}
-	raised := time.Now()
-	up := waitRecord(t, "the hand taken by learner-01's watcher, with its checks' messages", record("learner-01"), func(r class.Record) bool {
+	up := e.waitRecord(t, "learner-01", "the hand taken by its watcher, with its checks' messages", func(r class.Record) bool {
 		return r.Hand != nil && r.Hand.Step == 2 && r.Hand.Note == "포트를 모르겠어요" && len(r.Hand.Checks) > 0 && r.Hand.Checks[0].Message != ""
 	})
-	t.Logf("class hand returned → the watcher's record carries the hand: %v", time.Since(raised).Round(time.Millisecond))
 	code, out, errOut = runStreams("class", "hand", "--down", "--class", l1.file, "--root", l1.root)
 	if code != cli.ExitOK || !strings.Contains(out, "손을 내렸습니다") {
 		t.Fatalf("class hand --down: exit %d\n%s%s", code, out, errOut)
 	}
-	waitRecord(t, "the hand down", record("learner-01"), func(r class.Record) bool { return r.Hand == nil && r.Step(2).Hands >= 1 })
+	e.waitRecord(t, "learner-01", "the hand down", func(r class.Record) bool { return r.Hand == nil && r.Step(2).Hands >= 1 })
 	if up.Run == "" {
 		t.Error("the hand was not published by a labmate run")
 	}
@@ -74,12 +62,10 @@ func TestClassHandAndCatchUpFromAnotherTerminalE2E(t *testing.T) {
 	if code != cli.ExitOK {
 		t.Fatalf("catch-up --to 2: exit %d\n%s%s", code, out, errOut)
 	}
-	caught := time.Now()
-	waitRecord(t, "learner-02's watcher publishing step 1 caught up", record("learner-02"), func(r class.Record) bool {
+	e.waitRecord(t, "learner-02", "its watcher publishing step 1 caught up", func(r class.Record) bool {
 		s := r.Step(1)
 		return s != nil && s.Status == checks.Passed && s.CaughtUp
 	})
-	t.Logf("catch-up returned → the watcher's record has step 1 caught up: %v", time.Since(caught).Round(time.Millisecond))
 }
 
 // watch starts `labmate check --watch --class FILE --root ROOT` as this
@@ -111,21 +97,34 @@ func (l classLearner) watch(t *testing.T) {
 	})
 }
 
-// waitRecord reads a record until ok says it is what is waited for (90
-// s, for a loaded machine) and returns it; past the deadline it fails
-// with the last record seen.
-func waitRecord(t *testing.T, what string, read func() (class.Record, bool), ok func(class.Record) bool) class.Record {
+// waitRecord watches learner id's record (kube.WatchConfigMaps: each
+// change, no polling) until ok says it is what is waited for (90 s, for
+// a loaded machine) and returns it; past the deadline it fails with the
+// last record seen.
+func (e *classLabE2E) waitRecord(t *testing.T, id, what string, ok func(class.Record) bool) class.Record {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
+	ctx, cancel := context.WithTimeout(e.ctx, 90*time.Second)
+	defer cancel()
+	name := class.ObjectName(id, "nginx-conf")
+	w := kube.WatchConfigMaps(ctx, e.cs, e.ns, name)
+	defer w.Wait()
+	defer cancel()
+	var last class.Record
 	for {
-		r, read := read()
-		if read && ok(r) {
-			return r
+		select {
+		case <-ctx.Done():
+			raw, _ := class.Marshal(last)
+			t.Fatalf("waiting for %s's record: %s; the record is:\n%s", id, what, raw)
+		case <-w.Changed:
+			cm, err := w.Get(name)
+			if err != nil {
+				continue
+			}
+			if r, err := class.Unmarshal([]byte(cm.Data[class.DataKey])); err == nil {
+				if last = r; ok(r) {
+					return r
+				}
+			}
 		}
-		if time.Now().After(deadline) {
-			raw, _ := class.Marshal(r)
-			t.Fatalf("waiting for %s; the record is:\n%s", what, raw)
-		}
-		time.Sleep(200 * time.Millisecond)
 	}
 }
