@@ -16,6 +16,7 @@ import (
 	"github.com/labhub/labmate/content"
 	"github.com/labhub/labmate/hack/cluster"
 	"github.com/labhub/labmate/internal/lockfile"
+	"github.com/labhub/labmate/internal/syncio"
 	"github.com/labhub/labmate/sandbox/prebuilt"
 )
 
@@ -102,7 +103,7 @@ func compile(ctx context.Context, opts Options, goBin, tmp string, logf *os.File
 	// goRun runs the go command in dir, its output (with a header line)
 	// into out, and with --verbose to the progress writer as well (one
 	// write at a time: the two builds run at once).
-	progress := &lockedWriter{w: opts.Progress}
+	progress := &syncio.Writer{W: opts.Progress}
 	goRun := func(ctx context.Context, out io.Writer, dir string, env []string, args ...string) error {
 		if opts.Verbose {
 			out = io.MultiWriter(out, progress)
@@ -151,18 +152,6 @@ func compile(ctx context.Context, opts Options, goBin, tmp string, logf *os.File
 // -w would drop anyway (11% less compile CPU measured on client-go and
 // cel-go from a cold cache; a fresh machine compiles all of Kubernetes).
 const noDWARF = "-gcflags=all=-dwarf=false"
-
-// lockedWriter serializes writes to w.
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
-}
 
 // stampOf is what the binaries are made of: the versions built, the Go
 // that builds them and the recipe's hash. A bin dir whose stamp differs

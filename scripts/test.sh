@@ -83,7 +83,7 @@ fi
 # packages that drive built binaries (cmd/labmate, e2e) or hold no
 # goroutines of their own (the race detector has nothing to see there,
 # and each -race package is a second compile and link).
-race_pkgs=(class/admin class/classlab class/learner content doctor engine internal/latest kube labkit labkit/action
+race_pkgs=(class/admin class/classlab class/learner content doctor engine internal/latest internal/syncio kube labkit labkit/action
   labkit/verify labrun observe/cluster observe/files observe/scriptprobe sandbox/prebuilt sandbox/sandboxtest trace)
 
 cores="$(nproc)"

@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -24,6 +23,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/syncio"
 )
 
 // Doer does actions in one lab root.
@@ -237,7 +237,9 @@ func (d Doer) Shell(ctx context.Context, script string) (string, error) {
 		path = d.BinDir + string(os.PathListSeparator) + path
 	}
 	env = append(env, "ROOT="+dir, "ANSWERS="+d.Answers, "KUBECONFIG="+d.Kubeconfig, "PATH="+path)
-	var out syncBuffer
+	// A pipeline's commands write it at once (one's stderr, the next
+	// one's stdout), each from the goroutine os/exec copies with.
+	var out syncio.Buffer
 	opts := []interp.RunnerOption{interp.Dir(dir), interp.Env(expand.ListEnviron(env...)), interp.StdIO(nil, &out, &out)}
 	if d.Exec != nil {
 		opts = append(opts, interp.ExecHandlers(d.Exec))
@@ -255,26 +257,6 @@ func (d Doer) Shell(ctx context.Context, script string) (string, error) {
 		return out.String(), &ScriptError{Err: err}
 	}
 	return out.String(), nil
-}
-
-// syncBuffer is a script's output: the commands of a pipeline write to
-// it at once (one's stderr, the next one's stdout), each from the
-// goroutine os/exec copies a process's output with.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // Tail is the end of a script's output (its last eight lines), for a

@@ -3,7 +3,6 @@ package verify
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -149,16 +148,4 @@ func (p *prover) newLane(ctx context.Context, k int, target kube.Target) (*prove
 		return nil, err
 	}
 	return &l, nil
-}
-
-// syncWriter writes one whole line at a time for every lane.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(b []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(b)
 }

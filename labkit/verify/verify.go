@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/labhub/labmate/content"
+	"github.com/labhub/labmate/internal/syncio"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labkit"
 )
@@ -170,7 +171,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Mutants && o.Record == "" {
 		p.mut = newMutationLog()
 		// Trials run on several lanes at once: one line at a time.
-		p.o.Progress = &syncWriter{w: o.Progress}
+		p.o.Progress = &syncio.Writer{W: o.Progress}
 	}
 	// Whatever prepare made (the temp dir with its flattened kubeconfig,
 	// a half-written recording) goes, also when it fails.

@@ -22,6 +22,7 @@ import (
 	"github.com/labhub/labmate/catalog"
 	"github.com/labhub/labmate/cmd/cli"
 	"github.com/labhub/labmate/cmd/cli/factory"
+	"github.com/labhub/labmate/internal/syncio"
 	"github.com/labhub/labmate/kube"
 	"github.com/labhub/labmate/labroot"
 )
@@ -209,22 +210,7 @@ func (p *Prompter) PickLab(_ context.Context, labs []catalog.Lab, _ string) (str
 
 // Buffer is an io.Writer a test reads while another goroutine writes to
 // it (check --watch's lines).
-type Buffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (b *Buffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *Buffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
-}
+type Buffer struct{ syncio.Buffer }
 
 // Lines are the lines written so far.
 func (b *Buffer) Lines() []string {
