@@ -102,44 +102,59 @@ func CaughtIn(lab *content.Lab, caught map[int]bool) int {
 // hints and solution opened, then the totals.
 func (c canvas) runSummary(lab *content.Lab, took map[int]time.Duration, caught map[int]bool, hints ladder) []block {
 	out := []block{c.section(content.Msg("tui.ending.run_title"))}
-	var total time.Duration
-	known := 0
 	for _, s := range lab.Steps {
-		p := hints.at(s.Number)
-		used := content.Msg("tui.ending.hints", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))
-		if p.Solution {
-			used += " " + content.Msg("tui.ending.solution_seen")
-		}
-		var how string
-		if caught[s.Number] {
-			how = content.Msg("tui.ending.caught_up_line", "hints", used)
-		} else {
-			when := content.Msg("tui.ending.unknown_time")
-			if d, ok := took[s.Number]; ok {
-				when, total, known = content.Duration(d.Round(time.Second)), total+d, known+1
-			}
-			how = content.Msg("tui.ending.step_line", "took", when, "hints", used)
-		}
 		line := fmt.Sprintf("%d. %s", s.Number, s.Title)
 		lines := page.Wrap(page.Untab(line), c.width-1, " ", "    ")
-		lines = append(lines, page.Wrap(how, c.width-1, "    ", "    ")...)
+		lines = append(lines, page.Wrap(RunLine(s, hints.at(s.Number), took, caught), c.width-1, "    ", "    ")...)
 		out = append(out, block{lines: lines})
 	}
-	var totals []string
-	if n := CaughtIn(lab, caught); n > 0 {
-		totals = append(totals, content.Msg("tui.ending.tally", "steps", len(lab.Steps), "own", len(lab.Steps)-n, "caught", n))
-		if known > 0 {
-			totals = append(totals, content.Msg("tui.ending.total_own", "took", content.Duration(total.Round(time.Second)), "n", known))
-		}
-	} else if known > 0 {
-		totals = append(totals, content.Msg("tui.ending.total", "took", content.Duration(total.Round(time.Second)), "n", known))
-	}
-	if len(totals) > 0 {
+	if totals := RunTotals(lab, took, caught); len(totals) > 0 {
 		var lines []string
 		for _, t := range totals {
 			lines = append(lines, page.Wrap(t, c.width-1, " ", " ")...)
 		}
 		out = append(out, block{lines: lines, gap: true})
+	}
+	return out
+}
+
+// RunLine is what the ending says of step s (the TUI's and plain
+// mode's): caught up, or the time the learner took (unknown when took
+// lacks it), with the hints and the solution opened.
+func RunLine(s content.Step, p HintProgress, took map[int]time.Duration, caught map[int]bool) string {
+	used := content.Msg("tui.ending.hints", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))
+	if p.Solution {
+		used += " " + content.Msg("tui.ending.solution_seen")
+	}
+	if caught[s.Number] {
+		return content.Msg("tui.ending.caught_up_line", "hints", used)
+	}
+	when := content.Msg("tui.ending.unknown_time")
+	if d, ok := took[s.Number]; ok {
+		when = content.Duration(d.Round(time.Second))
+	}
+	return content.Msg("tui.ending.step_line", "took", when, "hints", used)
+}
+
+// RunTotals are the ending's totals (the TUI's and plain mode's): with
+// steps caught up, how many the learner passed themselves and the time
+// of those whose time is known; else the time of all whose time is.
+func RunTotals(lab *content.Lab, took map[int]time.Duration, caught map[int]bool) []string {
+	var total time.Duration
+	known := 0
+	for _, s := range lab.Steps {
+		if d, ok := took[s.Number]; ok && !caught[s.Number] {
+			total, known = total+d, known+1
+		}
+	}
+	var out []string
+	if n := CaughtIn(lab, caught); n > 0 {
+		out = append(out, content.Msg("tui.ending.tally", "steps", len(lab.Steps), "own", len(lab.Steps)-n, "caught", n))
+		if known > 0 {
+			out = append(out, content.Msg("tui.ending.total_own", "took", content.Duration(total.Round(time.Second)), "n", known))
+		}
+	} else if known > 0 {
+		out = append(out, content.Msg("tui.ending.total", "took", content.Duration(total.Round(time.Second)), "n", known))
 	}
 	return out
 }

@@ -152,7 +152,9 @@ func TestPlainEndingTellsCaughtUpSteps(t *testing.T) {
 		PassedAt: map[int]time.Time{1: t0.Add(4 * time.Minute), 2: t0.Add(21 * time.Minute)}, CaughtUpAt: map[int]time.Time{2: t0.Add(20 * time.Minute)}})
 	out.waitFor(t, "2단계 중 2단계를 통과했습니다.") // the report is read
 	io.WriteString(typed, "ending\n")
-	out.waitFor(t, content.Msg("tui.ending.tally", "steps", 2, "own", 1, "caught", 1))
+	// The totals, as the TUI's ending has them: the learner's own step
+	// and its time, never the caught-up one's.
+	out.waitFor(t, content.Msg("tui.ending.total_own", "took", content.Duration(4*time.Minute), "n", 1))
 	typed.Close()
 	if err := <-done; err != nil {
 		t.Fatal(err)
@@ -160,6 +162,7 @@ func TestPlainEndingTellsCaughtUpSteps(t *testing.T) {
 	s := out.String()
 	for _, want := range []string{
 		content.Msg("tui.ending.no_page_caught_up", "title", lab.Title, "caught", 1),
+		content.Msg("tui.ending.tally", "steps", 2, "own", 1, "caught", 1),
 		"1. " + lab.Steps[0].Title + ": 걸린 시간 4분,",
 		"2. " + lab.Steps[1].Title + ": 따라잡음 (참고 답으로 채움),",
 	} {

@@ -789,23 +789,10 @@ func (c *companion) ending() {
 	sort.Ints(ns)
 	for _, n := range ns {
 		s := c.step(n)
-		p := c.hints[n]
-		used := content.Msg("tui.ending.hints", "seen", min(p.Seen, len(s.Hints)), "total", len(s.Hints))
-		if p.Solution {
-			used += " " + content.Msg("tui.ending.solution_seen")
-		}
-		how := content.Msg("tui.ending.caught_up_line", "hints", used)
-		if !caught[n] {
-			when := content.Msg("tui.ending.unknown_time")
-			if d, ok := took[n]; ok {
-				when = content.Duration(d.Round(time.Second))
-			}
-			how = content.Msg("tui.ending.step_line", "took", when, "hints", used)
-		}
-		c.line(fmt.Sprintf("%d. %s: %s", n, s.Title, how))
+		c.line(fmt.Sprintf("%d. %s: %s", n, s.Title, tui.RunLine(*s, c.hints[n], took, caught)))
 	}
-	if nCaught > 0 {
-		c.say("tui.ending.tally", "steps", len(c.lab.Steps), "own", len(c.lab.Steps)-nCaught, "caught", nCaught)
+	for _, t := range tui.RunTotals(c.lab, took, caught) {
+		c.line(t)
 	}
 }
 
