@@ -38,6 +38,14 @@ type Hand struct {
 	Acked time.Time `json:"acked,omitzero"`
 }
 
+// Raise is the hand a learner raises on step at at (its identity: at
+// to the second, as a record keeps times), their note clipped, with the
+// step's hint rung and whether its solution was open; the failing
+// checks are the caller's to add.
+func Raise(step int, at time.Time, note string, hints int, solution bool) *Hand {
+	return &Hand{Step: step, Raised: at.UTC().Truncate(time.Second), Note: Clip(note, MaxNoteRunes), Hints: hints, Solution: solution}
+}
+
 // HandCheck is a failing check as a raised hand shows it.
 type HandCheck struct {
 	ID      string `json:"id"`

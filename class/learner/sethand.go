@@ -100,25 +100,27 @@ func readRecord(ctx context.Context, cs kube.Interface, ns, name string) (class.
 // checks by ID (their messages are the running labmate's to add: this
 // terminal has none).
 func WithHand(rec class.Record, act state.HandAct) (class.Record, bool) {
-	at := act.At.UTC().Truncate(time.Second)
 	if !act.Up {
 		if rec.Hand == nil {
 			return rec, false
 		}
-		rec.Hand, rec.Updated = nil, at
+		rec.Hand, rec.Updated = nil, act.At.UTC().Truncate(time.Second)
 		return rec, true
 	}
 	s := rec.Step(act.Step)
-	if s == nil || s.Status == checks.Passed || rec.Hand != nil && rec.Hand.Step == act.Step && rec.Hand.Raised.Equal(at) {
+	if s == nil || s.Status == checks.Passed {
 		return rec, false
 	}
-	h := &class.Hand{Step: act.Step, Raised: at, Note: class.Clip(act.Note, class.MaxNoteRunes), Hints: s.Hints, Solution: s.Solution}
+	h := class.Raise(act.Step, act.At, act.Note, s.Hints, s.Solution)
+	if rec.Hand != nil && rec.Hand.Step == act.Step && rec.Hand.Raised.Equal(h.Raised) {
+		return rec, false
+	}
 	for _, f := range s.Failing {
 		if len(h.Checks) < class.MaxHandChecks {
 			h.Checks = append(h.Checks, class.HandCheck{ID: class.Clip(f.ID, 128)})
 		}
 	}
 	s.Hands = min(s.Hands+1, class.MaxHands)
-	rec.Hand, rec.Updated = h, at
+	rec.Hand, rec.Updated = h, h.Raised
 	return rec, true
 }

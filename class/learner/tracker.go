@@ -286,7 +286,7 @@ func (t *Tracker) act(u *Hand) {
 		return
 	}
 	h := t.hints[step]
-	t.rec.Hand = &class.Hand{Step: step, Raised: u.At.UTC().Truncate(time.Second), Note: class.Clip(u.Note, class.MaxNoteRunes), Hints: h.Seen, Solution: h.Solution}
+	t.rec.Hand = class.Raise(step, u.At, u.Note, h.Seen, h.Solution)
 	t.hands[step] = min(t.hands[step]+1, class.MaxHands)
 }
 
